@@ -1,0 +1,306 @@
+/*
+ * Agent lifecycle and JVMTI callbacks.
+ *
+ * The library is loaded by the Java agent with System.load, both when the agent jar
+ * starts with the JVM and when it is attached later; JNI_OnLoad only obtains the JVMTI
+ * environment. agent_start() then adds capabilities (live phase), allocates the tables
+ * within the memory cap, enumerates running threads and enables the events.
+ *
+ * Event path rules: a callback never blocks on another thread, never allocates (except
+ * once per thread for its state and once per class for its weak reference) and never
+ * causes a safepoint or VM operation: GetThreadLocalStorage(current), GetStackTrace
+ * (current thread), GetTag/SetTag, GetObjectHashCode, clock_gettime.
+ */
+#include "convoy.h"
+#include "arch.h"
+#include "objects.h"
+#include "snapshot_format.h"
+#include "threads.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+cv_agent g_cv;
+
+#define GC_RING_RECORDS 4096
+
+/* Stacks are interned straight from JVMTI's frame buffer. */
+_Static_assert(sizeof(jvmtiFrameInfo) == sizeof(cv_frame), "frame layout");
+_Static_assert(offsetof(jvmtiFrameInfo, location) == offsetof(cv_frame, location), "frame layout");
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
+    (void)reserved;
+    g_cv.vm = vm;
+    jvmtiEnv *jvmti = NULL;
+    jint rc = (*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2);
+    if (rc != JNI_OK) {
+        cv_log_warn("JVMTI 1.2 is not available (GetEnv returned %d); recording is impossible", rc);
+        return JNI_VERSION_1_8;
+    }
+    g_cv.jvmti = jvmti;
+    return JNI_VERSION_1_8;
+}
+
+static inline int active(void) {
+    return load_relaxed(&g_cv.recording) && load_relaxed(&g_cv.live);
+}
+
+static uint32_t capture_stack(jvmtiEnv *jvmti, cv_thread *t) {
+    uint32_t depth = g_cv.config.stack_depth;
+    if (depth == 0) return 0;
+    jint count = 0;
+    if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, (jint)depth + 1, t->frames, &count)
+            != JVMTI_ERROR_NONE || count <= 0) {
+        return 0;
+    }
+    uint32_t flags = 0;
+    if ((uint32_t)count > depth) {
+        count = (jint)depth;
+        flags = CV_STACK_TRUNCATED;
+    }
+    return stacks_intern(g_cv.stacks, (const cv_frame *)t->frames, (uint32_t)count, flags);
+}
+
+static void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                           uint8_t type, uint8_t flags, int64_t arg, int with_stack) {
+    uint64_t ts = cv_now_ns();
+    cv_thread *t = threads_current(jvmti, jni, thread);
+    if (!t) return;
+    cv_record r;
+    r.ts = ts;
+    r.obj = objects_id(jvmti, jni, object, OBJ_PLAIN);
+    r.arg = arg;
+    r.arg2 = 0;
+    r.meta = cv_record_meta(type, flags, with_stack ? capture_stack(jvmti, t) : 0);
+    ring_write(&t->ring, &r);
+}
+
+static void JNICALL on_monitor_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
+    if (!active()) return;
+    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTER, 0, 0, 1);
+}
+
+/* Runs while the monitor is held: no stack, nothing but the record. */
+static void JNICALL on_monitor_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
+    if (!active()) return;
+    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTERED, 0, 0, 0);
+}
+
+static void JNICALL on_monitor_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                    jlong timeout) {
+    if (!active()) return;
+    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_WAIT, 0, (int64_t)timeout, 1);
+}
+
+static void JNICALL on_monitor_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                      jboolean timed_out) {
+    if (!active()) return;
+    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_WAITED,
+                   timed_out ? FLAG_TIMED_OUT : 0, 0, 0);
+}
+
+static void record_thread(cv_thread *t, uint8_t type) {
+    cv_record r;
+    r.ts = cv_now_ns();
+    r.meta = cv_record_meta(type, 0, 0);
+    r.obj = t->thread_obj;
+    r.arg = t->java_tid;
+    r.arg2 = 0;
+    ring_write(&t->ring, &r);
+}
+
+static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
+    if (!load_relaxed(&g_cv.live)) return;
+    cv_thread *t = threads_on_start(jvmti, jni, thread);
+    if (t) record_thread(t, EVENT_THREAD_START);
+}
+
+static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
+    if (!load_relaxed(&g_cv.live)) return;
+    cv_thread *t = threads_current(jvmti, jni, thread);
+    if (!t) return;
+    record_thread(t, EVENT_THREAD_END);
+    threads_on_end(jvmti, jni, thread, t);
+}
+
+/* GC callbacks run on the VM thread at a safepoint: no JNI, no JVMTI; only the GC
+ * ring, whose single writer is that thread. */
+static void record_gc(uint8_t type) {
+    if (!active()) return;
+    cv_record r;
+    r.ts = cv_now_ns();
+    r.meta = cv_record_meta(type, 0, 0);
+    r.obj = 0;
+    r.arg = r.arg2 = 0;
+    ring_write(g_cv.gc_ring, &r);
+}
+
+static void JNICALL on_gc_start(jvmtiEnv *jvmti) { (void)jvmti; record_gc(EVENT_GC_START); }
+static void JNICALL on_gc_finish(jvmtiEnv *jvmti) { (void)jvmti; record_gc(EVENT_GC_FINISH); }
+
+static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) {
+    (void)jvmti; (void)jni;
+    /* State is never freed: callbacks already past the check finish safely. */
+    store_release(&g_cv.live, 0);
+}
+
+/* The benchmark floor: JVMTI dispatch with callbacks that do nothing. */
+static void JNICALL empty_monitor(jvmtiEnv *j, JNIEnv *e, jthread t, jobject o) {
+    (void)j; (void)e; (void)t; (void)o;
+}
+static void JNICALL empty_wait(jvmtiEnv *j, JNIEnv *e, jthread t, jobject o, jlong x) {
+    (void)j; (void)e; (void)t; (void)o; (void)x;
+}
+static void JNICALL empty_waited(jvmtiEnv *j, JNIEnv *e, jthread t, jobject o, jboolean x) {
+    (void)j; (void)e; (void)t; (void)o; (void)x;
+}
+
+static int add_capabilities(jvmtiEnv *jvmti, cv_error *err) {
+    jvmtiCapabilities potential, caps;
+    memset(&potential, 0, sizeof(potential));
+    CV_JVMTI_OR_FAIL(err, (*jvmti)->GetPotentialCapabilities(jvmti, &potential),
+                     "GetPotentialCapabilities");
+    memset(&caps, 0, sizeof(caps));
+    caps.can_generate_monitor_events = 1;
+    caps.can_tag_objects = 1;
+    caps.can_get_line_numbers = 1;
+    caps.can_get_source_file_name = 1;
+    caps.can_get_owned_monitor_info = 1;
+    caps.can_get_current_contended_monitor = 1;
+    if (!potential.can_generate_monitor_events || !potential.can_tag_objects) {
+        return cv_fail(err, "this JVM cannot generate monitor events or tag objects in the live phase");
+    }
+    caps.can_get_line_numbers = potential.can_get_line_numbers;
+    caps.can_get_source_file_name = potential.can_get_source_file_name;
+    caps.can_get_owned_monitor_info = potential.can_get_owned_monitor_info;
+    caps.can_get_current_contended_monitor = potential.can_get_current_contended_monitor;
+    caps.can_generate_garbage_collection_events = potential.can_generate_garbage_collection_events;
+    CV_JVMTI_OR_FAIL(err, (*jvmti)->AddCapabilities(jvmti, &caps), "AddCapabilities");
+    g_cv.has_gc_events = caps.can_generate_garbage_collection_events;
+    if (!g_cv.has_gc_events) cv_log_warn("GC pause events are not available in this JVM; not recorded");
+    if (!caps.can_get_line_numbers) cv_log_warn("line numbers are not available; stacks show bytecode indexes only");
+    return 0;
+}
+
+static int set_callbacks(jvmtiEnv *jvmti, int empty, cv_error *err) {
+    jvmtiEventCallbacks cb;
+    memset(&cb, 0, sizeof(cb));
+    if (empty) {
+        cb.MonitorContendedEnter = empty_monitor;
+        cb.MonitorContendedEntered = empty_monitor;
+        cb.MonitorWait = empty_wait;
+        cb.MonitorWaited = empty_waited;
+    } else {
+        cb.ThreadStart = on_thread_start;
+        cb.ThreadEnd = on_thread_end;
+        cb.MonitorContendedEnter = on_monitor_enter;
+        cb.MonitorContendedEntered = on_monitor_entered;
+        cb.MonitorWait = on_monitor_wait;
+        cb.MonitorWaited = on_monitor_waited;
+        cb.GarbageCollectionStart = on_gc_start;
+        cb.GarbageCollectionFinish = on_gc_finish;
+        cb.VMDeath = on_vm_death;
+    }
+    CV_JVMTI_OR_FAIL(err, (*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof(cb)), "SetEventCallbacks");
+    return 0;
+}
+
+static int set_event(jvmtiEnv *jvmti, jvmtiEventMode mode, jvmtiEvent ev, const char *name, cv_error *err) {
+    jvmtiError e = (*jvmti)->SetEventNotificationMode(jvmti, mode, ev, NULL);
+    if (e != JVMTI_ERROR_NONE) return cv_fail_jvmti(err, e, name, __FILE__, __LINE__);
+    return 0;
+}
+
+static int set_recording_events(int on, cv_error *err) {
+    jvmtiEnv *jvmti = g_cv.jvmti;
+    jvmtiEventMode mode = on ? JVMTI_ENABLE : JVMTI_DISABLE;
+    if (set_event(jvmti, mode, JVMTI_EVENT_MONITOR_CONTENDED_ENTER, "enable MonitorContendedEnter", err) ||
+        set_event(jvmti, mode, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, "enable MonitorContendedEntered", err) ||
+        set_event(jvmti, mode, JVMTI_EVENT_MONITOR_WAIT, "enable MonitorWait", err) ||
+        set_event(jvmti, mode, JVMTI_EVENT_MONITOR_WAITED, "enable MonitorWaited", err)) {
+        return -1;
+    }
+    if (g_cv.has_gc_events && !g_cv.config.empty_callbacks &&
+        (set_event(jvmti, mode, JVMTI_EVENT_GARBAGE_COLLECTION_START, "enable GarbageCollectionStart", err) ||
+         set_event(jvmti, mode, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, "enable GarbageCollectionFinish", err))) {
+        return -1;
+    }
+    return 0;
+}
+
+int agent_set_recording(int on, cv_error *err) {
+    if (!g_cv.started) return cv_fail(err, "the recorder is not started");
+    if (on) {
+        store_release(&g_cv.recording, 1);
+        return set_recording_events(1, err);
+    }
+    store_release(&g_cv.recording, 0);
+    return set_recording_events(0, err);
+}
+
+static void find_thread_id_accessor(JNIEnv *jni) {
+    jclass thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
+    if (!thread_class) {
+        (*jni)->ExceptionClear(jni);
+        return;
+    }
+    g_cv.thread_tid = (*jni)->GetFieldID(jni, thread_class, "tid", "J");
+    if (!g_cv.thread_tid) {
+        (*jni)->ExceptionClear(jni);
+        g_cv.thread_get_id = (*jni)->GetMethodID(jni, thread_class, "getId", "()J");
+        if (!g_cv.thread_get_id) (*jni)->ExceptionClear(jni);
+    }
+    (*jni)->DeleteLocalRef(jni, thread_class);
+}
+
+static uint64_t clamp(uint64_t v, uint64_t lo, uint64_t hi) {
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
+    if (g_cv.started) return cv_fail(err, "the recorder is already started in this JVM");
+    jvmtiEnv *jvmti = g_cv.jvmti;
+    if (!jvmti) return cv_fail(err, "no JVMTI environment (JVMTI 1.2 unavailable)");
+    g_cv.config = *config;
+
+    if (add_capabilities(jvmti, err)) return -1;
+
+    if (!config->empty_callbacks) {
+        uint64_t cap = config->memory_cap;
+        uint64_t stack_bytes = config->stack_depth ? clamp(cap / 8, 64 * 1024, 32ull << 20) : 4096;
+        uint64_t object_bytes = clamp(cap / 16, 64 * 1024, 16ull << 20);
+        g_cv.gc_capacity = GC_RING_RECORDS;
+        uint64_t gc_bytes = ring_bytes(g_cv.gc_capacity);
+        if (stack_bytes + object_bytes + gc_bytes + config->buffer_bytes > cap) {
+            return cv_fail(err, "memory cap of %llu bytes is too small for the tables and one ring",
+                           (unsigned long long)cap);
+        }
+        g_cv.stacks = stacks_create(stack_bytes);
+        g_cv.gc_ring = malloc(gc_bytes);
+        if (!g_cv.stacks || !g_cv.gc_ring || objects_init(object_bytes)) {
+            return cv_fail(err, "cannot allocate the recorder's tables");
+        }
+        ring_init(g_cv.gc_ring, g_cv.gc_capacity);
+        uint64_t used = stacks_memory(g_cv.stacks) + objects_memory() + gc_bytes;
+        threads_init(cap > used ? cap - used : 0, config->buffer_bytes, config->stack_depth);
+        find_thread_id_accessor(jni);
+    }
+
+    g_cv.start_mono = cv_now_ns();
+    g_cv.start_epoch = cv_epoch_ns();
+    store_release(&g_cv.live, 1);
+
+    if (set_callbacks(jvmti, config->empty_callbacks, err)) return -1;
+    if (!config->empty_callbacks) {
+        if (set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, "enable VMDeath", err) ||
+            set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_START, "enable ThreadStart", err) ||
+            set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_END, "enable ThreadEnd", err)) {
+            return -1;
+        }
+        threads_enumerate(jvmti, jni);
+    }
+    g_cv.started = 1;
+    if (config->recording) return agent_set_recording(1, err);
+    return 0;
+}

@@ -1,0 +1,39 @@
+/*
+ * Atomics and clocks, wrapped once so that every call site names its memory ordering.
+ * All shared words in the recorder are accessed through these helpers; a plain access
+ * to a word another thread may touch concurrently is a bug.
+ */
+#ifndef CONVOY_ARCH_H
+#define CONVOY_ARCH_H
+
+#include <stdint.h>
+#include <time.h>
+
+#define load_relaxed(p)        __atomic_load_n((p), __ATOMIC_RELAXED)
+#define load_acquire(p)        __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define store_relaxed(p, v)    __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define store_release(p, v)    __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define fetch_add_relaxed(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#define fence_acquire()        __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define fence_release()        __atomic_thread_fence(__ATOMIC_RELEASE)
+
+/* Strong CAS; on failure *expected receives the current value. */
+#define cas_acq_rel(p, expected, desired) \
+    __atomic_compare_exchange_n((p), (expected), (desired), 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+
+static inline uint64_t cv_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t cv_epoch_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+#define CV_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define CV_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#endif

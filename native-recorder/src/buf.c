@@ -1,0 +1,93 @@
+#include "buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void buf_init(cv_buf *b) {
+    b->data = NULL;
+    b->len = b->cap = 0;
+    b->failed = 0;
+}
+
+void buf_free(cv_buf *b) {
+    free(b->data);
+    buf_init(b);
+}
+
+static int reserve(cv_buf *b, size_t n) {
+    if (b->failed) return 0;
+    if (b->len + n <= b->cap) return 1;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + n) cap *= 2;
+    uint8_t *d = realloc(b->data, cap);
+    if (!d) {
+        b->failed = 1;
+        return 0;
+    }
+    b->data = d;
+    b->cap = cap;
+    return 1;
+}
+
+void buf_bytes(cv_buf *b, const void *p, size_t n) {
+    if (n == 0 || !reserve(b, n)) return;
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+static void put_le(cv_buf *b, uint64_t v, int n) {
+    if (!reserve(b, (size_t)n)) return;
+    for (int i = 0; i < n; i++) b->data[b->len++] = (uint8_t)(v >> (8 * i));
+}
+
+void buf_u8(cv_buf *b, uint8_t v)   { put_le(b, v, 1); }
+void buf_u16(cv_buf *b, uint16_t v) { put_le(b, v, 2); }
+void buf_u32(cv_buf *b, uint32_t v) { put_le(b, v, 4); }
+void buf_u64(cv_buf *b, uint64_t v) { put_le(b, v, 8); }
+
+void buf_str(cv_buf *b, const char *s) {
+    size_t n = s ? strlen(s) : 0;
+    buf_u32(b, (uint32_t)n);
+    buf_bytes(b, s, n);
+}
+
+static void patch_le(cv_buf *b, size_t at, uint64_t v, int n) {
+    if (b->failed) return;
+    for (int i = 0; i < n; i++) b->data[at + (size_t)i] = (uint8_t)(v >> (8 * i));
+}
+
+void buf_patch_u32(cv_buf *b, size_t at, uint32_t v) { patch_le(b, at, v, 4); }
+void buf_patch_u64(cv_buf *b, size_t at, uint64_t v) { patch_le(b, at, v, 8); }
+
+size_t buf_section_begin(cv_buf *b, uint32_t tag) {
+    size_t mark = b->len;
+    buf_u32(b, tag);
+    buf_u32(b, 0);   /* crc32, patched */
+    buf_u64(b, 0);   /* length, patched */
+    return mark;
+}
+
+void buf_section_end(cv_buf *b, size_t mark) {
+    if (b->failed) return;
+    size_t payload = mark + 16;
+    size_t n = b->len - payload;
+    buf_patch_u32(b, mark + 4, cv_crc32(b->data + payload, n));
+    buf_patch_u64(b, mark + 8, n);
+}
+
+uint32_t cv_crc32(const uint8_t *p, size_t n) {
+    static uint32_t table[256];
+    static int ready;
+    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
+        /* Idempotent: racing initialisers compute identical tables. */
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t c = i;
+            for (int k = 0; k < 8; k++) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            __atomic_store_n(&table[i], c, __ATOMIC_RELAXED);
+        }
+        __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+    }
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) c = table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
+    return c ^ 0xFFFFFFFFu;
+}

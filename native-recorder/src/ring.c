@@ -1,0 +1,79 @@
+#include "ring.h"
+#include "arch.h"
+
+size_t ring_bytes(uint32_t capacity) {
+    return sizeof(cv_ring) + (size_t)capacity * sizeof(cv_slot);
+}
+
+uint32_t ring_capacity_for(size_t bytes) {
+    if (bytes <= sizeof(cv_ring)) return 0;
+    size_t n = (bytes - sizeof(cv_ring)) / sizeof(cv_slot);
+    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+void ring_init(cv_ring *ring, uint32_t capacity) {
+    ring->capacity = capacity;
+    ring->pad = 0;
+    store_relaxed(&ring->head, 0);
+    store_relaxed(&ring->dropped, 0);
+    for (uint32_t i = 0; i < capacity; i++) {
+        store_relaxed(&ring->slots[i].seq, 0);
+    }
+}
+
+void ring_write(cv_ring *ring, const cv_record *rec) {
+    uint64_t i = load_relaxed(&ring->head);
+    cv_slot *slot = &ring->slots[i % ring->capacity];
+    store_relaxed(&slot->seq, 2 * i + 1);
+    fence_release();
+    store_relaxed(&slot->w[0], rec->ts);
+    store_relaxed(&slot->w[1], rec->meta);
+    store_relaxed(&slot->w[2], rec->obj);
+    store_relaxed(&slot->w[3], (uint64_t)rec->arg);
+    store_relaxed(&slot->w[4], (uint64_t)rec->arg2);
+    store_release(&slot->seq, 2 * i + 2);
+    store_release(&ring->head, i + 1);
+}
+
+void ring_drop(cv_ring *ring) {
+    store_relaxed(&ring->dropped, load_relaxed(&ring->dropped) + 1);
+}
+
+uint32_t ring_read(const cv_ring *ring, cv_record *out, uint32_t max,
+                   uint64_t *written, uint64_t *torn) {
+    uint64_t head = load_acquire(&ring->head);
+    uint64_t start = head > ring->capacity ? head - ring->capacity : 0;
+    uint32_t n = 0;
+    uint64_t skipped = 0;
+    for (uint64_t i = start; i < head && n < max; i++) {
+        const cv_slot *slot = &ring->slots[i % ring->capacity];
+        uint64_t expect = 2 * i + 2;
+        uint64_t before = load_acquire(&slot->seq);
+        if (before != expect) { skipped++; continue; }
+        cv_record r;
+        r.ts   = load_relaxed(&slot->w[0]);
+        r.meta = load_relaxed(&slot->w[1]);
+        r.obj  = load_relaxed(&slot->w[2]);
+        r.arg  = (int64_t)load_relaxed(&slot->w[3]);
+        r.arg2 = (int64_t)load_relaxed(&slot->w[4]);
+        fence_acquire();
+        if (load_relaxed(&slot->seq) != before) { skipped++; continue; }
+        out[n++] = r;
+    }
+    if (written) *written = head;
+    if (torn) *torn = skipped;
+    return n;
+}
+
+uint64_t ring_written(const cv_ring *ring) {
+    return load_acquire(&ring->head);
+}
+
+uint64_t ring_overwritten(const cv_ring *ring) {
+    uint64_t head = load_acquire(&ring->head);
+    return head > ring->capacity ? head - ring->capacity : 0;
+}
+
+uint64_t ring_dropped(const cv_ring *ring) {
+    return load_relaxed(&ring->dropped);
+}

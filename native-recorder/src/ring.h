@@ -1,0 +1,97 @@
+/*
+ * Per-thread circular record buffer.
+ *
+ * CONCURRENCY CONTRACT
+ *
+ * Ownership: a ring has exactly one writer, the thread that owns it (a Java thread, or
+ * the VM thread for the GC ring). Any number of readers (snapshots) may copy it at any
+ * time, concurrently with the writer. Writers never wait for readers and never take a
+ * lock; readers never block writers. Nothing here allocates.
+ *
+ * Cursors: `head` counts the records ever written (the next sequence number). Record i
+ * lives in slot i % capacity. `head` is published only after record i is complete
+ * (transactional store): a reader that sees head == n may read records n-capacity..n-1.
+ *
+ * Torn records: every slot carries `seq`, a seqlock word. While the writer fills record
+ * i the slot holds 2i+1; once complete it holds 2i+2. A reader accepts a slot only if
+ * `seq` reads 2i+2 both before and after it copied the payload; otherwise the record
+ * was overwritten (the writer lapped the reader) or is half written, and it is counted
+ * as torn and skipped, never returned.
+ *
+ * Overwrite-oldest: a full ring overwrites its oldest record. The number of records
+ * lost that way is derived, never counted on the hot path: max(0, head - capacity).
+ * `dropped` counts events the owner could not record at all (owner-written, relaxed).
+ *
+ * Memory ordering, owner (writer) vs other threads (readers):
+ *
+ *   method        field    writer                   reader
+ *   ring_write    seq      relaxed store 2i+1,      -
+ *                          release fence,
+ *                 payload  relaxed stores,          -
+ *                 seq      release store 2i+2,      -
+ *                 head     release store i+1        -
+ *   ring_read     head     -                        acquire load
+ *                 seq      -                        acquire load (before)
+ *                 payload  -                        relaxed loads, acquire fence
+ *                 seq      -                        relaxed load (after), compare
+ *   ring_dropped  dropped  relaxed load/add (owner) relaxed load
+ *
+ * The payload is stored and loaded word by word with relaxed atomics, so a torn read
+ * is a detected race, not undefined behaviour.
+ */
+#ifndef CONVOY_RING_H
+#define CONVOY_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CV_RECORD_WORDS 5
+
+/* One record as it is written and as it appears in a snapshot (40 bytes). */
+typedef struct {
+    uint64_t ts;     /* monotonic ns */
+    uint64_t meta;   /* type | flags << 8 | stack id << 32 */
+    uint64_t obj;
+    int64_t  arg;
+    int64_t  arg2;
+} cv_record;
+
+typedef struct {
+    uint64_t seq;
+    uint64_t w[CV_RECORD_WORDS];
+} cv_slot;
+
+typedef struct {
+    uint32_t capacity;
+    uint32_t pad;
+    uint64_t head;
+    uint64_t dropped;
+    cv_slot  slots[];
+} cv_ring;
+
+static inline uint64_t cv_record_meta(uint8_t type, uint8_t flags, uint32_t stack) {
+    return (uint64_t)type | ((uint64_t)flags << 8) | ((uint64_t)stack << 32);
+}
+
+/* Bytes needed for a ring of `capacity` records. */
+size_t ring_bytes(uint32_t capacity);
+/* Largest capacity that fits in `bytes` (at least 1 if bytes allows it, else 0). */
+uint32_t ring_capacity_for(size_t bytes);
+void ring_init(cv_ring *ring, uint32_t capacity);
+
+/* Owner thread only. Never blocks, never allocates. */
+void ring_write(cv_ring *ring, const cv_record *rec);
+/* Owner thread only: count an event that could not be recorded. */
+void ring_drop(cv_ring *ring);
+
+/* Any thread. Copies up to `max` committed records, oldest first, into `out`.
+ * Returns how many were copied; *written receives head as seen at the start, *torn the
+ * number of records skipped because they were overwritten or half written meanwhile. */
+uint32_t ring_read(const cv_ring *ring, cv_record *out, uint32_t max,
+                   uint64_t *written, uint64_t *torn);
+
+uint64_t ring_written(const cv_ring *ring);
+uint64_t ring_overwritten(const cv_ring *ring);
+uint64_t ring_dropped(const cv_ring *ring);
+
+#endif

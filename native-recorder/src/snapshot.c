@@ -1,0 +1,372 @@
+#include "snapshot.h"
+#include "arch.h"
+#include "convoy.h"
+#include "objects.h"
+#include "snapshot_format.h"
+#include "threads.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void put_record(cv_buf *b, const cv_record *r) {
+    buf_u64(b, r->ts);
+    buf_u64(b, r->meta);
+    buf_u64(b, r->obj);
+    buf_u64(b, (uint64_t)r->arg);
+    buf_u64(b, (uint64_t)r->arg2);
+}
+
+static void put_kv(cv_buf *b, uint32_t *n, const char *key, const char *value) {
+    buf_str(b, key);
+    buf_str(b, value);
+    (*n)++;
+}
+
+static void put_kv_u64(cv_buf *b, uint32_t *n, const char *key, uint64_t value) {
+    char s[32];
+    snprintf(s, sizeof(s), "%llu", (unsigned long long)value);
+    put_kv(b, n, key, s);
+}
+
+static void put_kv_property(cv_buf *b, uint32_t *n, const char *key, const char *property) {
+    char *value = NULL;
+    jvmtiEnv *jvmti = g_cv.jvmti;
+    if ((*jvmti)->GetSystemProperty(jvmti, property, &value) == JVMTI_ERROR_NONE) {
+        put_kv(b, n, key, value);
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)value);
+    }
+}
+
+typedef struct {
+    uint64_t written, overwritten, dropped, torn;
+} totals;
+
+/* One ring as a SECTION_THREADS entry. `live_name` replaces the stored name if set. */
+static void put_ring(cv_buf *b, const cv_thread_view *v, const cv_ring *ring, const char *live_name,
+                     uint64_t dropped_extra, totals *sum) {
+    uint32_t cap = ring->capacity;
+    cv_record *recs = malloc((size_t)(cap ? cap : 1) * sizeof(cv_record));
+    if (!recs) {
+        b->failed = 1;
+        return;
+    }
+    uint64_t written = 0, torn = 0;
+    uint32_t n = ring_read(ring, recs, cap, &written, &torn);
+    uint64_t overwritten = written > cap ? written - cap : 0;
+    uint64_t dropped = ring_dropped(ring) + dropped_extra;
+    buf_u64(b, v->ring_id);
+    buf_u64(b, (uint64_t)v->java_tid);
+    buf_u64(b, v->thread_obj);
+    buf_u32(b, v->flags);
+    buf_u64(b, v->start_ns);
+    buf_u64(b, v->end_ns);
+    buf_u64(b, written);
+    buf_u64(b, overwritten);
+    buf_u64(b, dropped);
+    buf_u64(b, torn);
+    buf_str(b, live_name ? live_name : v->name);
+    buf_str(b, v->group);
+    buf_str(b, v->parent_group);
+    buf_u32(b, cap);
+    buf_u32(b, n);
+    for (uint32_t i = 0; i < n; i++) put_record(b, &recs[i]);
+    free(recs);
+    sum->torn += torn;
+}
+
+/* Current name of a live thread, or NULL. Caller frees with Deallocate. */
+static char *live_thread_name(JNIEnv *jni, jthread thread) {
+    jvmtiEnv *jvmti = g_cv.jvmti;
+    jvmtiThreadInfo info;
+    memset(&info, 0, sizeof(info));
+    if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) != JVMTI_ERROR_NONE) return NULL;
+    if (info.thread_group) (*jni)->DeleteLocalRef(jni, info.thread_group);
+    if (info.context_class_loader) (*jni)->DeleteLocalRef(jni, info.context_class_loader);
+    return info.name;
+}
+
+/* Monitor state of a live thread that is blocked or waiting (it is parked in the VM, so
+ * the queries stop nothing). Appends an entry to `mb` and returns 1 if one was written. */
+static int put_monitor_state(JNIEnv *jni, cv_buf *mb, const cv_thread_view *v, jthread thread) {
+    jvmtiEnv *jvmti = g_cv.jvmti;
+    jint state = 0;
+    if ((*jvmti)->GetThreadState(jvmti, thread, &state) != JVMTI_ERROR_NONE) return 0;
+    uint32_t mstate;
+    if (state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) mstate = MSTATE_BLOCKED;
+    else if (state & JVMTI_THREAD_STATE_IN_OBJECT_WAIT) mstate = MSTATE_WAITING;
+    else return 0;
+    jobject contended = NULL;
+    if ((*jvmti)->GetCurrentContendedMonitor(jvmti, thread, &contended) != JVMTI_ERROR_NONE) {
+        contended = NULL;
+    }
+    jint owned_count = 0;
+    jobject *owned = NULL;
+    if ((*jvmti)->GetOwnedMonitorInfo(jvmti, thread, &owned_count, &owned) != JVMTI_ERROR_NONE) {
+        owned_count = 0;
+        owned = NULL;
+    }
+    buf_u64(mb, v->ring_id);
+    buf_u32(mb, mstate);
+    buf_u64(mb, objects_id(jvmti, jni, contended, OBJ_PLAIN));
+    buf_u32(mb, (uint32_t)owned_count);
+    for (jint i = 0; i < owned_count; i++) {
+        buf_u64(mb, objects_id(jvmti, jni, owned[i], OBJ_PLAIN));
+        (*jni)->DeleteLocalRef(jni, owned[i]);
+    }
+    if (owned) (*jvmti)->Deallocate(jvmti, (unsigned char *)owned);
+    if (contended) (*jni)->DeleteLocalRef(jni, contended);
+    return 1;
+}
+
+typedef struct {
+    cv_buf *b;
+    uint32_t count;
+    uint64_t *methods;
+    size_t nmethods, capmethods;
+} stack_ctx;
+
+static void visit_stack(void *p, uint32_t id, uint32_t flags, const cv_frame *frames, uint32_t depth) {
+    stack_ctx *c = p;
+    buf_u32(c->b, id);
+    buf_u32(c->b, flags);
+    buf_u32(c->b, depth);
+    for (uint32_t i = 0; i < depth; i++) {
+        buf_u64(c->b, frames[i].method);
+        buf_u64(c->b, (uint64_t)frames[i].location);
+        if (c->nmethods == c->capmethods) {
+            size_t cap = c->capmethods ? c->capmethods * 2 : 256;
+            uint64_t *m = realloc(c->methods, cap * sizeof(uint64_t));
+            if (!m) {
+                c->b->failed = 1;
+                return;
+            }
+            c->methods = m;
+            c->capmethods = cap;
+        }
+        c->methods[c->nmethods++] = frames[i].method;
+    }
+    c->count++;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void put_method(JNIEnv *jni, cv_buf *b, jmethodID m) {
+    jvmtiEnv *jvmti = g_cv.jvmti;
+    char *name = NULL, *sig = NULL;
+    jclass cls = NULL;
+    buf_u64(b, (uint64_t)(uintptr_t)m);
+    if ((*jvmti)->GetMethodDeclaringClass(jvmti, m, &cls) != JVMTI_ERROR_NONE) cls = NULL;
+    buf_u64(b, cls ? objects_id(jvmti, jni, cls, OBJ_CLASS) : 0);
+    if (cls) (*jni)->DeleteLocalRef(jni, cls);
+    if ((*jvmti)->GetMethodName(jvmti, m, &name, &sig, NULL) != JVMTI_ERROR_NONE) {
+        name = sig = NULL;
+    }
+    buf_str(b, name ? name : "<unknown>");
+    buf_str(b, sig ? sig : "");
+    if (name) (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+    if (sig) (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    jint entries = 0;
+    jvmtiLineNumberEntry *table = NULL;
+    if ((*jvmti)->GetLineNumberTable(jvmti, m, &entries, &table) != JVMTI_ERROR_NONE) {
+        buf_u32(b, (uint32_t)-1);
+        return;
+    }
+    buf_u32(b, (uint32_t)entries);
+    for (jint i = 0; i < entries; i++) {
+        buf_u64(b, (uint64_t)table[i].start_location);
+        buf_u32(b, (uint32_t)table[i].line_number);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)table);
+}
+
+typedef struct {
+    cv_buf *b;
+    JNIEnv *jni;
+    uint32_t count;
+} obj_ctx;
+
+static void visit_class(void *p, const cv_object *o) {
+    obj_ctx *c = p;
+    if (o->kind != OBJ_CLASS) return;
+    jvmtiEnv *jvmti = g_cv.jvmti;
+    JNIEnv *jni = c->jni;
+    char *sig = NULL, *source = NULL;
+    jobject cls = o->ref ? (*jni)->NewLocalRef(jni, o->ref) : NULL;
+    if (cls) {
+        if ((*jvmti)->GetClassSignature(jvmti, (jclass)cls, &sig, NULL) != JVMTI_ERROR_NONE) sig = NULL;
+        if ((*jvmti)->GetSourceFileName(jvmti, (jclass)cls, &source) != JVMTI_ERROR_NONE) source = NULL;
+        (*jni)->DeleteLocalRef(jni, cls);
+    }
+    buf_u64(c->b, o->id);
+    buf_str(c->b, sig);
+    buf_str(c->b, source);
+    if (sig) (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    if (source) (*jvmti)->Deallocate(jvmti, (unsigned char *)source);
+    c->count++;
+}
+
+static void visit_object(void *p, const cv_object *o) {
+    obj_ctx *c = p;
+    buf_u64(c->b, o->id);
+    buf_u32(c->b, o->hash);
+    buf_u32(c->b, o->kind);
+    buf_u64(c->b, o->class_id);
+    c->count++;
+}
+
+int snapshot_encode(JNIEnv *jni, cv_buf *b, cv_error *err) {
+    if (!g_cv.started || g_cv.config.empty_callbacks) {
+        return cv_fail(err, "the recorder is not started (or runs with empty callbacks)");
+    }
+    jvmtiEnv *jvmti = g_cv.jvmti;
+    uint64_t snap_mono = cv_now_ns();
+    uint64_t snap_epoch = cv_epoch_ns();
+
+    buf_bytes(b, CV_MAGIC, 8);
+    buf_u16(b, VERSION_MAJOR);
+    buf_u16(b, VERSION_MINOR);
+    buf_u32(b, 0);
+
+    /* Rings first, so that the totals in INFO cover what this snapshot copied. */
+    size_t nthreads = 0;
+    cv_thread_view *views = threads_pin_all(&nthreads);
+    if (!views) return cv_fail(err, "out of memory pinning thread states");
+
+    cv_buf rings, monitors;
+    buf_init(&rings);
+    buf_init(&monitors);
+    totals sum = {0, 0, 0, 0};
+    uint32_t nmon = 0;
+    for (size_t i = 0; i < nthreads; i++) {
+        cv_thread_view *v = &views[i];
+        char *live_name = NULL;
+        jobject thread = NULL;
+        if (!(v->flags & RING_ENDED) && v->t->thread_ref) {
+            thread = (*jni)->NewLocalRef(jni, v->t->thread_ref);
+        }
+        if (thread) {
+            live_name = live_thread_name(jni, thread);
+            nmon += (uint32_t)put_monitor_state(jni, &monitors, v, thread);
+            (*jni)->DeleteLocalRef(jni, thread);
+        }
+        put_ring(&rings, v, &v->t->ring, live_name, 0, &sum);
+        if (live_name) (*jvmti)->Deallocate(jvmti, (unsigned char *)live_name);
+    }
+    /* The GC ring: a pseudo-thread. */
+    cv_thread_view gc;
+    memset(&gc, 0, sizeof(gc));
+    gc.ring_id = 0;
+    gc.java_tid = -1;
+    gc.flags = RING_SYSTEM;
+    gc.start_ns = g_cv.start_mono;
+    gc.name = "GC";
+    gc.group = gc.parent_group = "";
+    put_ring(&rings, &gc, g_cv.gc_ring, NULL, 0, &sum);
+    threads_unpin(views, nthreads);
+
+    cv_thread_totals tt;
+    threads_totals(&tt);
+    uint64_t no_ring = threads_dropped_no_ring();
+
+    /* INFO */
+    size_t mark = buf_section_begin(b, SECTION_INFO);
+    size_t count_at = b->len;
+    uint32_t n = 0;
+    buf_u32(b, 0);
+    char pid[32];
+    snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+    put_kv(b, &n, "agent.version", CV_VERSION);
+    put_kv(b, &n, "pid", pid);
+    put_kv_property(b, &n, "jvm.name", "java.vm.name");
+    put_kv_property(b, &n, "jvm.version", "java.vm.version");
+    put_kv_property(b, &n, "java.command", "sun.java.command");
+    put_kv(b, &n, "options", g_cv.config.options);
+    put_kv_u64(b, &n, "start.monotonic.ns", g_cv.start_mono);
+    put_kv_u64(b, &n, "start.epoch.ns", g_cv.start_epoch);
+    put_kv_u64(b, &n, "snapshot.monotonic.ns", snap_mono);
+    put_kv_u64(b, &n, "snapshot.epoch.ns", snap_epoch);
+    put_kv_u64(b, &n, "stack.depth", g_cv.config.stack_depth);
+    put_kv_u64(b, &n, "buffer.bytes", g_cv.config.buffer_bytes);
+    put_kv_u64(b, &n, "memory.cap.bytes", g_cv.config.memory_cap);
+    put_kv_u64(b, &n, "records.written", tt.written + ring_written(g_cv.gc_ring));
+    put_kv_u64(b, &n, "records.overwritten", tt.overwritten + ring_overwritten(g_cv.gc_ring));
+    put_kv_u64(b, &n, "records.dropped", tt.dropped + no_ring);
+    put_kv_u64(b, &n, "records.torn", sum.torn);
+    put_kv_u64(b, &n, "threads.evicted", tt.evicted);
+    put_kv_u64(b, &n, "stacks.dropped", stacks_dropped(g_cv.stacks));
+    put_kv_u64(b, &n, "objects.dropped", objects_dropped());
+    buf_patch_u32(b, count_at, n);
+    buf_section_end(b, mark);
+
+    /* THREADS */
+    mark = buf_section_begin(b, SECTION_THREADS);
+    buf_u32(b, (uint32_t)(nthreads + 1));
+    buf_bytes(b, rings.data, rings.len);
+    buf_section_end(b, mark);
+    int rings_failed = rings.failed;
+    buf_free(&rings);
+
+    /* STACKS, collecting the methods they use */
+    stack_ctx sc;
+    memset(&sc, 0, sizeof(sc));
+    sc.b = b;
+    mark = buf_section_begin(b, SECTION_STACKS);
+    count_at = b->len;
+    buf_u32(b, 0);
+    stacks_foreach(g_cv.stacks, visit_stack, &sc);
+    buf_patch_u32(b, count_at, sc.count);
+    buf_section_end(b, mark);
+
+    /* METHODS */
+    qsort(sc.methods, sc.nmethods, sizeof(uint64_t), cmp_u64);
+    mark = buf_section_begin(b, SECTION_METHODS);
+    count_at = b->len;
+    buf_u32(b, 0);
+    uint32_t nm = 0;
+    for (size_t i = 0; i < sc.nmethods; i++) {
+        if (i > 0 && sc.methods[i] == sc.methods[i - 1]) continue;
+        put_method(jni, b, (jmethodID)(uintptr_t)sc.methods[i]);
+        nm++;
+    }
+    free(sc.methods);
+    buf_patch_u32(b, count_at, nm);
+    buf_section_end(b, mark);
+
+    /* CLASSES, then OBJECTS (methods and monitor states may have tagged new classes) */
+    obj_ctx oc = {b, jni, 0};
+    mark = buf_section_begin(b, SECTION_CLASSES);
+    count_at = b->len;
+    buf_u32(b, 0);
+    objects_foreach(visit_class, &oc);
+    buf_patch_u32(b, count_at, oc.count);
+    buf_section_end(b, mark);
+
+    oc.count = 0;
+    mark = buf_section_begin(b, SECTION_OBJECTS);
+    count_at = b->len;
+    buf_u32(b, 0);
+    objects_foreach(visit_object, &oc);
+    buf_patch_u32(b, count_at, oc.count);
+    buf_section_end(b, mark);
+
+    /* MONITORS */
+    mark = buf_section_begin(b, SECTION_MONITORS);
+    buf_u32(b, nmon);
+    buf_bytes(b, monitors.data, monitors.len);
+    buf_section_end(b, mark);
+    int monitors_failed = monitors.failed;
+    buf_free(&monitors);
+
+    mark = buf_section_begin(b, SECTION_END);
+    buf_section_end(b, mark);
+
+    if (b->failed || rings_failed || monitors_failed) {
+        return cv_fail(err, "out of memory while encoding the snapshot");
+    }
+    return 0;
+}

@@ -1,0 +1,50 @@
+/*
+ * Constants of the binary snapshot format. The specification, and the single source of
+ * truth, is schema/snapshot-format.md; SnapshotFormatConsistencyTest checks every
+ * constant below against its tables. Change the specification first.
+ */
+#ifndef CONVOY_SNAPSHOT_FORMAT_H
+#define CONVOY_SNAPSHOT_FORMAT_H
+
+#define CV_MAGIC "CVYSNAP"   /* 8 bytes with the terminating NUL */
+
+#define VERSION_MAJOR 1
+#define VERSION_MINOR 0
+
+#define SECTION_INFO     1
+#define SECTION_THREADS  2
+#define SECTION_STACKS   3
+#define SECTION_METHODS  4
+#define SECTION_CLASSES  5
+#define SECTION_OBJECTS  6
+#define SECTION_MONITORS 7
+#define SECTION_END      255
+
+#define EVENT_THREAD_START     1
+#define EVENT_THREAD_END       2
+#define EVENT_MONITOR_ENTER    3
+#define EVENT_MONITOR_ENTERED  4
+#define EVENT_MONITOR_WAIT     5
+#define EVENT_MONITOR_WAITED   6
+#define EVENT_GC_START         7
+#define EVENT_GC_FINISH        8
+
+#define FLAG_TIMED_OUT 1
+
+#define RING_ENDED  1
+#define RING_SYSTEM 2
+#define RING_LATE   4
+
+#define OBJ_PLAIN  0
+#define OBJ_THREAD 1
+#define OBJ_CLASS  2
+
+#define MSTATE_RUNNING 0
+#define MSTATE_BLOCKED 1
+#define MSTATE_WAITING 2
+
+#define RECORD_BYTES 40
+#define HEADER_BYTES 16
+#define SECTION_HEADER_BYTES 16
+
+#endif

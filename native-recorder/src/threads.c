@@ -1,0 +1,264 @@
+#include "threads.h"
+#include "arch.h"
+#include "convoy.h"
+#include "objects.h"
+#include "snapshot_format.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static cv_thread *registry;
+static uint64_t ring_budget;
+static uint64_t memory_in_use;
+static uint32_t ring_capacity;
+static uint32_t frame_slots;
+static uint64_t next_ring_id;
+static uint64_t threads_seen;
+static uint64_t evicted;
+static uint64_t evicted_written, evicted_overwritten, evicted_dropped;
+static uint64_t dropped_no_ring;
+
+/* Thread-local storage value of a thread that could not get a state. */
+static cv_thread no_ring;
+
+int threads_init(uint64_t budget, uint32_t buffer_bytes, uint32_t stack_depth) {
+    ring_budget = budget;
+    ring_capacity = ring_capacity_for(buffer_bytes);
+    if (ring_capacity == 0) ring_capacity = 1;
+    frame_slots = stack_depth + 1;
+    return 0;
+}
+
+static char *dup_or_empty(const char *s) {
+    return strdup(s ? s : "");
+}
+
+/* Name, group and parent group of `thread`, freshly strdup'ed. */
+static void read_names(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
+                       char **name, char **group, char **parent) {
+    *name = *group = *parent = NULL;
+    jvmtiThreadInfo info;
+    memset(&info, 0, sizeof(info));
+    if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) != JVMTI_ERROR_NONE) return;
+    *name = dup_or_empty(info.name);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
+    if (info.thread_group) {
+        jvmtiThreadGroupInfo gi;
+        memset(&gi, 0, sizeof(gi));
+        if ((*jvmti)->GetThreadGroupInfo(jvmti, info.thread_group, &gi) == JVMTI_ERROR_NONE) {
+            *group = dup_or_empty(gi.name);
+            (*jvmti)->Deallocate(jvmti, (unsigned char *)gi.name);
+            if (gi.parent) {
+                jvmtiThreadGroupInfo pi;
+                memset(&pi, 0, sizeof(pi));
+                if ((*jvmti)->GetThreadGroupInfo(jvmti, gi.parent, &pi) == JVMTI_ERROR_NONE) {
+                    *parent = dup_or_empty(pi.name);
+                    (*jvmti)->Deallocate(jvmti, (unsigned char *)pi.name);
+                }
+                (*jni)->DeleteLocalRef(jni, gi.parent);
+            }
+        }
+        (*jni)->DeleteLocalRef(jni, info.thread_group);
+    }
+    if (info.context_class_loader) (*jni)->DeleteLocalRef(jni, info.context_class_loader);
+}
+
+static int64_t java_thread_id(JNIEnv *jni, jthread thread) {
+    jlong tid = -1;
+    if (g_cv.thread_tid) {
+        tid = (*jni)->GetLongField(jni, thread, g_cv.thread_tid);
+    } else if (g_cv.thread_get_id) {
+        tid = (*jni)->CallLongMethod(jni, thread, g_cv.thread_get_id);
+        if ((*jni)->ExceptionCheck(jni)) {
+            (*jni)->ExceptionClear(jni);
+            tid = -1;
+        }
+    }
+    return (int64_t)tid;
+}
+
+static void free_state(JNIEnv *jni, cv_thread *t) {
+    if (t->thread_ref && jni) (*jni)->DeleteWeakGlobalRef(jni, t->thread_ref);
+    free(t->name);
+    free(t->group);
+    free(t->parent_group);
+    free(t);
+}
+
+/* Under registry_lock: frees the oldest ended unpinned states until `need` fits. */
+static int make_room(JNIEnv *jni, uint64_t need) {
+    while (memory_in_use + need > ring_budget) {
+        cv_thread **victim = NULL;
+        for (cv_thread **p = &registry; *p; p = &(*p)->next) {
+            cv_thread *t = *p;
+            if (!(t->flags & RING_ENDED) || t->pins) continue;
+            if (!victim || t->end_ns < (*victim)->end_ns) victim = p;
+        }
+        if (!victim) return 0;
+        cv_thread *t = *victim;
+        *victim = t->next;
+        memory_in_use -= t->bytes;
+        evicted++;
+        evicted_written += ring_written(&t->ring);
+        evicted_overwritten += ring_overwritten(&t->ring);
+        evicted_dropped += ring_dropped(&t->ring);
+        free_state(jni, t);
+    }
+    return 1;
+}
+
+static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uint32_t flags) {
+    size_t ring_size = ring_bytes(ring_capacity);
+    size_t bytes = offsetof(cv_thread, ring) + ring_size + frame_slots * sizeof(jvmtiFrameInfo);
+    cv_thread *t = NULL;
+
+    pthread_mutex_lock(&registry_lock);
+    if (make_room(jni, bytes)) {
+        t = calloc(1, bytes);
+        if (t) memory_in_use += bytes;
+    }
+    pthread_mutex_unlock(&registry_lock);
+
+    if (!t) {
+        (*jvmti)->SetThreadLocalStorage(jvmti, thread, &no_ring);
+        fetch_add_relaxed(&dropped_no_ring, 1);
+        return NULL;
+    }
+    t->bytes = bytes;
+    ring_init(&t->ring, ring_capacity);
+    t->frames = (jvmtiFrameInfo *)((char *)&t->ring + ring_size);
+    t->flags = flags;
+    t->start_ns = cv_now_ns();
+    t->java_tid = java_thread_id(jni, thread);
+    t->thread_obj = objects_id(jvmti, jni, thread, OBJ_THREAD);
+    t->thread_ref = (*jni)->NewWeakGlobalRef(jni, thread);
+    read_names(jvmti, jni, thread, &t->name, &t->group, &t->parent_group);
+
+    pthread_mutex_lock(&registry_lock);
+    t->ring_id = ++next_ring_id;
+    threads_seen++;
+    t->next = registry;
+    registry = t;
+    pthread_mutex_unlock(&registry_lock);
+
+    if ((*jvmti)->SetThreadLocalStorage(jvmti, thread, t) != JVMTI_ERROR_NONE) {
+        /* The thread is gone (enumeration race): keep the state as an ended thread. */
+        pthread_mutex_lock(&registry_lock);
+        t->flags |= RING_ENDED;
+        t->end_ns = cv_now_ns();
+        pthread_mutex_unlock(&registry_lock);
+        return NULL;
+    }
+    return t;
+}
+
+cv_thread *threads_current(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
+    void *p = NULL;
+    if ((*jvmti)->GetThreadLocalStorage(jvmti, NULL, &p) != JVMTI_ERROR_NONE) return NULL;
+    if (CV_LIKELY(p != NULL)) {
+        if (CV_UNLIKELY(p == &no_ring)) {
+            fetch_add_relaxed(&dropped_no_ring, 1);
+            return NULL;
+        }
+        return (cv_thread *)p;
+    }
+    return create_state(jvmti, jni, thread, RING_LATE);
+}
+
+cv_thread *threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
+    return create_state(jvmti, jni, thread, 0);
+}
+
+void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, cv_thread *t) {
+    char *name, *group, *parent;
+    read_names(jvmti, jni, thread, &name, &group, &parent);
+    pthread_mutex_lock(&registry_lock);
+    t->flags |= RING_ENDED;
+    t->end_ns = cv_now_ns();
+    if (name) { free(t->name); t->name = name; } 
+    if (group) { free(t->group); t->group = group; }
+    if (parent) { free(t->parent_group); t->parent_group = parent; }
+    pthread_mutex_unlock(&registry_lock);
+    (*jvmti)->SetThreadLocalStorage(jvmti, thread, NULL);
+}
+
+void threads_enumerate(jvmtiEnv *jvmti, JNIEnv *jni) {
+    jint n = 0;
+    jthread *all = NULL;
+    jvmtiError e = (*jvmti)->GetAllThreads(jvmti, &n, &all);
+    if (e != JVMTI_ERROR_NONE) {
+        cv_log_warn("GetAllThreads failed: %s; running threads are recorded from their first event",
+                    cv_jvmti_error_name(e));
+        return;
+    }
+    for (jint i = 0; i < n; i++) {
+        void *p = NULL;
+        if ((*jvmti)->GetThreadLocalStorage(jvmti, all[i], &p) == JVMTI_ERROR_NONE && p == NULL) {
+            create_state(jvmti, jni, all[i], RING_LATE);
+        }
+        (*jni)->DeleteLocalRef(jni, all[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+}
+
+cv_thread_view *threads_pin_all(size_t *count) {
+    pthread_mutex_lock(&registry_lock);
+    size_t n = 0;
+    for (cv_thread *t = registry; t; t = t->next) n++;
+    cv_thread_view *v = calloc(n ? n : 1, sizeof(*v));
+    size_t i = 0;
+    if (v) {
+        for (cv_thread *t = registry; t; t = t->next, i++) {
+            t->pins++;
+            v[i].t = t;
+            v[i].ring_id = t->ring_id;
+            v[i].java_tid = t->java_tid;
+            v[i].thread_obj = t->thread_obj;
+            v[i].flags = t->flags;
+            v[i].start_ns = t->start_ns;
+            v[i].end_ns = t->end_ns;
+            v[i].name = dup_or_empty(t->name);
+            v[i].group = dup_or_empty(t->group);
+            v[i].parent_group = dup_or_empty(t->parent_group);
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+    *count = i;
+    return v;
+}
+
+void threads_unpin(cv_thread_view *v, size_t count) {
+    pthread_mutex_lock(&registry_lock);
+    for (size_t i = 0; i < count; i++) v[i].t->pins--;
+    pthread_mutex_unlock(&registry_lock);
+    for (size_t i = 0; i < count; i++) {
+        free(v[i].name);
+        free(v[i].group);
+        free(v[i].parent_group);
+    }
+    free(v);
+}
+
+void threads_totals(cv_thread_totals *out) {
+    pthread_mutex_lock(&registry_lock);
+    out->threads = 0;
+    out->threads_seen = threads_seen;
+    out->evicted = evicted;
+    out->memory = memory_in_use;
+    out->written = evicted_written;
+    out->overwritten = evicted_overwritten;
+    out->dropped = evicted_dropped;
+    for (cv_thread *t = registry; t; t = t->next) {
+        out->threads++;
+        out->written += ring_written(&t->ring);
+        out->overwritten += ring_overwritten(&t->ring);
+        out->dropped += ring_dropped(&t->ring);
+    }
+    pthread_mutex_unlock(&registry_lock);
+}
+
+uint64_t threads_dropped_no_ring(void) {
+    return load_relaxed(&dropped_no_ring);
+}

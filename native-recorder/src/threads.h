@@ -1,0 +1,85 @@
+/*
+ * Per-thread recorder state, found through JVMTI thread-local storage.
+ *
+ * Each Java thread the recorder meets gets one cv_thread: its ring, a scratch frame
+ * buffer for stack capture, its identity (Java thread id, Thread object id, names). The
+ * block is allocated once, when the thread starts (ThreadStart) or, for a thread that
+ * was running before the recorder, when it is enumerated at start-up or first records
+ * an event. Recording a record never allocates.
+ *
+ * Registry: all states are on one list under `registry_lock`, taken only at thread
+ * start and end and by snapshots to pin states; never while recording a record.
+ * States of ended threads stay on the list (a snapshot still shows them) until the
+ * memory cap needs their space: then the oldest ended, unpinned state is freed.
+ * A thread that cannot get a ring within the cap records nothing; its events are
+ * counted as dropped.
+ */
+#ifndef CONVOY_THREADS_H
+#define CONVOY_THREADS_H
+
+#include <jni.h>
+#include <jvmti.h>
+#include <stdint.h>
+
+#include "log.h"
+#include "ring.h"
+
+typedef struct cv_thread {
+    struct cv_thread *next;   /* registry list; under registry_lock */
+    uint64_t ring_id;
+    int64_t  java_tid;
+    uint64_t thread_obj;
+    uint32_t flags;           /* RING_*; under registry_lock */
+    uint64_t start_ns;
+    uint64_t end_ns;          /* under registry_lock */
+    jweak    thread_ref;      /* deleted when the state is freed */
+    char    *name;            /* under registry_lock */
+    char    *group;
+    char    *parent_group;
+    int      pins;            /* snapshots holding this state; under registry_lock */
+    size_t   bytes;           /* size of this block, counted against the cap */
+    jvmtiFrameInfo *frames;   /* stack_depth + 1 entries, owner only */
+    cv_ring  ring;            /* must be last */
+} cv_thread;
+
+/* A copy of a state's identity taken under the lock, for a snapshot. */
+typedef struct {
+    cv_thread *t;
+    uint64_t ring_id;
+    int64_t  java_tid;
+    uint64_t thread_obj;
+    uint32_t flags;
+    uint64_t start_ns, end_ns;
+    char    *name, *group, *parent_group;   /* strdup'ed, freed by threads_unpin */
+} cv_thread_view;
+
+int threads_init(uint64_t ring_budget, uint32_t buffer_bytes, uint32_t stack_depth);
+
+/* The calling thread's state, created if it has none yet. NULL: record nothing
+ * (the drop has been counted). `thread` is the current thread. */
+cv_thread *threads_current(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread);
+
+/* ThreadStart: creates the state of the starting (current) thread. */
+cv_thread *threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread);
+/* ThreadEnd: marks the state ended, refreshes its name, clears thread-local storage. */
+void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, cv_thread *t);
+/* Creates states for threads already running (at start-up or attach). */
+void threads_enumerate(jvmtiEnv *jvmti, JNIEnv *jni);
+
+/* Snapshot: pins every state and copies its identity. Free with threads_unpin. */
+cv_thread_view *threads_pin_all(size_t *count);
+void threads_unpin(cv_thread_view *views, size_t count);
+
+typedef struct {
+    uint64_t threads;           /* states on the list */
+    uint64_t threads_seen;      /* states ever created */
+    uint64_t evicted;
+    uint64_t memory;            /* bytes of states on the list */
+    uint64_t written, overwritten, dropped;   /* incl. evicted states */
+} cv_thread_totals;
+
+void threads_totals(cv_thread_totals *out);
+/* Events that found no ring at all (no state could be had within the cap). */
+uint64_t threads_dropped_no_ring(void);
+
+#endif

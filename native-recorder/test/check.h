@@ -1,0 +1,34 @@
+/* A minimal unit test harness: TEST(name) registers a test; CHECK records failures. */
+#ifndef CONVOY_CHECK_H
+#define CONVOY_CHECK_H
+
+#include <stdio.h>
+
+typedef void (*cv_test_fn)(void);
+void cv_register_test(const char *name, cv_test_fn fn);
+extern int cv_check_failures;
+
+#define TEST(name) \
+    static void name(void); \
+    __attribute__((constructor)) static void register_##name(void) { cv_register_test(#name, name); } \
+    static void name(void)
+
+#define CHECK(cond) \
+    do { \
+        if (!(cond)) { \
+            fprintf(stderr, "  %s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+            cv_check_failures++; \
+        } \
+    } while (0)
+
+#define CHECK_EQ_U64(a, b) \
+    do { \
+        unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b); \
+        if (a_ != b_) { \
+            fprintf(stderr, "  %s:%d: CHECK failed: %s == %s (%llu != %llu)\n", __FILE__, __LINE__, \
+                    #a, #b, a_, b_); \
+            cv_check_failures++; \
+        } \
+    } while (0)
+
+#endif

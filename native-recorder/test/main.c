@@ -1,0 +1,34 @@
+#include "check.h"
+
+#include <stdlib.h>
+
+#define MAX_TESTS 256
+
+static const char *names[MAX_TESTS];
+static cv_test_fn fns[MAX_TESTS];
+static int count;
+int cv_check_failures;
+
+void cv_register_test(const char *name, cv_test_fn fn) {
+    if (count < MAX_TESTS) {
+        names[count] = name;
+        fns[count++] = fn;
+    }
+}
+
+int main(void) {
+    int passed = 0, failed = 0;
+    for (int i = 0; i < count; i++) {
+        int before = cv_check_failures;
+        fns[i]();
+        if (cv_check_failures == before) {
+            passed++;
+            printf("ok   %s\n", names[i]);
+        } else {
+            failed++;
+            printf("FAIL %s\n", names[i]);
+        }
+    }
+    printf("native: %d passed, %d failed\n", passed, failed);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

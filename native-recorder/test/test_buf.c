@@ -1,0 +1,41 @@
+#include "buf.h"
+#include "check.h"
+
+#include <string.h>
+
+TEST(crc32_matches_the_standard_check_value) {
+    const char *s = "123456789";
+    CHECK_EQ_U64(cv_crc32((const uint8_t *)s, strlen(s)), 0xCBF43926u);
+    CHECK_EQ_U64(cv_crc32(NULL, 0), 0);
+}
+
+TEST(buf_writes_little_endian_and_sections) {
+    cv_buf b;
+    buf_init(&b);
+    buf_u16(&b, 0x0102);
+    size_t mark = buf_section_begin(&b, 7);
+    buf_u32(&b, 0xA1B2C3D4u);
+    buf_str(&b, "hi");
+    buf_section_end(&b, mark);
+    CHECK(!b.failed);
+    CHECK_EQ_U64(b.len, 2 + 16 + 4 + 4 + 2);
+    CHECK(b.data[0] == 0x02 && b.data[1] == 0x01);
+    CHECK(b.data[2] == 7);                            /* tag */
+    CHECK_EQ_U64(b.data[10], 10);                     /* payload length, low byte */
+    uint32_t crc = (uint32_t)b.data[6] | (uint32_t)b.data[7] << 8 | (uint32_t)b.data[8] << 16 |
+                   (uint32_t)b.data[9] << 24;
+    CHECK_EQ_U64(crc, cv_crc32(b.data + 18, 10));
+    CHECK(b.data[18] == 0xD4 && b.data[21] == 0xA1);
+    CHECK(b.data[22] == 2 && memcmp(b.data + 26, "hi", 2) == 0);
+    buf_free(&b);
+}
+
+TEST(buf_grows_past_its_first_block) {
+    cv_buf b;
+    buf_init(&b);
+    for (uint32_t i = 0; i < 100000; i++) buf_u32(&b, i);
+    CHECK(!b.failed);
+    CHECK_EQ_U64(b.len, 400000);
+    CHECK(b.data[399996] == (99999 & 0xFF));
+    buf_free(&b);
+}

@@ -1,0 +1,117 @@
+#include "check.h"
+#include "ring.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+static cv_ring *new_ring(uint32_t cap) {
+    cv_ring *r = malloc(ring_bytes(cap));
+    ring_init(r, cap);
+    return r;
+}
+
+static cv_record rec(uint64_t i) {
+    cv_record r = {i * 10, cv_record_meta(3, 1, (uint32_t)i), i + 1, (int64_t)i * 7, -(int64_t)i};
+    return r;
+}
+
+TEST(ring_keeps_records_in_order_until_full) {
+    cv_ring *r = new_ring(8);
+    for (uint64_t i = 0; i < 5; i++) {
+        cv_record x = rec(i);
+        ring_write(r, &x);
+    }
+    cv_record out[8];
+    uint64_t written = 0, torn = 99;
+    uint32_t n = ring_read(r, out, 8, &written, &torn);
+    CHECK_EQ_U64(n, 5);
+    CHECK_EQ_U64(written, 5);
+    CHECK_EQ_U64(torn, 0);
+    CHECK_EQ_U64(ring_overwritten(r), 0);
+    for (uint32_t i = 0; i < n; i++) {
+        CHECK_EQ_U64(out[i].ts, i * 10);
+        CHECK_EQ_U64(out[i].obj, i + 1);
+        CHECK_EQ_U64(out[i].meta >> 32, i);
+        CHECK(out[i].arg2 == -(int64_t)i);
+    }
+    free(r);
+}
+
+TEST(ring_overwrites_oldest_and_counts_it) {
+    cv_ring *r = new_ring(4);
+    for (uint64_t i = 0; i < 11; i++) {
+        cv_record x = rec(i);
+        ring_write(r, &x);
+    }
+    cv_record out[4];
+    uint64_t written = 0, torn = 0;
+    uint32_t n = ring_read(r, out, 4, &written, &torn);
+    CHECK_EQ_U64(n, 4);
+    CHECK_EQ_U64(written, 11);
+    CHECK_EQ_U64(ring_overwritten(r), 7);
+    /* the newest four survive, oldest first */
+    for (uint32_t i = 0; i < 4; i++) CHECK_EQ_U64(out[i].ts, (7 + i) * 10);
+    free(r);
+}
+
+TEST(ring_counts_drops) {
+    cv_ring *r = new_ring(2);
+    ring_drop(r);
+    ring_drop(r);
+    CHECK_EQ_U64(ring_dropped(r), 2);
+    free(r);
+}
+
+TEST(ring_capacity_for_inverts_ring_bytes) {
+    CHECK_EQ_U64(ring_capacity_for(ring_bytes(100)), 100);
+    CHECK_EQ_U64(ring_capacity_for(ring_bytes(100) + 47), 100);
+    CHECK_EQ_U64(ring_capacity_for(10), 0);
+}
+
+/* A writer fills a small ring as fast as it can while a reader copies it over and
+ * over: every record the reader accepts must be internally consistent (never torn)
+ * and records must come out in strictly increasing sequence. */
+typedef struct {
+    cv_ring *ring;
+    uint64_t total;
+    int done;
+} race_ctx;
+
+static void *writer(void *p) {
+    race_ctx *c = p;
+    for (uint64_t i = 0; i < c->total; i++) {
+        cv_record x = {i, i ^ 0xABCDEF, i * 3, (int64_t)(i * 5), (int64_t)(i * 7)};
+        ring_write(c->ring, &x);
+    }
+    __atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+TEST(ring_reader_never_returns_torn_records) {
+    race_ctx c = {new_ring(16), 2000000, 0};
+    pthread_t w;
+    pthread_create(&w, NULL, writer, &c);
+    cv_record out[16];
+    uint64_t reads = 0, accepted = 0, torn_total = 0, bad = 0;
+    while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE) || reads == 0) {
+        uint64_t written, torn;
+        uint32_t n = ring_read(c.ring, out, 16, &written, &torn);
+        reads++;
+        torn_total += torn;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t s = out[i].ts;
+            if (out[i].meta != (s ^ 0xABCDEF) || out[i].obj != s * 3 ||
+                out[i].arg != (int64_t)(s * 5) || out[i].arg2 != (int64_t)(s * 7)) bad++;
+            if (i > 0 && out[i].ts <= out[i - 1].ts) bad++;
+            if (s >= written) bad++;
+        }
+        accepted += n;
+    }
+    pthread_join(w, NULL);
+    CHECK_EQ_U64(bad, 0);
+    CHECK(accepted > 0);
+    CHECK_EQ_U64(ring_written(c.ring), c.total);
+    printf("     (%llu reads, %llu records accepted, %llu torn skipped)\n",
+           (unsigned long long)reads, (unsigned long long)accepted, (unsigned long long)torn_total);
+    free(c.ring);
+}
