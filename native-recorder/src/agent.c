@@ -39,6 +39,10 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
         return JNI_VERSION_1_8;
     }
     g_cv.jvmti = jvmti;
+    JNIEnv *jni = NULL;
+    if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) == JNI_OK && jni_register_natives(jni) != 0) {
+        /* Loaded by a class loader that cannot see NativeRecorder: natives bind by name. */
+    }
     return JNI_VERSION_1_8;
 }
 

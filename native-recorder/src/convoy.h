@@ -44,5 +44,6 @@ extern cv_agent g_cv;
 
 int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err);
 int agent_set_recording(int on, cv_error *err);
+int jni_register_natives(JNIEnv *jni);
 
 #endif

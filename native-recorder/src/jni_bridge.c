@@ -100,3 +100,28 @@ Java_dev_convoy_agent_NativeRecorder_counters0(JNIEnv *jni, jclass cls) {
     if (arr) (*jni)->SetLongArrayRegion(jni, arr, 0, 10, v);
     return arr;
 }
+
+/* Binds the natives explicitly when the library is loaded. JDK 24 and later warn when a
+ * native method of a class without native access is bound by name lookup; explicit
+ * registration is how the agent avoids that (see NativeLibraryLoader). */
+int jni_register_natives(JNIEnv *jni) {
+    static const JNINativeMethod methods[] = {
+        {"start0", "(IJIZZLjava/lang/String;)V", (void *)Java_dev_convoy_agent_NativeRecorder_start0},
+        {"setRecording0", "(Z)V", (void *)Java_dev_convoy_agent_NativeRecorder_setRecording0},
+        {"isRecording0", "()Z", (void *)Java_dev_convoy_agent_NativeRecorder_isRecording0},
+        {"snapshot0", "()[B", (void *)Java_dev_convoy_agent_NativeRecorder_snapshot0},
+        {"counters0", "()[J", (void *)Java_dev_convoy_agent_NativeRecorder_counters0},
+    };
+    jclass cls = (*jni)->FindClass(jni, "dev/convoy/agent/NativeRecorder");
+    if (!cls) {
+        (*jni)->ExceptionClear(jni);
+        return -1;
+    }
+    jint rc = (*jni)->RegisterNatives(jni, cls, methods, (jint)(sizeof(methods) / sizeof(methods[0])));
+    (*jni)->DeleteLocalRef(jni, cls);
+    if (rc != JNI_OK) {
+        (*jni)->ExceptionClear(jni);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,268 @@
+package dev.convoy.agent;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+import dev.convoy.export.Format;
+
+/**
+ * The agent's options: {@code -javaagent:convoy-agent.jar=key=value,key=value,...}.
+ *
+ * <pre>
+ * recording=on|off       record monitor and GC events from the start (default on)
+ * buffer=SIZE            per-thread ring buffer (default 64k; 4k to 64m)
+ * memory=SIZE            cap on all recorder memory (default 64m; 1m to 16g)
+ * stackdepth=N           frames per stack trace, 0 = none (default 64; at most 2048)
+ * dumpdir=DIR            where dumps are written (default ./convoy-out)
+ * dumponexit=FORMATS     dump when the JVM exits: none (default), all, or formats
+ *                        joined by '+': chrome+tptp+csv+snapshot
+ * dumpname=NAME          base name of dump files (default convoy-PID)
+ * callbacks=full|empty   'empty' registers JVMTI callbacks that do nothing: the
+ *                        benchmark floor, records nothing (default full)
+ * </pre>
+ * SIZE is a number of bytes with an optional k, m or g suffix (powers of 1024).
+ * Every error names the option and what it allows.
+ */
+public final class AgentOptions {
+
+    /** Thrown for an unknown key, a malformed value or an impossible combination. */
+    public static final class InvalidOptionException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        InvalidOptionException(String message) {
+            super(message);
+        }
+    }
+
+    static final List<String> KEYS = List.of("recording", "buffer", "memory", "stackdepth", "dumpdir",
+            "dumponexit", "dumpname", "callbacks");
+
+    static final long MIN_BUFFER = 4 << 10;
+    static final long MAX_BUFFER = 64 << 20;
+    static final long MIN_MEMORY = 1 << 20;
+    static final long MAX_MEMORY = 16L << 30;
+    static final int MAX_STACK_DEPTH = 2048;
+
+    private boolean recording = true;
+    private int bufferBytes = 64 << 10;
+    private long memoryCap = 64L << 20;
+    private int stackDepth = 64;
+    private Path dumpDir = Paths.get("convoy-out");
+    private Set<Format> dumpOnExit = EnumSet.noneOf(Format.class);
+    private String dumpName;
+    private boolean emptyCallbacks;
+    private String text = "";
+
+    private AgentOptions() {
+    }
+
+    /** Parses an option string; null or empty gives the defaults. */
+    public static AgentOptions parse(String text) {
+        AgentOptions o = new AgentOptions();
+        o.text = text == null ? "" : text.trim();
+        Map<String, String> seen = new LinkedHashMap<>();
+        if (!o.text.isEmpty()) {
+            for (String part : o.text.split(",", -1)) {
+                int eq = part.indexOf('=');
+                if (part.isBlank()) {
+                    throw new InvalidOptionException("empty option in '" + o.text
+                            + "'; options are key=value pairs separated by commas");
+                }
+                if (eq < 0) {
+                    throw new InvalidOptionException("option '" + part.trim() + "' has no value; write "
+                            + part.trim() + "=VALUE (options: " + String.join(", ", KEYS) + ")");
+                }
+                String key = part.substring(0, eq).trim().toLowerCase(Locale.ROOT);
+                String value = part.substring(eq + 1).trim();
+                if (!KEYS.contains(key)) {
+                    throw new InvalidOptionException("unknown option '" + key + "'; allowed options: "
+                            + String.join(", ", KEYS));
+                }
+                if (seen.put(key, value) != null) {
+                    throw new InvalidOptionException("option '" + key + "' is given twice");
+                }
+                o.apply(key, value);
+            }
+        }
+        o.checkCombination();
+        return o;
+    }
+
+    private void apply(String key, String value) {
+        switch (key) {
+            case "recording" -> recording = onOff(key, value);
+            case "buffer" -> bufferBytes = (int) size(key, value, MIN_BUFFER, MAX_BUFFER);
+            case "memory" -> memoryCap = size(key, value, MIN_MEMORY, MAX_MEMORY);
+            case "stackdepth" -> stackDepth = integer(key, value, 0, MAX_STACK_DEPTH);
+            case "dumpdir" -> {
+                if (value.isEmpty()) {
+                    throw new InvalidOptionException("option 'dumpdir' needs a directory, e.g. dumpdir=/var/tmp/convoy");
+                }
+                dumpDir = Paths.get(value);
+            }
+            case "dumponexit" -> dumpOnExit = formats(key, value);
+            case "dumpname" -> {
+                if (value.isEmpty() || !value.matches("[A-Za-z0-9._-]+")) {
+                    throw new InvalidOptionException("option 'dumpname' must be a file name of letters, digits, "
+                            + "'.', '_' and '-', got '" + value + "'");
+                }
+                dumpName = value;
+            }
+            case "callbacks" -> {
+                if (!value.equals("full") && !value.equals("empty")) {
+                    throw new InvalidOptionException("option 'callbacks' must be full or empty, got '" + value + "'");
+                }
+                emptyCallbacks = value.equals("empty");
+            }
+            default -> throw new AssertionError(key);
+        }
+    }
+
+    private void checkCombination() {
+        if (bufferBytes > memoryCap / 4) {
+            throw new InvalidOptionException("option 'buffer' (" + bufferBytes + " bytes) must be at most a quarter of "
+                    + "option 'memory' (" + memoryCap + " bytes): raise memory or lower buffer");
+        }
+        if (emptyCallbacks && !dumpOnExit.isEmpty()) {
+            throw new InvalidOptionException("option 'dumponexit' needs a recording, but callbacks=empty records nothing");
+        }
+    }
+
+    private static boolean onOff(String key, String value) {
+        return switch (value.toLowerCase(Locale.ROOT)) {
+            case "on", "true", "yes" -> true;
+            case "off", "false", "no" -> false;
+            default -> throw new InvalidOptionException("option '" + key + "' must be on or off, got '" + value + "'");
+        };
+    }
+
+    static long size(String key, String value, long min, long max) {
+        String v = value.toLowerCase(Locale.ROOT);
+        long unit = 1;
+        if (v.endsWith("k")) {
+            unit = 1L << 10;
+        } else if (v.endsWith("m")) {
+            unit = 1L << 20;
+        } else if (v.endsWith("g")) {
+            unit = 1L << 30;
+        }
+        String digits = unit == 1 ? v : v.substring(0, v.length() - 1);
+        String allowed = " (allowed " + human(min) + " to " + human(max) + ")";
+        if (!digits.matches("[0-9]{1,12}")) {
+            throw new InvalidOptionException("option '" + key + "': '" + value + "' is not a size; write a number of "
+                    + "bytes with an optional k, m or g suffix, e.g. " + key + "=" + human(min * 4) + allowed);
+        }
+        long n = Long.parseLong(digits);
+        if (n > max / unit || n * unit < min || n * unit > max) {
+            throw new InvalidOptionException("option '" + key + "': " + value + " is out of range" + allowed);
+        }
+        return n * unit;
+    }
+
+    private static int integer(String key, String value, int min, int max) {
+        if (!value.matches("[0-9]{1,9}")) {
+            throw new InvalidOptionException("option '" + key + "': '" + value + "' is not a whole number (allowed "
+                    + min + " to " + max + ")");
+        }
+        long n = Long.parseLong(value);
+        if (n < min || n > max) {
+            throw new InvalidOptionException("option '" + key + "': " + value + " is out of range (allowed "
+                    + min + " to " + max + ")");
+        }
+        return (int) n;
+    }
+
+    private static Set<Format> formats(String key, String value) {
+        String v = value.toLowerCase(Locale.ROOT);
+        if (v.equals("none")) {
+            return EnumSet.noneOf(Format.class);
+        }
+        if (v.equals("all")) {
+            return EnumSet.allOf(Format.class);
+        }
+        Set<Format> out = EnumSet.noneOf(Format.class);
+        for (String f : v.split("\\+", -1)) {
+            try {
+                out.add(Format.parse(f));
+            } catch (IllegalArgumentException e) {
+                throw new InvalidOptionException("option '" + key + "': " + e.getMessage()
+                        + "; write none, all, or formats joined by '+', e.g. " + key + "=chrome+tptp+csv");
+            }
+        }
+        return out;
+    }
+
+    static String human(long bytes) {
+        if (bytes % (1L << 30) == 0) {
+            return (bytes >> 30) + "g";
+        }
+        if (bytes % (1L << 20) == 0) {
+            return (bytes >> 20) + "m";
+        }
+        if (bytes % (1L << 10) == 0) {
+            return (bytes >> 10) + "k";
+        }
+        return Long.toString(bytes);
+    }
+
+    public boolean recording() {
+        return recording;
+    }
+
+    public int bufferBytes() {
+        return bufferBytes;
+    }
+
+    public long memoryCap() {
+        return memoryCap;
+    }
+
+    public int stackDepth() {
+        return stackDepth;
+    }
+
+    public Path dumpDir() {
+        return dumpDir;
+    }
+
+    public Set<Format> dumpOnExit() {
+        return Collections.unmodifiableSet(dumpOnExit);
+    }
+
+    /** Base name of dump files: the dumpname option, or convoy-PID. */
+    public String dumpName() {
+        return dumpName != null ? dumpName : "convoy-" + ProcessHandle.current().pid();
+    }
+
+    public boolean emptyCallbacks() {
+        return emptyCallbacks;
+    }
+
+    /** The option text as given. */
+    public String text() {
+        return text;
+    }
+
+    /** Every option with its value in effect, for logs and snapshots. */
+    public String effective() {
+        List<String> parts = new ArrayList<>();
+        parts.add("recording=" + (recording ? "on" : "off"));
+        parts.add("buffer=" + human(bufferBytes));
+        parts.add("memory=" + human(memoryCap));
+        parts.add("stackdepth=" + stackDepth);
+        parts.add("dumpdir=" + dumpDir);
+        parts.add("dumponexit=" + (dumpOnExit.isEmpty() ? "none" : String.join("+",
+                dumpOnExit.stream().map(f -> f.name().toLowerCase(Locale.ROOT)).toList())));
+        parts.add("dumpname=" + dumpName());
+        parts.add("callbacks=" + (emptyCallbacks ? "empty" : "full"));
+        return String.join(",", parts);
+    }
+}

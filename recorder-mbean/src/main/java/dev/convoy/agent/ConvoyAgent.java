@@ -1,0 +1,95 @@
+package dev.convoy.agent;
+
+import java.io.IOException;
+import java.lang.instrument.Instrumentation;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.convoy.export.Exporters;
+import dev.convoy.export.Format;
+
+/**
+ * The running agent: options, native recorder, dumps. One per JVM, created by
+ * {@link #initialize}, usable as a library (tests, the MBean) through {@link #get()}.
+ */
+public final class ConvoyAgent {
+
+    private static ConvoyAgent instance;
+
+    private final AgentOptions options;
+
+    private ConvoyAgent(AgentOptions options) {
+        this.options = options;
+    }
+
+    /**
+     * Parses the options, loads and starts the native recorder and installs the dump on
+     * exit. Idempotent for equal options.
+     *
+     * @throws AgentOptions.InvalidOptionException for a bad option
+     * @throws IllegalStateException if the recorder cannot start, or runs already with
+     *         other options
+     */
+    public static synchronized ConvoyAgent initialize(String args, Instrumentation inst) {
+        AgentOptions options = AgentOptions.parse(args);
+        if (instance != null) {
+            if (instance.options.effective().equals(options.effective())) {
+                return instance;
+            }
+            throw new IllegalStateException("Convoy already runs in this JVM with options "
+                    + instance.options.effective() + "; it cannot be restarted with " + options.effective());
+        }
+        NativeRecorder.load(inst);
+        NativeRecorder.start(options.bufferBytes(), options.memoryCap(), options.stackDepth(), options.recording(),
+                options.emptyCallbacks(), options.effective());
+        ConvoyAgent agent = new ConvoyAgent(options);
+        if (!options.dumpOnExit().isEmpty()) {
+            Runtime.getRuntime().addShutdownHook(new Thread(agent::dumpOnExit, "convoy-dump-on-exit"));
+        }
+        instance = agent;
+        return agent;
+    }
+
+    /** The running agent, or null if none was initialized. */
+    public static synchronized ConvoyAgent get() {
+        return instance;
+    }
+
+    public AgentOptions options() {
+        return options;
+    }
+
+    /** A binary snapshot of everything recorded so far. */
+    public byte[] snapshot() {
+        return NativeRecorder.snapshot();
+    }
+
+    /**
+     * Writes one snapshot in each of the given formats into the dump directory, named
+     * {@code dumpname} plus the format's extension. Each file appears whole or not at all.
+     *
+     * @return the files written
+     */
+    public List<Path> dump(Iterable<Format> formats) throws IOException {
+        byte[] snapshot = snapshot();
+        Path dir = options.dumpDir().toAbsolutePath();
+        Files.createDirectories(dir);
+        List<Path> written = new ArrayList<>();
+        for (Format f : formats) {
+            written.addAll(Exporters.export(snapshot, f, dir.resolve(options.dumpName() + f.suffix())));
+        }
+        return written;
+    }
+
+    private void dumpOnExit() {
+        try {
+            for (Path p : dump(options.dumpOnExit())) {
+                System.err.println("[convoy] wrote " + p);
+            }
+        } catch (IOException | RuntimeException e) {
+            System.err.println("[convoy] dump on exit failed: " + e);
+        }
+    }
+}

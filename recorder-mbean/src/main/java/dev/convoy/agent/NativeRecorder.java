@@ -1,0 +1,100 @@
+package dev.convoy.agent;
+
+/**
+ * The interface against the JVM: every native method of Convoy, implemented by
+ * {@code libconvoy.so} (native-recorder). Nothing else in Java calls native code.
+ *
+ * <p>Threading: every method may be called from any Java thread. {@link #start} must
+ * complete before any other method is called and runs once per JVM. A native failure
+ * arrives as an {@link IllegalStateException} carrying the native error message.
+ */
+public final class NativeRecorder {
+
+    /** Order of the values returned by {@link #counters()}; matches jni_bridge.c. */
+    public enum Counter {
+        RECORDS_WRITTEN, RECORDS_OVERWRITTEN, RECORDS_DROPPED, THREADS_RECORDED, THREADS_SEEN,
+        THREADS_EVICTED, MEMORY_IN_USE, START_EPOCH_NS, STACKS_DROPPED, OBJECTS_DROPPED
+    }
+
+    private static volatile boolean loaded;
+
+    private NativeRecorder() {
+    }
+
+    /**
+     * Loads {@code libconvoy.so} (see {@link NativeLibraryLoader}). Idempotent.
+     *
+     * @param inst the agent's instrumentation, used on JDK 24+ to load without a
+     *             restricted-method warning; may be null
+     *
+     * @throws IllegalStateException if the library cannot be loaded; the message says why
+     *         and what to do, earlier attempts are attached as suppressed exceptions
+     */
+    public static synchronized void load(java.lang.instrument.Instrumentation inst) {
+        if (!loaded) {
+            NativeLibraryLoader.load(inst);
+            loaded = true;
+        }
+    }
+
+    /**
+     * Starts the recorder: adds the JVMTI capabilities (live phase), allocates the tables
+     * within {@code memoryCap}, registers the threads already running and enables the
+     * events. Precondition: {@link #load()} succeeded; the options were validated.
+     *
+     * @param bufferBytes    per-thread ring size in bytes
+     * @param memoryCap      bound of all recorder memory (rings and tables) in bytes
+     * @param stackDepth     frames captured on contention and wait events, 0 for none
+     * @param recording      whether monitor and GC events are recorded from now on
+     * @param emptyCallbacks benchmark floor: register callbacks that do nothing
+     * @param options        the option text in effect, stored in snapshots
+     * @throws IllegalStateException if the recorder already runs or JVMTI refuses
+     */
+    public static void start(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
+                             boolean emptyCallbacks, String options) {
+        start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, options);
+    }
+
+    /**
+     * Switches recording of monitor and GC events on or off; thread start and end keep
+     * being tracked so that thread names stay known. Takes effect for events that begin
+     * after the call.
+     *
+     * @throws IllegalStateException if the recorder is not started
+     */
+    public static void setRecording(boolean on) {
+        setRecording0(on);
+    }
+
+    /** Whether monitor and GC events are being recorded. */
+    public static boolean isRecording() {
+        return isRecording0();
+    }
+
+    /**
+     * Copies every ring and table into one binary snapshot (schema/snapshot-format.md)
+     * while the application runs: no application thread is stopped and writers never
+     * wait. Records torn by a concurrent write are skipped and counted.
+     *
+     * @throws IllegalStateException if the recorder is not started or memory runs out
+     */
+    public static byte[] snapshot() {
+        return snapshot0();
+    }
+
+    /** Current counters, indexed by {@link Counter#ordinal()}; all 0 before start. */
+    public static long[] counters() {
+        return counters0();
+    }
+
+    private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
+                                      boolean emptyCallbacks, String options);
+
+    private static native void setRecording0(boolean on);
+
+    private static native boolean isRecording0();
+
+    private static native byte[] snapshot0();
+
+    private static native long[] counters0();
+}

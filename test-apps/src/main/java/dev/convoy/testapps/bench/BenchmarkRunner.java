@@ -1,0 +1,319 @@
+package dev.convoy.testapps.bench;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs {@link PingPong} under each {@link BenchConfig} side by side and reports the cost per
+ * monitor event of the recorder above the JVMTI floor and above no agent.
+ *
+ * <pre>
+ * java -cp test-apps/target/classes dev.convoy.testapps.bench.BenchmarkRunner \
+ *     --agent recorder-mbean/target/convoy-agent.jar [--java PATH] [--runs 7] \
+ *     [--roundtrips 200000] [--warmup 50000] [--out docs/performance.md] [--marker pingpong]
+ * </pre>
+ *
+ * Runs are interleaved (run 1 of every configuration, then run 2, ...) so that slow drift of the
+ * machine hits every configuration alike. Each run is a fresh JVM with identical flags, pinned to
+ * CPU 0 with {@code taskset -c 0} when taskset exists and works. The child's classpath is this
+ * JVM's {@code java.class.path}. With {@code --out}, the section between
+ * {@code <!-- MARKER:begin -->} and {@code <!-- MARKER:end -->} of the file is replaced (appended if
+ * the markers are absent).
+ */
+public final class BenchmarkRunner {
+
+    /** JVM flags of every child, whatever the configuration. */
+    public static final List<String> JVM_FLAGS = List.of("-Xms256m", "-Xmx256m", "-XX:+UseSerialGC");
+    static final String PING_PONG_CLASS = PingPong.class.getName();
+    static final long CHILD_TIMEOUT_MINUTES = 10;
+
+    /** Parsed command line. */
+    record Options(String agent, String java, int runs, int roundtrips, int warmup, String out, String marker) {
+    }
+
+    static final String USAGE = "usage: BenchmarkRunner --agent PATH [--java PATH] [--runs N] [--roundtrips M] "
+            + "[--warmup W] [--out FILE] [--marker NAME]";
+
+    private BenchmarkRunner() {
+    }
+
+    public static void main(String[] args) {
+        Options o;
+        try {
+            o = parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("error: " + e.getMessage());
+            System.err.println(USAGE);
+            System.exit(2);
+            return;
+        }
+        try {
+            run(o, args);
+        } catch (Exception e) {
+            System.err.println("benchmark failed: " + e.getMessage());
+            System.exit(1);
+        }
+    }
+
+    static Options parse(String[] args) {
+        Map<String, String> kv = new LinkedHashMap<>();
+        List<String> keys = List.of("--agent", "--java", "--runs", "--roundtrips", "--warmup", "--out", "--marker");
+        for (int i = 0; i < args.length; i++) {
+            String k = args[i];
+            if (!keys.contains(k)) {
+                throw new IllegalArgumentException("unknown argument '" + k + "'");
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(k + " needs a value");
+            }
+            if (kv.put(k, args[++i]) != null) {
+                throw new IllegalArgumentException(k + " is given twice");
+            }
+        }
+        String agent = kv.get("--agent");
+        if (agent == null) {
+            throw new IllegalArgumentException("--agent PATH is required (the convoy-agent.jar)");
+        }
+        String java = kv.getOrDefault("--java",
+                Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        String marker = kv.getOrDefault("--marker", "pingpong");
+        if (!marker.matches("[A-Za-z0-9._-]+")) {
+            throw new IllegalArgumentException("--marker must be letters, digits, '.', '_' or '-', got '" + marker + "'");
+        }
+        return new Options(agent, java,
+                intArg(kv, "--runs", 7, 1),
+                intArg(kv, "--roundtrips", PingPong.DEFAULT_ROUNDTRIPS, 1),
+                intArg(kv, "--warmup", PingPong.DEFAULT_WARMUP, 0),
+                kv.get("--out"), marker);
+    }
+
+    private static int intArg(Map<String, String> kv, String key, int def, int min) {
+        String v = kv.get(key);
+        if (v == null) {
+            return def;
+        }
+        int n;
+        try {
+            n = Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + " must be an integer, got '" + v + "'");
+        }
+        if (n < min) {
+            throw new IllegalArgumentException(key + " must be >= " + min + ", got " + n);
+        }
+        return n;
+    }
+
+    private static void run(Options o, String[] args) throws IOException, InterruptedException {
+        if (!Files.isRegularFile(Paths.get(o.agent()))) {
+            throw new IOException("agent jar not found: " + o.agent() + " (build it with: mvn -q -DskipTests package)");
+        }
+        List<String> pin = List.of();
+        String pinning;
+        String taskset = onPath("taskset");
+        String jdk;
+        if (taskset == null) {
+            pinning = "none: taskset not found, runs are NOT pinned (threads may migrate between CPUs)";
+            System.err.println("note: taskset not found; runs are not pinned to one CPU");
+            jdk = javaVersion(List.of(), o.java());
+        } else {
+            List<String> candidate = List.of(taskset, "-c", "0");
+            String v = null;
+            try {
+                v = javaVersion(candidate, o.java());
+            } catch (IOException e) {
+                System.err.println("note: '" + taskset + " -c 0' does not work here (" + e.getMessage()
+                        + "); runs are not pinned");
+            }
+            if (v != null) {
+                pin = candidate;
+                pinning = "`taskset -c 0`: each JVM (both ping-pong threads, JIT and GC) on CPU 0";
+                jdk = v;
+            } else {
+                pinning = "none: `taskset -c 0` failed, runs are NOT pinned";
+                jdk = javaVersion(List.of(), o.java());
+            }
+        }
+        String classpath = System.getProperty("java.class.path");
+        List<BenchConfig> configs = BenchConfig.ALL;
+        Map<BenchConfig, List<Double>> results = new LinkedHashMap<>();
+        for (BenchConfig c : configs) {
+            results.put(c, new ArrayList<>());
+        }
+        System.err.println("JDK: " + jdk);
+        System.err.println("running " + o.runs() + " runs x " + configs.size() + " configurations, "
+                + o.roundtrips() + " round trips each (+" + o.warmup() + " warm-up)");
+        for (int run = 1; run <= o.runs(); run++) {
+            for (BenchConfig c : configs) {
+                List<String> cmd = childCommand(pin, o.java(), c.javaagentArg(o.agent()), classpath,
+                        o.roundtrips(), o.warmup());
+                PingPongLine line = runChild(cmd, c);
+                results.get(c).add(line.nsPerRoundtrip());
+                System.err.printf("run %d/%d  %-33s %10.1f ns/round trip%n", run, o.runs(), c.label(),
+                        line.nsPerRoundtrip());
+            }
+        }
+        List<Report.ConfigResult> rs = new ArrayList<>();
+        results.forEach((c, v) -> rs.add(new Report.ConfigResult(c, v)));
+        Report.Environment env = new Report.Environment(
+                ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")),
+                jdk, machine(), o.runs(), o.roundtrips(), o.warmup(), pinning, String.join(" ", JVM_FLAGS),
+                "java -cp " + classpath + " " + BenchmarkRunner.class.getName() + " " + String.join(" ", args));
+        String section = Report.section(env, rs, PingPong.EVENTS_PER_ROUNDTRIP);
+        System.out.println(section);
+        if (o.out() != null) {
+            Path out = Paths.get(o.out());
+            String doc = Files.exists(out) ? Files.readString(out, StandardCharsets.UTF_8) : "";
+            Files.writeString(out, Markers.replace(doc, o.marker(), section), StandardCharsets.UTF_8);
+            System.err.println("updated " + out + " between " + Markers.begin(o.marker()) + " and "
+                    + Markers.end(o.marker()));
+        }
+    }
+
+    /** The command line of one child JVM. */
+    static List<String> childCommand(List<String> pin, String java, String javaagentArg, String classpath,
+                                     int roundtrips, int warmup) {
+        List<String> cmd = new ArrayList<>(pin);
+        cmd.add(java);
+        cmd.addAll(JVM_FLAGS);
+        if (javaagentArg != null) {
+            cmd.add(javaagentArg);
+        }
+        cmd.add("-cp");
+        cmd.add(classpath);
+        cmd.add(PING_PONG_CLASS);
+        cmd.add("--roundtrips");
+        cmd.add(Integer.toString(roundtrips));
+        cmd.add("--warmup");
+        cmd.add(Integer.toString(warmup));
+        return cmd;
+    }
+
+    private static PingPongLine runChild(List<String> cmd, BenchConfig c) throws IOException, InterruptedException {
+        Output r = exec(cmd);
+        if (r.exitCode() != 0) {
+            throw new IOException("configuration '" + c.label() + "' exited with " + r.exitCode() + ": "
+                    + String.join(" ", cmd) + "\n" + String.join("\n", r.lines()));
+        }
+        try {
+            return PingPongLine.find(r.lines()).orElseThrow(() -> new IOException(
+                    "configuration '" + c.label() + "' printed no PINGPONG line:\n" + String.join("\n", r.lines())));
+        } catch (IllegalArgumentException e) {
+            throw new IOException("configuration '" + c.label() + "': " + e.getMessage());
+        }
+    }
+
+    private record Output(int exitCode, List<String> lines) {
+    }
+
+    private static Output exec(List<String> cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        List<String> lines = new ArrayList<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader br = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String l;
+                while ((l = br.readLine()) != null) {
+                    synchronized (lines) {
+                        lines.add(l);
+                    }
+                }
+            } catch (IOException ignored) {
+                // the process died; its exit code tells
+            }
+        }, "child-output");
+        reader.setDaemon(true);
+        reader.start();
+        if (!p.waitFor(CHILD_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            throw new IOException("timed out after " + CHILD_TIMEOUT_MINUTES + " minutes: " + String.join(" ", cmd));
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(10));
+        synchronized (lines) {
+            return new Output(p.exitValue(), List.copyOf(lines));
+        }
+    }
+
+    /** {@code java -version} of {@code java} (run under {@code pin}): its first two lines. */
+    private static String javaVersion(List<String> pin, String java) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(pin);
+        cmd.add(java);
+        cmd.add("-version");
+        Output r = exec(cmd);
+        if (r.exitCode() != 0) {
+            throw new IOException(String.join(" ", cmd) + " exited with " + r.exitCode() + ": "
+                    + String.join(" ", r.lines()));
+        }
+        return versionText(r.lines());
+    }
+
+    /** The first two lines of {@code java -version} output, without "Picked up ..." noise. */
+    static String versionText(List<String> lines) {
+        List<String> kept = new ArrayList<>();
+        for (String l : lines) {
+            if (!l.isBlank() && !l.startsWith("Picked up ")) {
+                kept.add(l.trim());
+            }
+        }
+        return String.join("; ", kept.subList(0, Math.min(2, kept.size())));
+    }
+
+    /** nproc, the CPU model name and the kernel. */
+    private static String machine() {
+        String nproc;
+        try {
+            Output r = onPath("nproc") != null ? exec(List.of("nproc")) : null;
+            nproc = r != null && r.exitCode() == 0 && !r.lines().isEmpty() ? r.lines().get(0).trim()
+                    : Integer.toString(Runtime.getRuntime().availableProcessors());
+        } catch (IOException | InterruptedException e) {
+            nproc = Integer.toString(Runtime.getRuntime().availableProcessors());
+        }
+        String model = "unknown CPU";
+        try {
+            model = modelName(Files.readAllLines(Paths.get("/proc/cpuinfo"), StandardCharsets.UTF_8));
+        } catch (IOException | RuntimeException ignored) {
+            // not Linux: keep "unknown CPU"
+        }
+        return "nproc " + nproc + ", " + model + ", " + System.getProperty("os.name") + " "
+                + System.getProperty("os.version") + " " + System.getProperty("os.arch");
+    }
+
+    /** The value of the first {@code model name} line of /proc/cpuinfo. */
+    static String modelName(List<String> cpuinfo) {
+        for (String l : cpuinfo) {
+            int colon = l.indexOf(':');
+            if (colon > 0 && l.substring(0, colon).trim().equals("model name")) {
+                return l.substring(colon + 1).trim();
+            }
+        }
+        return "unknown CPU";
+    }
+
+    private static String onPath(String name) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return null;
+        }
+        for (String dir : path.split(File.pathSeparator)) {
+            File f = new File(dir, name);
+            if (f.isFile() && f.canExecute()) {
+                return f.getPath();
+            }
+        }
+        return null;
+    }
+}
