@@ -170,15 +170,11 @@ static int add_capabilities(jvmtiEnv *jvmti, cv_error *err) {
     caps.can_tag_objects = 1;
     caps.can_get_line_numbers = 1;
     caps.can_get_source_file_name = 1;
-    caps.can_get_owned_monitor_info = 1;
-    caps.can_get_current_contended_monitor = 1;
     if (!potential.can_generate_monitor_events || !potential.can_tag_objects) {
         return cv_fail(err, "this JVM cannot generate monitor events or tag objects in the live phase");
     }
     caps.can_get_line_numbers = potential.can_get_line_numbers;
     caps.can_get_source_file_name = potential.can_get_source_file_name;
-    caps.can_get_owned_monitor_info = potential.can_get_owned_monitor_info;
-    caps.can_get_current_contended_monitor = potential.can_get_current_contended_monitor;
     caps.can_generate_garbage_collection_events = potential.can_generate_garbage_collection_events;
     CV_JVMTI_OR_FAIL(err, (*jvmti)->AddCapabilities(jvmti, &caps), "AddCapabilities");
     g_cv.has_gc_events = caps.can_generate_garbage_collection_events;

@@ -55,14 +55,19 @@ Java_dev_convoy_agent_NativeRecorder_isRecording0(JNIEnv *jni, jclass cls) {
 }
 
 JNIEXPORT jbyteArray JNICALL
-Java_dev_convoy_agent_NativeRecorder_snapshot0(JNIEnv *jni, jclass cls) {
+Java_dev_convoy_agent_NativeRecorder_snapshot0(JNIEnv *jni, jclass cls, jlongArray monitor_states) {
     (void)cls;
+    jsize nstates = monitor_states ? (*jni)->GetArrayLength(jni, monitor_states) : 0;
+    jlong *states = nstates ? (*jni)->GetLongArrayElements(jni, monitor_states, NULL) : NULL;
+    if (nstates && !states) return NULL; /* OutOfMemoryError pending */
     cv_buf b;
     buf_init(&b);
     cv_error err;
     memset(&err, 0, sizeof(err));
     jbyteArray result = NULL;
-    if (snapshot_encode(jni, &b, &err)) {
+    int rc = snapshot_encode(jni, (const int64_t *)states, (size_t)(states ? nstates : 0), &b, &err);
+    if (states) (*jni)->ReleaseLongArrayElements(jni, monitor_states, states, JNI_ABORT);
+    if (rc) {
         throw_error(jni, &err);
     } else if (b.len > 0x7FFFFFF0u) {
         cv_error big = {1, "snapshot larger than 2 GiB; lower the memory cap"};
@@ -109,7 +114,7 @@ int jni_register_natives(JNIEnv *jni) {
         {"start0", "(IJIZZLjava/lang/String;)V", (void *)Java_dev_convoy_agent_NativeRecorder_start0},
         {"setRecording0", "(Z)V", (void *)Java_dev_convoy_agent_NativeRecorder_setRecording0},
         {"isRecording0", "()Z", (void *)Java_dev_convoy_agent_NativeRecorder_isRecording0},
-        {"snapshot0", "()[B", (void *)Java_dev_convoy_agent_NativeRecorder_snapshot0},
+        {"snapshot0", "([J)[B", (void *)Java_dev_convoy_agent_NativeRecorder_snapshot0},
         {"counters0", "()[J", (void *)Java_dev_convoy_agent_NativeRecorder_counters0},
     };
     jclass cls = (*jni)->FindClass(jni, "dev/convoy/agent/NativeRecorder");

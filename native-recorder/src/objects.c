@@ -85,6 +85,25 @@ void objects_foreach(cv_object_visitor visit, void *ctx) {
     }
 }
 
+uint32_t objects_hash(uint64_t id, int *found) {
+    *found = 0;
+    if (id == 0 || id > capacity || load_acquire(&table[id - 1].id) == 0) return 0;
+    *found = 1;
+    return table[id - 1].hash;
+}
+
+uint64_t objects_find_by_hash(uint32_t hash) {
+    uint64_t n = objects_count();
+    if (n > capacity) n = capacity;
+    uint64_t match = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (load_acquire(&table[i].id) == 0 || table[i].kind == OBJ_CLASS || table[i].hash != hash) continue;
+        if (match) return 0;
+        match = i + 1;
+    }
+    return match;
+}
+
 uint64_t objects_count(void) {
     pthread_mutex_lock(&tag_lock);
     uint64_t n = next_id;

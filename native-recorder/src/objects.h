@@ -35,6 +35,11 @@ uint64_t objects_id(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind);
 typedef void (*cv_object_visitor)(void *ctx, const cv_object *o);
 void objects_foreach(cv_object_visitor visit, void *ctx);
 
+/* Identity hash of a described object; 0 with *found = 0 if it is not described. */
+uint32_t objects_hash(uint64_t id, int *found);
+/* The only described non-class object with this identity hash, or 0 (none or several). */
+uint64_t objects_find_by_hash(uint32_t hash);
+
 uint64_t objects_count(void);
 uint64_t objects_dropped(void);
 

@@ -45,7 +45,7 @@ typedef struct {
 
 /* One ring as a SECTION_THREADS entry. `live_name` replaces the stored name if set. */
 static void put_ring(cv_buf *b, const cv_thread_view *v, const cv_ring *ring, const char *live_name,
-                     uint64_t dropped_extra, totals *sum) {
+                     cv_record *last, totals *sum) {
     uint32_t cap = ring->capacity;
     cv_record *recs = malloc((size_t)(cap ? cap : 1) * sizeof(cv_record));
     if (!recs) {
@@ -55,7 +55,8 @@ static void put_ring(cv_buf *b, const cv_thread_view *v, const cv_ring *ring, co
     uint64_t written = 0, torn = 0;
     uint32_t n = ring_read(ring, recs, cap, &written, &torn);
     uint64_t overwritten = written > cap ? written - cap : 0;
-    uint64_t dropped = ring_dropped(ring) + dropped_extra;
+    uint64_t dropped = ring_dropped(ring);
+    if (last && n > 0) *last = recs[n - 1];
     buf_u64(b, v->ring_id);
     buf_u64(b, (uint64_t)v->java_tid);
     buf_u64(b, v->thread_obj);
@@ -87,37 +88,39 @@ static char *live_thread_name(JNIEnv *jni, jthread thread) {
     return info.name;
 }
 
-/* Monitor state of a live thread that is blocked or waiting (it is parked in the VM, so
- * the queries stop nothing). Appends an entry to `mb` and returns 1 if one was written. */
-static int put_monitor_state(JNIEnv *jni, cv_buf *mb, const cv_thread_view *v, jthread thread) {
-    jvmtiEnv *jvmti = g_cv.jvmti;
-    jint state = 0;
-    if ((*jvmti)->GetThreadState(jvmti, thread, &state) != JVMTI_ERROR_NONE) return 0;
-    uint32_t mstate;
-    if (state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) mstate = MSTATE_BLOCKED;
-    else if (state & JVMTI_THREAD_STATE_IN_OBJECT_WAIT) mstate = MSTATE_WAITING;
-    else return 0;
-    jobject contended = NULL;
-    if ((*jvmti)->GetCurrentContendedMonitor(jvmti, thread, &contended) != JVMTI_ERROR_NONE) {
-        contended = NULL;
+/* SECTION_MONITORS from the caller's thread states (see snapshot.h). The monitor is
+ * identified by the thread's newest record when it is the matching enter or wait,
+ * otherwise, for a blocked thread, by its identity hash among the described objects. */
+static uint32_t put_monitor_states(cv_buf *mb, cv_thread_view *views, size_t nviews, const cv_record *last,
+                                   const int64_t *states, size_t nstates) {
+    uint32_t n = 0;
+    for (size_t i = 0; i + 3 < nstates; i += 4) {
+        int64_t tid = states[i];
+        uint32_t mstate = (uint32_t)states[i + 1];
+        uint32_t hash = (uint32_t)states[i + 2];
+        int64_t owner = states[i + 3];
+        cv_thread_view *v = threads_find_live(views, nviews, tid);
+        if (!v || (mstate != MSTATE_BLOCKED && mstate != MSTATE_WAITING)) continue;
+        const cv_record *r = &last[v - views];
+        uint8_t type = (uint8_t)(r->meta & 0xFF);
+        uint8_t expected = mstate == MSTATE_BLOCKED ? EVENT_MONITOR_ENTER : EVENT_MONITOR_WAIT;
+        int found = 0;
+        uint64_t object = 0;
+        if (type == expected && objects_hash(r->obj, &found) == hash && found) {
+            object = r->obj;
+        } else if (mstate == MSTATE_BLOCKED) {
+            object = objects_find_by_hash(hash);
+        } else {
+            continue; /* parked, or a wait the recorder did not see: not a monitor state */
+        }
+        buf_u64(mb, v->ring_id);
+        buf_u32(mb, mstate);
+        buf_u64(mb, object);
+        buf_u32(mb, hash);
+        buf_u64(mb, (uint64_t)owner);
+        n++;
     }
-    jint owned_count = 0;
-    jobject *owned = NULL;
-    if ((*jvmti)->GetOwnedMonitorInfo(jvmti, thread, &owned_count, &owned) != JVMTI_ERROR_NONE) {
-        owned_count = 0;
-        owned = NULL;
-    }
-    buf_u64(mb, v->ring_id);
-    buf_u32(mb, mstate);
-    buf_u64(mb, objects_id(jvmti, jni, contended, OBJ_PLAIN));
-    buf_u32(mb, (uint32_t)owned_count);
-    for (jint i = 0; i < owned_count; i++) {
-        buf_u64(mb, objects_id(jvmti, jni, owned[i], OBJ_PLAIN));
-        (*jni)->DeleteLocalRef(jni, owned[i]);
-    }
-    if (owned) (*jvmti)->Deallocate(jvmti, (unsigned char *)owned);
-    if (contended) (*jni)->DeleteLocalRef(jni, contended);
-    return 1;
+    return n;
 }
 
 typedef struct {
@@ -219,7 +222,7 @@ static void visit_object(void *p, const cv_object *o) {
     c->count++;
 }
 
-int snapshot_encode(JNIEnv *jni, cv_buf *b, cv_error *err) {
+int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *b, cv_error *err) {
     if (!g_cv.started || g_cv.config.empty_callbacks) {
         return cv_fail(err, "the recorder is not started (or runs with empty callbacks)");
     }
@@ -241,7 +244,11 @@ int snapshot_encode(JNIEnv *jni, cv_buf *b, cv_error *err) {
     buf_init(&rings);
     buf_init(&monitors);
     totals sum = {0, 0, 0, 0};
-    uint32_t nmon = 0;
+    cv_record *last = calloc(nthreads ? nthreads : 1, sizeof(cv_record));
+    if (!last) {
+        threads_unpin(views, nthreads);
+        return cv_fail(err, "out of memory reading the rings");
+    }
     for (size_t i = 0; i < nthreads; i++) {
         cv_thread_view *v = &views[i];
         char *live_name = NULL;
@@ -251,10 +258,9 @@ int snapshot_encode(JNIEnv *jni, cv_buf *b, cv_error *err) {
         }
         if (thread) {
             live_name = live_thread_name(jni, thread);
-            nmon += (uint32_t)put_monitor_state(jni, &monitors, v, thread);
             (*jni)->DeleteLocalRef(jni, thread);
         }
-        put_ring(&rings, v, &v->t->ring, live_name, 0, &sum);
+        put_ring(&rings, v, &v->t->ring, live_name, &last[i], &sum);
         if (live_name) (*jvmti)->Deallocate(jvmti, (unsigned char *)live_name);
     }
     /* The GC ring: a pseudo-thread. */
@@ -266,7 +272,9 @@ int snapshot_encode(JNIEnv *jni, cv_buf *b, cv_error *err) {
     gc.start_ns = g_cv.start_mono;
     gc.name = "GC";
     gc.group = gc.parent_group = "";
-    put_ring(&rings, &gc, g_cv.gc_ring, NULL, 0, &sum);
+    put_ring(&rings, &gc, g_cv.gc_ring, NULL, NULL, &sum);
+    uint32_t nmon = put_monitor_states(&monitors, views, nthreads, last, states, nstates);
+    free(last);
     threads_unpin(views, nthreads);
 
     cv_thread_totals tt;

@@ -12,6 +12,12 @@
 #include "buf.h"
 #include "log.h"
 
-int snapshot_encode(JNIEnv *jni, cv_buf *out, cv_error *err);
+/* `states` holds, for threads blocked or waiting on a monitor when the caller looked,
+ * quadruples (Java thread id, MSTATE_*, identity hash of the monitor, owner's Java
+ * thread id or -1): the Java side reads them from ThreadMXBean.getThreadInfo without
+ * stack traces, which HotSpot serves without a safepoint. They fill SECTION_MONITORS. */
+#include <stdint.h>
+#include <stddef.h>
+int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *out, cv_error *err);
 
 #endif

@@ -168,6 +168,12 @@ cv_thread *threads_current(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
 }
 
 cv_thread *threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
+    /* HotSpot posts ThreadStart for the main thread after the agent, started from
+     * premain on that thread, has already enumerated it: keep that state. */
+    void *p = NULL;
+    if ((*jvmti)->GetThreadLocalStorage(jvmti, NULL, &p) == JVMTI_ERROR_NONE && p != NULL) {
+        return p == &no_ring ? NULL : (cv_thread *)p;
+    }
     return create_state(jvmti, jni, thread, 0);
 }
 
@@ -257,6 +263,13 @@ void threads_totals(cv_thread_totals *out) {
         out->dropped += ring_dropped(&t->ring);
     }
     pthread_mutex_unlock(&registry_lock);
+}
+
+cv_thread_view *threads_find_live(cv_thread_view *views, size_t count, int64_t java_tid) {
+    for (size_t i = 0; i < count; i++) {
+        if (views[i].java_tid == java_tid && !(views[i].flags & RING_ENDED)) return &views[i];
+    }
+    return NULL;
 }
 
 uint64_t threads_dropped_no_ring(void) {

@@ -79,6 +79,8 @@ typedef struct {
 } cv_thread_totals;
 
 void threads_totals(cv_thread_totals *out);
+/* The pinned view of the live thread with this Java thread id, or NULL. */
+cv_thread_view *threads_find_live(cv_thread_view *views, size_t count, int64_t java_tid);
 /* Events that found no ring at all (no state could be had within the cap). */
 uint64_t threads_dropped_no_ring(void);
 

@@ -1,5 +1,12 @@
 package dev.convoy.agent;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.util.Arrays;
+
+import dev.convoy.snapshot.SnapshotFormat;
+
 /**
  * The interface against the JVM: every native method of Convoy, implemented by
  * {@code libconvoy.so} (native-recorder). Nothing else in Java calls native code.
@@ -79,7 +86,36 @@ public final class NativeRecorder {
      * @throws IllegalStateException if the recorder is not started or memory runs out
      */
     public static byte[] snapshot() {
-        return snapshot0();
+        return snapshot0(monitorStates());
+    }
+
+    /**
+     * Threads blocked or waiting on a monitor now, as the quadruples snapshot0 takes:
+     * (Java thread id, MSTATE_*, identity hash of the monitor, owner's thread id or -1).
+     * ThreadMXBean.getThreadInfo without stack traces runs without a safepoint.
+     */
+    static long[] monitorStates() {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        ThreadInfo[] infos = mx.getThreadInfo(mx.getAllThreadIds());
+        long[] out = new long[infos.length * 4];
+        int n = 0;
+        for (ThreadInfo info : infos) {
+            if (info == null || info.getLockInfo() == null) {
+                continue;
+            }
+            Thread.State st = info.getThreadState();
+            long state = st == Thread.State.BLOCKED ? SnapshotFormat.MSTATE_BLOCKED
+                    : st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING ? SnapshotFormat.MSTATE_WAITING
+                    : SnapshotFormat.MSTATE_RUNNING;
+            if (state == SnapshotFormat.MSTATE_RUNNING) {
+                continue;
+            }
+            out[n++] = info.getThreadId();
+            out[n++] = state;
+            out[n++] = info.getLockInfo().getIdentityHashCode();
+            out[n++] = info.getLockOwnerId();
+        }
+        return Arrays.copyOf(out, n);
     }
 
     /** Current counters, indexed by {@link Counter#ordinal()}; all 0 before start. */
@@ -94,7 +130,7 @@ public final class NativeRecorder {
 
     private static native boolean isRecording0();
 
-    private static native byte[] snapshot0();
+    private static native byte[] snapshot0(long[] monitorStates);
 
     private static native long[] counters0();
 }

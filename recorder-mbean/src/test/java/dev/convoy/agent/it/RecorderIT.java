@@ -63,7 +63,6 @@ class RecorderIT {
             RecordedThread self = pair[0];
             RecordedThread other = pair[1];
             String wanted = self == a ? Deadlock.LockB.class.getName() : Deadlock.LockA.class.getName();
-            String held = self == a ? Deadlock.LockA.class.getName() : Deadlock.LockB.class.getName();
             List<Event> enters = events(self, EventType.MONITOR_ENTER);
             assertEquals(1, enters.size(), () -> self.name() + " events: " + self.events());
             Event enter = enters.get(0);
@@ -82,8 +81,8 @@ class RecorderIT {
             MonitorState state = r.monitorState(self.ringId()).orElseThrow(
                     () -> new AssertionError("no snapshot-time monitor state for " + self.name()));
             assertEquals(enter.obj(), state.object(), "blocked on the monitor it tried to enter");
-            assertTrue(state.owned().stream().anyMatch(o -> r.objectClassName(o).equals(held)),
-                    () -> self.name() + " owns its first lock: " + state);
+            assertEquals(other.javaThreadId(), state.ownerThreadId(), () -> "owner at snapshot time: " + state);
+            assertEquals(r.identityHash(enter.obj()), state.identityHash());
         }
         assertNotEquals(a.javaThreadId(), b.javaThreadId());
     }

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java -cp test-apps/target/classes dev.convoy.testapps.bench.BenchmarkRunner \
- *     --agent recorder-mbean/target/convoy-agent.jar [--java PATH] [--runs 7] \
+ *     --agent recorder-mbean/target/convoy-agent.jar [--java PATH] [--runs 15] \
  *     [--roundtrips 200000] [--warmup 50000] [--out docs/performance.md] [--marker pingpong]
  * </pre>
  *
@@ -95,7 +95,7 @@ public final class BenchmarkRunner {
             throw new IllegalArgumentException("--marker must be letters, digits, '.', '_' or '-', got '" + marker + "'");
         }
         return new Options(agent, java,
-                intArg(kv, "--runs", 7, 1),
+                intArg(kv, "--runs", 15, 1),
                 intArg(kv, "--roundtrips", PingPong.DEFAULT_ROUNDTRIPS, 1),
                 intArg(kv, "--warmup", PingPong.DEFAULT_WARMUP, 0),
                 kv.get("--out"), marker);

@@ -1,0 +1,192 @@
+package dev.convoy.analysis;
+
+import dev.convoy.model.Event;
+import dev.convoy.model.EventType;
+import dev.convoy.model.MonitorState;
+import dev.convoy.model.RecordedThread;
+import dev.convoy.model.Recording;
+import dev.convoy.snapshot.SnapshotFormat;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The owner of the monitor at each MONITOR_ENTER, derived by the rule at the end of
+ * {@code schema/snapshot-format.md}, in this order:
+ * <ol>
+ * <li>an enter still unfinished at snapshot time (no MONITOR_ENTERED followed it) of a
+ *     thread SECTION_MONITORS lists as blocked on that monitor: the ring of the Java
+ *     thread listed there as owner ({@code ownerThreadId}; the live ring if the thread
+ *     was met twice);</li>
+ * <li>otherwise the last thread proven to hold the monitor before the enter: its
+ *     MONITOR_ENTERED or MONITOR_WAITED on the monitor, with no MONITOR_WAIT on it since
+ *     (a wait releases it; any thread's wait also proves the last holder let go) and no
+ *     MONITOR_ENTERED/WAITED of another thread since;</li>
+ * <li>otherwise unknown.</li>
+ * </ol>
+ * "Before" is the order of {@link Recording#events()} (time, ties in file order). The
+ * entering thread itself is never its own owner. Immutable once built.
+ */
+public final class MonitorOwnership {
+    private final Map<Event, RecordedThread> owners = new IdentityHashMap<>();
+    private final List<Handoff> handoffs = new ArrayList<>();
+    private final Map<Event, Release> handedBy = new IdentityHashMap<>();
+
+    private record Release(RecordedThread by, long ts) {
+    }
+
+    /**
+     * A lock handoff: {@code to}, blocked on the monitor, got it from {@code from}.
+     *
+     * @param from      the last thread proven to hold the monitor before the
+     *                  MONITOR_ENTERED (by rule 2, where a MONITOR_WAIT of the holder
+     *                  counts as its release); if none, the owner at the MONITOR_ENTER
+     * @param to        the thread that was blocked
+     * @param monitor   monitor object id
+     * @param releaseNs when {@code from} let go, as far as known: its MONITOR_WAIT, else
+     *                  the acquisition time
+     * @param blocked   the closed BLOCKED interval of {@code to}
+     */
+    public record Handoff(RecordedThread from, RecordedThread to, long monitor, long releaseNs,
+                          Interval blocked) {
+        /** When {@code to} got the monitor (MONITOR_ENTERED). */
+        public long acquireNs() {
+            return blocked.endNs();
+        }
+    }
+
+    private MonitorOwnership() {
+    }
+
+    /** Derives the owners of every MONITOR_ENTER of the recording. */
+    public static MonitorOwnership of(Recording r) {
+        MonitorOwnership mo = new MonitorOwnership();
+        mo.derive(r);
+        mo.pairHandoffs(r);
+        return mo;
+    }
+
+    /** Owner of the monitor at this MONITOR_ENTER; empty when unknown or not an enter. */
+    public Optional<RecordedThread> ownerAt(Event enter) {
+        return Optional.ofNullable(owners.get(enter));
+    }
+
+    /** Java thread id of {@link #ownerAt}, 0 when unknown. */
+    public long ownerJavaThreadId(Event enter) {
+        return ownerAt(enter).map(RecordedThread::javaThreadId).orElse(0L);
+    }
+
+    /** Handoffs of every closed BLOCKED interval whose owner is known, by acquisition time. */
+    public List<Handoff> handoffs() {
+        return handoffs;
+    }
+
+    private void derive(Recording r) {
+        List<Event> all = r.events();
+        Map<Long, RecordedThread> holder = new HashMap<>();
+        Map<Long, Event> releasedByWait = new HashMap<>();
+        for (int i = 0; i < all.size(); i++) {
+            Event e = all.get(i);
+            RecordedThread t = e.thread();
+            switch (e.type()) {
+                case MONITOR_ENTERED, MONITOR_WAITED -> {
+                    if (e.type() == EventType.MONITOR_ENTERED) {
+                        RecordedThread prev = holder.get(e.obj());
+                        Event wait = releasedByWait.get(e.obj());
+                        if (prev != null && prev != t) {
+                            handedBy.put(e, new Release(prev, e.ts()));
+                        } else if (prev == null && wait != null && wait.thread() != t) {
+                            handedBy.put(e, new Release(wait.thread(), wait.ts()));
+                        }
+                    }
+                    releasedByWait.remove(e.obj());
+                    holder.put(e.obj(), t);
+                }
+                case MONITOR_WAIT -> {
+                    if (holder.remove(e.obj()) == t) {
+                        releasedByWait.put(e.obj(), e);
+                    } else {
+                        releasedByWait.remove(e.obj());
+                    }
+                }
+                case MONITOR_ENTER -> {
+                    RecordedThread owner = stillBlocked(r, e) ? ownerAtSnapshot(r, e) : null;
+                    if (owner == null || owner == t) {
+                        owner = holder.get(e.obj());
+                    }
+                    if (owner != null && owner != t) {
+                        owners.put(e, owner);
+                    }
+                }
+                default -> {
+                }
+            }
+        }
+    }
+
+    /** The Java thread SECTION_MONITORS names as owner for the blocked thread of this enter. */
+    private static RecordedThread ownerAtSnapshot(Recording r, Event enter) {
+        long owner = r.monitorState(enter.thread().ringId()).map(MonitorState::ownerThreadId).orElse(-1L);
+        if (owner < 0) {
+            return null;
+        }
+        RecordedThread found = null;
+        for (RecordedThread t : r.javaThreads()) {
+            if (t.javaThreadId() == owner && (found == null || !t.isEnded())) {
+                found = t; // a thread met twice: the live ring owns it
+            }
+        }
+        return found;
+    }
+
+    /**
+     * The enter is unfinished (no MONITOR_ENTERED after it) and SECTION_MONITORS lists its
+     * thread as blocked on that monitor.
+     */
+    private static boolean stillBlocked(Recording r, Event enter) {
+        RecordedThread t = enter.thread();
+        Optional<MonitorState> ms = r.monitorState(t.ringId());
+        if (ms.isEmpty() || ms.get().state() != SnapshotFormat.MSTATE_BLOCKED || ms.get().object() != enter.obj()) {
+            return false;
+        }
+        List<Event> ev = t.events();
+        for (int i = ev.size() - 1; i >= 0; i--) {
+            Event e = ev.get(i);
+            if (e == enter) {
+                return true;
+            }
+            if (e.type() == EventType.MONITOR_ENTERED || e.type() == EventType.MONITOR_ENTER) {
+                return false;
+            }
+        }
+        return false;
+    }
+
+    private void pairHandoffs(Recording r) {
+        for (Interval in : Intervals.of(r)) {
+            if (in.kind() != Interval.Kind.BLOCKED || in.isOpen()) {
+                continue;
+            }
+            Release rel = handedBy.get(in.end());
+            RecordedThread from = rel != null ? rel.by() : owners.get(in.begin());
+            if (from == null) {
+                continue;
+            }
+            long release = rel != null ? rel.ts() : in.endNs();
+            if (rel == null) {
+                for (Event e : from.events()) {
+                    if (e.type() == EventType.MONITOR_WAIT && e.obj() == in.monitor()
+                            && e.ts() >= in.startNs() && e.ts() <= in.endNs()) {
+                        release = e.ts();
+                        break;
+                    }
+                }
+            }
+            handoffs.add(new Handoff(from, in.thread(), in.monitor(), release, in));
+        }
+        handoffs.sort((a, b) -> Long.compare(a.acquireNs(), b.acquireNs()));
+    }
+}

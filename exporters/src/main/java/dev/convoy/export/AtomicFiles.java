@@ -1,0 +1,79 @@
+package dev.convoy.export;
+
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes files so that a reader never sees a partial one: each is written to a temporary
+ * file in its destination directory and renamed over the destination with
+ * {@code ATOMIC_MOVE}. A group of files is committed only when all were written.
+ */
+public final class AtomicFiles {
+    private AtomicFiles() {
+    }
+
+    /** Writes the content of one stream. */
+    @FunctionalInterface
+    public interface Content {
+        /** Writes the whole content; the stream is closed by the caller. */
+        void writeTo(OutputStream out) throws IOException;
+    }
+
+    /** Writes one file atomically; returns {@code dest}. */
+    public static Path write(Path dest, Content content) throws IOException {
+        return write(Map.of(dest, content)).get(0);
+    }
+
+    /**
+     * Writes several files: all temporary files first, then the renames in map order. On
+     * failure every temporary file and every destination already renamed by this call is
+     * deleted, and the exception is rethrown.
+     *
+     * @return the destinations, in map order
+     */
+    public static List<Path> write(Map<Path, Content> files) throws IOException {
+        Map<Path, Path> staged = new LinkedHashMap<>();
+        List<Path> moved = new ArrayList<>();
+        boolean ok = false;
+        try {
+            for (Map.Entry<Path, Content> f : files.entrySet()) {
+                Path dest = f.getKey().toAbsolutePath();
+                Files.createDirectories(dest.getParent());
+                Path tmp = Files.createTempFile(dest.getParent(), "." + dest.getFileName() + ".", ".tmp");
+                staged.put(dest, tmp);
+                try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
+                    f.getValue().writeTo(out);
+                }
+            }
+            for (Map.Entry<Path, Path> s : staged.entrySet()) {
+                try {
+                    Files.move(s.getValue(), s.getKey(), StandardCopyOption.ATOMIC_MOVE,
+                            StandardCopyOption.REPLACE_EXISTING);
+                } catch (AtomicMoveNotSupportedException e) {
+                    throw new IOException("cannot rename atomically to " + s.getKey(), e);
+                }
+                moved.add(s.getKey());
+            }
+            ok = true;
+            return List.copyOf(staged.keySet());
+        } finally {
+            if (!ok) {
+                for (Path tmp : staged.values()) {
+                    Files.deleteIfExists(tmp);
+                }
+                for (Path dest : moved) {
+                    Files.deleteIfExists(dest);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package dev.convoy.export;
+
+import dev.convoy.snapshot.SnapshotFormatException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Offline converter of a binary snapshot:
+ * {@code java dev.convoy.export.Convert FILE --format chrome|tptp|csv|snapshot [-o OUT]}.
+ *
+ * <p>Without {@code -o} the output goes next to FILE, FILE's extension replaced by the
+ * format's suffix ({@code .json}, {@code .trcxml}, {@code .meta.csv}+{@code .events.csv},
+ * {@code .cvysnap}). Prints the files written, one a line, on stdout. Exit codes:
+ * 0 done, 1 unreadable or corrupt input or write failure (message names the byte offset
+ * for a corrupt snapshot), 2 bad arguments (usage on stderr). Nothing is half-written.
+ */
+public final class Convert {
+    /** Exit code for success. */
+    public static final int EXIT_OK = 0;
+    /** Exit code for an input or output error. */
+    public static final int EXIT_ERROR = 1;
+    /** Exit code for bad arguments. */
+    public static final int EXIT_USAGE = 2;
+
+    static final String USAGE = "usage: convert FILE --format " + String.join("|", Format.allowed().split(", "))
+            + " [-o OUT]\n"
+            + "  FILE          a Convoy binary snapshot\n"
+            + "  --format F    output format (" + Format.allowed() + ")\n"
+            + "  -o OUT        output path (csv: base of OUT.meta.csv and OUT.events.csv);\n"
+            + "                default: FILE without its extension plus the format's suffix";
+
+    private Convert() {
+    }
+
+    /** Runs and exits with {@link #run}'s code. */
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs the converter; returns the exit code instead of exiting. */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        String file = null;
+        String format = null;
+        String output = null;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "-h", "--help" -> {
+                    out.println(USAGE);
+                    return EXIT_OK;
+                }
+                case "--format", "-f", "-o", "--output" -> {
+                    if (i + 1 >= args.length) {
+                        return usage(err, "missing value after " + a);
+                    }
+                    if (a.equals("-o") || a.equals("--output")) {
+                        output = args[++i];
+                    } else {
+                        format = args[++i];
+                    }
+                }
+                default -> {
+                    if (a.startsWith("--format=")) {
+                        format = a.substring("--format=".length());
+                    } else if (a.startsWith("-") && a.length() > 1) {
+                        return usage(err, "unknown option " + a);
+                    } else if (file != null) {
+                        return usage(err, "more than one input file: " + file + ", " + a);
+                    } else {
+                        file = a;
+                    }
+                }
+            }
+        }
+        if (file == null) {
+            return usage(err, "no input file");
+        }
+        if (format == null) {
+            return usage(err, "no --format");
+        }
+        Format f;
+        try {
+            f = Format.parse(format);
+        } catch (IllegalArgumentException e) {
+            return usage(err, e.getMessage());
+        }
+        Path in = Path.of(file);
+        Path target = output != null ? Path.of(output) : defaultOutput(in, f);
+        try {
+            byte[] bytes = Files.readAllBytes(in);
+            List<Path> written = Exporters.export(bytes, f, target);
+            written.forEach(p -> out.println(p));
+            return EXIT_OK;
+        } catch (SnapshotFormatException e) {
+            err.println("convert: " + in + ": not a valid snapshot: " + e.getMessage());
+            return EXIT_ERROR;
+        } catch (NoSuchFileException e) {
+            err.println("convert: no such file: " + e.getFile());
+            return EXIT_ERROR;
+        } catch (IOException e) {
+            err.println("convert: " + e);
+            return EXIT_ERROR;
+        }
+    }
+
+    /** FILE's extension replaced by the format's suffix, in FILE's directory. */
+    static Path defaultOutput(Path in, Format f) {
+        String name = in.getFileName().toString();
+        int dot = name.lastIndexOf('.');
+        String base = dot > 0 ? name.substring(0, dot) : name;
+        if (f == Format.SNAPSHOT && (base + f.suffix()).equals(name)) {
+            base = base + ".copy";
+        }
+        return in.toAbsolutePath().resolveSibling(base + f.suffix());
+    }
+
+    private static int usage(PrintStream err, String problem) {
+        err.println("convert: " + problem);
+        err.println(USAGE);
+        return EXIT_USAGE;
+    }
+}

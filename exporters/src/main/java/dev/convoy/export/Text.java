@@ -1,0 +1,71 @@
+package dev.convoy.export;
+
+/** String and number formatting shared by the writers. */
+final class Text {
+    private Text() {
+    }
+
+    /** Replaces unpaired surrogates (possible in modified UTF-8) with U+FFFD. */
+    static String wellFormed(String s) {
+        StringBuilder sb = null;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean bad;
+            if (Character.isHighSurrogate(c)) {
+                bad = i + 1 >= s.length() || !Character.isLowSurrogate(s.charAt(i + 1));
+                if (!bad) {
+                    if (sb != null) {
+                        sb.append(c).append(s.charAt(i + 1));
+                    }
+                    i++;
+                    continue;
+                }
+            } else {
+                bad = Character.isLowSurrogate(c);
+            }
+            if (bad && sb == null) {
+                sb = new StringBuilder(s.length()).append(s, 0, i);
+            }
+            if (sb != null) {
+                sb.append(bad ? '\uFFFD' : c);
+            }
+        }
+        return sb == null ? s : sb.toString();
+    }
+
+    /** {@link #wellFormed} plus characters XML 1.0 forbids (controls but tab/LF/CR, U+FFFE/F) as U+FFFD. */
+    static String xml(String s) {
+        String w = wellFormed(s);
+        StringBuilder sb = new StringBuilder(w.length());
+        for (int i = 0; i < w.length(); i++) {
+            char c = w.charAt(i);
+            boolean ok = c == '\t' || c == '\n' || c == '\r' || c >= 0x20 && c != 0xFFFE && c != 0xFFFF;
+            sb.append(ok ? c : '\uFFFD');
+        }
+        return sb.toString();
+    }
+
+    /** Nanoseconds as a decimal with {@code digits} fraction digits of the unit 10^digits ns. */
+    static String decimal(long ns, int digits) {
+        long unit = 1;
+        for (int i = 0; i < digits; i++) {
+            unit *= 10;
+        }
+        String sign = ns < 0 ? "-" : "";
+        long abs = Math.abs(ns);
+        String frac = Long.toString(abs % unit);
+        return sign + abs / unit + "." + "0".repeat(digits - frac.length()) + frac;
+    }
+
+    /** Microseconds with at most 3 decimals, trailing zeros removed, for Chrome trace ts/dur. */
+    static String micros(long ns) {
+        String d = decimal(ns, 3);
+        d = d.replaceAll("0+$", "");
+        return d.endsWith(".") ? d.substring(0, d.length() - 1) : d;
+    }
+
+    /** Epoch/relative seconds with exactly 9 fraction digits. */
+    static String seconds(long ns) {
+        return decimal(ns, 9);
+    }
+}

@@ -1,0 +1,90 @@
+package dev.convoy.snapshot;
+
+/**
+ * Constants of the Convoy binary snapshot format, version 1.0.
+ *
+ * <p>The single source of truth is {@code schema/snapshot-format.md}: every field here
+ * has exactly the name and value of a row of one of its tables, and a test in module
+ * {@code schema} compares them by reflection. Change the markdown first.
+ */
+public final class SnapshotFormat {
+    private SnapshotFormat() {
+    }
+
+    /** Major version this reader understands; a file of another major version is rejected. */
+    public static final int VERSION_MAJOR = 1;
+    /** Minor version written; newer minor versions are accepted by the reader. */
+    public static final int VERSION_MINOR = 0;
+
+    /** Key/value pairs describing the recording (see "INFO keys"). */
+    public static final int SECTION_INFO = 1;
+    /** One entry per thread ring with its records. */
+    public static final int SECTION_THREADS = 2;
+    /** Deduplicated stack traces. */
+    public static final int SECTION_STACKS = 3;
+    /** Every method a stack refers to. */
+    public static final int SECTION_METHODS = 4;
+    /** Every class a method or an object refers to. */
+    public static final int SECTION_CLASSES = 5;
+    /** Every object the recorder tagged. */
+    public static final int SECTION_OBJECTS = 6;
+    /** Monitor state of live threads at snapshot time. */
+    public static final int SECTION_MONITORS = 7;
+    /** Last section, empty payload. */
+    public static final int SECTION_END = 255;
+
+    /** obj = Thread object id, arg = Java thread id. */
+    public static final int EVENT_THREAD_START = 1;
+    /** obj = Thread object id, arg = Java thread id. */
+    public static final int EVENT_THREAD_END = 2;
+    /** obj = monitor object id; has a stack. */
+    public static final int EVENT_MONITOR_ENTER = 3;
+    /** obj = monitor object id. */
+    public static final int EVENT_MONITOR_ENTERED = 4;
+    /** obj = monitor object id, arg = timeout in ms (0 = none); has a stack. */
+    public static final int EVENT_MONITOR_WAIT = 5;
+    /** obj = monitor object id, flags may hold {@link #FLAG_TIMED_OUT}. */
+    public static final int EVENT_MONITOR_WAITED = 6;
+    /** Garbage collection started (GC ring). */
+    public static final int EVENT_GC_START = 7;
+    /** Garbage collection finished (GC ring). */
+    public static final int EVENT_GC_FINISH = 8;
+
+    /** MONITOR_WAITED: the wait ended because its timeout elapsed. */
+    public static final int FLAG_TIMED_OUT = 1;
+
+    /** The thread has ended (its THREAD_END may have been overwritten). */
+    public static final int RING_ENDED = 1;
+    /** Not a Java thread: the GC ring (javaThreadId = -1, name "GC"). */
+    public static final int RING_SYSTEM = 2;
+    /** The recorder met this thread after it had started. */
+    public static final int RING_LATE = 4;
+
+    /** An ordinary object (e.g. a monitor). */
+    public static final int OBJ_PLAIN = 0;
+    /** A java.lang.Thread object. */
+    public static final int OBJ_THREAD = 1;
+    /** A java.lang.Class object. */
+    public static final int OBJ_CLASS = 2;
+
+    /** The thread is neither blocked nor waiting on a monitor. */
+    public static final int MSTATE_RUNNING = 0;
+    /** Blocked entering the object. */
+    public static final int MSTATE_BLOCKED = 1;
+    /** In Object.wait on the object. */
+    public static final int MSTATE_WAITING = 2;
+
+    /** Bytes of one record in SECTION_THREADS. */
+    public static final int RECORD_BYTES = 40;
+    /** Bytes of the file header. */
+    public static final int HEADER_BYTES = 16;
+    /** Bytes before each section payload (tag, crc32, length). */
+    public static final int SECTION_HEADER_BYTES = 16;
+
+    private static final byte[] MAGIC = {'C', 'V', 'Y', 'S', 'N', 'A', 'P', 0};
+
+    /** The 8 magic bytes at offset 0, {@code "CVYSNAP\0"} (a fresh copy). */
+    public static byte[] magic() {
+        return MAGIC.clone();
+    }
+}

@@ -1,0 +1,330 @@
+package dev.convoy.snapshot;
+
+import static dev.convoy.snapshot.SnapshotFormat.*;
+
+import dev.convoy.model.ClassInfo;
+import dev.convoy.model.Event;
+import dev.convoy.model.Frame;
+import dev.convoy.model.LineEntry;
+import dev.convoy.model.MethodInfo;
+import dev.convoy.model.MonitorState;
+import dev.convoy.model.ObjectInfo;
+import dev.convoy.model.RecordedThread;
+import dev.convoy.model.Recording;
+import dev.convoy.model.StackTrace;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.zip.CRC32;
+
+/**
+ * Reads a binary snapshot ({@code schema/snapshot-format.md}) into a {@link Recording}.
+ *
+ * <p>Rejects, with a {@link SnapshotFormatException} naming the byte offset and the
+ * reason: a wrong magic, an unknown major version (newer minor versions are accepted), a
+ * section CRC mismatch, a section or a value running past its end, a file ending before
+ * the END section, a known section appearing twice, malformed modified UTF-8. Sections
+ * of an unknown tag are skipped; records of an unknown event type are kept as
+ * {@code EventType.UNKNOWN}. Bytes after the END section are ignored. Stateless and
+ * thread-safe.
+ */
+public final class SnapshotReader {
+    private SnapshotReader() {
+    }
+
+    /** Reads a whole snapshot file. */
+    public static Recording read(Path file) throws IOException {
+        return read(Files.readAllBytes(file));
+    }
+
+    /** Reads a snapshot from a stream until its end; does not close it. */
+    public static Recording read(InputStream in) throws IOException {
+        return read(in.readAllBytes());
+    }
+
+    /** Reads a snapshot held in memory. */
+    public static Recording read(byte[] data) throws SnapshotFormatException {
+        Cursor h = new Cursor(data, 0, data.length, "file header");
+        if (data.length < HEADER_BYTES) {
+            throw new SnapshotFormatException(data.length,
+                    "truncated: file header needs " + HEADER_BYTES + " bytes, file has " + data.length);
+        }
+        byte[] magic = magic();
+        if (!Arrays.equals(data, 0, magic.length, magic, 0, magic.length)) {
+            throw new SnapshotFormatException(0, "bad magic: not a Convoy snapshot (expected \"CVYSNAP\\0\")");
+        }
+        h.pos = magic.length;
+        int major = h.u16();
+        int minor = h.u16();
+        if (major != VERSION_MAJOR) {
+            throw new SnapshotFormatException(8, "unknown major version " + major + "." + minor
+                    + " (this reader knows " + VERSION_MAJOR + ".x)");
+        }
+        h.u32(); // flags, 0 in 1.0; ignored so that a later minor version may use it
+
+        Map<String, String> info = new LinkedHashMap<>();
+        List<RecordedThread> threads = new ArrayList<>();
+        Map<Integer, StackTrace> stacks = new LinkedHashMap<>();
+        Map<Long, MethodInfo> methods = new LinkedHashMap<>();
+        Map<Long, ClassInfo> classes = new LinkedHashMap<>();
+        Map<Long, ObjectInfo> objects = new LinkedHashMap<>();
+        List<MonitorState> monitors = new ArrayList<>();
+        Set<Integer> seen = new HashSet<>();
+
+        long pos = HEADER_BYTES;
+        while (true) {
+            if (pos == data.length) {
+                throw new SnapshotFormatException(pos, "truncated: file ends before the END section");
+            }
+            if (data.length - pos < SECTION_HEADER_BYTES) {
+                throw new SnapshotFormatException(pos, "truncated: section header needs "
+                        + SECTION_HEADER_BYTES + " bytes, " + (data.length - pos) + " left");
+            }
+            Cursor sh = new Cursor(data, (int) pos, data.length, "section header");
+            int tag = (int) sh.u32();
+            long crc = sh.u32();
+            long length = sh.u64();
+            long payload = pos + SECTION_HEADER_BYTES;
+            String name = sectionName(tag);
+            if (length < 0 || length > data.length - payload) {
+                throw new SnapshotFormatException(pos, "truncated: " + name + " length " + Long.toUnsignedString(length)
+                        + " runs past the end of the file (" + (data.length - payload) + " bytes left)");
+            }
+            CRC32 c = new CRC32();
+            c.update(data, (int) payload, (int) length);
+            if (c.getValue() != crc) {
+                throw new SnapshotFormatException(pos, "corrupt: " + name + " CRC32 mismatch (stored 0x"
+                        + Long.toHexString(crc) + ", computed 0x" + Long.toHexString(c.getValue()) + ")");
+            }
+            boolean known = tag >= SECTION_INFO && tag <= SECTION_MONITORS || tag == SECTION_END;
+            if (known && !seen.add(tag)) {
+                throw new SnapshotFormatException(pos, "corrupt: " + name + " appears twice");
+            }
+            if (tag == SECTION_END) {
+                break;
+            }
+            Cursor in = new Cursor(data, (int) payload, (int) (payload + length), name);
+            switch (tag) {
+                case SECTION_INFO -> readInfo(in, info);
+                case SECTION_THREADS -> readThreads(in, threads);
+                case SECTION_STACKS -> readStacks(in, stacks);
+                case SECTION_METHODS -> readMethods(in, methods);
+                case SECTION_CLASSES -> readClasses(in, classes);
+                case SECTION_OBJECTS -> readObjects(in, objects);
+                case SECTION_MONITORS -> readMonitors(in, monitors);
+                default -> in.pos = in.limit; // unknown tag: skipped
+            }
+            pos = payload + length;
+        }
+        return new Recording(major, minor, info, threads, stacks, methods, classes, objects, monitors);
+    }
+
+    private static void readInfo(Cursor in, Map<String, String> info) throws SnapshotFormatException {
+        long n = in.count(8);
+        for (long i = 0; i < n; i++) {
+            info.put(in.str(), in.str());
+        }
+    }
+
+    private static void readThreads(Cursor in, List<RecordedThread> threads) throws SnapshotFormatException {
+        long n = in.count(8 * 9 + 4 + 3 * 4 + 8);
+        for (long i = 0; i < n; i++) {
+            long ringId = in.u64();
+            long javaId = in.u64();
+            long threadObj = in.u64();
+            int flags = (int) in.u32();
+            long start = in.u64();
+            long end = in.u64();
+            long written = in.u64();
+            long overwritten = in.u64();
+            long dropped = in.u64();
+            long torn = in.u64();
+            String name = in.str();
+            String group = in.str();
+            String parent = in.str();
+            int capacity = (int) in.u32();
+            long count = in.count(RECORD_BYTES);
+            List<Event> events = new ArrayList<>((int) count);
+            for (long r = 0; r < count; r++) {
+                long ts = in.u64();
+                int type = in.u8();
+                int rflags = in.u8();
+                in.u16(); // reserved
+                int stack = (int) in.u32();
+                long obj = in.u64();
+                long arg = in.u64();
+                long arg2 = in.u64();
+                events.add(Event.of(ts, type, rflags, stack, obj, arg, arg2));
+            }
+            threads.add(new RecordedThread(ringId, javaId, threadObj, flags, start, end, written,
+                    overwritten, dropped, torn, name, group, parent, capacity, events));
+        }
+    }
+
+    private static void readStacks(Cursor in, Map<Integer, StackTrace> stacks) throws SnapshotFormatException {
+        long n = in.count(12);
+        for (long i = 0; i < n; i++) {
+            int id = (int) in.u32();
+            long flags = in.u32();
+            long depth = in.count(16);
+            List<Frame> frames = new ArrayList<>((int) depth);
+            for (long d = 0; d < depth; d++) {
+                frames.add(new Frame(in.u64(), in.u64()));
+            }
+            stacks.put(id, new StackTrace(id, (flags & 1) != 0, frames));
+        }
+    }
+
+    private static void readMethods(Cursor in, Map<Long, MethodInfo> methods) throws SnapshotFormatException {
+        long n = in.count(28);
+        for (long i = 0; i < n; i++) {
+            long id = in.u64();
+            long classId = in.u64();
+            String name = in.str();
+            String sig = in.str();
+            long at = in.offset();
+            int lineCount = (int) in.u32();
+            if (lineCount < -1) {
+                throw new SnapshotFormatException(at, "corrupt: " + in.what + " lineCount " + lineCount);
+            }
+            List<LineEntry> lines = new ArrayList<>();
+            if (lineCount > 0) {
+                in.need((long) lineCount * 12);
+                for (int l = 0; l < lineCount; l++) {
+                    lines.add(new LineEntry(in.u64(), (int) in.u32()));
+                }
+            }
+            methods.put(id, new MethodInfo(id, classId, name, sig, lineCount >= 0, lines));
+        }
+    }
+
+    private static void readClasses(Cursor in, Map<Long, ClassInfo> classes) throws SnapshotFormatException {
+        long n = in.count(16);
+        for (long i = 0; i < n; i++) {
+            long id = in.u64();
+            classes.put(id, new ClassInfo(id, in.str(), in.str()));
+        }
+    }
+
+    private static void readObjects(Cursor in, Map<Long, ObjectInfo> objects) throws SnapshotFormatException {
+        long n = in.count(24);
+        for (long i = 0; i < n; i++) {
+            long id = in.u64();
+            int hash = (int) in.u32();
+            int kind = (int) in.u32();
+            objects.put(id, new ObjectInfo(id, hash, kind, in.u64()));
+        }
+    }
+
+    private static void readMonitors(Cursor in, List<MonitorState> monitors) throws SnapshotFormatException {
+        long n = in.count(32);
+        for (long i = 0; i < n; i++) {
+            long ring = in.u64();
+            int state = (int) in.u32();
+            long obj = in.u64();
+            int hash = (int) in.u32();
+            monitors.add(new MonitorState(ring, state, obj, hash, in.u64()));
+        }
+    }
+
+    static String sectionName(int tag) {
+        return switch (tag) {
+            case SECTION_INFO -> "SECTION_INFO";
+            case SECTION_THREADS -> "SECTION_THREADS";
+            case SECTION_STACKS -> "SECTION_STACKS";
+            case SECTION_METHODS -> "SECTION_METHODS";
+            case SECTION_CLASSES -> "SECTION_CLASSES";
+            case SECTION_OBJECTS -> "SECTION_OBJECTS";
+            case SECTION_MONITORS -> "SECTION_MONITORS";
+            case SECTION_END -> "SECTION_END";
+            default -> "section with unknown tag " + Integer.toUnsignedString(tag);
+        };
+    }
+
+    /** Little-endian reads bounded by a section's end; errors carry absolute offsets. */
+    private static final class Cursor {
+        final byte[] b;
+        final int limit;
+        final String what;
+        int pos;
+
+        Cursor(byte[] b, int pos, int limit, String what) {
+            this.b = b;
+            this.pos = pos;
+            this.limit = limit;
+            this.what = what;
+        }
+
+        long offset() {
+            return pos;
+        }
+
+        void need(long n) throws SnapshotFormatException {
+            if (n < 0 || n > limit - pos) {
+                throw new SnapshotFormatException(pos, "truncated: " + what + " ends at offset " + limit
+                        + " but " + n + " more bytes are needed");
+            }
+        }
+
+        /** A u32 element count, checked against the bytes left at {@code minBytesEach}. */
+        long count(int minBytesEach) throws SnapshotFormatException {
+            long at = pos;
+            long n = u32();
+            if (n * minBytesEach > limit - pos) {
+                throw new SnapshotFormatException(at, "truncated: " + what + " announces " + n
+                        + " entries but only " + (limit - pos) + " bytes follow");
+            }
+            return n;
+        }
+
+        int u8() throws SnapshotFormatException {
+            need(1);
+            return b[pos++] & 0xFF;
+        }
+
+        int u16() throws SnapshotFormatException {
+            need(2);
+            int v = (b[pos] & 0xFF) | (b[pos + 1] & 0xFF) << 8;
+            pos += 2;
+            return v;
+        }
+
+        long u32() throws SnapshotFormatException {
+            need(4);
+            long v = (b[pos] & 0xFFL) | (b[pos + 1] & 0xFFL) << 8 | (b[pos + 2] & 0xFFL) << 16
+                    | (b[pos + 3] & 0xFFL) << 24;
+            pos += 4;
+            return v;
+        }
+
+        long u64() throws SnapshotFormatException {
+            need(8);
+            long v = 0;
+            for (int i = 7; i >= 0; i--) {
+                v = v << 8 | (b[pos + i] & 0xFFL);
+            }
+            pos += 8;
+            return v;
+        }
+
+        String str() throws SnapshotFormatException {
+            long at = pos;
+            long len = u32();
+            if (len > limit - pos) {
+                throw new SnapshotFormatException(at, "truncated: " + what + " string of " + len
+                        + " bytes runs past offset " + limit);
+            }
+            String s = ModifiedUtf8.decode(b, pos, (int) len, pos);
+            pos += (int) len;
+            return s;
+        }
+    }
+}

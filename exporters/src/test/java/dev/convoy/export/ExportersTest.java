@@ -1,0 +1,142 @@
+package dev.convoy.export;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import dev.convoy.snapshot.SnapshotFormatException;
+import dev.convoy.testing.Fixtures;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ExportersTest {
+
+    @TempDir
+    Path dir;
+
+    final byte[] snapshot = Fixtures.all().toBytes();
+
+    List<String> files() throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    @Test
+    void formatParseListsAllowedValues() {
+        assertEquals(Format.TPTP, Format.parse("TpTp"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Format.parse("jfr"));
+        assertEquals("unknown format 'jfr'; allowed: chrome, tptp, csv, snapshot", e.getMessage());
+    }
+
+    @Test
+    void snapshotFormatWritesTheBytesAsIs() throws Exception {
+        Path out = dir.resolve("copy.cvysnap");
+        Exporters.export(snapshot, Format.SNAPSHOT, out);
+        assertArrayEquals(snapshot, Files.readAllBytes(out));
+    }
+
+    @Test
+    void everyFormatFromBytes() throws Exception {
+        for (Format f : Format.values()) {
+            List<Path> written = Exporters.export(snapshot, f, dir.resolve("out-" + f.id()));
+            assertEquals(f == Format.CSV ? 2 : 1, written.size());
+            for (Path p : written) {
+                assertTrue(Files.size(p) > 0, p.toString());
+            }
+        }
+        assertTrue(files().stream().noneMatch(n -> n.endsWith(".tmp")));
+    }
+
+    @Test
+    void failedWriteLeavesNothing() throws Exception {
+        Path keep = dir.resolve("keep.json");
+        Files.writeString(keep, "old");
+        Map<Path, AtomicFiles.Content> group = new LinkedHashMap<>();
+        group.put(dir.resolve("a.csv"), os -> os.write("complete".getBytes(StandardCharsets.UTF_8)));
+        group.put(keep, os -> {
+            os.write("half".getBytes(StandardCharsets.UTF_8));
+            throw new IOException("disk full");
+        });
+        IOException e = assertThrows(IOException.class, () -> AtomicFiles.write(group));
+        assertEquals("disk full", e.getMessage());
+        assertEquals(List.of("keep.json"), files(), "no temp file, no first file of the group");
+        assertEquals("old", Files.readString(keep), "destination untouched");
+    }
+
+    @Test
+    void corruptBytesWriteNothing() {
+        byte[] bad = snapshot.clone();
+        bad[bad.length - 20] ^= 1;
+        assertThrows(SnapshotFormatException.class, () -> Exporters.export(bad, Format.CHROME, dir.resolve("t.json")));
+        assertFalse(Files.exists(dir.resolve("t.json")));
+    }
+
+    record Run(int code, String out, String err) {
+    }
+
+    static Run convert(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Convert.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void convertWritesNextToTheInput() throws Exception {
+        Path in = dir.resolve("app.cvysnap");
+        Files.write(in, snapshot);
+        Run chrome = convert(in.toString(), "--format", "chrome");
+        assertEquals(0, chrome.code(), chrome.err());
+        assertEquals(dir.resolve("app.json").toAbsolutePath() + System.lineSeparator(), chrome.out());
+        Run csv = convert(in.toString(), "--format=csv");
+        assertEquals(0, csv.code(), csv.err());
+        Run tptp = convert(in.toString(), "--format", "tptp", "-o", dir.resolve("sub/x.trcxml").toString());
+        assertEquals(0, tptp.code(), tptp.err());
+        TptpXmlWriterTest.validate(dir.resolve("sub/x.trcxml"));
+        assertEquals(List.of("app.cvysnap", "app.events.csv", "app.json", "app.meta.csv", "sub"), files());
+    }
+
+    @Test
+    void convertRejectsCorruptInputNamingTheOffset() throws Exception {
+        Path in = dir.resolve("bad.cvysnap");
+        byte[] b = snapshot.clone();
+        b[0] = 'X';
+        Files.write(in, b);
+        Run r = convert(in.toString(), "--format", "chrome");
+        assertEquals(1, r.code());
+        assertTrue(r.err().contains("offset 0: bad magic"), r.err());
+        assertEquals(List.of("bad.cvysnap"), files());
+
+        Files.write(in, java.util.Arrays.copyOf(snapshot, 100));
+        Run t = convert(in.toString(), "--format", "tptp");
+        assertEquals(1, t.code());
+        assertTrue(t.err().matches("(?s).*offset \\d+: truncated.*"), t.err());
+        assertEquals(List.of("bad.cvysnap"), files());
+    }
+
+    @Test
+    void convertUsageErrors() {
+        Run none = convert();
+        assertEquals(2, none.code());
+        assertTrue(none.err().contains("usage: convert FILE --format chrome|tptp|csv|snapshot [-o OUT]"), none.err());
+        Run fmt = convert("x", "--format", "pdf");
+        assertEquals(2, fmt.code());
+        assertTrue(fmt.err().contains("allowed: chrome, tptp, csv, snapshot"), fmt.err());
+        assertEquals(2, convert("x").code());
+        assertEquals(2, convert("x", "--format").code());
+        assertEquals(2, convert("x", "--bogus").code());
+        Run missing = convert(dir.resolve("nope").toString(), "--format", "csv");
+        assertEquals(1, missing.code());
+        assertTrue(missing.err().contains("no such file"), missing.err());
+    }
+}

@@ -1,0 +1,185 @@
+package dev.convoy.export;
+
+import static dev.convoy.testing.Fixtures.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import dev.convoy.model.Recording;
+import dev.convoy.snapshot.SnapshotReader;
+import dev.convoy.testing.Fixtures;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import javax.xml.parsers.DocumentBuilder;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+import org.xml.sax.ErrorHandler;
+import org.xml.sax.InputSource;
+import org.xml.sax.SAXParseException;
+
+class TptpXmlWriterTest {
+
+    static final Path DTD = Path.of("..", "schema", "convoy-trace.dtd");
+    static final Pattern TIME = Pattern.compile("\\d+\\.\\d{9}");
+
+    @TempDir
+    Path dir;
+
+    /**
+     * Parses a produced file with a validating parser against schema/convoy-trace.dtd; any
+     * warning or error fails. The file has no DOCTYPE (see the DTD), so one is inserted.
+     */
+    static Document validate(Path file) throws Exception {
+        assertTrue(Files.exists(DTD), "DTD at " + DTD.toAbsolutePath());
+        String xml = Files.readString(file, StandardCharsets.UTF_8);
+        assertFalse(xml.contains("<!DOCTYPE"));
+        int afterDecl = xml.indexOf("?>") + 2;
+        String withDoctype = xml.substring(0, afterDecl) + "<!DOCTYPE TRACE SYSTEM \"convoy-trace.dtd\">"
+                + xml.substring(afterDecl);
+        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+        f.setValidating(true);
+        DocumentBuilder b = f.newDocumentBuilder();
+        b.setEntityResolver((publicId, systemId) -> {
+            assertTrue(systemId.endsWith("convoy-trace.dtd"), systemId);
+            return new InputSource(Files.newInputStream(DTD));
+        });
+        List<String> problems = new ArrayList<>();
+        b.setErrorHandler(new ErrorHandler() {
+            public void warning(SAXParseException e) { problems.add("warning: " + e.getMessage()); }
+            public void error(SAXParseException e) { problems.add("error line " + e.getLineNumber() + ": " + e.getMessage()); }
+            public void fatalError(SAXParseException e) throws SAXParseException { throw e; }
+        });
+        Document doc = b.parse(new InputSource(new StringReader(withDoctype)));
+        assertEquals(List.of(), problems, "DTD validation of " + file);
+        checkDefinedBeforeReferenced(doc);
+        return doc;
+    }
+
+    static void checkDefinedBeforeReferenced(Document doc) {
+        Map<String, String[]> refs = Map.of(
+                "threadIdRef", new String[] {"threadStart", "threadId"},
+                "objIdRef", new String[] {"objAlloc", "objId"},
+                "classIdRef", new String[] {"classDef", "classId"});
+        Map<String, Set<String>> defined = Map.of("threadStart", new HashSet<>(), "objAlloc", new HashSet<>(),
+                "classDef", new HashSet<>(), "methodDef", new HashSet<>());
+        for (Element e : elements(doc.getDocumentElement())) {
+            for (Map.Entry<String, String[]> ref : refs.entrySet()) {
+                if (e.hasAttribute(ref.getKey())) {
+                    assertTrue(defined.get(ref.getValue()[0]).contains(e.getAttribute(ref.getKey())),
+                            e.getTagName() + " " + ref.getKey() + "=" + e.getAttribute(ref.getKey()) + " not defined before");
+                }
+            }
+            for (Element a : elements(e)) {
+                String methodId = a.getAttribute("value").split(":")[0];
+                assertTrue(defined.get("methodDef").contains(methodId), "frame method " + methodId + " defined before");
+            }
+            if (e.hasAttribute("time")) {
+                assertTrue(TIME.matcher(e.getAttribute("time")).matches(), e.getAttribute("time"));
+            }
+            switch (e.getTagName()) {
+                case "threadStart" -> assertTrue(defined.get("threadStart").add(e.getAttribute("threadId")), "unique threadId");
+                case "objAlloc" -> defined.get("objAlloc").add(e.getAttribute("objId"));
+                case "classDef" -> defined.get("classDef").add(e.getAttribute("classId"));
+                case "methodDef" -> defined.get("methodDef").add(e.getAttribute("methodId"));
+                default -> {
+                }
+            }
+        }
+    }
+
+    static List<Element> elements(Element parent) {
+        List<Element> out = new ArrayList<>();
+        for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling()) {
+            if (n instanceof Element e) {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
+    static List<Element> byTag(Document doc, String tag) {
+        return elements(doc.getDocumentElement()).stream().filter(e -> e.getTagName().equals(tag)).toList();
+    }
+
+    Document export(Recording r) throws Exception {
+        Path out = dir.resolve("trace.trcxml");
+        assertEquals(List.of(out.toAbsolutePath()), Exporters.export(r, Format.TPTP, out));
+        return validate(out);
+    }
+
+    @Test
+    void fullRecordingIsValidAndComplete() throws Exception {
+        Document doc = export(SnapshotReader.read(Fixtures.all().toBytes()));
+        List<Element> all = elements(doc.getDocumentElement());
+        assertEquals(List.of("node", "processCreate", "agentCreate", "traceStart", "option"),
+                all.subList(0, 5).stream().map(Element::getTagName).toList());
+        assertEquals("TRACE_IDREFS", all.get(4).getAttribute("key"));
+        assertEquals("false", all.get(4).getAttribute("value"));
+        assertEquals(all.get(0).getAttribute("nodeId"), all.get(1).getAttribute("nodeIdRef"));
+        assertEquals(all.get(1).getAttribute("processId"), all.get(2).getAttribute("processIdRef"));
+        assertEquals(all.get(2).getAttribute("agentId"), all.get(3).getAttribute("agentIdRef"));
+        assertEquals("4242", all.get(1).getAttribute("pid"));
+        assertEquals("1700000000.123456789", all.get(0).getAttribute("time"));
+        assertEquals(List.of("traceEnd", "agentDestroy"),
+                all.subList(all.size() - 2, all.size()).stream().map(Element::getTagName).toList());
+
+        List<Element> starts = byTag(doc, "threadStart");
+        assertEquals(7, starts.size(), "one per Java thread ring, none for GC");
+        Element waiter = starts.stream().filter(e -> e.getAttribute("threadId").equals(String.valueOf(R_WAITER))).findFirst().orElseThrow();
+        assertEquals("waiter, \uFFFDcaf\u00e9 \uD83D\uDE00", waiter.getAttribute("threadName"), "NUL is not XML");
+        assertEquals("workers, all", waiter.getAttribute("groupName"));
+        assertEquals(String.valueOf(O_WAITER), waiter.getAttribute("objIdRef"));
+
+        List<Element> enters = byTag(doc, "monContendedEnter");
+        assertEquals(7, enters.size());
+        Element mainEnter = enters.stream().filter(e -> e.getAttribute("threadIdRef").equals("1")).findFirst().orElseThrow();
+        assertEquals(String.valueOf(R_W1), mainEnter.getAttribute("threadOwner"));
+        assertEquals(String.valueOf(M2), mainEnter.getAttribute("objIdRef"));
+        assertEquals(List.of(M_RUN + ":12"), elements(mainEnter).stream().map(a -> a.getAttribute("value")).toList());
+        Element victimEnter = enters.stream().filter(e -> e.getAttribute("threadIdRef").equals(String.valueOf(R_VICTIM))).findFirst().orElseThrow();
+        assertEquals("0", victimEnter.getAttribute("threadOwner"), "unknown owner is 0");
+
+        List<Element> waited = byTag(doc, "monWaited");
+        assertEquals(List.of("0", "1", "1"), waited.stream().map(e -> e.getAttribute("isTimedOut")).toList());
+        assertEquals(List.of("0", "50", ""), waited.stream().map(e -> e.getAttribute("timeout")).toList(),
+                "the victim's WAITED lost its WAIT: no timeout");
+        assertEquals(List.of("0", "50"), byTag(doc, "monWait").stream().map(e -> e.getAttribute("timeout")).toList());
+
+        assertEquals(2, byTag(doc, "gcStart").size());
+        assertEquals(2, byTag(doc, "gcFinish").size());
+        List<Element> ends = byTag(doc, "threadEnd");
+        assertEquals(1, ends.size());
+        assertEquals(String.valueOf(R_H1), ends.get(0).getAttribute("threadIdRef"));
+        assertEquals("1700000000.128456789", ends.get(0).getAttribute("time"));
+
+        assertTrue(byTag(doc, "methodDef").stream().anyMatch(m -> m.getAttribute("name").equals("-init-")
+                && m.getAttribute("startLineNumber").equals("3")));
+        assertTrue(byTag(doc, "classDef").stream().anyMatch(c -> c.getAttribute("name").equals("com.example.Lock")));
+    }
+
+    @Test
+    void eachScenarioAloneIsValid() throws Exception {
+        for (var scenario : List.of(Fixtures.deadlock(Fixtures.base()), Fixtures.waitNotify(Fixtures.base()),
+                Fixtures.handoffChain(Fixtures.base()), Fixtures.gc(Fixtures.base()),
+                Fixtures.overwritten(Fixtures.base()), Fixtures.base())) {
+            export(SnapshotReader.read(scenario.toBytes()));
+        }
+    }
+
+    @Test
+    void validatorRejectsWhatTheDtdDoesNotAllow() throws Exception {
+        Path bad = dir.resolve("bad.trcxml");
+        Files.writeString(bad, "<?xml version=\"1.0\" encoding=\"UTF-8\"?><TRACE><traceEnd time=\"1.000000000\"/></TRACE>");
+        assertThrows(AssertionError.class, () -> validate(bad));
+    }
+}

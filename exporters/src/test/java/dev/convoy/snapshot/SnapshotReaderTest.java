@@ -1,0 +1,237 @@
+package dev.convoy.snapshot;
+
+import static dev.convoy.testing.Fixtures.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import dev.convoy.model.Event;
+import dev.convoy.model.EventType;
+import dev.convoy.model.MethodInfo;
+import dev.convoy.model.MonitorState;
+import dev.convoy.model.RecordedThread;
+import dev.convoy.model.Recording;
+import dev.convoy.testing.Fixtures;
+import java.io.ByteArrayInputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SnapshotReaderTest {
+
+    final byte[] bytes = Fixtures.all().toBytes();
+
+    @Test
+    void readsEveryFactBack() throws Exception {
+        Recording r = SnapshotReader.read(bytes);
+        assertEquals(1, r.versionMajor());
+        assertEquals(0, r.versionMinor());
+        assertEquals("4242", r.info().get("pid"));
+        assertEquals("com.example.Main", r.mainClass());
+        assertEquals(8, r.threads().size());
+        assertEquals(7, r.javaThreads().size());
+
+        RecordedThread waiter = r.threadByRingId(R_WAITER).orElseThrow();
+        assertEquals(ODD_NAME, waiter.name(), "modified UTF-8 with NUL and a surrogate pair");
+        assertEquals("workers, all", waiter.group());
+        assertEquals("main", waiter.parentGroup());
+        assertEquals(13, waiter.javaThreadId());
+        assertEquals(O_WAITER, waiter.threadObject());
+        assertEquals(5, waiter.events().size());
+        Event waited = waiter.events().get(4);
+        assertEquals(EventType.MONITOR_WAITED, waited.type());
+        assertTrue(waited.timedOut());
+        assertFalse(waiter.events().get(2).timedOut());
+        assertEquals(50, waiter.events().get(3).arg());
+        assertSame(waiter, waited.thread());
+
+        RecordedThread victim = r.threadByRingId(R_VICTIM).orElseThrow();
+        assertEquals(10, victim.written());
+        assertEquals(5, victim.overwritten());
+        assertEquals(2, victim.dropped());
+        assertEquals(1, victim.torn());
+        assertEquals(5, victim.capacity());
+        assertTrue(victim.isLate());
+        Event unknown = victim.events().get(3);
+        assertEquals(EventType.UNKNOWN, unknown.type());
+        assertEquals(17, unknown.rawType());
+        assertEquals(1234, unknown.arg());
+        assertEquals(5678, unknown.arg2());
+
+        RecordedThread gc = r.threadByRingId(R_GC).orElseThrow();
+        assertTrue(gc.isSystem());
+        assertEquals(-1, gc.javaThreadId());
+        assertTrue(r.threadByRingId(R_H1).orElseThrow().isEnded());
+        assertEquals(t(5000), r.threadByRingId(R_H1).orElseThrow().endNs());
+        assertTrue(r.threadByRingId(424242).isEmpty());
+
+        assertEquals(List.of(new MonitorState(R_MAIN, SnapshotFormat.MSTATE_BLOCKED, M2, 0xAAAA0002, 12),
+                new MonitorState(R_W1, SnapshotFormat.MSTATE_BLOCKED, M1, 0xAAAA0001, 1)), r.monitors());
+
+        MethodInfo run = r.methods().get(M_RUN);
+        assertEquals(10, run.lineFor(0));
+        assertEquals(11, run.lineFor(7));
+        assertEquals(14, run.lineFor(100));
+        assertEquals(-1, run.lineFor(-1));
+        MethodInfo wait = r.methods().get(M_WAIT);
+        assertFalse(wait.hasLineTable());
+        assertEquals(-1, wait.lineFor(3));
+        assertTrue(r.stacks().get(S_INIT).truncated());
+        assertFalse(r.stacks().get(S_RUN).truncated());
+
+        assertEquals("java.lang.Object", r.classes().get(C_OBJECT).dottedName());
+        assertEquals("int[][]", dev.convoy.model.ClassInfo.dotted("[[I"));
+        assertEquals("java.lang.String[]", dev.convoy.model.ClassInfo.dotted("[Ljava/lang/String;"));
+        assertEquals("com.example.Lock", r.objectClassName(M2));
+        assertEquals(0xAAAA0002, r.identityHash(M2));
+        assertEquals("com.example.Worker.run(Worker, Inc.java:11)", r.describe(new dev.convoy.model.Frame(M_RUN, 5)));
+        assertEquals("java.lang.Object.wait(Native Method)", r.describe(new dev.convoy.model.Frame(M_WAIT, -1)));
+        assertEquals("com.example.Lock", r.objectClassName(M4));
+
+        assertEquals(EPOCH0 + 1_500_000, r.toEpochNs(t(1500)));
+        assertEquals(T0, r.startMonotonicNs());
+        assertEquals(SNAP, r.snapshotMonotonicNs());
+
+        List<Event> merged = r.events();
+        assertEquals(r.threads().stream().mapToInt(th -> th.events().size()).sum(), merged.size());
+        for (int i = 1; i < merged.size(); i++) {
+            assertTrue(merged.get(i - 1).ts() <= merged.get(i).ts(), "merged events sorted at " + i);
+        }
+    }
+
+    @Test
+    void writerRoundTripsByteForByte() throws Exception {
+        assertArrayEquals(bytes, SnapshotWriter.write(SnapshotReader.read(bytes)));
+    }
+
+    @Test
+    void readsFromPathAndStream(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("s.cvysnap");
+        Files.write(f, bytes);
+        assertEquals(8, SnapshotReader.read(f).threads().size());
+        assertEquals(8, SnapshotReader.read(new ByteArrayInputStream(bytes)).threads().size());
+    }
+
+    @Test
+    void stringsAreModifiedUtf8() {
+        byte[] enc = ModifiedUtf8.encode("a\u0000\uD83D\uDE00");
+        assertArrayEquals(new byte[] {'a', (byte) 0xC0, (byte) 0x80, (byte) 0xED, (byte) 0xA0, (byte) 0xBD,
+                (byte) 0xED, (byte) 0xB8, (byte) 0x80}, enc);
+    }
+
+    @Test
+    void skipsUnknownSectionsAndAcceptsNewerMinor() throws Exception {
+        byte[] b = Fixtures.all().version(1, 7).rawSection(42, new byte[] {1, 2, 3}).toBytes();
+        Recording r = SnapshotReader.read(b);
+        assertEquals(7, r.versionMinor());
+        assertEquals(8, r.threads().size());
+    }
+
+    @Test
+    void rejectsBadMagic() {
+        byte[] b = bytes.clone();
+        b[2] = 'X';
+        SnapshotFormatException e = assertThrows(SnapshotFormatException.class, () -> SnapshotReader.read(b));
+        assertEquals(0, e.offset());
+        assertTrue(e.getMessage().startsWith("offset 0: bad magic"), e.getMessage());
+    }
+
+    @Test
+    void rejectsUnknownMajorVersion() {
+        byte[] b = Fixtures.all().version(2, 0).toBytes();
+        SnapshotFormatException e = assertThrows(SnapshotFormatException.class, () -> SnapshotReader.read(b));
+        assertEquals(8, e.offset());
+        assertTrue(e.getMessage().contains("offset 8: unknown major version 2.0"), e.getMessage());
+    }
+
+    @Test
+    void rejectsFlippedPayloadByteByCrc() throws Exception {
+        List<long[]> sections = sections(bytes);
+        long[] threads = sections.stream().filter(s -> s[1] == SnapshotFormat.SECTION_THREADS).findFirst().orElseThrow();
+        byte[] b = bytes.clone();
+        b[(int) threads[0] + SnapshotFormat.SECTION_HEADER_BYTES + 30] ^= 0x10;
+        SnapshotFormatException e = assertThrows(SnapshotFormatException.class, () -> SnapshotReader.read(b));
+        assertEquals(threads[0], e.offset());
+        assertTrue(e.getMessage().startsWith("offset " + threads[0] + ": corrupt: SECTION_THREADS CRC32 mismatch"),
+                e.getMessage());
+    }
+
+    @Test
+    void rejectsTruncationAnywhere() {
+        List<long[]> sections = sections(bytes);
+        long[] info = sections.get(0);
+        long[] end = sections.get(sections.size() - 1);
+        assertEquals(SnapshotFormat.SECTION_END, end[1]);
+
+        SnapshotFormatException header = assertThrows(SnapshotFormatException.class,
+                () -> SnapshotReader.read(java.util.Arrays.copyOf(bytes, 10)));
+        assertEquals(10, header.offset());
+        assertTrue(header.getMessage().contains("truncated: file header"), header.getMessage());
+
+        int cut = (int) info[0] + SnapshotFormat.SECTION_HEADER_BYTES + 5; // inside the INFO payload
+        SnapshotFormatException mid = assertThrows(SnapshotFormatException.class,
+                () -> SnapshotReader.read(java.util.Arrays.copyOf(bytes, cut)));
+        assertEquals(info[0], mid.offset());
+        assertTrue(mid.getMessage().contains("SECTION_INFO length") && mid.getMessage().contains("past the end"),
+                mid.getMessage());
+
+        SnapshotFormatException noEnd = assertThrows(SnapshotFormatException.class,
+                () -> SnapshotReader.read(java.util.Arrays.copyOf(bytes, (int) end[0])));
+        assertEquals(end[0], noEnd.offset());
+        assertTrue(noEnd.getMessage().contains("ends before the END section"), noEnd.getMessage());
+
+        SnapshotFormatException halfHeader = assertThrows(SnapshotFormatException.class,
+                () -> SnapshotReader.read(java.util.Arrays.copyOf(bytes, (int) end[0] + 3)));
+        assertEquals(end[0], halfHeader.offset());
+        assertTrue(halfHeader.getMessage().contains("truncated: section header"), halfHeader.getMessage());
+    }
+
+    @Test
+    void rejectsCountsLargerThanThePayload() {
+        // A THREADS section whose CRC is right but whose count promises more than it holds.
+        byte[] payload = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(1000).array();
+        byte[] b = SnapshotWriter.builder().rawSection(SnapshotFormat.SECTION_THREADS, payload).toBytes();
+        // the builder always writes its own (empty) THREADS section first: the raw one is a duplicate
+        SnapshotFormatException dup = assertThrows(SnapshotFormatException.class, () -> SnapshotReader.read(b));
+        assertTrue(dup.getMessage().contains("SECTION_THREADS appears twice"), dup.getMessage());
+
+        byte[] raw = SnapshotWriter.builder().toBytes();
+        List<long[]> s = sections(raw);
+        long threadsAt = s.stream().filter(x -> x[1] == SnapshotFormat.SECTION_THREADS).findFirst().orElseThrow()[0];
+        byte[] patched = replaceSection(raw, threadsAt, payload);
+        SnapshotFormatException e = assertThrows(SnapshotFormatException.class, () -> SnapshotReader.read(patched));
+        assertEquals(threadsAt + SnapshotFormat.SECTION_HEADER_BYTES, e.offset());
+        assertTrue(e.getMessage().contains("announces 1000 entries"), e.getMessage());
+    }
+
+    /** (offset, tag, length) of each section. */
+    static List<long[]> sections(byte[] b) {
+        ByteBuffer bb = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        List<long[]> out = new ArrayList<>();
+        int pos = SnapshotFormat.HEADER_BYTES;
+        while (pos < b.length) {
+            int tag = bb.getInt(pos);
+            long len = bb.getLong(pos + 8);
+            out.add(new long[] {pos, tag, len});
+            pos += SnapshotFormat.SECTION_HEADER_BYTES + (int) len;
+        }
+        return out;
+    }
+
+    /** Replaces the payload of the section at {@code at}, with a correct CRC. */
+    static byte[] replaceSection(byte[] b, long at, byte[] payload) {
+        ByteBuffer bb = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        int len = (int) bb.getLong((int) at + 8);
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(payload);
+        ByteBuffer out = ByteBuffer.allocate(b.length - len + payload.length).order(ByteOrder.LITTLE_ENDIAN);
+        out.put(b, 0, (int) at);
+        out.putInt(bb.getInt((int) at)).putInt((int) crc.getValue()).putLong(payload.length).put(payload);
+        int rest = (int) at + SnapshotFormat.SECTION_HEADER_BYTES + len;
+        out.put(b, rest, b.length - rest);
+        return out.array();
+    }
+}
