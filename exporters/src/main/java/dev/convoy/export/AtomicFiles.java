@@ -7,10 +7,13 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Writes files so that a reader never sees a partial one: each is written to a temporary
@@ -18,7 +21,18 @@ import java.util.Map;
  * {@code ATOMIC_MOVE}. A group of files is committed only when all were written.
  */
 public final class AtomicFiles {
+    private static final Set<PosixFilePermission> DUMP_PERMISSIONS = PosixFilePermissions.fromString("rw-r--r--");
+
     private AtomicFiles() {
+    }
+
+    /** Temporary files are created owner-only; a dump is an ordinary file (0644). */
+    private static void readableByAll(Path tmp) throws IOException {
+        try {
+            Files.setPosixFilePermissions(tmp, DUMP_PERMISSIONS);
+        } catch (UnsupportedOperationException notPosix) {
+            // the file system's defaults apply
+        }
     }
 
     /** Writes the content of one stream. */
@@ -50,6 +64,7 @@ public final class AtomicFiles {
                 Files.createDirectories(dest.getParent());
                 Path tmp = Files.createTempFile(dest.getParent(), "." + dest.getFileName() + ".", ".tmp");
                 staged.put(dest, tmp);
+                readableByAll(tmp);
                 try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
                     f.getValue().writeTo(out);
                 }

@@ -49,6 +49,7 @@ public final class Scenarios {
         REGISTRY.put(InterruptWaiter.NAME, new Entry(InterruptWaiter::create, InterruptWaiter::main));
         REGISTRY.put(TimedWaits.NAME, new Entry(TimedWaits::create, TimedWaits::main));
         REGISTRY.put(HandoffChain.NAME, new Entry(HandoffChain::create, HandoffChain::main));
+        REGISTRY.put(ThreadChurn.NAME, new Entry(ThreadChurn::create, ThreadChurn::main));
         REGISTRY.put(Deadlock.NAME, new Entry(Deadlock::create, Deadlock::main)); // keep last
     }
 

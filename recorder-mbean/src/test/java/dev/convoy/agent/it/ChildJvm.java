@@ -68,15 +68,20 @@ public final class ChildJvm {
      */
     public static Result run(Jdks.Jdk jdk, Path work, String agentOptions, String mainClass, String... args)
             throws IOException, InterruptedException {
+        return runWith(jdk, work, List.of("-Dconvoy.tmpdir=" + work.resolve("lib")), agentOptions, mainClass, args);
+    }
+
+    /** Like {@link #run} with the given JVM arguments instead of the default {@code -Dconvoy.tmpdir}. */
+    public static Result runWith(Jdks.Jdk jdk, Path work, List<String> jvmArgs, String agentOptions, String mainClass,
+                                 String... args) throws IOException, InterruptedException {
         Path dumpDir = Files.createTempDirectory(work, "dump");
         List<String> cmd = new ArrayList<>();
         cmd.add(jdk.java().toString());
         cmd.add("-Xmx256m");
         if (agentOptions != null) {
-            String opts = agentOptions.isEmpty() ? "" : agentOptions;
-            cmd.add("-javaagent:" + agentJar() + "=" + opts);
+            cmd.add("-javaagent:" + agentJar() + "=" + agentOptions);
         }
-        cmd.add("-Dconvoy.tmpdir=" + work.resolve("lib"));
+        cmd.addAll(jvmArgs);
         cmd.add("-cp");
         cmd.add(testAppsClasspath());
         cmd.add(mainClass);
