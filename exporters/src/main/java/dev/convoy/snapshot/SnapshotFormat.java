@@ -4,8 +4,9 @@ package dev.convoy.snapshot;
  * Constants of the Convoy binary snapshot format, version 1.0.
  *
  * <p>The single source of truth is {@code schema/snapshot-format.md}: every field here
- * has exactly the name and value of a row of one of its tables, and a test in module
- * {@code schema} compares them by reflection. Change the markdown first.
+ * has exactly the name and value of a row of one of its tables, and
+ * {@code SnapshotFormatConsistencyTest} (module exporters) compares them, and the C header
+ * {@code native-recorder/src/snapshot_format.h}, with the tables. Change the markdown first.
  */
 public final class SnapshotFormat {
     private SnapshotFormat() {

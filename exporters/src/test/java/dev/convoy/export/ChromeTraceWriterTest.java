@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.convoy.model.Recording;
+import dev.convoy.schema.ChromeTraceChecker;
 import dev.convoy.snapshot.SnapshotReader;
 import dev.convoy.testing.Fixtures;
 import java.math.BigDecimal;
@@ -32,6 +33,7 @@ class ChromeTraceWriterTest {
         Recording r = SnapshotReader.read(Fixtures.all().toBytes());
         Path out = dir.resolve("trace.json");
         assertEquals(List.of(out.toAbsolutePath()), Exporters.export(r, Format.CHROME, out));
+        ChromeTraceChecker.check(out); // the structural rules of shared/formats/chrome-trace.md
         String text = Files.readString(out, StandardCharsets.UTF_8);
         assertTrue(text.startsWith("{\"traceEvents\":["), "traceEvents first, no BOM, compact");
         assertFalse(text.contains("\\uD8") || text.contains("\\ud8"), "no surrogate escapes");

@@ -4,107 +4,34 @@ import static dev.convoy.testing.Fixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import dev.convoy.model.Recording;
+import dev.convoy.schema.FormatViolation;
+import dev.convoy.schema.TptpValidator;
 import dev.convoy.snapshot.SnapshotReader;
 import dev.convoy.testing.Fixtures;
-import java.io.StringReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.regex.Pattern;
-import javax.xml.parsers.DocumentBuilder;
-import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
-import org.w3c.dom.Node;
-import org.xml.sax.ErrorHandler;
-import org.xml.sax.InputSource;
-import org.xml.sax.SAXParseException;
 
 class TptpXmlWriterTest {
-
-    static final Path DTD = Path.of("..", "schema", "convoy-trace.dtd");
-    static final Pattern TIME = Pattern.compile("\\d+\\.\\d{9}");
 
     @TempDir
     Path dir;
 
     /**
-     * Parses a produced file with a validating parser against schema/convoy-trace.dtd; any
-     * warning or error fails. The file has no DOCTYPE (see the DTD), so one is inserted.
+     * Validates a produced file with {@link TptpValidator}: a validating parser against
+     * schema/convoy-trace.dtd (any warning or error fails), "defined before referenced" and
+     * the time format.
      */
     static Document validate(Path file) throws Exception {
-        assertTrue(Files.exists(DTD), "DTD at " + DTD.toAbsolutePath());
-        String xml = Files.readString(file, StandardCharsets.UTF_8);
-        assertFalse(xml.contains("<!DOCTYPE"));
-        int afterDecl = xml.indexOf("?>") + 2;
-        String withDoctype = xml.substring(0, afterDecl) + "<!DOCTYPE TRACE SYSTEM \"convoy-trace.dtd\">"
-                + xml.substring(afterDecl);
-        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
-        f.setValidating(true);
-        DocumentBuilder b = f.newDocumentBuilder();
-        b.setEntityResolver((publicId, systemId) -> {
-            assertTrue(systemId.endsWith("convoy-trace.dtd"), systemId);
-            return new InputSource(Files.newInputStream(DTD));
-        });
-        List<String> problems = new ArrayList<>();
-        b.setErrorHandler(new ErrorHandler() {
-            public void warning(SAXParseException e) { problems.add("warning: " + e.getMessage()); }
-            public void error(SAXParseException e) { problems.add("error line " + e.getLineNumber() + ": " + e.getMessage()); }
-            public void fatalError(SAXParseException e) throws SAXParseException { throw e; }
-        });
-        Document doc = b.parse(new InputSource(new StringReader(withDoctype)));
-        assertEquals(List.of(), problems, "DTD validation of " + file);
-        checkDefinedBeforeReferenced(doc);
-        return doc;
-    }
-
-    static void checkDefinedBeforeReferenced(Document doc) {
-        Map<String, String[]> refs = Map.of(
-                "threadIdRef", new String[] {"threadStart", "threadId"},
-                "objIdRef", new String[] {"objAlloc", "objId"},
-                "classIdRef", new String[] {"classDef", "classId"});
-        Map<String, Set<String>> defined = Map.of("threadStart", new HashSet<>(), "objAlloc", new HashSet<>(),
-                "classDef", new HashSet<>(), "methodDef", new HashSet<>());
-        for (Element e : elements(doc.getDocumentElement())) {
-            for (Map.Entry<String, String[]> ref : refs.entrySet()) {
-                if (e.hasAttribute(ref.getKey())) {
-                    assertTrue(defined.get(ref.getValue()[0]).contains(e.getAttribute(ref.getKey())),
-                            e.getTagName() + " " + ref.getKey() + "=" + e.getAttribute(ref.getKey()) + " not defined before");
-                }
-            }
-            for (Element a : elements(e)) {
-                String methodId = a.getAttribute("value").split(":")[0];
-                assertTrue(defined.get("methodDef").contains(methodId), "frame method " + methodId + " defined before");
-            }
-            if (e.hasAttribute("time")) {
-                assertTrue(TIME.matcher(e.getAttribute("time")).matches(), e.getAttribute("time"));
-            }
-            switch (e.getTagName()) {
-                case "threadStart" -> assertTrue(defined.get("threadStart").add(e.getAttribute("threadId")), "unique threadId");
-                case "objAlloc" -> defined.get("objAlloc").add(e.getAttribute("objId"));
-                case "classDef" -> defined.get("classDef").add(e.getAttribute("classId"));
-                case "methodDef" -> defined.get("methodDef").add(e.getAttribute("methodId"));
-                default -> {
-                }
-            }
-        }
+        return TptpValidator.validate(file);
     }
 
     static List<Element> elements(Element parent) {
-        List<Element> out = new ArrayList<>();
-        for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling()) {
-            if (n instanceof Element e) {
-                out.add(e);
-            }
-        }
-        return out;
+        return TptpValidator.elements(parent);
     }
 
     static List<Element> byTag(Document doc, String tag) {
@@ -180,6 +107,7 @@ class TptpXmlWriterTest {
     void validatorRejectsWhatTheDtdDoesNotAllow() throws Exception {
         Path bad = dir.resolve("bad.trcxml");
         Files.writeString(bad, "<?xml version=\"1.0\" encoding=\"UTF-8\"?><TRACE><traceEnd time=\"1.000000000\"/></TRACE>");
-        assertThrows(AssertionError.class, () -> validate(bad));
+        FormatViolation v = assertThrows(FormatViolation.class, () -> validate(bad));
+        assertTrue(v.problems().stream().anyMatch(p -> p.startsWith("error")), v.getMessage());
     }
 }

@@ -1,0 +1,135 @@
+package dev.convoy.agent.it;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.w3c.dom.Document;
+
+import dev.convoy.export.Convert;
+import dev.convoy.schema.ChromeTraceChecker;
+import dev.convoy.schema.CsvLogReader;
+import dev.convoy.schema.TptpValidator;
+import dev.convoy.testapps.Deadlock;
+import dev.convoy.testapps.HandoffChain;
+import dev.convoy.testapps.Scenarios;
+
+/**
+ * The real agent dumps every format on exit of the {@code demo} scenario mix, on every JDK
+ * of {@link Jdks}; every file it wrote is checked with the format checkers of module
+ * {@code schema} (what the tests of the writers check on fixtures, here on real output).
+ */
+class RealOutputIT {
+
+    static final String DUMP_NAME = "real";
+    static final String OPTIONS = "dumponexit=all,dumpdir=.,dumpname=" + DUMP_NAME;
+
+    @TempDir
+    Path work;
+
+    static List<Jdks.Jdk> jdks() {
+        return Jdks.all().toList();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void everyDumpedFormatPassesItsChecker(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        ChildJvm.Result run = ChildJvm.run(jdk, work, OPTIONS, Scenarios.class.getName(), Scenarios.DEMO)
+                .assertSucceeded();
+        assertTrue(run.stdout().contains(Scenarios.FINAL_LINE_PREFIX + " OK"), run.stdout());
+        Path dir = run.dumpDir();
+        Set<String> files;
+        try (Stream<Path> list = Files.list(dir)) {
+            files = list.map(p -> p.getFileName().toString()).collect(Collectors.toCollection(TreeSet::new));
+        }
+        assertEquals(new TreeSet<>(Set.of("real.cvysnap", "real.json", "real.trcxml", "real.meta.csv",
+                "real.events.csv")), files, () -> "dumped files\nstderr:\n" + run.stderr());
+
+        // TPTP: valid against the DTD, defined before referenced, times
+        Document tptp = TptpValidator.validate(dir.resolve("real.trcxml"));
+        assertTrue(TptpValidator.elements(tptp.getDocumentElement()).stream()
+                .anyMatch(e -> e.getTagName().equals("monContendedEnter")), "a contended enter in the TPTP trace");
+
+        // CSV: both logs parse with the spec reader, every frame resolves to a meta line
+        CsvLogReader.Logs csv = CsvLogReader.read(dir.resolve("real.meta.csv"), dir.resolve("real.events.csv"));
+        assertTrue(csv.events().stream().anyMatch(e -> e.name().equals("MonitorContendedEnter") && !e.frames().isEmpty()),
+                "a contended enter with a stack in the CSV event log");
+        assertTrue(csv.events().stream().anyMatch(e -> e.name().equals("ThreadStarted")
+                && CsvLogReader.unescape(e.fields().get(1)).equals(Deadlock.THREAD_A)), "deadlock-A started");
+
+        // Chrome: the structural rules, then what the demo must show
+        List<JsonNode> events = ChromeTraceChecker.check(dir.resolve("real.json"));
+        checkChromeContent(events);
+
+        // Offline conversion of the binary snapshot gives the same trace as the in-process dump
+        Path converted = work.resolve("converted.json");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Convert.run(new String[] {dir.resolve("real.cvysnap").toString(), "--format", "chrome",
+                "-o", converted.toString()}, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(Convert.EXIT_OK, code, () -> "convert: " + err.toString(StandardCharsets.UTF_8));
+        assertArrayEquals(Files.readAllBytes(dir.resolve("real.json")), Files.readAllBytes(converted),
+                "the converted snapshot equals the chrome trace dumped in-process");
+    }
+
+    /** A deadlock-A track with a slice blocked on LockB, and a lock handoff arrow between two handoff-N tracks. */
+    private static void checkChromeContent(List<JsonNode> events) {
+        Map<Long, String> trackNames = new HashMap<>();
+        for (JsonNode e : events) {
+            if (e.path("ph").asText().equals("M") && e.path("name").asText().equals("thread_name")) {
+                trackNames.put(e.path("tid").asLong(), e.path("args").path("name").asText());
+            }
+        }
+        assertEquals("deadlock-A", Deadlock.THREAD_A);
+        List<Long> aTracks = trackNames.entrySet().stream().filter(t -> t.getValue().equals(Deadlock.THREAD_A))
+                .map(Map.Entry::getKey).toList();
+        assertEquals(1, aTracks.size(), () -> "one track named " + Deadlock.THREAD_A + ": " + trackNames);
+        long a = aTracks.get(0);
+        String lockB = Deadlock.LockB.class.getName();
+        assertEquals("dev.convoy.testapps.Deadlock$LockB", lockB);
+        List<JsonNode> aSlices = events.stream()
+                .filter(e -> e.path("ph").asText().equals("X") && e.path("tid").asLong() == a).toList();
+        assertTrue(aSlices.stream().anyMatch(e -> e.path("args").path("monitor").asText().equals(lockB)),
+                () -> "a slice on " + Deadlock.THREAD_A + " whose args name " + lockB + ": " + aSlices);
+
+        Map<Long, JsonNode> flowStarts = new HashMap<>();
+        for (JsonNode e : events) {
+            if (e.path("ph").asText().equals("s")) {
+                flowStarts.put(e.get("id").asLong(), e);
+            }
+        }
+        long handoffArrows = events.stream().filter(e -> e.path("ph").asText().equals("f")).filter(f -> {
+            JsonNode s = flowStarts.get(f.get("id").asLong());
+            if (s == null) {
+                return false;
+            }
+            String from = trackNames.getOrDefault(s.path("tid").asLong(), "");
+            String to = trackNames.getOrDefault(f.path("tid").asLong(), "");
+            return from.matches(HandoffChain.THREAD_PREFIX + "\\d+") && to.matches(HandoffChain.THREAD_PREFIX + "\\d+")
+                    && !from.equals(to);
+        }).count();
+        assertTrue(handoffArrows >= 1, () -> "a flow arrow between two different " + HandoffChain.THREAD_PREFIX
+                + "N tracks; tracks: " + trackNames + ", flows: " + flowStarts.size());
+        assertFalse(trackNames.isEmpty());
+    }
+}

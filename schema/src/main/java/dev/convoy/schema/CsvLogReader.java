@@ -1,0 +1,254 @@
+package dev.convoy.schema;
+
+import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * A reader of the CSV meta log and event log written only from {@code schema/csv-log-format.md}
+ * (not from the writer). It parses both files, checks every line against the spec and that
+ * every stack frame's method id resolves to exactly one method line of the meta log.
+ *
+ * <p>Checks: UTF-8, LF line ends; class lines (2 fields) before method lines (at least 5);
+ * method ids unique, entries count {@code -1} or the number of (hex start location, decimal
+ * line) pairs that follow; event lines: timestamp with 9 fraction digits, a known event
+ * name with its number of fields, thread and object fields as 8 uppercase hex digits, a
+ * stack depth followed by that many (method id, hex location) pairs for the four monitor
+ * events, none for the thread events; lines in time order.
+ */
+public final class CsvLogReader {
+
+    /** Thread and object fields: {@code %08X} of the identity hash. */
+    public static final Pattern HASH = Pattern.compile("[0-9A-F]{8}");
+    /** Method ids, locations and line table start locations: uppercase hex, {@code -1} for native. */
+    public static final Pattern HEX = Pattern.compile("-?[0-9A-F]+");
+    /** Seconds since recording start with 9 fraction digits. */
+    public static final Pattern TS = Pattern.compile("-?\\d+\\.\\d{9}");
+
+    /** Number of fields before the stack trace, per event name (from the spec). */
+    public static final Map<String, Integer> FIELDS = Map.of("ObjectWait", 2, "ObjectWaited", 2,
+            "MonitorContendedEnter", 3, "MonitorContendedEntered", 2, "ThreadStarted", 2, "ThreadEnded", 1);
+
+    /** A method line of the meta log; {@code lines} is the entries count ({@code -1}: no line table). */
+    public record MethodLine(String id, String name, String signature, String declaringClass, int lines) {
+    }
+
+    /**
+     * An event line: seconds, event name, the fields before the stack (as written, still
+     * escaped) and the frames as {methodId, location} pairs.
+     */
+    public record EventLine(double ts, String name, List<String> fields, List<String[]> frames) {
+    }
+
+    /** Both logs, parsed: class signature → source file, method id → method line, events in file order. */
+    public record Logs(Map<String, String> classes, Map<String, MethodLine> methods, List<EventLine> events) {
+    }
+
+    private CsvLogReader() {
+    }
+
+    /** Decodes a text field: {@code %2C %0D %0A} first, {@code %25} last. */
+    public static String unescape(String s) {
+        return s.replace("%2C", ",").replace("%0D", "\r").replace("%0A", "\n").replace("%25", "%");
+    }
+
+    /**
+     * Reads and checks both files.
+     *
+     * @throws FormatViolation listing every problem of both files
+     */
+    public static Logs read(Path meta, Path events) throws IOException {
+        List<String> problems = new ArrayList<>();
+        Map<String, String> classes = new LinkedHashMap<>();
+        Map<String, MethodLine> methods = readMeta(meta, classes, problems);
+        List<EventLine> ev = readEvents(events, methods, problems);
+        FormatViolation.throwIfAny(meta + " + " + events, problems);
+        return new Logs(Collections.unmodifiableMap(classes), Collections.unmodifiableMap(methods), ev);
+    }
+
+    /**
+     * Reads and checks the meta log, putting the class lines into {@code classes}.
+     *
+     * @throws FormatViolation listing every problem
+     */
+    public static Map<String, MethodLine> readMeta(Path meta, Map<String, String> classes) throws IOException {
+        List<String> problems = new ArrayList<>();
+        Map<String, MethodLine> methods = readMeta(meta, classes, problems);
+        FormatViolation.throwIfAny(meta.toString(), problems);
+        return methods;
+    }
+
+    /**
+     * Reads and checks the event log; every frame must resolve to one of {@code methods}.
+     *
+     * @throws FormatViolation listing every problem
+     */
+    public static List<EventLine> readEvents(Path events, Map<String, MethodLine> methods) throws IOException {
+        List<String> problems = new ArrayList<>();
+        List<EventLine> ev = readEvents(events, methods, problems);
+        FormatViolation.throwIfAny(events.toString(), problems);
+        return ev;
+    }
+
+    private static Map<String, MethodLine> readMeta(Path meta, Map<String, String> classes, List<String> problems)
+            throws IOException {
+        Map<String, MethodLine> methods = new LinkedHashMap<>();
+        int n = 0;
+        for (String line : lines(meta, problems)) {
+            n++;
+            String where = meta.getFileName() + ":" + n + " '" + line + "': ";
+            String[] f = line.split(",", -1);
+            if (f.length == 2) {
+                if (!methods.isEmpty()) {
+                    problems.add(where + "class line after a method line (class lines come first)");
+                }
+                if (classes.put(unescape(f[0]), unescape(f[1])) != null) {
+                    problems.add(where + "duplicate class line");
+                }
+                continue;
+            }
+            if (f.length < 5) {
+                problems.add(where + "neither a class line (2 fields) nor a method line (at least 5)");
+                continue;
+            }
+            if (!HEX.matcher(f[0]).matches()) {
+                problems.add(where + "method id is not uppercase hex");
+            }
+            int count;
+            try {
+                count = Integer.parseInt(f[4]);
+            } catch (NumberFormatException e) {
+                problems.add(where + "entries count '" + f[4] + "' is not a number");
+                continue;
+            }
+            if (count < -1) {
+                problems.add(where + "entries count below -1");
+            }
+            if (f.length != 5 + 2 * Math.max(count, 0)) {
+                problems.add(where + "line table: entries count " + count + " but " + (f.length - 5) + " fields follow");
+            } else {
+                for (int i = 5; i < f.length; i += 2) {
+                    if (!HEX.matcher(f[i]).matches()) {
+                        problems.add(where + "start location '" + f[i] + "' is not uppercase hex");
+                    }
+                    if (!f[i + 1].matches("\\d+")) {
+                        problems.add(where + "line number '" + f[i + 1] + "' is not decimal");
+                    }
+                }
+            }
+            if (methods.put(f[0], new MethodLine(f[0], unescape(f[1]), unescape(f[2]), unescape(f[3]), count)) != null) {
+                problems.add(where + "duplicate method id " + f[0]);
+            }
+        }
+        return methods;
+    }
+
+    private static List<EventLine> readEvents(Path events, Map<String, MethodLine> methods, List<String> problems)
+            throws IOException {
+        List<EventLine> out = new ArrayList<>();
+        int n = 0;
+        double prev = Double.NEGATIVE_INFINITY;
+        for (String line : lines(events, problems)) {
+            n++;
+            String where = events.getFileName() + ":" + n + " '" + line + "': ";
+            String[] f = line.split(",", -1);
+            if (f.length < 2) {
+                problems.add(where + "no event name");
+                continue;
+            }
+            if (!TS.matcher(f[0]).matches()) {
+                problems.add(where + "timestamp is not seconds with 9 fraction digits");
+                continue;
+            }
+            double ts = Double.parseDouble(f[0]);
+            if (ts < prev) {
+                problems.add(where + "not in time order (previous line at " + prev + ")");
+            }
+            prev = ts;
+            Integer count = FIELDS.get(f[1]);
+            if (count == null) {
+                problems.add(where + "unknown event name " + f[1]);
+                continue;
+            }
+            if (f.length < 2 + count) {
+                problems.add(where + f[1] + " needs " + count + " fields");
+                continue;
+            }
+            List<String> fields = List.of(f).subList(2, 2 + count);
+            for (int i = 0; i < fields.size(); i++) {
+                boolean threadName = f[1].equals("ThreadStarted") && i == 1;
+                if (!threadName && !HASH.matcher(fields.get(i)).matches()) {
+                    problems.add(where + "field " + (i + 1) + " '" + fields.get(i) + "' is not 8 uppercase hex digits");
+                }
+            }
+            List<String[]> frames = new ArrayList<>();
+            boolean hasStack = !f[1].startsWith("Thread");
+            if (hasStack) {
+                if (f.length < 3 + count || !f[2 + count].matches("\\d+")) {
+                    problems.add(where + "no stack depth after the fields");
+                    continue;
+                }
+                int depth = Integer.parseInt(f[2 + count]);
+                if (f.length != 3 + count + 2 * depth) {
+                    problems.add(where + "stack depth " + depth + " but " + (f.length - 3 - count) + " fields follow");
+                    continue;
+                }
+                for (int i = 3 + count; i < f.length; i += 2) {
+                    if (!methods.containsKey(f[i])) {
+                        problems.add(where + "frame method " + f[i] + " resolves to no meta line");
+                    }
+                    if (!HEX.matcher(f[i + 1]).matches()) {
+                        problems.add(where + "frame location '" + f[i + 1] + "' is not uppercase hex");
+                    }
+                    frames.add(new String[] {f[i], f[i + 1]});
+                }
+            } else if (f.length != 2 + count) {
+                problems.add(where + f[1] + " has " + count + " fields and no stack");
+                continue;
+            }
+            out.add(new EventLine(ts, f[1], fields, List.copyOf(frames)));
+        }
+        return out;
+    }
+
+    /** Strict UTF-8, LF line ends, a final LF after a non-empty file, no empty lines. */
+    private static List<String> lines(Path file, List<String> problems) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        String text;
+        try {
+            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            problems.add(file.getFileName() + ": not UTF-8: " + e);
+            text = new String(bytes, StandardCharsets.UTF_8);
+        }
+        if (text.isEmpty()) {
+            return List.of();
+        }
+        if (text.indexOf('\r') >= 0) {
+            problems.add(file.getFileName() + ": contains CR (lines end with LF, CR in text is %0D)");
+        }
+        if (!text.endsWith("\n")) {
+            problems.add(file.getFileName() + ": last line does not end with LF");
+        } else {
+            text = text.substring(0, text.length() - 1);
+        }
+        List<String> lines = List.of(text.split("\n", -1));
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).isEmpty()) {
+                problems.add(file.getFileName() + ":" + (i + 1) + ": empty line");
+            }
+        }
+        return lines;
+    }
+}

@@ -1,0 +1,60 @@
+package dev.convoy.schema;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CsvLogReaderTest {
+
+    @TempDir
+    Path dir;
+
+    static final String META = "Lcom/x/A;,A%2C B.java\n"
+            + "00007F0000001000,run,()V,Lcom/x/A;,2,0,10,A,12\n"
+            + "00007F0000002000,%3Cunknown%3E,,,-1\n";
+
+    static final String EVENTS = "0.000100000,ThreadStarted,0000ABCD,w%2C1\n"
+            + "0.000300000,MonitorContendedEnter,0000ABCD,AAAA0002,00000000,2,00007F0000001000,C,00007F0000002000,-1\n"
+            + "0.000400000,MonitorContendedEntered,0000ABCD,AAAA0002,0\n"
+            + "0.000500000,ThreadEnded,0000ABCD\n";
+
+    CsvLogReader.Logs read(String meta, String events) throws Exception {
+        Files.writeString(dir.resolve("r.meta.csv"), meta);
+        Files.writeString(dir.resolve("r.events.csv"), events);
+        return CsvLogReader.read(dir.resolve("r.meta.csv"), dir.resolve("r.events.csv"));
+    }
+
+    List<String> problems(String meta, String events) {
+        return assertThrows(FormatViolation.class, () -> read(meta, events)).problems();
+    }
+
+    @Test
+    void readsTheSpecExample() throws Exception {
+        CsvLogReader.Logs logs = read(META, EVENTS);
+        assertEquals("A, B.java", logs.classes().get("Lcom/x/A;"));
+        assertEquals(2, logs.methods().get("00007F0000001000").lines());
+        assertEquals("<unknown>", CsvLogReader.unescape("%3Cunknown%3E").replace("%3C", "<").replace("%3E", ">"));
+        assertEquals(4, logs.events().size());
+        assertEquals("w,1", CsvLogReader.unescape(logs.events().get(0).fields().get(1)));
+        assertEquals(2, logs.events().get(1).frames().size());
+        assertEquals("%0A", CsvLogReader.unescape("%250A"), "%25 decoded last");
+    }
+
+    @Test
+    void flagsWhatTheSpecForbids() {
+        assertTrue(problems(META, EVENTS.replace("00007F0000002000,-1", "00007F0000003000,-1")).stream()
+                .anyMatch(p -> p.contains("resolves to no meta line")));
+        assertTrue(problems(META + "Lcom/x/B;,B.java\n", EVENTS).stream().anyMatch(p -> p.contains("class line after")));
+        assertTrue(problems(META.replace(",2,0,10,A,12", ",3,0,10,A,12"), EVENTS).stream().anyMatch(p -> p.contains("line table")));
+        assertTrue(problems(META, EVENTS.replace("0.000500000", "0.000050000")).stream().anyMatch(p -> p.contains("time order")));
+        assertTrue(problems(META, EVENTS.replace(",0000ABCD\n", ",abcd\n")).stream().anyMatch(p -> p.contains("8 uppercase hex")));
+        assertTrue(problems(META, EVENTS.replace("ThreadEnded", "ThreadGone")).stream().anyMatch(p -> p.contains("unknown event")));
+        assertTrue(problems(META, EVENTS.replace(",2,00007F", ",3,00007F")).stream().anyMatch(p -> p.contains("stack depth")));
+        assertTrue(problems(META, EVENTS.replace("0.000100000", "0.0001")).stream().anyMatch(p -> p.contains("9 fraction")));
+        assertTrue(problems(META, EVENTS.replace("\n", "\r\n")).stream().anyMatch(p -> p.contains("CR")));
+    }
+}
