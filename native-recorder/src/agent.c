@@ -66,42 +66,56 @@ static uint32_t capture_stack(jvmtiEnv *jvmti, cv_thread *t) {
     return stacks_intern(g_cv.stacks, (const cv_frame *)t->frames, (uint32_t)count, flags);
 }
 
+/* A thread blocks on, or waits on, one monitor at a time, and the MonitorContendedEntered
+ * or MonitorWaited that ends it names the same object: the end event reuses the id the
+ * begin event looked up, which saves a GetTag (and its tag map lock) per pair. The begin
+ * must have been recorded in the current recording epoch, so that an end whose begin
+ * was missed while recording was off never borrows an older id. */
 static void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
-                           uint8_t type, uint8_t flags, int64_t arg, int with_stack) {
+                           uint8_t type, uint8_t flags, int64_t arg, uint8_t begin_type) {
     uint64_t ts = cv_now_ns();
     cv_thread *t = threads_current(jvmti, jni, thread);
     if (!t) return;
+    uint32_t epoch = load_relaxed(&g_cv.epoch);
+    int begins = begin_type == type;
     cv_record r;
     r.ts = ts;
-    r.obj = objects_id(jvmti, jni, object, OBJ_PLAIN);
+    if (!begins && t->pending_obj != 0 && t->pending_type == begin_type && t->pending_epoch == epoch) {
+        r.obj = t->pending_obj;
+    } else {
+        r.obj = objects_id(jvmti, jni, object, OBJ_PLAIN);
+    }
+    t->pending_obj = begins ? r.obj : 0;
+    t->pending_type = type;
+    t->pending_epoch = epoch;
     r.arg = arg;
     r.arg2 = 0;
-    r.meta = cv_record_meta(type, flags, with_stack ? capture_stack(jvmti, t) : 0);
+    r.meta = cv_record_meta(type, flags, begins ? capture_stack(jvmti, t) : 0);
     ring_write(&t->ring, &r);
 }
 
 static void JNICALL on_monitor_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
     if (!active()) return;
-    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTER, 0, 0, 1);
+    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTER, 0, 0, EVENT_MONITOR_ENTER);
 }
 
 /* Runs while the monitor is held: no stack, nothing but the record. */
 static void JNICALL on_monitor_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
     if (!active()) return;
-    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTERED, 0, 0, 0);
+    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTERED, 0, 0, EVENT_MONITOR_ENTER);
 }
 
 static void JNICALL on_monitor_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                     jlong timeout) {
     if (!active()) return;
-    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_WAIT, 0, (int64_t)timeout, 1);
+    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_WAIT, 0, (int64_t)timeout, EVENT_MONITOR_WAIT);
 }
 
 static void JNICALL on_monitor_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                       jboolean timed_out) {
     if (!active()) return;
     record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_WAITED,
-                   timed_out ? FLAG_TIMED_OUT : 0, 0, 0);
+                   timed_out ? FLAG_TIMED_OUT : 0, 0, EVENT_MONITOR_WAIT);
 }
 
 static void record_thread(cv_thread *t, uint8_t type) {
@@ -232,6 +246,7 @@ static int set_recording_events(int on, cv_error *err) {
 int agent_set_recording(int on, cv_error *err) {
     if (!g_cv.started) return cv_fail(err, "the recorder is not started");
     if (on) {
+        fetch_add_relaxed(&g_cv.epoch, 1);
         store_release(&g_cv.recording, 1);
         return set_recording_events(1, err);
     }

@@ -30,6 +30,7 @@ typedef struct {
     int        started;       /* agent_start done; guarded by the JNI caller being Java */
     int        live;          /* atomic: 0 after VMDeath */
     int        recording;     /* atomic: monitor and GC events are recorded */
+    uint32_t   epoch;         /* atomic: incremented whenever recording starts */
     int        has_gc_events;
     uint64_t   start_mono;
     uint64_t   start_epoch;

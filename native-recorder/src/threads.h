@@ -39,6 +39,9 @@ typedef struct cv_thread {
     int      pins;            /* snapshots holding this state; under registry_lock */
     size_t   bytes;           /* size of this block, counted against the cap */
     jvmtiFrameInfo *frames;   /* stack_depth + 1 entries, owner only */
+    uint64_t pending_obj;     /* owner only: monitor id of the last recorded ENTER or WAIT, */
+    uint32_t pending_type;    /* its type, */
+    uint32_t pending_epoch;   /* and the recording epoch it was recorded in */
     cv_ring  ring;            /* must be last */
 } cv_thread;
 

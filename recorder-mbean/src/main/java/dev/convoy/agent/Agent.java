@@ -27,11 +27,22 @@ public final class Agent {
         }
     }
 
+    /** System property in which a failed attach leaves its reason for the attaching tool. */
+    public static final String ATTACH_ERROR_PROPERTY = "convoy.attach.error";
+
     /**
-     * Dynamic attach. A failure is thrown back to the attaching tool; the application
-     * keeps running untouched.
+     * Dynamic attach. A failure is thrown back to the attaching tool (the Attach API reports
+     * only that the agent failed, so the reason is also left in the target's system property
+     * {@value #ATTACH_ERROR_PROPERTY}, which the tool reads); the application keeps running
+     * untouched.
      */
     public static void agentmain(String args, Instrumentation inst) {
-        ConvoyAgent.initialize(args, inst);
+        try {
+            ConvoyAgent.initialize(args, inst);
+            System.clearProperty(ATTACH_ERROR_PROPERTY);
+        } catch (RuntimeException | Error e) {
+            System.setProperty(ATTACH_ERROR_PROPERTY, String.valueOf(e.getMessage()));
+            throw e;
+        }
     }
 }
