@@ -1,0 +1,99 @@
+package dev.convoy.analysis;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import dev.convoy.model.MonitorState;
+import dev.convoy.model.RecordedThread;
+import dev.convoy.model.Recording;
+import dev.convoy.snapshot.SnapshotFormat;
+
+/**
+ * Monitor deadlocks at snapshot time: cycles in the waits-for graph in which each thread is
+ * blocked entering a monitor owned by the next (SECTION_MONITORS).
+ */
+public final class Deadlocks {
+
+    /**
+     * One cycle: {@code threads.get(i)} is blocked on {@code monitors.get(i)}, owned by
+     * {@code threads.get(i + 1)} (wrapping around). Starts at the thread with the lowest
+     * ring id, so the same cycle is always reported the same way.
+     */
+    public record Deadlock(List<RecordedThread> threads, List<MonitorState> waits) {
+
+        /** e.g. "deadlock-A blocked on pkg.LockB#12 owned by deadlock-B; ...". */
+        public String describe(Recording r) {
+            List<String> parts = new ArrayList<>();
+            for (int i = 0; i < threads.size(); i++) {
+                MonitorState w = waits.get(i);
+                String monitor = w.object() != 0 ? r.objectClassName(w.object()) + "#" + w.object()
+                        : String.format("monitor@%08x", w.identityHash());
+                parts.add(threads.get(i).name() + " blocked on " + monitor + " owned by "
+                        + threads.get((i + 1) % threads.size()).name());
+            }
+            return String.join("; ", parts);
+        }
+    }
+
+    private Deadlocks() {
+    }
+
+    public static List<Deadlock> find(Recording r) {
+        Map<Long, RecordedThread> liveByJavaId = new HashMap<>();
+        for (RecordedThread t : r.javaThreads()) {
+            if (!t.isEnded()) {
+                liveByJavaId.put(t.javaThreadId(), t);
+            }
+        }
+        Map<Long, MonitorState> blockedByRing = new HashMap<>();
+        for (MonitorState m : r.monitors()) {
+            if (m.state() == SnapshotFormat.MSTATE_BLOCKED && m.ownerThreadId() >= 0) {
+                blockedByRing.put(m.ringId(), m);
+            }
+        }
+        List<Deadlock> out = new ArrayList<>();
+        Set<Long> done = new HashSet<>();
+        List<Long> rings = new ArrayList<>(blockedByRing.keySet());
+        rings.sort(null);
+        for (long start : rings) {
+            if (done.contains(start)) {
+                continue;
+            }
+            LinkedHashSet<Long> path = new LinkedHashSet<>();
+            long cur = start;
+            while (blockedByRing.containsKey(cur) && !done.contains(cur) && path.add(cur)) {
+                RecordedThread owner = liveByJavaId.get(blockedByRing.get(cur).ownerThreadId());
+                if (owner == null) {
+                    break;
+                }
+                cur = owner.ringId();
+            }
+            boolean closesOnItself = path.contains(cur);
+            done.addAll(path);
+            if (closesOnItself) {
+                List<Long> cycle = new ArrayList<>(path).subList(new ArrayList<>(path).indexOf(cur), path.size());
+                out.add(cycleFrom(r, cycle, blockedByRing));
+            }
+        }
+        return out;
+    }
+
+    private static Deadlock cycleFrom(Recording r, List<Long> cycle, Map<Long, MonitorState> blocked) {
+        int first = cycle.indexOf(cycle.stream().min(Long::compare).orElseThrow());
+        List<RecordedThread> threads = new ArrayList<>();
+        List<MonitorState> waits = new ArrayList<>();
+        for (int i = 0; i < cycle.size(); i++) {
+            long ring = cycle.get((first + i) % cycle.size());
+            Optional<RecordedThread> t = r.threadByRingId(ring);
+            threads.add(t.orElseThrow());
+            waits.add(blocked.get(ring));
+        }
+        return new Deadlock(List.copyOf(threads), List.copyOf(waits));
+    }
+}
