@@ -254,6 +254,13 @@ int agent_set_recording(int on, cv_error *err) {
     return set_recording_events(0, err);
 }
 
+int agent_reset(cv_error *err) {
+    if (!g_cv.started || g_cv.config.empty_callbacks) return cv_fail(err, "the recorder is not started");
+    /* Writers are never stopped: the rings keep their records and snapshots skip the old ones. */
+    store_release(&g_cv.reset_mono, cv_now_ns());
+    return 0;
+}
+
 static void find_thread_id_accessor(JNIEnv *jni) {
     jclass thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
     if (!thread_class) {

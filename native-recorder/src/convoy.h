@@ -32,6 +32,7 @@ typedef struct {
     int        recording;     /* atomic: monitor and GC events are recorded */
     uint32_t   epoch;         /* atomic: incremented whenever recording starts */
     int        has_gc_events;
+    uint64_t   reset_mono;    /* atomic: records before this are discarded by snapshots, 0 = none */
     uint64_t   start_mono;
     uint64_t   start_epoch;
     cv_stacks *stacks;
@@ -45,6 +46,8 @@ extern cv_agent g_cv;
 
 int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err);
 int agent_set_recording(int on, cv_error *err);
+/* Discards everything recorded so far: later snapshots hold only what follows. */
+int agent_reset(cv_error *err);
 int jni_register_natives(JNIEnv *jni);
 
 #endif

@@ -48,6 +48,14 @@ Java_dev_convoy_agent_NativeRecorder_setRecording0(JNIEnv *jni, jclass cls, jboo
     if (agent_set_recording(on == JNI_TRUE, &err)) throw_error(jni, &err);
 }
 
+JNIEXPORT void JNICALL
+Java_dev_convoy_agent_NativeRecorder_reset0(JNIEnv *jni, jclass cls) {
+    (void)cls;
+    cv_error err;
+    memset(&err, 0, sizeof(err));
+    if (agent_reset(&err)) throw_error(jni, &err);
+}
+
 JNIEXPORT jboolean JNICALL
 Java_dev_convoy_agent_NativeRecorder_isRecording0(JNIEnv *jni, jclass cls) {
     (void)jni; (void)cls;
@@ -114,6 +122,7 @@ int jni_register_natives(JNIEnv *jni) {
         {"start0", "(IJIZZLjava/lang/String;)V", (void *)Java_dev_convoy_agent_NativeRecorder_start0},
         {"setRecording0", "(Z)V", (void *)Java_dev_convoy_agent_NativeRecorder_setRecording0},
         {"isRecording0", "()Z", (void *)Java_dev_convoy_agent_NativeRecorder_isRecording0},
+        {"reset0", "()V", (void *)Java_dev_convoy_agent_NativeRecorder_reset0},
         {"snapshot0", "([J)[B", (void *)Java_dev_convoy_agent_NativeRecorder_snapshot0},
         {"counters0", "()[J", (void *)Java_dev_convoy_agent_NativeRecorder_counters0},
     };

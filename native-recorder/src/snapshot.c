@@ -45,7 +45,7 @@ typedef struct {
 
 /* One ring as a SECTION_THREADS entry. `live_name` replaces the stored name if set. */
 static void put_ring(cv_buf *b, const cv_thread_view *v, const cv_ring *ring, const char *live_name,
-                     cv_record *last, totals *sum) {
+                     uint64_t since, cv_record *last, totals *sum) {
     uint32_t cap = ring->capacity;
     cv_record *recs = malloc((size_t)(cap ? cap : 1) * sizeof(cv_record));
     if (!recs) {
@@ -54,9 +54,11 @@ static void put_ring(cv_buf *b, const cv_thread_view *v, const cv_ring *ring, co
     }
     uint64_t written = 0, torn = 0;
     uint32_t n = ring_read(ring, recs, cap, &written, &torn);
+    uint32_t skip = 0;
+    while (skip < n && recs[skip].ts < since) skip++;
     uint64_t overwritten = written > cap ? written - cap : 0;
     uint64_t dropped = ring_dropped(ring);
-    if (last && n > 0) *last = recs[n - 1];
+    if (last && n > skip) *last = recs[n - 1];
     buf_u64(b, v->ring_id);
     buf_u64(b, (uint64_t)v->java_tid);
     buf_u64(b, v->thread_obj);
@@ -71,8 +73,8 @@ static void put_ring(cv_buf *b, const cv_thread_view *v, const cv_ring *ring, co
     buf_str(b, v->group);
     buf_str(b, v->parent_group);
     buf_u32(b, cap);
-    buf_u32(b, n);
-    for (uint32_t i = 0; i < n; i++) put_record(b, &recs[i]);
+    buf_u32(b, n - skip);
+    for (uint32_t i = skip; i < n; i++) put_record(b, &recs[i]);
     free(recs);
     sum->torn += torn;
 }
@@ -228,6 +230,9 @@ int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *
     }
     jvmtiEnv *jvmti = g_cv.jvmti;
     uint64_t snap_mono = cv_now_ns();
+    uint64_t since = load_acquire(&g_cv.reset_mono);
+    uint64_t start_mono = since ? since : g_cv.start_mono;
+    uint64_t start_epoch = g_cv.start_epoch + (start_mono - g_cv.start_mono);
     uint64_t snap_epoch = cv_epoch_ns();
 
     buf_bytes(b, CV_MAGIC, 8);
@@ -249,9 +254,11 @@ int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *
         threads_unpin(views, nthreads);
         return cv_fail(err, "out of memory reading the rings");
     }
+    uint32_t nrings = 0;
     for (size_t i = 0; i < nthreads; i++) {
         cv_thread_view *v = &views[i];
         char *live_name = NULL;
+        if ((v->flags & RING_ENDED) && v->end_ns < since) continue; /* ended before a reset */
         jobject thread = NULL;
         if (!(v->flags & RING_ENDED) && v->t->thread_ref) {
             thread = (*jni)->NewLocalRef(jni, v->t->thread_ref);
@@ -260,7 +267,8 @@ int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *
             live_name = live_thread_name(jni, thread);
             (*jni)->DeleteLocalRef(jni, thread);
         }
-        put_ring(&rings, v, &v->t->ring, live_name, &last[i], &sum);
+        put_ring(&rings, v, &v->t->ring, live_name, since, &last[i], &sum);
+        nrings++;
         if (live_name) (*jvmti)->Deallocate(jvmti, (unsigned char *)live_name);
     }
     /* The GC ring: a pseudo-thread. */
@@ -272,7 +280,8 @@ int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *
     gc.start_ns = g_cv.start_mono;
     gc.name = "GC";
     gc.group = gc.parent_group = "";
-    put_ring(&rings, &gc, g_cv.gc_ring, NULL, NULL, &sum);
+    put_ring(&rings, &gc, g_cv.gc_ring, NULL, since, NULL, &sum);
+    nrings++;
     uint32_t nmon = put_monitor_states(&monitors, views, nthreads, last, states, nstates);
     free(last);
     threads_unpin(views, nthreads);
@@ -294,8 +303,8 @@ int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *
     put_kv_property(b, &n, "jvm.version", "java.vm.version");
     put_kv_property(b, &n, "java.command", "sun.java.command");
     put_kv(b, &n, "options", g_cv.config.options);
-    put_kv_u64(b, &n, "start.monotonic.ns", g_cv.start_mono);
-    put_kv_u64(b, &n, "start.epoch.ns", g_cv.start_epoch);
+    put_kv_u64(b, &n, "start.monotonic.ns", start_mono);
+    put_kv_u64(b, &n, "start.epoch.ns", start_epoch);
     put_kv_u64(b, &n, "snapshot.monotonic.ns", snap_mono);
     put_kv_u64(b, &n, "snapshot.epoch.ns", snap_epoch);
     put_kv_u64(b, &n, "stack.depth", g_cv.config.stack_depth);
@@ -313,7 +322,7 @@ int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *
 
     /* THREADS */
     mark = buf_section_begin(b, SECTION_THREADS);
-    buf_u32(b, (uint32_t)(nthreads + 1));
+    buf_u32(b, nrings);
     buf_bytes(b, rings.data, rings.len);
     buf_section_end(b, mark);
     int rings_failed = rings.failed;

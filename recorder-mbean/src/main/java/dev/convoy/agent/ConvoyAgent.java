@@ -7,6 +7,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import java.lang.management.ManagementFactory;
+
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import dev.convoy.agent.jmx.RecorderMBean;
 import dev.convoy.export.Exporters;
 import dev.convoy.export.Format;
 
@@ -15,6 +22,9 @@ import dev.convoy.export.Format;
  * {@link #initialize}, usable as a library (tests, the MBean) through {@link #get()}.
  */
 public final class ConvoyAgent {
+
+    /** Convoy's version, from the agent jar's manifest. */
+    public static final String VERSION = version();
 
     private static ConvoyAgent instance;
 
@@ -45,11 +55,32 @@ public final class ConvoyAgent {
         NativeRecorder.start(options.bufferBytes(), options.memoryCap(), options.stackDepth(), options.recording(),
                 options.emptyCallbacks(), options.effective());
         ConvoyAgent agent = new ConvoyAgent(options);
+        if (!options.emptyCallbacks()) {
+            registerMBean(agent);
+        }
         if (!options.dumpOnExit().isEmpty()) {
             Runtime.getRuntime().addShutdownHook(new Thread(agent::dumpOnExit, "convoy-dump-on-exit"));
         }
         instance = agent;
         return agent;
+    }
+
+    /** Registers {@code dev.convoy:type=Recorder} in the platform MBean server. */
+    private static void registerMBean(ConvoyAgent agent) {
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            ObjectName name = new ObjectName(RecorderMBean.OBJECT_NAME);
+            if (!server.isRegistered(name)) {
+                server.registerMBean(new RecorderMBean(agent), name);
+            }
+        } catch (JMException e) {
+            throw new IllegalStateException("cannot register the MBean " + RecorderMBean.OBJECT_NAME + ": " + e, e);
+        }
+    }
+
+    private static String version() {
+        String v = ConvoyAgent.class.getPackage().getImplementationVersion();
+        return v != null ? v : "dev";
     }
 
     /** The running agent, or null if none was initialized. */

@@ -73,6 +73,17 @@ public final class NativeRecorder {
         setRecording0(on);
     }
 
+    /**
+     * Discards everything recorded so far: later snapshots hold only the events that follow
+     * (and threads alive now or started later). Writers are not stopped; the counters keep
+     * counting from the start.
+     *
+     * @throws IllegalStateException if the recorder is not started
+     */
+    public static void reset() {
+        reset0();
+    }
+
     /** Whether monitor and GC events are being recorded. */
     public static boolean isRecording() {
         return isRecording0();
@@ -129,6 +140,8 @@ public final class NativeRecorder {
     private static native void setRecording0(boolean on);
 
     private static native boolean isRecording0();
+
+    private static native void reset0();
 
     private static native byte[] snapshot0(long[] monitorStates);
 

@@ -1,0 +1,382 @@
+package dev.convoy.agent.jmx;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+import javax.management.Attribute;
+import javax.management.AttributeList;
+import javax.management.AttributeNotFoundException;
+import javax.management.DynamicMBean;
+import javax.management.InvalidAttributeValueException;
+import javax.management.MBeanException;
+import javax.management.MBeanInfo;
+import javax.management.MBeanNotificationInfo;
+import javax.management.MBeanOperationInfo;
+import javax.management.Notification;
+import javax.management.NotificationBroadcasterSupport;
+import javax.management.ReflectionException;
+import javax.management.openmbean.ArrayType;
+import javax.management.openmbean.CompositeData;
+import javax.management.openmbean.OpenDataException;
+import javax.management.openmbean.OpenMBeanAttributeInfoSupport;
+import javax.management.openmbean.OpenMBeanConstructorInfoSupport;
+import javax.management.openmbean.OpenMBeanInfoSupport;
+import javax.management.openmbean.OpenMBeanOperationInfoSupport;
+import javax.management.openmbean.OpenMBeanParameterInfoSupport;
+import javax.management.openmbean.OpenType;
+import javax.management.openmbean.SimpleType;
+
+import dev.convoy.agent.ConvoyAgent;
+import dev.convoy.agent.NativeRecorder;
+import dev.convoy.agent.NativeRecorder.Counter;
+import dev.convoy.analysis.Deadlocks;
+import dev.convoy.export.Exporters;
+import dev.convoy.export.Format;
+import dev.convoy.model.Recording;
+import dev.convoy.snapshot.SnapshotReader;
+
+/**
+ * The Convoy MBean, {@code dev.convoy:type=Recorder}: switch recording on and off, take
+ * snapshots, write dumps, read them remotely. Open types only, with a description for
+ * every attribute, operation and parameter, so JConsole and any JMX client without
+ * Convoy's classes can use all of it. See {@link #describe()} for the full list.
+ *
+ * <p>{@code snapshot()} freezes what it summarised: {@code dump} and {@code openStream}
+ * write that frozen snapshot, so that the files of one dump, and a dump and the summary
+ * seen before it, agree; before the first {@code snapshot()} and after {@code reset()}
+ * they take a fresh one.
+ *
+ * <p>Notifications: {@value #DUMP_WRITTEN} after {@code dump} wrote its files (user data:
+ * the paths), {@value #DEADLOCK} when a snapshot shows a monitor deadlock (message: the
+ * cycle).
+ */
+public final class RecorderMBean extends NotificationBroadcasterSupport implements DynamicMBean {
+
+    public static final String OBJECT_NAME = "dev.convoy:type=Recorder";
+    public static final String DUMP_WRITTEN = "dev.convoy.dump.written";
+    public static final String DEADLOCK = "dev.convoy.deadlock";
+    /** Stream formats: the dump formats, with CSV split into its two files. */
+    static final List<String> STREAM_FORMATS = List.of("chrome", "tptp", "csv-meta", "csv-events", "snapshot");
+
+    private static final ArrayType<byte[]> BYTES = ArrayType.getPrimitiveArrayType(byte[].class);
+    private static final ArrayType<String[]> STRINGS = stringArray();
+
+    private final ConvoyAgent agent;
+    private final DumpDirectory dumpDirectory;
+    private final DumpStreams streams = new DumpStreams();
+    private final AtomicLong sequence = new AtomicLong();
+    private final MBeanInfo info;
+    private volatile Snapshot frozen;
+
+    public RecorderMBean(ConvoyAgent agent) {
+        super(new MBeanNotificationInfo(new String[] {DUMP_WRITTEN, DEADLOCK}, Notification.class.getName(),
+                "dump written (user data: the paths); monitor deadlock seen in a snapshot (message: the cycle)"));
+        this.agent = agent;
+        this.dumpDirectory = new DumpDirectory(agent.options().dumpDir());
+        this.info = describe();
+    }
+
+    private static ArrayType<String[]> stringArray() {
+        try {
+            return new ArrayType<>(1, SimpleType.STRING);
+        } catch (OpenDataException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static OpenMBeanAttributeInfoSupport attr(String name, OpenType<?> type, boolean writable, String desc) {
+        return new OpenMBeanAttributeInfoSupport(name, desc, type, true, writable, false);
+    }
+
+    private static OpenMBeanParameterInfoSupport param(String name, OpenType<?> type, String desc) {
+        return new OpenMBeanParameterInfoSupport(name, desc, type);
+    }
+
+    private static OpenMBeanOperationInfoSupport op(String name, String desc, OpenType<?> returns, int impact,
+                                                     OpenMBeanParameterInfoSupport... params) {
+        return new OpenMBeanOperationInfoSupport(name, desc, params, returns, impact);
+    }
+
+    /** Every attribute, operation and parameter, with the descriptions JConsole shows. */
+    private MBeanInfo describe() {
+        String formats = Format.allowed();
+        OpenMBeanAttributeInfoSupport[] attributes = {
+            attr("Recording", SimpleType.BOOLEAN, true, "Whether monitor and GC events are being recorded"),
+            attr("ContentionAnalysis", SimpleType.BOOLEAN, true,
+                    "Bytecode instrumentation of Thread.start/interrupt/join/sleep and Object.notify call sites "
+                    + "(not available in this version: reads false, setting true fails)"),
+            attr("Options", SimpleType.STRING, false, "Agent options in effect"),
+            attr("BufferBytes", SimpleType.INTEGER, false, "Ring buffer size per thread, in bytes"),
+            attr("StackDepth", SimpleType.INTEGER, false, "Frames captured per stack trace (0: none)"),
+            attr("MemoryCapBytes", SimpleType.LONG, false, "Cap on all recorder memory, in bytes"),
+            attr("DumpDirectory", SimpleType.STRING, false, "The only directory dump() writes into"),
+            attr("EventsRecorded", SimpleType.LONG, false, "Records written since the agent started"),
+            attr("EventsOverwritten", SimpleType.LONG, false, "Records lost to overwrite-oldest in full rings"),
+            attr("EventsDropped", SimpleType.LONG, false, "Events that could not be recorded at all"),
+            attr("ThreadsRecorded", SimpleType.LONG, false, "Threads with a ring now (live and recently ended)"),
+            attr("MemoryInUseBytes", SimpleType.LONG, false, "Recorder memory in use, in bytes"),
+            attr("RecordingStartTime", SimpleType.LONG, false, "When the agent started (ms since 1970 UTC)"),
+            attr("Version", SimpleType.STRING, false, "Convoy version"),
+        };
+        OpenMBeanOperationInfoSupport[] operations = {
+            op("start", "Starts recording monitor and GC events", SimpleType.VOID, MBeanOperationInfo.ACTION),
+            op("stop", "Stops recording; what was recorded stays", SimpleType.VOID, MBeanOperationInfo.ACTION),
+            op("reset", "Discards everything recorded so far, and the frozen snapshot", SimpleType.VOID,
+                    MBeanOperationInfo.ACTION),
+            op("snapshot", "Takes and freezes a snapshot; returns its summary: time range, counts by event type, "
+                    + "threads, the most contended monitors, deadlocks", SnapshotSummary.SUMMARY,
+                    MBeanOperationInfo.ACTION),
+            op("dump", "Writes the frozen snapshot (a fresh one if none) in a format into the dump directory; "
+                    + "returns the files written", STRINGS, MBeanOperationInfo.ACTION,
+                    param("format", SimpleType.STRING, "one of " + formats),
+                    param("path", SimpleType.STRING, "file name or relative path inside the dump directory "
+                            + "(for csv, the base of NAME.meta.csv and NAME.events.csv)")),
+            op("openStream", "Opens one dump file of the frozen snapshot (a fresh one if none) as a stream for "
+                    + "readStream; returns its id",
+                    SimpleType.LONG, MBeanOperationInfo.ACTION,
+                    param("format", SimpleType.STRING, "one of " + String.join(", ", STREAM_FORMATS))),
+            op("readStream", "The next chunk of an open stream (at most 256 KiB), or null at its end", BYTES,
+                    MBeanOperationInfo.INFO, param("id", SimpleType.LONG, "id returned by openStream")),
+            op("closeStream", "Closes a stream and frees its memory", SimpleType.VOID, MBeanOperationInfo.ACTION,
+                    param("id", SimpleType.LONG, "id returned by openStream")),
+        };
+        return new OpenMBeanInfoSupport(RecorderMBean.class.getName(),
+                "Convoy: always-on recorder of JVM thread and monitor contention", attributes,
+                new OpenMBeanConstructorInfoSupport[0], operations, getNotificationInfo());
+    }
+
+    @Override
+    public MBeanInfo getMBeanInfo() {
+        return info;
+    }
+
+    @Override
+    public Object getAttribute(String name) throws AttributeNotFoundException, MBeanException {
+        long[] c = NativeRecorder.counters();
+        return switch (String.valueOf(name)) {
+            case "Recording" -> NativeRecorder.isRecording();
+            case "ContentionAnalysis" -> false;
+            case "Options" -> agent.options().effective();
+            case "BufferBytes" -> agent.options().bufferBytes();
+            case "StackDepth" -> agent.options().stackDepth();
+            case "MemoryCapBytes" -> agent.options().memoryCap();
+            case "DumpDirectory" -> dumpDirectory.path().toString();
+            case "EventsRecorded" -> c[Counter.RECORDS_WRITTEN.ordinal()];
+            case "EventsOverwritten" -> c[Counter.RECORDS_OVERWRITTEN.ordinal()];
+            case "EventsDropped" -> c[Counter.RECORDS_DROPPED.ordinal()];
+            case "ThreadsRecorded" -> c[Counter.THREADS_RECORDED.ordinal()];
+            case "MemoryInUseBytes" -> c[Counter.MEMORY_IN_USE.ordinal()];
+            case "RecordingStartTime" -> c[Counter.START_EPOCH_NS.ordinal()] / 1_000_000;
+            case "Version" -> ConvoyAgent.VERSION;
+            default -> throw new AttributeNotFoundException("no attribute '" + name + "'; attributes: "
+                    + Stream.of(info.getAttributes()).map(a -> a.getName()).toList());
+        };
+    }
+
+    @Override
+    public void setAttribute(Attribute attribute) throws AttributeNotFoundException, InvalidAttributeValueException,
+            MBeanException {
+        String name = attribute.getName();
+        Object value = attribute.getValue();
+        switch (String.valueOf(name)) {
+            case "Recording" -> {
+                if (!(value instanceof Boolean on)) {
+                    throw new InvalidAttributeValueException("Recording takes a boolean, got " + value);
+                }
+                guard(() -> NativeRecorder.setRecording(on));
+            }
+            case "ContentionAnalysis" -> {
+                if (!(value instanceof Boolean on)) {
+                    throw new InvalidAttributeValueException("ContentionAnalysis takes a boolean, got " + value);
+                }
+                if (on) {
+                    IllegalStateException e = new IllegalStateException("contention analysis (bytecode "
+                            + "instrumentation of Thread and Object call sites) is not available in this version");
+                    throw new MBeanException(e, e.getMessage());
+                }
+            }
+            default -> {
+                if (Stream.of(info.getAttributes()).anyMatch(a -> a.getName().equals(name))) {
+                    throw new AttributeNotFoundException("attribute '" + name + "' is read-only");
+                }
+                throw new AttributeNotFoundException("no attribute '" + name + "'");
+            }
+        }
+    }
+
+    @Override
+    public AttributeList getAttributes(String[] names) {
+        AttributeList list = new AttributeList();
+        for (String n : names) {
+            try {
+                list.add(new Attribute(n, getAttribute(n)));
+            } catch (AttributeNotFoundException | MBeanException | RuntimeException e) {
+                // JMX: attributes that cannot be read are left out of the list
+            }
+        }
+        return list;
+    }
+
+    @Override
+    public AttributeList setAttributes(AttributeList attributes) {
+        AttributeList set = new AttributeList();
+        for (Attribute a : attributes.asList()) {
+            try {
+                setAttribute(a);
+                set.add(a);
+            } catch (AttributeNotFoundException | InvalidAttributeValueException | MBeanException
+                     | RuntimeException e) {
+                // JMX: attributes that cannot be set are left out of the result
+            }
+        }
+        return set;
+    }
+
+    @Override
+    public Object invoke(String action, Object[] params, String[] signature) throws MBeanException,
+            ReflectionException {
+        Object[] p = params == null ? new Object[0] : params;
+        return switch (String.valueOf(action)) {
+            case "start" -> run(0, p, () -> NativeRecorder.setRecording(true));
+            case "stop" -> run(0, p, () -> NativeRecorder.setRecording(false));
+            case "reset" -> run(0, p, () -> {
+                NativeRecorder.reset();
+                frozen = null;
+            });
+            case "snapshot" -> call(0, p, this::snapshot);
+            case "dump" -> call(2, p, () -> dump(string(p[0], "format"), string(p[1], "path")));
+            case "openStream" -> call(1, p, () -> openStream(string(p[0], "format")));
+            case "readStream" -> call(1, p, () -> streams.read(id(p[0])));
+            case "closeStream" -> run(1, p, () -> streams.close(id(p[0])));
+            default -> throw new ReflectionException(new NoSuchMethodException(action),
+                    "no operation '" + action + "'");
+        };
+    }
+
+    @FunctionalInterface
+    private interface Body<T> {
+        T call() throws Exception;
+    }
+
+    @FunctionalInterface
+    private interface Action {
+        void run() throws Exception;
+    }
+
+    /** Runs an operation; any failure reaches the client as an MBeanException with a JDK cause. */
+    private static <T> T call(int arity, Object[] p, Body<T> body) throws MBeanException {
+        if (p.length != arity) {
+            IllegalArgumentException e = new IllegalArgumentException("expected " + arity + " parameters, got "
+                    + p.length);
+            throw new MBeanException(e, e.getMessage());
+        }
+        try {
+            return body.call();
+        } catch (IllegalArgumentException | IllegalStateException | IOException e) {
+            throw new MBeanException(e, e.getMessage());
+        } catch (Exception e) {
+            // Only JDK exception types cross to clients that lack Convoy's classes.
+            IllegalStateException plain = new IllegalStateException(e.toString());
+            throw new MBeanException(plain, plain.getMessage());
+        }
+    }
+
+    private static Object run(int arity, Object[] p, Action action) throws MBeanException {
+        return call(arity, p, () -> {
+            action.run();
+            return null;
+        });
+    }
+
+    private static void guard(Action action) throws MBeanException {
+        run(0, new Object[0], action);
+    }
+
+    private static String string(Object o, String name) {
+        if (!(o instanceof String s)) {
+            throw new IllegalArgumentException("parameter '" + name + "' must be a string, got " + o);
+        }
+        return s;
+    }
+
+    private static long id(Object o) {
+        if (!(o instanceof Long l)) {
+            throw new IllegalArgumentException("parameter 'id' must be a long, got " + o);
+        }
+        return l;
+    }
+
+    /** Takes a snapshot, announces any deadlock it shows, and returns it read. */
+    private Snapshot take() throws IOException {
+        byte[] bytes = NativeRecorder.snapshot();
+        Recording r = SnapshotReader.read(bytes);
+        for (Deadlocks.Deadlock d : Deadlocks.find(r)) {
+            Notification n = new Notification(DEADLOCK, OBJECT_NAME, sequence.incrementAndGet(),
+                    "monitor deadlock: " + d.describe(r));
+            sendNotification(n);
+        }
+        return new Snapshot(bytes, r);
+    }
+
+    private record Snapshot(byte[] bytes, Recording recording) {
+    }
+
+    private CompositeData snapshot() throws IOException, OpenDataException {
+        Snapshot s = take();
+        frozen = s;
+        return SnapshotSummary.of(s.recording());
+    }
+
+    /** The snapshot frozen by snapshot(), or a fresh one. */
+    private Snapshot current() throws IOException {
+        Snapshot s = frozen;
+        return s != null ? s : take();
+    }
+
+    private String[] dump(String formatName, String path) throws IOException {
+        Format format = Format.parse(formatName);
+        Path target = dumpDirectory.resolve(path);
+        Snapshot s = current();
+        List<Path> written = format == Format.SNAPSHOT ? Exporters.export(s.bytes(), format, target)
+                : Exporters.export(s.recording(), format, target);
+        String[] paths = written.stream().map(Path::toString).toArray(String[]::new);
+        Notification n = new Notification(DUMP_WRITTEN, OBJECT_NAME, sequence.incrementAndGet(),
+                "Convoy dump written: " + String.join(", ", paths));
+        n.setUserData(paths);
+        sendNotification(n);
+        return paths;
+    }
+
+    private long openStream(String formatName) throws IOException {
+        String f = formatName == null ? "" : formatName.trim().toLowerCase(Locale.ROOT);
+        if (!STREAM_FORMATS.contains(f)) {
+            throw new IllegalArgumentException("unknown stream format '" + formatName + "'; allowed: "
+                    + String.join(", ", STREAM_FORMATS));
+        }
+        Snapshot s = current();
+        if (f.equals("snapshot")) {
+            return streams.open(s.bytes());
+        }
+        Path tmp = Files.createTempDirectory("convoy-stream");
+        try {
+            Format format = Format.parse(f.startsWith("csv") ? "csv" : f);
+            List<Path> files = Exporters.export(s.recording(), format, tmp.resolve("dump"));
+            Path wanted = files.stream().filter(p -> !f.equals("csv-meta") || p.toString().endsWith(".meta.csv"))
+                    .filter(p -> !f.equals("csv-events") || p.toString().endsWith(".events.csv"))
+                    .findFirst().orElseThrow();
+            return streams.open(Files.readAllBytes(wanted));
+        } finally {
+            try (Stream<Path> all = Files.walk(tmp)) {
+                for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+}

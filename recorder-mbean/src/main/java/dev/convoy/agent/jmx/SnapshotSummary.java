@@ -1,0 +1,182 @@
+package dev.convoy.agent.jmx;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import javax.management.openmbean.ArrayType;
+import javax.management.openmbean.CompositeData;
+import javax.management.openmbean.CompositeDataSupport;
+import javax.management.openmbean.CompositeType;
+import javax.management.openmbean.OpenDataException;
+import javax.management.openmbean.OpenType;
+import javax.management.openmbean.SimpleType;
+import javax.management.openmbean.TabularDataSupport;
+import javax.management.openmbean.TabularType;
+
+import dev.convoy.analysis.Deadlocks;
+import dev.convoy.analysis.Interval;
+import dev.convoy.analysis.Intervals;
+import dev.convoy.model.Event;
+import dev.convoy.model.EventType;
+import dev.convoy.model.RecordedThread;
+import dev.convoy.model.Recording;
+
+/**
+ * The open-data summary of a snapshot that {@code snapshot()} returns: readable in JConsole
+ * and by any JMX client without Convoy's classes.
+ */
+final class SnapshotSummary {
+
+    /** Monitors listed, most blocked time first. */
+    static final int TOP_MONITORS = 20;
+
+    static final CompositeType EVENT_COUNT;
+    static final TabularType EVENT_COUNTS;
+    static final CompositeType THREAD;
+    static final TabularType THREADS;
+    static final CompositeType MONITOR;
+    static final TabularType MONITORS;
+    static final CompositeType SUMMARY;
+
+    static {
+        try {
+            EVENT_COUNT = new CompositeType("dev.convoy.EventCount", "records of one event type",
+                    new String[] {"type", "count"}, new String[] {"event type", "records in the snapshot"},
+                    new OpenType<?>[] {SimpleType.STRING, SimpleType.LONG});
+            EVENT_COUNTS = new TabularType("dev.convoy.EventCounts", "records by event type", EVENT_COUNT,
+                    new String[] {"type"});
+            THREAD = new CompositeType("dev.convoy.Thread", "one recorded thread",
+                    new String[] {"ring", "javaThreadId", "name", "state", "events", "blockedCount", "blockedMillis",
+                        "waitCount", "waitMillis", "overwritten"},
+                    new String[] {"ring id in the snapshot", "Thread.getId()", "thread name",
+                        "alive, ended, blocked or waiting at snapshot time", "records kept",
+                        "contended monitor enters", "time blocked entering monitors (ms)", "Object.wait calls",
+                        "time in Object.wait (ms)", "records lost to overwrite-oldest"},
+                    new OpenType<?>[] {SimpleType.LONG, SimpleType.LONG, SimpleType.STRING, SimpleType.STRING,
+                        SimpleType.LONG, SimpleType.LONG, SimpleType.DOUBLE, SimpleType.LONG, SimpleType.DOUBLE,
+                        SimpleType.LONG});
+            THREADS = new TabularType("dev.convoy.Threads", "recorded threads", THREAD, new String[] {"ring"});
+            MONITOR = new CompositeType("dev.convoy.Monitor", "one contended monitor",
+                    new String[] {"monitorClass", "monitorId", "blockedCount", "totalBlockedMillis",
+                        "maxBlockedMillis"},
+                    new String[] {"class of the monitor object", "Convoy's id of the monitor object",
+                        "contended enters", "total time threads were blocked on it (ms)",
+                        "longest single block (ms)"},
+                    new OpenType<?>[] {SimpleType.STRING, SimpleType.LONG, SimpleType.LONG, SimpleType.DOUBLE,
+                        SimpleType.DOUBLE});
+            MONITORS = new TabularType("dev.convoy.Monitors", "most contended monitors", MONITOR,
+                    new String[] {"monitorId"});
+            SUMMARY = new CompositeType("dev.convoy.SnapshotSummary", "summary of a Convoy snapshot",
+                    new String[] {"startTime", "endTime", "durationMillis", "recordsWritten", "recordsOverwritten",
+                        "recordsDropped", "eventCounts", "threads", "mostContendedMonitors", "deadlocks"},
+                    new String[] {"start of the recording (ISO-8601, UTC)", "time of the snapshot (ISO-8601, UTC)",
+                        "time covered (ms)", "records ever written", "records lost to overwrite-oldest",
+                        "events that could not be recorded", "records by event type", "recorded threads",
+                        "most contended monitors, most blocked time first", "monitor deadlocks at snapshot time"},
+                    new OpenType<?>[] {SimpleType.STRING, SimpleType.STRING, SimpleType.LONG, SimpleType.LONG,
+                        SimpleType.LONG, SimpleType.LONG, EVENT_COUNTS, THREADS, MONITORS,
+                        new ArrayType<String>(1, SimpleType.STRING)});
+        } catch (OpenDataException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private SnapshotSummary() {
+    }
+
+    private static double millis(long ns) {
+        return ns / 1_000_000.0;
+    }
+
+    static CompositeData of(Recording r) throws OpenDataException {
+        Map<EventType, Long> counts = new EnumMap<>(EventType.class);
+        for (RecordedThread t : r.threads()) {
+            for (Event e : t.events()) {
+                counts.merge(e.type(), 1L, Long::sum);
+            }
+        }
+        TabularDataSupport eventCounts = new TabularDataSupport(EVENT_COUNTS);
+        for (Map.Entry<EventType, Long> c : counts.entrySet()) {
+            eventCounts.put(new CompositeDataSupport(EVENT_COUNT, new String[] {"type", "count"},
+                    new Object[] {c.getKey().name(), c.getValue()}));
+        }
+
+        List<Interval> intervals = Intervals.of(r);
+        record MonitorStats(long id, long[] countTotalMax) {
+        }
+        Map<Long, long[]> perMonitor = new HashMap<>();
+        Map<Long, long[]> perThread = new HashMap<>(); // blockedCount, blockedNs, waitCount, waitNs
+        for (Interval i : intervals) {
+            long ring = i.thread().ringId();
+            long[] t = perThread.computeIfAbsent(ring, k -> new long[4]);
+            if (i.kind() == Interval.Kind.BLOCKED) {
+                t[0]++;
+                t[1] += i.durationNs();
+                long[] m = perMonitor.computeIfAbsent(i.monitor(), k -> new long[3]);
+                m[0]++;
+                m[1] += i.durationNs();
+                m[2] = Math.max(m[2], i.durationNs());
+            } else if (i.kind() == Interval.Kind.WAITING) {
+                t[2]++;
+                t[3] += i.durationNs();
+            }
+        }
+
+        TabularDataSupport threads = new TabularDataSupport(THREADS);
+        for (RecordedThread t : r.javaThreads()) {
+            long[] s = perThread.getOrDefault(t.ringId(), new long[4]);
+            threads.put(new CompositeDataSupport(THREAD, THREAD.keySet().toArray(String[]::new),
+                    threadRow(r, t, s)));
+        }
+
+        List<MonitorStats> monitors = new ArrayList<>();
+        perMonitor.forEach((id, s) -> monitors.add(new MonitorStats(id, s)));
+        monitors.sort(Comparator.comparingLong((MonitorStats m) -> m.countTotalMax()[1]).reversed()
+                .thenComparingLong(MonitorStats::id));
+        TabularDataSupport top = new TabularDataSupport(MONITORS);
+        for (MonitorStats m : monitors.subList(0, Math.min(TOP_MONITORS, monitors.size()))) {
+            top.put(new CompositeDataSupport(MONITOR,
+                    new String[] {"monitorClass", "monitorId", "blockedCount", "totalBlockedMillis", "maxBlockedMillis"},
+                    new Object[] {r.objectClassName(m.id()), m.id(), m.countTotalMax()[0],
+                        millis(m.countTotalMax()[1]), millis(m.countTotalMax()[2])}));
+        }
+
+        String[] deadlocks = Deadlocks.find(r).stream().map(d -> d.describe(r)).toArray(String[]::new);
+        long startNs = r.startMonotonicNs();
+        long endNs = r.snapshotMonotonicNs();
+        return new CompositeDataSupport(SUMMARY,
+                new String[] {"startTime", "endTime", "durationMillis", "recordsWritten", "recordsOverwritten",
+                    "recordsDropped", "eventCounts", "threads", "mostContendedMonitors", "deadlocks"},
+                new Object[] {instant(r.toEpochNs(startNs)), instant(r.toEpochNs(endNs)), (endNs - startNs) / 1_000_000,
+                    r.infoLong("records.written", 0), r.infoLong("records.overwritten", 0),
+                    r.infoLong("records.dropped", 0), eventCounts, threads, top, deadlocks});
+    }
+
+    private static Object[] threadRow(Recording r, RecordedThread t, long[] s) {
+        String state = t.isEnded() ? "ended" : r.monitorState(t.ringId())
+                .map(m -> m.state() == dev.convoy.snapshot.SnapshotFormat.MSTATE_BLOCKED ? "blocked" : "waiting")
+                .orElse("alive");
+        // Keys of THREAD in its (sorted) key order.
+        Map<String, Object> row = new HashMap<>();
+        row.put("ring", t.ringId());
+        row.put("javaThreadId", t.javaThreadId());
+        row.put("name", t.name());
+        row.put("state", state);
+        row.put("events", (long) t.events().size());
+        row.put("blockedCount", s[0]);
+        row.put("blockedMillis", millis(s[1]));
+        row.put("waitCount", s[2]);
+        row.put("waitMillis", millis(s[3]));
+        row.put("overwritten", t.overwritten());
+        return THREAD.keySet().stream().map(row::get).toArray();
+    }
+
+    private static String instant(long epochNs) {
+        return Instant.ofEpochSecond(0, epochNs).toString();
+    }
+}
