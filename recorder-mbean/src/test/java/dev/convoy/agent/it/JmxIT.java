@@ -1,0 +1,227 @@
+package dev.convoy.agent.it;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+
+import javax.management.Attribute;
+import javax.management.MBeanException;
+import javax.management.MBeanInfo;
+import javax.management.MBeanOperationInfo;
+import javax.management.MBeanServerConnection;
+import javax.management.Notification;
+import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
+import javax.management.openmbean.TabularData;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import dev.convoy.snapshot.SnapshotReader;
+import dev.convoy.testapps.Deadlock;
+
+/**
+ * The MBean as JConsole sees it: a child JVM with remote JMX on loopback, a client that uses
+ * javax.management only (no Convoy class touches the connection).
+ */
+class JmxIT {
+
+    private static final String NAME = "dev.convoy:type=Recorder";
+
+    @TempDir
+    Path work;
+
+    static List<Jdks.Jdk> jdks() {
+        return Jdks.all().toList();
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static Object invoke(MBeanServerConnection c, String op, Object... args) throws Exception {
+        String[] sig = Arrays.stream(args).map(a -> a.getClass().getName()).toArray(String[]::new);
+        return c.invoke(new ObjectName(NAME), op, args, sig);
+    }
+
+    private static String refusal(MBeanServerConnection c, String op, Object... args) {
+        MBeanException e = assertThrows(MBeanException.class, () -> invoke(c, op, args));
+        assertTrue(e.getCause() instanceof IllegalArgumentException || e.getCause() instanceof IllegalStateException,
+                () -> "a JDK exception type reaches the client: " + e.getCause());
+        return e.getCause().getMessage();
+    }
+
+    private static byte[] readStream(MBeanServerConnection c, long id) throws Exception {
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        int chunks = 0;
+        for (byte[] chunk; (chunk = (byte[]) invoke(c, "readStream", id)) != null; chunks++) {
+            all.write(chunk);
+        }
+        assertTrue(chunks >= 1);
+        invoke(c, "closeStream", id);
+        return all.toByteArray();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void jconsoleStyleClientControlsRecordingAndReadsDumpsRemotely(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        Path dumps = Files.createDirectories(work.resolve("dumps"));
+        int port = freePort();
+        List<String> jvmArgs = List.of(
+                "-javaagent:" + ChildJvm.agentJar() + "=dumpdir=" + dumps + ",stackdepth=16",
+                "-Dconvoy.tmpdir=" + work.resolve("lib"),
+                "-Dcom.sun.management.jmxremote.port=" + port,
+                "-Dcom.sun.management.jmxremote.rmi.port=" + port,
+                "-Dcom.sun.management.jmxremote.host=127.0.0.1",
+                "-Djava.rmi.server.hostname=127.0.0.1",
+                "-Dcom.sun.management.jmxremote.authenticate=false",
+                "-Dcom.sun.management.jmxremote.ssl=false");
+        try (RunningJvm app = RunningJvm.start(jdk, work, jvmArgs, Deadlock.class.getName(),
+                "--hold-until-stdin-eof", "--hold-ms=60000")) {
+            app.awaitLine(Deadlock.MARKER);
+            JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi");
+            JMXConnector connector = Awaitility.await("JMX connection").atMost(Duration.ofSeconds(30))
+                    .ignoreExceptions().until(() -> JMXConnectorFactory.connect(url), x -> x != null);
+            try (connector) {
+                MBeanServerConnection c = connector.getMBeanServerConnection();
+                ObjectName name = new ObjectName(NAME);
+                checkInfo(c.getMBeanInfo(name));
+
+                List<Notification> notes = new CopyOnWriteArrayList<>();
+                c.addNotificationListener(name, (n, hb) -> notes.add(n), null, null);
+
+                assertEquals(true, c.getAttribute(name, "Recording"));
+                c.setAttribute(name, new Attribute("Recording", false));
+                assertEquals(false, c.getAttribute(name, "Recording"));
+                invoke(c, "start");
+                assertEquals(true, c.getAttribute(name, "Recording"));
+                assertEquals(16, c.getAttribute(name, "StackDepth"));
+                assertEquals(dumps.toRealPath().toString(), Path.of((String) c.getAttribute(name, "DumpDirectory"))
+                        .toRealPath().toString());
+                assertTrue((Long) c.getAttribute(name, "EventsRecorded") > 0);
+                assertTrue((Long) c.getAttribute(name, "MemoryInUseBytes") > 0);
+
+                CompositeData summary = (CompositeData) invoke(c, "snapshot");
+                checkSummary(summary);
+                Awaitility.await("deadlock notification").atMost(Duration.ofSeconds(30))
+                        .until(() -> notes.stream().anyMatch(n -> n.getType().equals("dev.convoy.deadlock")
+                                && n.getMessage().contains(Deadlock.THREAD_A)
+                                && n.getMessage().contains(Deadlock.THREAD_B)));
+
+                Map<String, List<Path>> written = new java.util.LinkedHashMap<>();
+                for (String format : List.of("chrome", "tptp", "csv", "snapshot")) {
+                    String[] paths = (String[]) invoke(c, "dump", format, "sub/remote-" + format);
+                    List<Path> files = Arrays.stream(paths).map(Path::of).toList();
+                    assertEquals(format.equals("csv") ? 2 : 1, files.size(), Arrays.toString(paths));
+                    for (Path f : files) {
+                        assertTrue(f.startsWith(dumps.toRealPath()), f + " inside " + dumps);
+                        assertTrue(Files.size(f) > 0, f + " is not empty");
+                    }
+                    written.put(format, files);
+                }
+                Awaitility.await("dump notifications").atMost(Duration.ofSeconds(30))
+                        .until(() -> notes.stream().filter(n -> n.getType().equals("dev.convoy.dump.written")).count() == 4);
+                assertEquals(2, SnapshotReader.read(written.get("snapshot").get(0)).threads().stream()
+                        .filter(t -> t.name().equals(Deadlock.THREAD_A) || t.name().equals(Deadlock.THREAD_B)).count());
+
+                // The frozen snapshot streamed in chunks is exactly the file dump() wrote.
+                Map<String, Path> streamed = Map.of("snapshot", written.get("snapshot").get(0),
+                        "chrome", written.get("chrome").get(0),
+                        "csv-meta", written.get("csv").stream().filter(p -> p.toString().endsWith(".meta.csv")).findFirst().orElseThrow(),
+                        "csv-events", written.get("csv").stream().filter(p -> p.toString().endsWith(".events.csv")).findFirst().orElseThrow());
+                for (Map.Entry<String, Path> e : streamed.entrySet()) {
+                    long id = (Long) invoke(c, "openStream", e.getKey());
+                    assertArrayEquals(Files.readAllBytes(e.getValue()), readStream(c, id), e.getKey());
+                }
+
+                // Every escape from the dump directory is refused, and nothing is written.
+                Path outside = Files.createDirectories(work.resolve("outside"));
+                Files.createSymbolicLink(dumps.resolve("link"), outside);
+                assertTrue(refusal(c, "dump", "chrome", "../escape.json").contains("outside the dump directory"));
+                assertTrue(refusal(c, "dump", "chrome", outside.resolve("abs.json").toString())
+                        .contains("outside the dump directory"));
+                assertTrue(refusal(c, "dump", "chrome", "link/through.json").contains("symbolic link"));
+                assertTrue(refusal(c, "dump", "chrome", "").contains("empty"));
+                try (var left = Files.list(outside)) {
+                    assertEquals(List.of(), left.toList(), "nothing written outside");
+                }
+                assertTrue(refusal(c, "dump", "pdf", "x").contains("unknown format 'pdf'; allowed: chrome, tptp, csv, snapshot"));
+                assertTrue(refusal(c, "openStream", "xml").contains("allowed: chrome, tptp, csv-meta, csv-events, snapshot"));
+                assertTrue(refusal(c, "readStream", 999L).contains("no open stream with id 999"));
+                assertTrue(assertThrows(MBeanException.class,
+                        () -> c.setAttribute(name, new Attribute("ContentionAnalysis", true)))
+                        .getMessage().contains("not available"));
+
+                invoke(c, "reset");
+                CompositeData after = (CompositeData) invoke(c, "snapshot");
+                TabularData threads = (TabularData) after.get("threads");
+                assertFalse(threads.values().stream().map(v -> (CompositeData) v)
+                        .anyMatch(t -> "ended".equals(t.get("state"))), "reset drops threads that had ended");
+            }
+            assertEquals(0, app.finish(), app.output());
+            assertFalse(String.join("\n", app.stderr()).contains("WARNING"), app.output());
+        }
+    }
+
+    private static void checkInfo(MBeanInfo info) {
+        assertFalse(info.getDescription().isBlank());
+        for (var a : info.getAttributes()) {
+            assertFalse(a.getDescription() == null || a.getDescription().isBlank(), a.getName());
+        }
+        MBeanOperationInfo dump = Arrays.stream(info.getOperations()).filter(o -> o.getName().equals("dump"))
+                .findFirst().orElseThrow();
+        assertEquals(List.of("format", "path"), Arrays.stream(dump.getSignature()).map(p -> p.getName()).toList(),
+                "JConsole shows parameter names, not p0 and p1");
+        assertTrue(Arrays.stream(dump.getSignature()).noneMatch(p -> p.getDescription().isBlank()));
+        assertEquals(List.of("closeStream", "dump", "openStream", "readStream", "reset", "snapshot", "start", "stop"),
+                Arrays.stream(info.getOperations()).map(MBeanOperationInfo::getName).sorted().toList());
+        assertEquals(2, info.getNotifications()[0].getNotifTypes().length);
+    }
+
+    private static void checkSummary(CompositeData s) {
+        assertTrue(((String) s.get("startTime")).endsWith("Z"));
+        assertTrue((Long) s.get("durationMillis") >= 0);
+        TabularData counts = (TabularData) s.get("eventCounts");
+        Map<String, Long> byType = counts.values().stream().map(v -> (CompositeData) v)
+                .collect(Collectors.toMap(v -> (String) v.get("type"), v -> (Long) v.get("count")));
+        assertEquals(2L, byType.get("MONITOR_ENTER"), "the two deadlocked enters: " + byType);
+        TabularData threads = (TabularData) s.get("threads");
+        List<CompositeData> rows = new ArrayList<>();
+        threads.values().forEach(v -> rows.add((CompositeData) v));
+        for (String t : List.of(Deadlock.THREAD_A, Deadlock.THREAD_B)) {
+            CompositeData row = rows.stream().filter(r -> t.equals(r.get("name"))).findFirst().orElseThrow();
+            assertEquals("blocked", row.get("state"));
+            assertEquals(1L, row.get("blockedCount"));
+        }
+        TabularData monitors = (TabularData) s.get("mostContendedMonitors");
+        List<String> classes = monitors.values().stream().map(v -> (String) ((CompositeData) v).get("monitorClass"))
+                .sorted().toList();
+        assertEquals(List.of(Deadlock.LockA.class.getName(), Deadlock.LockB.class.getName()), classes);
+        String[] deadlocks = (String[]) s.get("deadlocks");
+        assertEquals(1, deadlocks.length, Arrays.toString(deadlocks));
+        assertInstanceOf(String.class, deadlocks[0]);
+    }
+}
