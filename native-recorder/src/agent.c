@@ -50,11 +50,12 @@ static inline int active(void) {
     return load_relaxed(&g_cv.recording) && load_relaxed(&g_cv.live);
 }
 
-static uint32_t capture_stack(jvmtiEnv *jvmti, cv_thread *t) {
+/* Skips `skip` frames at the top (the probe's own frames for instrumentation events). */
+static uint32_t capture_stack(jvmtiEnv *jvmti, cv_thread *t, jint skip) {
     uint32_t depth = g_cv.config.stack_depth;
     if (depth == 0) return 0;
     jint count = 0;
-    if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, (jint)depth + 1, t->frames, &count)
+    if ((*jvmti)->GetStackTrace(jvmti, NULL, skip, (jint)depth + 1, t->frames, &count)
             != JVMTI_ERROR_NONE || count <= 0) {
         return 0;
     }
@@ -90,7 +91,7 @@ static void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject
     t->pending_epoch = epoch;
     r.arg = arg;
     r.arg2 = 0;
-    r.meta = cv_record_meta(type, flags, begins ? capture_stack(jvmti, t) : 0);
+    r.meta = cv_record_meta(type, flags, begins ? capture_stack(jvmti, t, 0) : 0);
     ring_write(&t->ring, &r);
 }
 
@@ -116,6 +117,52 @@ static void JNICALL on_monitor_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thre
     if (!active()) return;
     record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_WAITED,
                    timed_out ? FLAG_TIMED_OUT : 0, 0, EVENT_MONITOR_WAIT);
+}
+
+/*
+ * Instrumentation events, from dev.convoy.probes.Probes.record0(type, obj, arg) on the
+ * calling thread. The stack skips record0 and the Probes method that called it, so it
+ * starts at the application's call site.
+ */
+static void JNICALL probe_record(JNIEnv *jni, jclass cls, jint type, jobject obj, jlong arg) {
+    (void)cls;
+    if (!active()) return;
+    jvmtiEnv *jvmti = g_cv.jvmti;
+    uint64_t ts = cv_now_ns();
+    cv_thread *t = NULL;
+    void *p = NULL;
+    if ((*jvmti)->GetThreadLocalStorage(jvmti, NULL, &p) == JVMTI_ERROR_NONE && p != NULL) {
+        t = threads_current(jvmti, jni, NULL);
+    } else {
+        jthread self = NULL;
+        if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE) return;
+        t = threads_current(jvmti, jni, self);
+        (*jni)->DeleteLocalRef(jni, self);
+    }
+    if (!t) return;
+    int thread_target = type == EVENT_START_CALL || type == EVENT_INTERRUPT_CALL || type == EVENT_JOIN ||
+                        type == EVENT_JOINED;
+    int with_stack = type != EVENT_SLEPT && type != EVENT_JOINED;
+    cv_record r;
+    r.ts = ts;
+    r.obj = obj ? objects_id(jvmti, jni, obj, thread_target ? OBJ_THREAD : OBJ_PLAIN) : 0;
+    r.arg = (int64_t)arg;
+    r.arg2 = 0;
+    if (thread_target && obj && g_cv.thread_tid) r.arg2 = (int64_t)(*jni)->GetLongField(jni, obj, g_cv.thread_tid);
+    r.meta = cv_record_meta((uint8_t)type, 0, with_stack ? capture_stack(jvmti, t, 2) : 0);
+    ring_write(&t->ring, &r);
+}
+
+int agent_bind_probes(JNIEnv *jni, jclass probes, cv_error *err) {
+    if (!g_cv.started || g_cv.config.empty_callbacks) return cv_fail(err, "the recorder is not started");
+    static const JNINativeMethod methods[] = {
+        {"record0", "(ILjava/lang/Object;J)V", (void *)probe_record},
+    };
+    if ((*jni)->RegisterNatives(jni, probes, methods, 1) != JNI_OK) {
+        (*jni)->ExceptionClear(jni);
+        return cv_fail(err, "cannot bind the natives of the Probes class (RegisterNatives failed)");
+    }
+    return 0;
 }
 
 static void record_thread(cv_thread *t, uint8_t type) {

@@ -48,6 +48,8 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err);
 int agent_set_recording(int on, cv_error *err);
 /* Discards everything recorded so far: later snapshots hold only what follows. */
 int agent_reset(cv_error *err);
+/* Binds Probes.record0 of the instrumentation's Probes class (on the boot class path). */
+int agent_bind_probes(JNIEnv *jni, jclass probes, cv_error *err);
 int jni_register_natives(JNIEnv *jni);
 
 #endif

@@ -56,6 +56,14 @@ Java_dev_convoy_agent_NativeRecorder_reset0(JNIEnv *jni, jclass cls) {
     if (agent_reset(&err)) throw_error(jni, &err);
 }
 
+JNIEXPORT void JNICALL
+Java_dev_convoy_agent_NativeRecorder_bindProbes0(JNIEnv *jni, jclass cls, jclass probes) {
+    (void)cls;
+    cv_error err;
+    memset(&err, 0, sizeof(err));
+    if (agent_bind_probes(jni, probes, &err)) throw_error(jni, &err);
+}
+
 JNIEXPORT jboolean JNICALL
 Java_dev_convoy_agent_NativeRecorder_isRecording0(JNIEnv *jni, jclass cls) {
     (void)jni; (void)cls;
@@ -123,6 +131,7 @@ int jni_register_natives(JNIEnv *jni) {
         {"setRecording0", "(Z)V", (void *)Java_dev_convoy_agent_NativeRecorder_setRecording0},
         {"isRecording0", "()Z", (void *)Java_dev_convoy_agent_NativeRecorder_isRecording0},
         {"reset0", "()V", (void *)Java_dev_convoy_agent_NativeRecorder_reset0},
+        {"bindProbes0", "(Ljava/lang/Class;)V", (void *)Java_dev_convoy_agent_NativeRecorder_bindProbes0},
         {"snapshot0", "([J)[B", (void *)Java_dev_convoy_agent_NativeRecorder_snapshot0},
         {"counters0", "()[J", (void *)Java_dev_convoy_agent_NativeRecorder_counters0},
     };

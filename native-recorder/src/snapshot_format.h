@@ -28,6 +28,15 @@
 #define EVENT_MONITOR_WAITED   6
 #define EVENT_GC_START         7
 #define EVENT_GC_FINISH        8
+#define EVENT_START_CALL          16
+#define EVENT_INTERRUPT_CALL      17
+#define EVENT_NOTIFY              18
+#define EVENT_NOTIFY_ALL          19
+#define EVENT_SLEEP               20
+#define EVENT_SLEPT               21
+#define EVENT_JOIN                22
+#define EVENT_JOINED              23
+#define EVENT_THREAD_INTERRUPTED  24
 
 #define FLAG_TIMED_OUT 1
 

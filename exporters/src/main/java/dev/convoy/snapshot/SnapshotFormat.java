@@ -50,6 +50,24 @@ public final class SnapshotFormat {
     public static final int EVENT_GC_START = 7;
     /** Garbage collection finished (GC ring). */
     public static final int EVENT_GC_FINISH = 8;
+    /** Instrumented {@code Thread.start} call site: obj = the Thread started, arg2 = its Java thread id. */
+    public static final int EVENT_START_CALL = 16;
+    /** Instrumented {@code Thread.interrupt}: obj = target, arg = 1 if it was waiting, arg2 = its id. */
+    public static final int EVENT_INTERRUPT_CALL = 17;
+    /** Instrumented {@code Object.notify}: obj = the monitor. */
+    public static final int EVENT_NOTIFY = 18;
+    /** Instrumented {@code Object.notifyAll}: obj = the monitor. */
+    public static final int EVENT_NOTIFY_ALL = 19;
+    /** {@code Thread.sleep} begins: arg = requested ms. */
+    public static final int EVENT_SLEEP = 20;
+    /** {@code Thread.sleep} ends. */
+    public static final int EVENT_SLEPT = 21;
+    /** {@code Thread.join} begins: obj = the joined Thread, arg = timeout ms (0 none), arg2 = its id. */
+    public static final int EVENT_JOIN = 22;
+    /** {@code Thread.join} ends: obj = the joined Thread, arg2 = its id. */
+    public static final int EVENT_JOINED = 23;
+    /** An InterruptedException from wait, sleep or join reached application code. */
+    public static final int EVENT_THREAD_INTERRUPTED = 24;
 
     /** MONITOR_WAITED: the wait ended because its timeout elapsed. */
     public static final int FLAG_TIMED_OUT = 1;

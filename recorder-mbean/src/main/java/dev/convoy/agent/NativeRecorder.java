@@ -84,6 +84,17 @@ public final class NativeRecorder {
         reset0();
     }
 
+    /**
+     * Binds {@code record0(int type, Object obj, long arg)} of the instrumentation's Probes
+     * class, which must be loaded by the boot class loader. Until this returns, the
+     * Probes class must not call record0 (its early path).
+     *
+     * @throws IllegalStateException if the recorder is not started or binding fails
+     */
+    public static void bindProbes(Class<?> probes) {
+        bindProbes0(probes);
+    }
+
     /** Whether monitor and GC events are being recorded. */
     public static boolean isRecording() {
         return isRecording0();
@@ -142,6 +153,8 @@ public final class NativeRecorder {
     private static native boolean isRecording0();
 
     private static native void reset0();
+
+    private static native void bindProbes0(Class<?> probes);
 
     private static native byte[] snapshot0(long[] monitorStates);
 
