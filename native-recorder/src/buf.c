@@ -75,6 +75,17 @@ void buf_section_end(cv_buf *b, size_t mark) {
     buf_patch_u64(b, mark + 8, n);
 }
 
+size_t buf_counted_section_begin(cv_buf *b, uint32_t tag) {
+    size_t mark = buf_section_begin(b, tag);
+    buf_u32(b, 0);
+    return mark;
+}
+
+void buf_counted_section_end(cv_buf *b, size_t mark, uint32_t count) {
+    buf_patch_u32(b, mark + 16, count);
+    buf_section_end(b, mark);
+}
+
 uint32_t cv_crc32(const uint8_t *p, size_t n) {
     static uint32_t table[256];
     static int ready;

@@ -32,6 +32,9 @@ void buf_patch_u64(cv_buf *b, size_t at, uint64_t v);
 /* Sections: begin returns a mark; end fills in length and CRC-32 of the payload. */
 size_t buf_section_begin(cv_buf *b, uint32_t tag);
 void buf_section_end(cv_buf *b, size_t mark);
+/* A section whose payload starts with a u32 entry count, filled in at the end. */
+size_t buf_counted_section_begin(cv_buf *b, uint32_t tag);
+void buf_counted_section_end(cv_buf *b, size_t mark, uint32_t count);
 
 /* CRC-32 (ISO-HDLC), as zlib and java.util.zip.CRC32. */
 uint32_t cv_crc32(const uint8_t *p, size_t n);

@@ -291,10 +291,8 @@ int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *
     uint64_t no_ring = threads_dropped_no_ring();
 
     /* INFO */
-    size_t mark = buf_section_begin(b, SECTION_INFO);
-    size_t count_at = b->len;
+    size_t mark = buf_counted_section_begin(b, SECTION_INFO);
     uint32_t n = 0;
-    buf_u32(b, 0);
     char pid[32];
     snprintf(pid, sizeof(pid), "%ld", (long)getpid());
     put_kv(b, &n, "agent.version", CV_VERSION);
@@ -317,14 +315,12 @@ int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *
     put_kv_u64(b, &n, "threads.evicted", tt.evicted);
     put_kv_u64(b, &n, "stacks.dropped", stacks_dropped(g_cv.stacks));
     put_kv_u64(b, &n, "objects.dropped", objects_dropped());
-    buf_patch_u32(b, count_at, n);
-    buf_section_end(b, mark);
+    buf_counted_section_end(b, mark, n);
 
     /* THREADS */
-    mark = buf_section_begin(b, SECTION_THREADS);
-    buf_u32(b, nrings);
+    mark = buf_counted_section_begin(b, SECTION_THREADS);
     buf_bytes(b, rings.data, rings.len);
-    buf_section_end(b, mark);
+    buf_counted_section_end(b, mark, nrings);
     int rings_failed = rings.failed;
     buf_free(&rings);
 
@@ -332,18 +328,13 @@ int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *
     stack_ctx sc;
     memset(&sc, 0, sizeof(sc));
     sc.b = b;
-    mark = buf_section_begin(b, SECTION_STACKS);
-    count_at = b->len;
-    buf_u32(b, 0);
+    mark = buf_counted_section_begin(b, SECTION_STACKS);
     stacks_foreach(g_cv.stacks, visit_stack, &sc);
-    buf_patch_u32(b, count_at, sc.count);
-    buf_section_end(b, mark);
+    buf_counted_section_end(b, mark, sc.count);
 
     /* METHODS */
     qsort(sc.methods, sc.nmethods, sizeof(uint64_t), cmp_u64);
-    mark = buf_section_begin(b, SECTION_METHODS);
-    count_at = b->len;
-    buf_u32(b, 0);
+    mark = buf_counted_section_begin(b, SECTION_METHODS);
     uint32_t nm = 0;
     for (size_t i = 0; i < sc.nmethods; i++) {
         if (i > 0 && sc.methods[i] == sc.methods[i - 1]) continue;
@@ -351,31 +342,23 @@ int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *
         nm++;
     }
     free(sc.methods);
-    buf_patch_u32(b, count_at, nm);
-    buf_section_end(b, mark);
+    buf_counted_section_end(b, mark, nm);
 
     /* CLASSES, then OBJECTS (methods and monitor states may have tagged new classes) */
     obj_ctx oc = {b, jni, 0};
-    mark = buf_section_begin(b, SECTION_CLASSES);
-    count_at = b->len;
-    buf_u32(b, 0);
+    mark = buf_counted_section_begin(b, SECTION_CLASSES);
     objects_foreach(visit_class, &oc);
-    buf_patch_u32(b, count_at, oc.count);
-    buf_section_end(b, mark);
+    buf_counted_section_end(b, mark, oc.count);
 
     oc.count = 0;
-    mark = buf_section_begin(b, SECTION_OBJECTS);
-    count_at = b->len;
-    buf_u32(b, 0);
+    mark = buf_counted_section_begin(b, SECTION_OBJECTS);
     objects_foreach(visit_object, &oc);
-    buf_patch_u32(b, count_at, oc.count);
-    buf_section_end(b, mark);
+    buf_counted_section_end(b, mark, oc.count);
 
     /* MONITORS */
-    mark = buf_section_begin(b, SECTION_MONITORS);
-    buf_u32(b, nmon);
+    mark = buf_counted_section_begin(b, SECTION_MONITORS);
     buf_bytes(b, monitors.data, monitors.len);
-    buf_section_end(b, mark);
+    buf_counted_section_end(b, mark, nmon);
     int monitors_failed = monitors.failed;
     buf_free(&monitors);
 

@@ -39,3 +39,20 @@ TEST(buf_grows_past_its_first_block) {
     CHECK(b.data[399996] == (99999 & 0xFF));
     buf_free(&b);
 }
+
+TEST(counted_section_fills_in_its_count) {
+    cv_buf b;
+    buf_init(&b);
+    size_t mark = buf_counted_section_begin(&b, 3);
+    buf_u64(&b, 7);
+    buf_u64(&b, 8);
+    buf_counted_section_end(&b, mark, 2);
+    CHECK(!b.failed);
+    CHECK_EQ_U64(b.len, 16 + 4 + 16);
+    CHECK_EQ_U64(b.data[8], 20);                      /* payload: count + two u64 */
+    CHECK_EQ_U64(b.data[16], 2);                      /* the count */
+    uint32_t crc = (uint32_t)b.data[4] | (uint32_t)b.data[5] << 8 | (uint32_t)b.data[6] << 16 |
+                   (uint32_t)b.data[7] << 24;
+    CHECK_EQ_U64(crc, cv_crc32(b.data + 16, 20));
+    buf_free(&b);
+}
