@@ -271,6 +271,12 @@ public final class ConvoyCli {
                 throw CliException.failed("Convoy already runs in " + pid + " with options " + running
                         + "; cannot attach with " + wanted);
             }
+            DynamicLoading loading = dynamicLoading(target);
+            if (loading == DynamicLoading.REFUSED) {
+                throw CliException.failed("the JVM with pid " + pid + " was started with -XX:-EnableDynamicAgentLoading"
+                        + " and refuses agents at run time; restart it without that option, or with "
+                        + "-javaagent:convoy-agent.jar to record from the start");
+            }
             target.loadAgent(jar, options);
             if (!RecorderClient.isLoaded(target)) {
                 throw CliException.failed("the agent " + jar + " started in " + pid + " but registered no MBean "
@@ -278,7 +284,11 @@ public final class ConvoyCli {
             }
             String running = String.valueOf(RecorderClient.of(target).get("Options"));
             out.println("Convoy attached to " + pid + " with options " + running);
-            warnAboutDynamicLoading(target, err);
+            if (loading == DynamicLoading.WARNS) {
+                err.println("convoy: note: the JVM with pid " + pid + " printed \"WARNING: A Java agent has been loaded"
+                        + " dynamically\" on its stderr (JDK 21+); start it with -XX:+EnableDynamicAgentLoading to"
+                        + " allow Convoy without the warning (the recording is not affected)");
+            }
         }
     }
 
@@ -302,23 +312,32 @@ public final class ConvoyCli {
         }
     }
 
-    /** JDK 21+ warns on the target's stderr about a dynamically loaded agent unless allowed. */
-    private static void warnAboutDynamicLoading(TargetJvm target, PrintStream err) {
+    /** What the target says about agents loaded at run time (JDK 21+, JEP 451). */
+    enum DynamicLoading {
+        /** Before JDK 21, or -XX:+EnableDynamicAgentLoading given: no warning. */
+        SILENT,
+        /** JDK 21+ by default: allowed, with a warning on the target's stderr. */
+        WARNS,
+        /** -XX:-EnableDynamicAgentLoading: refused. */
+        REFUSED
+    }
+
+    static DynamicLoading dynamicLoading(TargetJvm target) {
         try {
-            String spec = target.systemProperties().getProperty("java.specification.version", "17");
-            if (Integer.parseInt(spec.split("\\.")[0]) < 21) {
-                return;
-            }
             MBeanServerConnection mbs = target.mbeans();
             CompositeData option = (CompositeData) mbs.invoke(new ObjectName("com.sun.management:type=HotSpotDiagnostic"),
                     "getVMOption", new Object[] {"EnableDynamicAgentLoading"}, new String[] {String.class.getName()});
-            if ("false".equals(String.valueOf(option.get("value")))) {
-                err.println("convoy: note: JDK " + spec + " printed \"WARNING: A Java agent has been loaded "
-                        + "dynamically\" on the stderr of " + target.pid() + "; start it with "
-                        + "-XX:+EnableDynamicAgentLoading to allow Convoy silently (the recording is not affected)");
+            if (!"true".equals(String.valueOf(option.get("value")))) {
+                return DynamicLoading.REFUSED;
             }
+            // JDK 17 updates have the flag too (and honour -XX:-...), but only JDK 21+ warns.
+            String spec = target.systemProperties().getProperty("java.specification.version", "17");
+            boolean warns = Integer.parseInt(spec.split("\\.")[0]) >= 21;
+            return warns && "DEFAULT".equals(String.valueOf(option.get("origin"))) ? DynamicLoading.WARNS
+                    : DynamicLoading.SILENT;
         } catch (Exception e) {
-            // only a hint: leave it out if the target cannot tell
+            // no such flag before JDK 21 (or no answer): nothing to say
+            return DynamicLoading.SILENT;
         }
     }
 
@@ -376,6 +395,8 @@ public final class ConvoyCli {
             throws CliException {
         Path dest = Paths.get(output != null ? output : "convoy-" + target.pid() + format.suffix()).toAbsolutePath();
         try {
+            // Freeze a fresh snapshot: the streams then read it, not one frozen earlier by someone else.
+            recorder.invoke("snapshot", new Object[0], new String[0]);
             List<Path> written;
             if (format == Format.CSV) {
                 ByteArrayOutputStream snapshot = new ByteArrayOutputStream(1 << 20);

@@ -1,7 +1,9 @@
 package dev.convoy.cli;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -9,7 +11,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.stream.Stream;
 
 import javax.management.MBeanServerConnection;
 import javax.management.remote.JMXConnector;
@@ -103,14 +104,18 @@ final class TargetJvm implements AutoCloseable {
                     + "); ./convoy list shows them");
         }
         boolean jvm;
-        try (Stream<String> lines = Files.lines(maps)) {
-            jvm = lines.anyMatch(l -> l.endsWith("/libjvm.so"));
+        try (BufferedReader r = Files.newBufferedReader(maps, StandardCharsets.ISO_8859_1)) {
+            // procfs reports size 0: read it as a stream, never by its size
+            jvm = r.lines().anyMatch(l -> l.endsWith("/libjvm.so"));
         } catch (NoSuchFileException e) {
             throw noSuchJvm(pid);
         } catch (AccessDeniedException e) {
-            throw CliException.failed("cannot attach to pid " + pid + ": no permission to inspect it"
-                    + owner.map(o -> " (it runs as user " + o + ", you are " + me + ")").orElse("")
-                    + "; run ./convoy as the user that runs the JVM");
+            if (owner.isPresent() && !owner.get().equals(me)) {
+                throw CliException.failed("cannot attach to pid " + pid + ": it runs as user " + owner.get()
+                        + " and you are " + me + "; run ./convoy as " + owner.get());
+            }
+            throw CliException.failed("cannot tell whether pid " + pid + " (" + command(process.get())
+                    + ") is a JVM: reading " + maps + " is not permitted; ./convoy list shows the JVMs");
         } catch (IOException | UncheckedIOException e) {
             throw CliException.failed("cannot inspect pid " + pid + ": " + e.getMessage(), e);
         }
@@ -153,7 +158,7 @@ final class TargetJvm implements AutoCloseable {
             } catch (IOException ignored) {
                 // fall back to the Attach API's message
             }
-            throw CliException.failed("Convoy failed to start in pid " + pid + ": "
+            throw CliException.failed("Convoy failed to start in " + pid + ": "
                     + (reason != null ? reason : e.getMessage() + " (see the JVM's output for the reason)"), e);
         } catch (AgentLoadException e) {
             throw CliException.failed("pid " + pid + " could not load the agent " + agentJar + ": " + e.getMessage(),
