@@ -27,6 +27,10 @@ import dev.convoy.export.Format;
  * dumpname=NAME          base name of dump files (default convoy-PID)
  * callbacks=full|empty   'empty' registers JVMTI callbacks that do nothing: the
  *                        benchmark floor, records nothing (default full)
+ * contanalysis=on|off    contention analysis: instrument application call sites of
+ *                        Thread.start/interrupt/join/sleep and Object.notify/notifyAll/wait
+ *                        to record who started, interrupted, joined, slept and notified
+ *                        (default off; switchable at runtime through the MBean)
  * </pre>
  * SIZE is a number of bytes with an optional k, m or g suffix (powers of 1024).
  * Every error names the option and what it allows.
@@ -43,7 +47,7 @@ public final class AgentOptions {
     }
 
     static final List<String> KEYS = List.of("recording", "buffer", "memory", "stackdepth", "dumpdir",
-            "dumponexit", "dumpname", "callbacks");
+            "dumponexit", "dumpname", "callbacks", "contanalysis");
 
     static final long MIN_BUFFER = 4 << 10;
     static final long MAX_BUFFER = 64 << 20;
@@ -59,6 +63,7 @@ public final class AgentOptions {
     private Set<Format> dumpOnExit = EnumSet.noneOf(Format.class);
     private String dumpName;
     private boolean emptyCallbacks;
+    private boolean contentionAnalysis;
     private String text = "";
 
     private AgentOptions() {
@@ -122,6 +127,7 @@ public final class AgentOptions {
                 }
                 emptyCallbacks = value.equals("empty");
             }
+            case "contanalysis" -> contentionAnalysis = onOff(key, value);
             default -> throw new AssertionError(key);
         }
     }
@@ -133,6 +139,9 @@ public final class AgentOptions {
         }
         if (emptyCallbacks && !dumpOnExit.isEmpty()) {
             throw new InvalidOptionException("option 'dumponexit' needs a recording, but callbacks=empty records nothing");
+        }
+        if (emptyCallbacks && contentionAnalysis) {
+            throw new InvalidOptionException("option 'contanalysis' needs a recording, but callbacks=empty records nothing");
         }
     }
 
@@ -246,6 +255,11 @@ public final class AgentOptions {
         return emptyCallbacks;
     }
 
+    /** Whether contention analysis (bytecode instrumentation of call sites) starts on. */
+    public boolean contentionAnalysis() {
+        return contentionAnalysis;
+    }
+
     /** The option text as given. */
     public String text() {
         return text;
@@ -263,6 +277,7 @@ public final class AgentOptions {
                 dumpOnExit.stream().map(f -> f.name().toLowerCase(Locale.ROOT)).toList())));
         parts.add("dumpname=" + dumpName());
         parts.add("callbacks=" + (emptyCallbacks ? "empty" : "full"));
+        parts.add("contanalysis=" + (contentionAnalysis ? "on" : "off"));
         return String.join(",", parts);
     }
 }

@@ -13,6 +13,7 @@ import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
+import dev.convoy.agent.bci.ContentionAnalysis;
 import dev.convoy.agent.jmx.RecorderMBean;
 import dev.convoy.export.Exporters;
 import dev.convoy.export.Format;
@@ -29,14 +30,17 @@ public final class ConvoyAgent {
     private static ConvoyAgent instance;
 
     private final AgentOptions options;
+    private final ContentionAnalysis contentionAnalysis;
 
-    private ConvoyAgent(AgentOptions options) {
+    private ConvoyAgent(AgentOptions options, Instrumentation inst) {
         this.options = options;
+        this.contentionAnalysis = new ContentionAnalysis(inst);
     }
 
     /**
-     * Parses the options, loads and starts the native recorder and installs the dump on
-     * exit. Idempotent for equal options.
+     * Parses the options, loads and starts the native recorder, switches contention analysis
+     * on if {@code contanalysis=on} (instrumenting call sites needs {@code inst}) and installs
+     * the dump on exit. Idempotent for equal options.
      *
      * @throws AgentOptions.InvalidOptionException for a bad option
      * @throws IllegalStateException if the recorder cannot start, or runs already with
@@ -54,7 +58,10 @@ public final class ConvoyAgent {
         NativeRecorder.load(inst);
         NativeRecorder.start(options.bufferBytes(), options.memoryCap(), options.stackDepth(), options.recording(),
                 options.emptyCallbacks(), options.effective());
-        ConvoyAgent agent = new ConvoyAgent(options);
+        ConvoyAgent agent = new ConvoyAgent(options, inst);
+        if (options.contentionAnalysis()) {
+            agent.setContentionAnalysis(true);
+        }
         if (!options.emptyCallbacks()) {
             registerMBean(agent);
         }
@@ -90,6 +97,41 @@ public final class ConvoyAgent {
 
     public AgentOptions options() {
         return options;
+    }
+
+    /**
+     * Switches contention analysis on or off at runtime: instruments (or restores) the call
+     * sites of Thread.start/interrupt/join/sleep and Object.notify/notifyAll/wait in the
+     * application's classes, loaded ones included (see {@link ContentionAnalysis} for the
+     * cost). Failures of single classes are counted, never thrown.
+     *
+     * @throws IllegalStateException if instrumentation is impossible (no Instrumentation,
+     *         callbacks=empty, the Probes class cannot be installed)
+     */
+    public void setContentionAnalysis(boolean on) {
+        if (on && options.emptyCallbacks()) {
+            throw new IllegalStateException("contention analysis needs a recording, but callbacks=empty records nothing");
+        }
+        if (on) {
+            contentionAnalysis.enable();
+        } else {
+            contentionAnalysis.disable();
+        }
+    }
+
+    /** Whether contention analysis is on. */
+    public boolean contentionAnalysis() {
+        return contentionAnalysis.isEnabled();
+    }
+
+    /** Classes whose call sites are instrumented now. */
+    public long instrumentedClasses() {
+        return contentionAnalysis.instrumentedClasses();
+    }
+
+    /** Classes that could not be transformed or retransformed (they keep their bytes). */
+    public long transformFailures() {
+        return contentionAnalysis.transformFailures();
     }
 
     /** A binary snapshot of everything recorded so far. */

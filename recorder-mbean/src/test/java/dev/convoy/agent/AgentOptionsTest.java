@@ -47,8 +47,11 @@ class AgentOptionsTest {
         assertEquals(EnumSet.of(Format.CHROME, Format.CSV), o.dumpOnExit());
         assertEquals("run-1.a", o.dumpName());
         assertEquals("recording=off,buffer=128k,memory=2g,stackdepth=0,dumpdir=/tmp/x,dumponexit=chrome+csv,"
-                + "dumpname=run-1.a,callbacks=full", o.effective());
+                + "dumpname=run-1.a,callbacks=full,contanalysis=off", o.effective());
         assertTrue(AgentOptions.parse("callbacks=empty").emptyCallbacks());
+        assertFalse(o.contentionAnalysis());
+        assertTrue(AgentOptions.parse("contanalysis=on").contentionAnalysis());
+        assertTrue(AgentOptions.parse("contanalysis=on").effective().endsWith(",contanalysis=on"));
         assertEquals(EnumSet.allOf(Format.class), AgentOptions.parse("dumponexit=all").dumpOnExit());
         assertTrue(AgentOptions.parse("dumponexit=none").dumpOnExit().isEmpty());
         assertEquals(4096, AgentOptions.parse("buffer=4096").bufferBytes());
@@ -57,7 +60,7 @@ class AgentOptionsTest {
     @Test
     void unknownKeyListsTheAllowedOnes() {
         assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, stackdepth, dumpdir, "
-                + "dumponexit, dumpname, callbacks", error("bufer=64k"));
+                + "dumponexit, dumpname, callbacks, contanalysis", error("bufer=64k"));
     }
 
     @ParameterizedTest
@@ -78,6 +81,8 @@ class AgentOptionsTest {
         "buffer=64k,buffer=128k|option 'buffer' is given twice",
         "buffer=1m,memory=2m|option 'buffer' (1048576 bytes) must be at most a quarter of option 'memory'",
         "callbacks=empty,dumponexit=all|option 'dumponexit' needs a recording",
+        "contanalysis=maybe|option 'contanalysis' must be on or off, got 'maybe'",
+        "callbacks=empty,contanalysis=on|option 'contanalysis' needs a recording",
     })
     void malformedValuesNameTheOptionAndWhatIsAllowed(String text, String expected) {
         String message = error(text);

@@ -109,8 +109,9 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
         OpenMBeanAttributeInfoSupport[] attributes = {
             attr("Recording", SimpleType.BOOLEAN, true, "Whether monitor and GC events are being recorded"),
             attr("ContentionAnalysis", SimpleType.BOOLEAN, true,
-                    "Bytecode instrumentation of Thread.start/interrupt/join/sleep and Object.notify call sites "
-                    + "(not available in this version: reads false, setting true fails)"),
+                    "Contention analysis: bytecode instrumentation of the application's call sites of "
+                    + "Thread.start/interrupt/join/sleep and Object.notify/notifyAll/wait. Setting it retransforms "
+                    + "the loaded classes that call them (costly in a big application)"),
             attr("Options", SimpleType.STRING, false, "Agent options in effect"),
             attr("BufferBytes", SimpleType.INTEGER, false, "Ring buffer size per thread, in bytes"),
             attr("StackDepth", SimpleType.INTEGER, false, "Frames captured per stack trace (0: none)"),
@@ -123,6 +124,10 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             attr("MemoryInUseBytes", SimpleType.LONG, false, "Recorder memory in use, in bytes"),
             attr("RecordingStartTime", SimpleType.LONG, false, "When the agent started (ms since 1970 UTC)"),
             attr("Version", SimpleType.STRING, false, "Convoy version"),
+            attr("InstrumentedClasses", SimpleType.LONG, false,
+                    "Classes whose call sites contention analysis has rewritten, now"),
+            attr("TransformFailures", SimpleType.LONG, false,
+                    "Classes contention analysis failed to transform or retransform (they kept their bytes)"),
         };
         OpenMBeanOperationInfoSupport[] operations = {
             op("start", "Starts recording monitor and GC events", SimpleType.VOID, MBeanOperationInfo.ACTION),
@@ -161,7 +166,7 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
         long[] c = NativeRecorder.counters();
         return switch (String.valueOf(name)) {
             case "Recording" -> NativeRecorder.isRecording();
-            case "ContentionAnalysis" -> false;
+            case "ContentionAnalysis" -> agent.contentionAnalysis();
             case "Options" -> agent.options().effective();
             case "BufferBytes" -> agent.options().bufferBytes();
             case "StackDepth" -> agent.options().stackDepth();
@@ -174,6 +179,8 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             case "MemoryInUseBytes" -> c[Counter.MEMORY_IN_USE.ordinal()];
             case "RecordingStartTime" -> c[Counter.START_EPOCH_NS.ordinal()] / 1_000_000;
             case "Version" -> ConvoyAgent.VERSION;
+            case "InstrumentedClasses" -> agent.instrumentedClasses();
+            case "TransformFailures" -> agent.transformFailures();
             default -> throw new AttributeNotFoundException("no attribute '" + name + "'; attributes: "
                     + Stream.of(info.getAttributes()).map(a -> a.getName()).toList());
         };
@@ -195,11 +202,7 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
                 if (!(value instanceof Boolean on)) {
                     throw new InvalidAttributeValueException("ContentionAnalysis takes a boolean, got " + value);
                 }
-                if (on) {
-                    IllegalStateException e = new IllegalStateException("contention analysis (bytecode "
-                            + "instrumentation of Thread and Object call sites) is not available in this version");
-                    throw new MBeanException(e, e.getMessage());
-                }
+                guard(() -> agent.setContentionAnalysis(on));
             }
             default -> {
                 if (Stream.of(info.getAttributes()).anyMatch(a -> a.getName().equals(name))) {

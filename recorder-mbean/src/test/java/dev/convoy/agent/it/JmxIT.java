@@ -171,9 +171,14 @@ class JmxIT {
                 assertTrue(refusal(c, "dump", "pdf", "x").contains("unknown format 'pdf'; allowed: chrome, tptp, csv, snapshot"));
                 assertTrue(refusal(c, "openStream", "xml").contains("allowed: chrome, tptp, csv-meta, csv-events, snapshot"));
                 assertTrue(refusal(c, "readStream", 999L).contains("no open stream with id 999"));
-                assertTrue(assertThrows(MBeanException.class,
-                        () -> c.setAttribute(name, new Attribute("ContentionAnalysis", true)))
-                        .getMessage().contains("not available"));
+                assertEquals(false, c.getAttribute(name, "ContentionAnalysis"));
+                c.setAttribute(name, new Attribute("ContentionAnalysis", true));
+                assertEquals(true, c.getAttribute(name, "ContentionAnalysis"));
+                assertTrue((Long) c.getAttribute(name, "InstrumentedClasses") > 0, "the app's start() call sites");
+                c.setAttribute(name, new Attribute("ContentionAnalysis", false));
+                assertEquals(false, c.getAttribute(name, "ContentionAnalysis"));
+                assertEquals(0L, c.getAttribute(name, "InstrumentedClasses"));
+                assertEquals(0L, c.getAttribute(name, "TransformFailures"));
 
                 invoke(c, "reset");
                 CompositeData after = (CompositeData) invoke(c, "snapshot");

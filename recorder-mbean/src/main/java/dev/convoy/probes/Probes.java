@@ -1,0 +1,290 @@
+package dev.convoy.probes;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.time.Duration;
+
+/**
+ * The probes of contention analysis: instrumented application call sites of
+ * {@code Thread.start/interrupt/join/sleep} and {@code Object.notify/notifyAll/wait} call
+ * these static wrappers instead, with the receiver as first argument (see
+ * {@code dev.convoy.agent.bci.ContentionTransformer}). Each wrapper records an event and
+ * performs the original call, with the same result and the same exceptions.
+ *
+ * <p><b>Loading.</b> This class must be loaded by the boot class loader, so that it is
+ * visible from every application class loader that delegates to it: the agent writes a jar
+ * holding only this class and appends it to the boot class path, then binds
+ * {@link #record0} with {@code NativeRecorder.bindProbes} and only then sets {@link #bound}
+ * (by reflection). It depends on {@code java.base} only.
+ *
+ * <p><b>Early path.</b> Until {@code bound} is set (or in a JVM without the recorder) the
+ * wrappers only perform the original call: record0 is never called while it is unbound.
+ *
+ * <p><b>Stacks.</b> record0 captures the caller's stack skipping exactly two frames
+ * (itself and the wrapper), so every wrapper calls record0 directly, never through a helper:
+ * the recorded stack starts at the application's call site.
+ *
+ * <p>Events (schema/snapshot-format.md): START_CALL (16) before {@code start()};
+ * INTERRUPT_CALL (17) before {@code interrupt()}, arg 1 if the target was WAITING or
+ * TIMED_WAITING; NOTIFY (18) and NOTIFY_ALL (19) after a successful call (a call that throws
+ * {@code IllegalMonitorStateException} records nothing); SLEEP (20) / SLEPT (21) and JOIN (22)
+ * / JOINED (23) around the call, the second in {@code finally}; THREAD_INTERRUPTED (24) when
+ * sleep, join or wait throws {@code InterruptedException}, before it is rethrown.
+ */
+public final class Probes {
+
+    // Values of SnapshotFormat.EVENT_*; this class may not depend on Convoy's other classes.
+    private static final int START_CALL = 16;
+    private static final int INTERRUPT_CALL = 17;
+    private static final int NOTIFY = 18;
+    private static final int NOTIFY_ALL = 19;
+    private static final int SLEEP = 20;
+    private static final int SLEPT = 21;
+    private static final int JOIN = 22;
+    private static final int JOINED = 23;
+    private static final int THREAD_INTERRUPTED = 24;
+
+    /** Set by the agent (reflection) once record0 is bound; never reset. */
+    private static volatile boolean bound;
+
+    /** {@code Thread.sleep(Duration)} and {@code Thread.join(Duration)} (JDK 19+), looked up on first use. */
+    private static volatile MethodHandle sleepDuration;
+    private static volatile MethodHandle joinDuration;
+
+    private Probes() {
+    }
+
+    /**
+     * Records one event in the calling thread's ring (bound by {@code NativeRecorder.bindProbes}).
+     * obj: the Thread for 16, 17, 22, 23; the monitor for 18, 19; null otherwise.
+     */
+    private static native void record0(int type, Object obj, long arg);
+
+    /** Whether the natives are bound (false: the early path, nothing is recorded). */
+    public static boolean isBound() {
+        return bound;
+    }
+
+    public static void start(Thread t) {
+        if (bound && t != null) {
+            record0(START_CALL, t, 0);
+        }
+        t.start();
+    }
+
+    public static void interrupt(Thread t) {
+        if (bound && t != null) {
+            Thread.State s = t.getState();
+            record0(INTERRUPT_CALL, t, s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING ? 1 : 0);
+        }
+        t.interrupt();
+    }
+
+    public static void notify(Object monitor) {
+        monitor.notify();
+        if (bound) {
+            record0(NOTIFY, monitor, 0);
+        }
+    }
+
+    public static void notifyAll(Object monitor) {
+        monitor.notifyAll();
+        if (bound) {
+            record0(NOTIFY_ALL, monitor, 0);
+        }
+    }
+
+    public static void sleep(long millis) throws InterruptedException {
+        if (!bound) {
+            Thread.sleep(millis);
+            return;
+        }
+        record0(SLEEP, null, millis);
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            record0(THREAD_INTERRUPTED, null, 0);
+            throw e;
+        } finally {
+            record0(SLEPT, null, 0);
+        }
+    }
+
+    public static void sleep(long millis, int nanos) throws InterruptedException {
+        if (!bound) {
+            Thread.sleep(millis, nanos);
+            return;
+        }
+        record0(SLEEP, null, millis);
+        try {
+            Thread.sleep(millis, nanos);
+        } catch (InterruptedException e) {
+            record0(THREAD_INTERRUPTED, null, 0);
+            throw e;
+        } finally {
+            record0(SLEPT, null, 0);
+        }
+    }
+
+    /** {@code Thread.sleep(Duration)}, JDK 19+ (call sites exist only in classes compiled for it). */
+    public static void sleep(Duration duration) throws InterruptedException {
+        MethodHandle mh = sleepDuration;
+        if (mh == null) {
+            sleepDuration = mh = lookup("sleep", MethodType.methodType(void.class, Duration.class), true);
+        }
+        if (!bound) {
+            invokeSleep(mh, duration);
+            return;
+        }
+        record0(SLEEP, null, duration == null ? 0 : saturatedMillis(duration));
+        try {
+            invokeSleep(mh, duration);
+        } catch (InterruptedException e) {
+            record0(THREAD_INTERRUPTED, null, 0);
+            throw e;
+        } finally {
+            record0(SLEPT, null, 0);
+        }
+    }
+
+    public static void join(Thread t) throws InterruptedException {
+        if (!bound || t == null) {
+            t.join();
+            return;
+        }
+        record0(JOIN, t, 0);
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            record0(THREAD_INTERRUPTED, null, 0);
+            throw e;
+        } finally {
+            record0(JOINED, t, 0);
+        }
+    }
+
+    public static void join(Thread t, long millis) throws InterruptedException {
+        if (!bound || t == null) {
+            t.join(millis);
+            return;
+        }
+        record0(JOIN, t, millis);
+        try {
+            t.join(millis);
+        } catch (InterruptedException e) {
+            record0(THREAD_INTERRUPTED, null, 0);
+            throw e;
+        } finally {
+            record0(JOINED, t, 0);
+        }
+    }
+
+    public static void join(Thread t, long millis, int nanos) throws InterruptedException {
+        if (!bound || t == null) {
+            t.join(millis, nanos);
+            return;
+        }
+        record0(JOIN, t, millis);
+        try {
+            t.join(millis, nanos);
+        } catch (InterruptedException e) {
+            record0(THREAD_INTERRUPTED, null, 0);
+            throw e;
+        } finally {
+            record0(JOINED, t, 0);
+        }
+    }
+
+    /** {@code boolean Thread.join(Duration)}, JDK 19+. */
+    public static boolean join(Thread t, Duration duration) throws InterruptedException {
+        MethodHandle mh = joinDuration;
+        if (mh == null) {
+            joinDuration = mh = lookup("join", MethodType.methodType(boolean.class, Duration.class), false);
+        }
+        if (!bound || t == null) {
+            return invokeJoin(mh, t, duration);
+        }
+        record0(JOIN, t, duration == null ? 0 : Math.max(1, saturatedMillis(duration)));
+        try {
+            return invokeJoin(mh, t, duration);
+        } catch (InterruptedException e) {
+            record0(THREAD_INTERRUPTED, null, 0);
+            throw e;
+        } finally {
+            record0(JOINED, t, 0);
+        }
+    }
+
+    public static void wait(Object monitor) throws InterruptedException {
+        try {
+            monitor.wait();
+        } catch (InterruptedException e) {
+            if (bound) {
+                record0(THREAD_INTERRUPTED, null, 0);
+            }
+            throw e;
+        }
+    }
+
+    public static void wait(Object monitor, long millis) throws InterruptedException {
+        try {
+            monitor.wait(millis);
+        } catch (InterruptedException e) {
+            if (bound) {
+                record0(THREAD_INTERRUPTED, null, 0);
+            }
+            throw e;
+        }
+    }
+
+    public static void wait(Object monitor, long millis, int nanos) throws InterruptedException {
+        try {
+            monitor.wait(millis, nanos);
+        } catch (InterruptedException e) {
+            if (bound) {
+                record0(THREAD_INTERRUPTED, null, 0);
+            }
+            throw e;
+        }
+    }
+
+    private static long saturatedMillis(Duration d) {
+        try {
+            return d.toMillis();
+        } catch (ArithmeticException e) {
+            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+    }
+
+    private static MethodHandle lookup(String name, MethodType type, boolean isStatic) {
+        try {
+            return isStatic ? MethodHandles.publicLookup().findStatic(Thread.class, name, type)
+                    : MethodHandles.publicLookup().findVirtual(Thread.class, name, type);
+        } catch (ReflectiveOperationException e) {
+            // Unreachable: call sites of these overloads exist only on JDKs that have them.
+            throw new NoSuchMethodError("Thread." + name + type + ": " + e);
+        }
+    }
+
+    private static void invokeSleep(MethodHandle mh, Duration d) throws InterruptedException {
+        try {
+            mh.invokeExact(d);
+        } catch (InterruptedException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new UndeclaredThrowableException(e);
+        }
+    }
+
+    private static boolean invokeJoin(MethodHandle mh, Thread t, Duration d) throws InterruptedException {
+        try {
+            return (boolean) mh.invokeExact(t, d);
+        } catch (InterruptedException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new UndeclaredThrowableException(e);
+        }
+    }
+}
