@@ -1,27 +1,31 @@
 package dev.convoy.analysis;
 
 import dev.convoy.model.Event;
+import dev.convoy.model.EventType;
 import dev.convoy.model.RecordedThread;
 
 /**
- * A span of one thread: blocked entering a monitor, waiting in {@code Object.wait}, or a
- * GC pause (on the GC ring).
+ * A span of one thread: blocked entering a monitor, waiting in {@code Object.wait},
+ * sleeping in {@code Thread.sleep}, waiting in {@code Thread.join}, or a GC pause (on the
+ * GC ring).
  *
  * @param kind    what the thread was doing
  * @param thread  the ring
- * @param monitor monitor object id, 0 for GC
+ * @param monitor monitor object id for BLOCKED and WAITING, the joined Thread object for
+ *                JOINING, 0 for SLEEPING and GC
  * @param startNs monotonic start (the begin event's ts)
  * @param endNs   monotonic end: the end event's ts, or the snapshot time (or the thread's
  *                end) when {@code end} is null
- * @param begin   MONITOR_ENTER, MONITOR_WAIT or GC_START
- * @param end     MONITOR_ENTERED, MONITOR_WAITED or GC_FINISH; null while still open at
+ * @param begin   MONITOR_ENTER, MONITOR_WAIT, SLEEP, JOIN or GC_START
+ * @param end     MONITOR_ENTERED, MONITOR_WAITED, SLEPT, JOINED (SLEEPING and JOINING may
+ *                also end at THREAD_INTERRUPTED) or GC_FINISH; null while still open at
  *                snapshot time
  */
 public record Interval(Kind kind, RecordedThread thread, long monitor, long startNs, long endNs,
                        Event begin, Event end) {
 
     /** Kinds of intervals. */
-    public enum Kind { BLOCKED, WAITING, GC }
+    public enum Kind { BLOCKED, WAITING, SLEEPING, JOINING, GC }
 
     /** Still going on when the snapshot was taken. */
     public boolean isOpen() {
@@ -33,9 +37,22 @@ public record Interval(Kind kind, RecordedThread thread, long monitor, long star
         return end != null && end.timedOut();
     }
 
-    /** WAITING: the timeout passed to wait in ms, 0 = none; 0 for other kinds. */
+    /** SLEEPING or JOINING that ended with an InterruptedException (THREAD_INTERRUPTED). */
+    public boolean interrupted() {
+        return end != null && end.type() == EventType.THREAD_INTERRUPTED;
+    }
+
+    /**
+     * The timeout in ms, 0 = none: the one passed to wait (WAITING) or join (JOINING), the
+     * requested sleep (SLEEPING); 0 for other kinds.
+     */
     public long timeoutMs() {
-        return kind == Kind.WAITING ? begin.arg() : 0;
+        return kind == Kind.WAITING || kind == Kind.SLEEPING || kind == Kind.JOINING ? begin.arg() : 0;
+    }
+
+    /** {@code startNs <= ns < endNs}, or {@code ns == startNs} for an empty interval. */
+    public boolean covers(long ns) {
+        return startNs <= ns && (ns < endNs || ns == startNs);
     }
 
     /** {@code endNs - startNs}. */

@@ -4,9 +4,15 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import dev.convoy.analysis.CriticalPath;
+import dev.convoy.analysis.Interactions;
+import dev.convoy.analysis.Interactions.Interaction;
 import dev.convoy.analysis.Interval;
 import dev.convoy.analysis.Intervals;
 import dev.convoy.analysis.MonitorOwnership;
+import dev.convoy.analysis.ThreadStates;
+import dev.convoy.model.Event;
+import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
@@ -16,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,11 +41,19 @@ import java.util.TreeMap;
  * handoffs as v1 flows (cat {@code handoff}): an {@code s} on a 0-length {@code "monitor
  * released"} instant on the owner's track at the release moment, an {@code f} with
  * {@code bp:"e"} on a 0-length {@code "monitor acquired"} instant at the acquisition.
+ * Contention analysis ({@code docs/analysis.md}): {@code sleep} and {@code join <thread>}
+ * slices, instants for Thread.start/interrupt, notify/notifyAll and InterruptedException,
+ * an arrow for every {@link Interactions} kind but TIMEOUT (same scheme as handoffs:
+ * {@code s} after the source instant, {@code f} after a destination instant where the
+ * other thread ran), {@code "critical": true} on slices the critical path passes through
+ * and the path itself on track {@link #CRITICAL_TID}.
  * Timestamps are microseconds since recording start with up to 3 decimals, clamped at 0.
  */
 public final class ChromeTraceWriter implements Exporter {
     /** Track id of GC pauses: fits in a signed 32-bit int, far above any Java thread id seen in practice. */
     public static final long GC_TID = 2_000_000_000L;
+    /** Track id of the critical path: one slice per segment. */
+    public static final long CRITICAL_TID = 1_999_999_999L;
 
     private static final String HANDOFF = "handoff";
     private static final String HANDOFF_NAME = "lock handoff";
@@ -85,6 +100,9 @@ public final class ChromeTraceWriter implements Exporter {
         final long pid;
         final List<Ev> events = new ArrayList<>();
         final MonitorOwnership owners;
+        final Interactions interactions;
+        final CriticalPath path;
+        long flowId = 1;
 
         Run(Recording r, JsonGenerator g) {
             this.r = r;
@@ -92,6 +110,8 @@ public final class ChromeTraceWriter implements Exporter {
             this.start = r.startMonotonicNs();
             this.pid = r.pid();
             this.owners = MonitorOwnership.of(r);
+            this.interactions = Interactions.of(r, owners);
+            this.path = CriticalPath.of(r, ThreadStates.of(r), interactions);
         }
 
         long tid(RecordedThread t) {
@@ -103,11 +123,15 @@ public final class ChromeTraceWriter implements Exporter {
         }
 
         Ev add(String ph, String name, String cat, RecordedThread t, long ts) {
+            return add(ph, name, cat, tid(t), ts);
+        }
+
+        Ev add(String ph, String name, String cat, long tid, long ts) {
             Ev e = new Ev();
             e.ph = ph;
             e.name = name;
             e.cat = cat;
-            e.tid = tid(t);
+            e.tid = tid;
             e.ts = Math.max(0, ts - start);
             e.seq = events.size();
             events.add(e);
@@ -169,6 +193,26 @@ public final class ChromeTraceWriter implements Exporter {
                         }
                         e.args = a;
                     }
+                    case SLEEPING -> {
+                        e = add("X", "sleep", "sleep", in.thread(), in.startNs());
+                        Map<String, Object> a = stackArgs(in);
+                        a.put("requested_ms", in.timeoutMs());
+                        a.put("result", in.isOpen() ? "still sleeping at snapshot"
+                                : in.interrupted() ? "interrupted" : "slept");
+                        e.args = a;
+                    }
+                    case JOINING -> {
+                        RecordedThread joined = r.threadByObject(in.monitor()).orElse(null);
+                        String name = joined == null ? "thread object " + in.monitor() : joined.name();
+                        e = add("X", "join " + name, "join", in.thread(), in.startNs());
+                        Map<String, Object> a = stackArgs(in);
+                        a.put("thread", name);
+                        a.put("thread_tid", joined == null ? 0 : tid(joined));
+                        a.put("timeout_ms", in.timeoutMs());
+                        a.put("result", in.isOpen() ? "still joining at snapshot"
+                                : in.interrupted() ? "interrupted" : "joined");
+                        e.args = a;
+                    }
                     default -> {
                         e = add("X", "wait on " + className(in.monitor()), "monitor", in.thread(), in.startNs());
                         Map<String, Object> a = monitorArgs(in);
@@ -178,11 +222,16 @@ public final class ChromeTraceWriter implements Exporter {
                         e.args = a;
                     }
                 }
+                if (in.kind() != Interval.Kind.GC && path.isOnPath(in)) {
+                    Map<String, Object> a = new LinkedHashMap<>(e.args);
+                    a.put("critical", true);
+                    e.args = a;
+                }
                 e.dur = Math.max(0, in.endNs() - start) - e.ts;
                 slices.add(e);
             }
+            criticalPath(slices);
             nest(slices);
-            long flowId = 1;
             for (MonitorOwnership.Handoff h : owners.handoffs()) {
                 Map<String, Object> a = new LinkedHashMap<>();
                 a.put("monitor", className(h.monitor()));
@@ -194,6 +243,134 @@ public final class ChromeTraceWriter implements Exporter {
                 fin.id = flowId;
                 fin.bindEnclosing = true;
                 flowId++;
+            }
+            calls();
+        }
+
+        /** Category, flow name and destination instant name of each arrow kind. */
+        static String[] arrow(Interactions.Kind k) {
+            return switch (k) {
+                case START -> new String[] {"start", "starts thread", "started"};
+                case NOTIFY -> new String[] {"notify", "notify", "notified"};
+                case NOTIFY_ALL -> new String[] {"notify", "notifyAll", "notified"};
+                case INTERRUPT -> new String[] {"interrupt", "interrupt", "woken by interrupt"};
+                case JOIN_END -> new String[] {"join", "thread ended", "joined"};
+                default -> null;
+            };
+        }
+
+        /**
+         * Instants for the instrumented calls (Thread.start, Thread.interrupt, notify,
+         * notifyAll) and for THREAD_INTERRUPTED; an arrow from the call's instant (or the
+         * ended thread's "terminated" instant) to an instant where the other thread ran.
+         */
+        void calls() {
+            Map<Event, List<Interaction>> byCause = new IdentityHashMap<>();
+            for (Interaction i : interactions.all()) {
+                if (i.cause() != null && arrow(i.kind()) != null) {
+                    byCause.computeIfAbsent(i.cause(), k -> new ArrayList<>()).add(i);
+                }
+            }
+            for (Event e : r.events()) {
+                String name;
+                String cat;
+                Map<String, Object> a = new LinkedHashMap<>();
+                switch (e.type()) {
+                    case START_CALL, INTERRUPT_CALL -> {
+                        RecordedThread target = r.threadByObject(e.obj()).orElse(null);
+                        name = e.type() == EventType.START_CALL ? "Thread.start" : "Thread.interrupt";
+                        cat = e.type() == EventType.START_CALL ? "start" : "interrupt";
+                        a.put("thread", target == null ? "unknown" : target.name());
+                        a.put("thread_tid", target == null ? 0 : tid(target));
+                        if (e.type() == EventType.INTERRUPT_CALL) {
+                            a.put("target_waiting", e.arg() == 1);
+                        }
+                    }
+                    case NOTIFY, NOTIFY_ALL -> {
+                        name = e.type() == EventType.NOTIFY ? "notify" : "notifyAll";
+                        cat = "notify";
+                        a.put("monitor", className(e.obj()));
+                        a.put("monitor_id", e.obj());
+                    }
+                    case THREAD_INTERRUPTED -> {
+                        name = "InterruptedException";
+                        cat = "interrupt";
+                    }
+                    default -> {
+                        continue;
+                    }
+                }
+                if (e.thread().isSystem()) {
+                    continue;
+                }
+                List<Interaction> bound = byCause.getOrDefault(e, List.of());
+                if (e.type() == EventType.NOTIFY || e.type() == EventType.NOTIFY_ALL) {
+                    a.put("woke", bound.stream().map(i -> i.to().name()).toList());
+                }
+                a.put("stack", stack(e.stackId()));
+                add("I", name, cat, e.thread(), e.ts()).args = a;
+                for (Interaction i : bound) {
+                    flowStart(i);
+                }
+            }
+            for (Interaction i : interactions.of(Interactions.Kind.JOIN_END)) {
+                Map<String, Object> a = new LinkedHashMap<>();
+                a.put("joiner", i.to().name());
+                add("I", "terminated", "join", i.from(), i.fromNs()).args = a;
+                flowStart(i);
+            }
+        }
+
+        /** The s of an arrow right after its source instant, and the destination instant with its f. */
+        void flowStart(Interaction i) {
+            String[] k = arrow(i.kind());
+            add("s", k[1], k[0], i.from(), i.fromNs()).id = flowId;
+            Map<String, Object> a = new LinkedHashMap<>();
+            a.put("by", i.from().name());
+            a.put("by_tid", tid(i.from()));
+            if (i.kind() == Interactions.Kind.NOTIFY || i.kind() == Interactions.Kind.NOTIFY_ALL) {
+                a.put("monitor", className(i.monitor()));
+                a.put("monitor_id", i.monitor());
+            }
+            add("I", k[2], k[0], i.to(), i.toNs()).args = a;
+            Ev fin = add("f", k[1], k[0], i.to(), i.toNs());
+            fin.id = flowId;
+            fin.bindEnclosing = true;
+            flowId++;
+        }
+
+        /** The critical path's own track: one slice per segment longer than 0. */
+        void criticalPath(List<Ev> slices) {
+            for (CriticalPath.Segment sg : path.segments()) {
+                if (sg.durationNs() <= 0) {
+                    continue;
+                }
+                String what = switch (sg.state()) {
+                    case RUNNING -> "running";
+                    case BLOCKED -> "blocked on " + className(sg.monitor());
+                    case DEADLOCKED -> "deadlocked on " + className(sg.monitor());
+                    case WAITING -> "wait on " + className(sg.monitor());
+                    case SLEEPING -> "sleep";
+                    case JOINING -> "join " + r.threadByObject(sg.monitor()).map(RecordedThread::name)
+                            .orElse("thread object " + sg.monitor());
+                    case STARTING -> "starting";
+                    case DEAD -> "dead";
+                };
+                Ev e = add("X", sg.thread().name() + ": " + what, "critical", CRITICAL_TID, sg.startNs());
+                e.dur = Math.max(0, sg.endNs() - start) - e.ts;
+                Map<String, Object> a = new LinkedHashMap<>();
+                a.put("thread", sg.thread().name());
+                a.put("tid", tid(sg.thread()));
+                a.put("state", sg.state().name().toLowerCase(java.util.Locale.ROOT));
+                if (sg.monitor() != 0) {
+                    a.put("monitor_id", sg.monitor());
+                }
+                if (sg.via() != null) {
+                    a.put("from", sg.via().from().name());
+                    a.put("via", sg.via().kind().name().toLowerCase(java.util.Locale.ROOT));
+                }
+                e.args = a;
+                slices.add(e);
             }
         }
 
@@ -226,12 +403,22 @@ public final class ChromeTraceWriter implements Exporter {
             Map<String, Object> a = new LinkedHashMap<>();
             a.put("monitor", className(in.monitor()));
             a.put("monitor_id", in.monitor());
+            a.put("stack", stack(in.begin().stackId()));
+            return a;
+        }
+
+        Map<String, Object> stackArgs(Interval in) {
+            Map<String, Object> a = new LinkedHashMap<>();
+            a.put("stack", stack(in.begin().stackId()));
+            return a;
+        }
+
+        List<String> stack(int stackId) {
             List<String> stack = new ArrayList<>();
-            for (Frame fr : r.frames(in.begin().stackId())) {
+            for (Frame fr : r.frames(stackId)) {
                 stack.add(r.describe(fr));
             }
-            a.put("stack", stack);
-            return a;
+            return stack;
         }
 
         String className(long obj) {
@@ -265,7 +452,11 @@ public final class ChromeTraceWriter implements Exporter {
             }
             if (gc) {
                 meta("thread_name", GC_TID, "name", "GC");
-                meta("thread_sort_index", GC_TID, "sort_index", index);
+                meta("thread_sort_index", GC_TID, "sort_index", index++);
+            }
+            if (path.segments().stream().anyMatch(sg -> sg.durationNs() > 0)) {
+                meta("thread_name", CRITICAL_TID, "name", "critical path");
+                meta("thread_sort_index", CRITICAL_TID, "sort_index", index);
             }
         }
 

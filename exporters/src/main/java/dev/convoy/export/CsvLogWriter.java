@@ -1,5 +1,6 @@
 package dev.convoy.export;
 
+import dev.convoy.analysis.Intervals;
 import dev.convoy.analysis.MonitorOwnership;
 import dev.convoy.model.ClassInfo;
 import dev.convoy.model.Event;
@@ -33,7 +34,9 @@ import java.util.Set;
  * 8 uppercase hex digits ({@code 00000000} when the object is not described); times are
  * seconds since recording start with 9 fraction digits; locations are uppercase hex
  * ({@code -1} for a native frame). In text fields {@code %}, {@code ,}, CR and LF are
- * percent-encoded ({@code %25 %2C %0D %0A}). Lines end with LF.
+ * percent-encoded ({@code %25 %2C %0D %0A}). Lines end with LF. Contention analysis
+ * events give ObjectNotify, ObjectNotifyAll, ThreadStart, ThreadJoin, ThreadJoined,
+ * ThreadSleep and ThreadSlept; the inner waits of a join give no ObjectWait/ObjectWaited.
  */
 public final class CsvLogWriter implements Exporter {
 
@@ -135,6 +138,7 @@ public final class CsvLogWriter implements Exporter {
     /** Writes the event log in time order. */
     public void writeEvents(Recording r, OutputStream os) throws IOException {
         MonitorOwnership owners = MonitorOwnership.of(r);
+        Set<Event> joinWaits = Intervals.joinWaits(r);
         long start = r.startMonotonicNs();
         List<Line> lines = new ArrayList<>();
         for (RecordedThread t : r.threads()) {
@@ -146,6 +150,9 @@ public final class CsvLogWriter implements Exporter {
                 lines.add(new Line(t.startNs(), lines.size(), "ThreadStarted," + th + "," + escape(t.name())));
             }
             for (Event e : t.events()) {
+                if (joinWaits.contains(e)) {
+                    continue; // the inner wait of Thread.join: ThreadJoin/ThreadJoined stand for it
+                }
                 String mon = hash(r.identityHash(e.obj()));
                 String text = switch (e.type()) {
                     case MONITOR_ENTER -> "MonitorContendedEnter," + th + "," + mon + ","
@@ -154,7 +161,16 @@ public final class CsvLogWriter implements Exporter {
                     case MONITOR_ENTERED -> "MonitorContendedEntered," + th + "," + mon + ",0";
                     case MONITOR_WAIT -> "ObjectWait," + th + "," + mon + "," + stack(r, e.stackId());
                     case MONITOR_WAITED -> "ObjectWaited," + th + "," + mon + ",0";
-                    default -> null; // thread start/end come from the ring, GC and unknown types have no line
+                    case NOTIFY -> "ObjectNotify," + th + "," + mon + "," + stack(r, e.stackId());
+                    case NOTIFY_ALL -> "ObjectNotifyAll," + th + "," + mon + "," + stack(r, e.stackId());
+                    case START_CALL -> "ThreadStart," + th + "," + mon + "," + stack(r, e.stackId());
+                    case JOIN -> "ThreadJoin," + th + "," + mon + "," + stack(r, e.stackId());
+                    case JOINED -> "ThreadJoined," + th + "," + mon + ",0";
+                    case SLEEP -> "ThreadSleep," + th + "," + stack(r, e.stackId());
+                    case SLEPT -> "ThreadSlept," + th + ",0";
+                    // thread start/end come from the ring; GC, interrupt calls, THREAD_INTERRUPTED
+                    // and unknown types have no line in the format
+                    default -> null;
                 };
                 if (text != null) {
                     lines.add(new Line(e.ts(), lines.size(), text));

@@ -6,6 +6,7 @@ import dev.convoy.analysis.Intervals;
 import dev.convoy.analysis.MonitorOwnership;
 import dev.convoy.model.ClassInfo;
 import dev.convoy.model.Event;
+import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
 import dev.convoy.model.MethodInfo;
 import dev.convoy.model.ObjectInfo;
@@ -36,7 +37,10 @@ import javax.xml.stream.XMLStreamWriter;
  * {@code agentCreate}, {@code traceStart}, {@code option TRACE_IDREFS=false}), then in time
  * order {@code threadStart}/{@code threadEnd}, {@code monContendedEnter} (with
  * {@code threadOwner}, 0 when unknown), {@code monContendedEntered}, {@code monWait},
- * {@code monWaited} ({@code isTimedOut} 1|0), {@code gcStart}/{@code gcFinish}, each
+ * {@code monWaited} ({@code isTimedOut} 1|0), {@code callStart}, {@code callInterrupt},
+ * {@code callNotify} ({@code isNotifyAll} 1|0), {@code threadInterrupted} (threadId = the
+ * calling thread), Thread.sleep as {@code monWait}/{@code monWaited} with objIdRef -1,
+ * {@code gcStart}/{@code gcFinish}, each
  * definition ({@code classDef}, {@code objAlloc}, {@code methodDef}) written just before
  * its first reference; then {@code traceEnd} and {@code agentDestroy}.
  * Thread ids are ring ids; object, class and method ids are the snapshot's ids in
@@ -68,6 +72,9 @@ public final class TptpXmlWriter implements Exporter {
     private record Item(long ts, int rank, int seq, RecordedThread thread, Event event) {
     }
 
+    /** objIdRef of the monWait/monWaited pair that stands for Thread.sleep (TPTP's convention). */
+    static final String SLEEP_OBJ = "-1";
+
     private static final int THREAD_START = 0;
     private static final int EVENT = 1;
     private static final int THREAD_END = 2;
@@ -85,8 +92,22 @@ public final class TptpXmlWriter implements Exporter {
             this.r = r;
             this.w = w;
             this.owners = MonitorOwnership.of(r);
+            for (RecordedThread t : r.threads()) {
+                Event wait = null; // every wait, the inner waits of joins included
+                for (Event e : t.events()) {
+                    if (e.type() == EventType.MONITOR_WAIT) {
+                        wait = e;
+                    } else if (e.type() == EventType.MONITOR_WAITED) {
+                        if (wait != null && wait.obj() == e.obj()) {
+                            beginOf.put(e, wait);
+                        }
+                        wait = null;
+                    }
+                }
+            }
             for (Interval in : Intervals.of(r)) {
-                if (in.end() != null) {
+                if (in.kind() == Interval.Kind.SLEEPING && in.end() != null
+                        && in.end().type() == EventType.SLEPT) {
                     beginOf.put(in.end(), in.begin());
                 }
             }
@@ -152,7 +173,8 @@ public final class TptpXmlWriter implements Exporter {
 
         static boolean isWritten(Event e, RecordedThread t) {
             return switch (e.type()) {
-                case MONITOR_ENTER, MONITOR_ENTERED, MONITOR_WAIT, MONITOR_WAITED -> !t.isSystem();
+                case MONITOR_ENTER, MONITOR_ENTERED, MONITOR_WAIT, MONITOR_WAITED, START_CALL, INTERRUPT_CALL,
+                        NOTIFY, NOTIFY_ALL, THREAD_INTERRUPTED, SLEEP, SLEPT -> !t.isSystem();
                 case GC_START, GC_FINISH -> true;
                 default -> false; // thread start/end come from the ring; unknown types have no element
             };
@@ -207,6 +229,39 @@ public final class TptpXmlWriter implements Exporter {
                     a.add("isTimedOut");
                     a.add(e.timedOut() ? "1" : "0");
                     empty("monWaited", a.toArray(String[]::new));
+                }
+                case START_CALL, INTERRUPT_CALL -> {
+                    List<String> a = new ArrayList<>(List.of("threadId", tid, "time", time));
+                    if (e.obj() != 0) {
+                        a.add("objIdRef");
+                        a.add(defineObject(e.obj(), e.ts()));
+                    }
+                    defineStack(e.stackId());
+                    withStack(e.type() == EventType.START_CALL ? "callStart" : "callInterrupt", e.stackId(),
+                            a.toArray(String[]::new));
+                }
+                case NOTIFY, NOTIFY_ALL -> {
+                    String obj = defineObject(e.obj(), e.ts());
+                    defineStack(e.stackId());
+                    withStack("callNotify", e.stackId(), "threadId", tid, "time", time, "objIdRef", obj,
+                            "isNotifyAll", e.type() == EventType.NOTIFY_ALL ? "1" : "0");
+                }
+                case THREAD_INTERRUPTED -> {
+                    defineStack(e.stackId());
+                    withStack("threadInterrupted", e.stackId(), "threadId", tid, "time", time);
+                }
+                case SLEEP -> {
+                    // the seed's TRCThreadSleepingEvent: a monWait whose objIdRef is -1 is Thread.sleep
+                    defineStack(e.stackId());
+                    withStack("monWait", e.stackId(), "threadIdRef", tid, "time", time, "objIdRef", SLEEP_OBJ,
+                            "timeout", Long.toString(e.arg()));
+                }
+                case SLEPT -> {
+                    Event sleep = beginOf.get(e);
+                    if (sleep != null) { // a SLEPT after the sleep ended by an InterruptedException has none
+                        empty("monWaited", "threadIdRef", tid, "time", time, "objIdRef", SLEEP_OBJ,
+                                "timeout", Long.toString(sleep.arg()), "isTimedOut", "1");
+                    }
                 }
                 default -> {
                 }

@@ -12,7 +12,25 @@ public enum EventType {
     MONITOR_WAITED(SnapshotFormat.EVENT_MONITOR_WAITED),
     GC_START(SnapshotFormat.EVENT_GC_START),
     GC_FINISH(SnapshotFormat.EVENT_GC_FINISH),
-    /** A type code not listed above (e.g. the reserved instrumentation events 16..63). */
+    /** Contention analysis: Thread.start called; obj = the Thread, arg2 = its Java id. */
+    START_CALL(SnapshotFormat.EVENT_START_CALL),
+    /** Contention analysis: Thread.interrupt called; obj = target Thread, arg = 1 if it was waiting, arg2 = its id. */
+    INTERRUPT_CALL(SnapshotFormat.EVENT_INTERRUPT_CALL),
+    /** Contention analysis: Object.notify called; obj = monitor. */
+    NOTIFY(SnapshotFormat.EVENT_NOTIFY),
+    /** Contention analysis: Object.notifyAll called; obj = monitor. */
+    NOTIFY_ALL(SnapshotFormat.EVENT_NOTIFY_ALL),
+    /** Contention analysis: Thread.sleep entered; arg = requested ms. */
+    SLEEP(SnapshotFormat.EVENT_SLEEP),
+    /** Contention analysis: Thread.sleep returned. */
+    SLEPT(SnapshotFormat.EVENT_SLEPT),
+    /** Contention analysis: Thread.join entered; obj = joined Thread, arg = timeout ms, arg2 = its id. */
+    JOIN(SnapshotFormat.EVENT_JOIN),
+    /** Contention analysis: Thread.join returned; obj = joined Thread, arg2 = its id. */
+    JOINED(SnapshotFormat.EVENT_JOINED),
+    /** Contention analysis: an InterruptedException reached application code. */
+    THREAD_INTERRUPTED(SnapshotFormat.EVENT_THREAD_INTERRUPTED),
+    /** A type code not listed above (e.g. the reserved types 25..63). */
     UNKNOWN(-1);
 
     private final int code;

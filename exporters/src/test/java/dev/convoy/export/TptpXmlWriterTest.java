@@ -104,6 +104,28 @@ class TptpXmlWriterTest {
     }
 
     @Test
+    void validatorChecksTheCallElementsReferences() throws Exception {
+        String head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><TRACE><node nodeId=\"n\" hostname=\"h\" ipaddress=\"i\""
+                + " timezone=\"0\" time=\"1.000000000\"/><processCreate processId=\"p\" pid=\"1\" nodeIdRef=\"n\""
+                + " time=\"1.000000000\"/><agentCreate agentId=\"a\" processIdRef=\"p\" agentName=\"convoy\""
+                + " agentType=\"Profiler\" agentParameters=\"\" version=\"\" time=\"1.000000000\"/>"
+                + "<traceStart traceId=\"t\" agentIdRef=\"a\" time=\"1.000000000\"/>";
+        String tail = "<traceEnd time=\"1.000000000\"/><agentDestroy agentIdRef=\"a\" time=\"1.000000000\"/></TRACE>";
+        Path bad = dir.resolve("calls.trcxml");
+        Files.writeString(bad, head + "<callStart threadId=\"7\" time=\"1.000000000\" objIdRef=\"9\"/>"
+                + "<callNotify threadId=\"7\" time=\"1.000000000\" objIdRef=\"9\" isNotifyAll=\"2\"/>" + tail);
+        FormatViolation v = assertThrows(FormatViolation.class, () -> validate(bad));
+        assertTrue(v.problems().stream().anyMatch(p -> p.contains("threadId=7 refers to no threadStart")), v.getMessage());
+        assertTrue(v.problems().stream().anyMatch(p -> p.contains("objIdRef=9 refers to no objAlloc")), v.getMessage());
+        assertTrue(v.problems().stream().anyMatch(p -> p.startsWith("error")), "isNotifyAll is 1|0: " + v.getMessage());
+        Path sleep = dir.resolve("sleep.trcxml");
+        Files.writeString(sleep, head + "<threadStart threadId=\"7\" time=\"1.000000000\" threadName=\"x\" groupName=\"\""
+                + " parentName=\"\"/><monWait threadIdRef=\"7\" time=\"1.000000000\" objIdRef=\"-1\" timeout=\"5\"/>"
+                + "<threadInterrupted threadId=\"7\" time=\"1.000000000\"/>" + tail);
+        validate(sleep);
+    }
+
+    @Test
     void validatorRejectsWhatTheDtdDoesNotAllow() throws Exception {
         Path bad = dir.resolve("bad.trcxml");
         Files.writeString(bad, "<?xml version=\"1.0\" encoding=\"UTF-8\"?><TRACE><traceEnd time=\"1.000000000\"/></TRACE>");

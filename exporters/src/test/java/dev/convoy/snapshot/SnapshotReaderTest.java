@@ -57,7 +57,7 @@ class SnapshotReaderTest {
         assertTrue(victim.isLate());
         Event unknown = victim.events().get(3);
         assertEquals(EventType.UNKNOWN, unknown.type());
-        assertEquals(17, unknown.rawType());
+        assertEquals(40, unknown.rawType());
         assertEquals(1234, unknown.arg());
         assertEquals(5678, unknown.arg2());
 

@@ -140,7 +140,7 @@ public final class Fixtures {
 
     /**
      * A late ring that lost its oldest records: it starts with an ENTERED and a WAITED whose
-     * begins were overwritten, then blocks on M5 once, and holds a record of unknown type 17.
+     * begins were overwritten, then blocks on M5 once, and holds a record of unknown type 40.
      */
     public static SnapshotWriter.Builder overwritten(SnapshotWriter.Builder b) {
         b.thread(R_VICTIM, 30, O_VICTIM, "victim").flags(RING_LATE).span(t(1), 0)
@@ -148,8 +148,107 @@ public final class Fixtures {
                 .event(t(2000), EVENT_MONITOR_ENTERED, 0, M5, 0)
                 .event(t(2100), EVENT_MONITOR_WAITED, FLAG_TIMED_OUT, 0, M5, 0, 0)
                 .event(t(2200), EVENT_MONITOR_ENTER, S_RUN, M5, 0)
-                .event(t(2250), 17, 0, 0, M5, 1234, 5678)
+                .event(t(2250), 40, 0, 0, M5, 1234, 5678)
                 .event(t(2300), EVENT_MONITOR_ENTERED, 0, M5, 0);
+        return b;
+    }
+
+    // contention analysis scenario
+    public static final long C_QUEUE = 104;
+    public static final long O_P = 1101, O_C1 = 1102, O_C2 = 1103, O_C3 = 1104, O_C4 = 1105, O_S = 1106, O_W = 1107;
+    public static final long Q = 2101, L2 = 2102;
+    public static final long R_P = 140, R_C1 = 141, R_C2 = 142, R_C3 = 143, R_C4 = 144, R_S = 145, R_W = 146;
+    public static final long TID_P = 40, TID_C1 = 41, TID_C2 = 42, TID_C3 = 43, TID_C4 = 44, TID_S = 45, TID_W = 46;
+
+    /**
+     * Contention analysis (events 16..24), times in us after T0:
+     * <ul>
+     * <li>start chain: main starts producer (10 -> 15), consumers c1..c4 (20..50 -> 25..55)
+     *     and waiter (60 -> 65); producer starts sleeper (850 -> 860);</li>
+     * <li>queue Q: c1..c4 wait at 100, 110, 120, 130; producer notify at 200 wakes c2
+     *     (210); notifyAll at 300 wakes c1 (310), c3 (320), c4 (330); c2 blocks on Q
+     *     340..360 held by c4; c1 waits 400..500 and its wake binds to the producer's notify
+     *     at 505 (recorded after the wake); producer blocks 550..570, c1 releases Q by
+     *     waiting at 560 (still waiting at the snapshot); c3 waits with timeout 50 ms at
+     *     600 and times out at 650;</li>
+     * <li>interrupt: waiter waits on L2 at 700; main notifies L2 at 750 and interrupts the
+     *     waiter at 800 (it was waiting); its wait ends at 810, InterruptedException at 815;
+     *     it ends at 820;</li>
+     * <li>sleeper sleeps 1 ms 900..1900, ends at 2000;</li>
+     * <li>join chain: producer joins sleeper 1100..2002 (inner wait 1101..2001), ends at
+     *     2100; main joins producer 1000..2102 (inner wait 1001..2101), ends at 3000.</li>
+     * </ul>
+     */
+    public static SnapshotWriter.Builder contention(SnapshotWriter.Builder b) {
+        b.clazz(C_QUEUE, "Lcom/example/Queue;", "Queue.java");
+        long[] objs = {O_P, O_C1, O_C2, O_C3, O_C4, O_S, O_W};
+        for (int i = 0; i < objs.length; i++) {
+            b.object(objs[i], 0x2000_0000 + i, OBJ_THREAD, C_THREAD);
+        }
+        b.object(Q, 0xBBBB0001, OBJ_PLAIN, C_QUEUE).object(L2, 0xBBBB0002, OBJ_PLAIN, C_LOCK);
+        b.thread(R_MAIN, 1, O_MAIN, "main").span(T0, t(3000)).flags(RING_ENDED)
+                .event(T0, EVENT_THREAD_START, 0, O_MAIN, 1)
+                .event(t(10), EVENT_START_CALL, 0, S_RUN, O_P, 0, TID_P)
+                .event(t(20), EVENT_START_CALL, 0, S_RUN, O_C1, 0, TID_C1)
+                .event(t(30), EVENT_START_CALL, 0, S_RUN, O_C2, 0, TID_C2)
+                .event(t(40), EVENT_START_CALL, 0, S_RUN, O_C3, 0, TID_C3)
+                .event(t(50), EVENT_START_CALL, 0, S_RUN, O_C4, 0, TID_C4)
+                .event(t(60), EVENT_START_CALL, 0, S_RUN, O_W, 0, TID_W)
+                .event(t(750), EVENT_NOTIFY, S_RUN, L2, 0)
+                .event(t(800), EVENT_INTERRUPT_CALL, 0, S_RUN, O_W, 1, TID_W)
+                .event(t(1000), EVENT_JOIN, 0, S_RUN, O_P, 0, TID_P)
+                .event(t(1001), EVENT_MONITOR_WAIT, S_WAIT, O_P, 0)
+                .event(t(2101), EVENT_MONITOR_WAITED, 0, 0, O_P, 0, 0)
+                .event(t(2102), EVENT_JOINED, 0, 0, O_P, 0, TID_P)
+                .event(t(3000), EVENT_THREAD_END, 0, O_MAIN, 1);
+        b.thread(R_P, TID_P, O_P, "producer").span(t(15), t(2100)).flags(RING_ENDED)
+                .event(t(15), EVENT_THREAD_START, 0, O_P, TID_P)
+                .event(t(200), EVENT_NOTIFY, S_RUN, Q, 0)
+                .event(t(300), EVENT_NOTIFY_ALL, S_RUN, Q, 0)
+                .event(t(505), EVENT_NOTIFY, S_RUN, Q, 0)
+                .event(t(550), EVENT_MONITOR_ENTER, S_RUN, Q, 0)
+                .event(t(570), EVENT_MONITOR_ENTERED, 0, Q, 0)
+                .event(t(850), EVENT_START_CALL, 0, S_RUN, O_S, 0, TID_S)
+                .event(t(1100), EVENT_JOIN, 0, S_RUN, O_S, 0, TID_S)
+                .event(t(1101), EVENT_MONITOR_WAIT, S_WAIT, O_S, 0)
+                .event(t(2001), EVENT_MONITOR_WAITED, 0, 0, O_S, 0, 0)
+                .event(t(2002), EVENT_JOINED, 0, 0, O_S, 0, TID_S)
+                .event(t(2100), EVENT_THREAD_END, 0, O_P, TID_P);
+        b.thread(R_C1, TID_C1, O_C1, "c1").span(t(25), 0)
+                .event(t(25), EVENT_THREAD_START, 0, O_C1, TID_C1)
+                .event(t(100), EVENT_MONITOR_WAIT, S_WAIT, Q, 0)
+                .event(t(310), EVENT_MONITOR_WAITED, 0, 0, Q, 0, 0)
+                .event(t(400), EVENT_MONITOR_WAIT, S_WAIT, Q, 0)
+                .event(t(500), EVENT_MONITOR_WAITED, 0, 0, Q, 0, 0)
+                .event(t(560), EVENT_MONITOR_WAIT, S_WAIT, Q, 0);
+        b.thread(R_C2, TID_C2, O_C2, "c2").span(t(35), 0)
+                .event(t(35), EVENT_THREAD_START, 0, O_C2, TID_C2)
+                .event(t(110), EVENT_MONITOR_WAIT, S_WAIT, Q, 0)
+                .event(t(210), EVENT_MONITOR_WAITED, 0, 0, Q, 0, 0)
+                .event(t(340), EVENT_MONITOR_ENTER, S_INIT, Q, 0)
+                .event(t(360), EVENT_MONITOR_ENTERED, 0, Q, 0);
+        b.thread(R_C3, TID_C3, O_C3, "c3").span(t(45), 0)
+                .event(t(45), EVENT_THREAD_START, 0, O_C3, TID_C3)
+                .event(t(120), EVENT_MONITOR_WAIT, S_WAIT, Q, 0)
+                .event(t(320), EVENT_MONITOR_WAITED, 0, 0, Q, 0, 0)
+                .event(t(600), EVENT_MONITOR_WAIT, S_GONE, Q, 50)
+                .event(t(650), EVENT_MONITOR_WAITED, FLAG_TIMED_OUT, 0, Q, 0, 0);
+        b.thread(R_C4, TID_C4, O_C4, "c4").span(t(55), 0)
+                .event(t(55), EVENT_THREAD_START, 0, O_C4, TID_C4)
+                .event(t(130), EVENT_MONITOR_WAIT, S_WAIT, Q, 0)
+                .event(t(330), EVENT_MONITOR_WAITED, 0, 0, Q, 0, 0);
+        b.thread(R_S, TID_S, O_S, "sleeper").span(t(860), t(2000)).flags(RING_ENDED)
+                .event(t(860), EVENT_THREAD_START, 0, O_S, TID_S)
+                .event(t(900), EVENT_SLEEP, S_RUN, 0, 1)
+                .event(t(1900), EVENT_SLEPT, 0, 0, 0)
+                .event(t(2000), EVENT_THREAD_END, 0, O_S, TID_S);
+        b.thread(R_W, TID_W, O_W, "waiter").span(t(65), t(820)).flags(RING_ENDED)
+                .event(t(65), EVENT_THREAD_START, 0, O_W, TID_W)
+                .event(t(700), EVENT_MONITOR_WAIT, S_WAIT, L2, 0)
+                .event(t(810), EVENT_MONITOR_WAITED, 0, 0, L2, 0, 0)
+                .event(t(815), EVENT_THREAD_INTERRUPTED, S_RUN, 0, 0)
+                .event(t(820), EVENT_THREAD_END, 0, O_W, TID_W);
+        b.monitor(R_C1, MSTATE_WAITING, Q, 0xBBBB0001, -1);
         return b;
     }
 

@@ -23,8 +23,8 @@ import java.util.regex.Pattern;
  * method ids unique, entries count {@code -1} or the number of (hex start location, decimal
  * line) pairs that follow; event lines: timestamp with 9 fraction digits, a known event
  * name with its number of fields, thread and object fields as 8 uppercase hex digits, a
- * stack depth followed by that many (method id, hex location) pairs for the four monitor
- * events, none for the thread events; lines in time order.
+ * stack depth followed by that many (method id, hex location) pairs for every event but
+ * {@code ThreadStarted} and {@code ThreadEnded}, which have none; lines in time order.
  */
 public final class CsvLogReader {
 
@@ -36,8 +36,15 @@ public final class CsvLogReader {
     public static final Pattern TS = Pattern.compile("-?\\d+\\.\\d{9}");
 
     /** Number of fields before the stack trace, per event name (from the spec). */
-    public static final Map<String, Integer> FIELDS = Map.of("ObjectWait", 2, "ObjectWaited", 2,
-            "MonitorContendedEnter", 3, "MonitorContendedEntered", 2, "ThreadStarted", 2, "ThreadEnded", 1);
+    public static final Map<String, Integer> FIELDS = Map.ofEntries(Map.entry("ObjectWait", 2),
+            Map.entry("ObjectWaited", 2), Map.entry("ObjectNotify", 2), Map.entry("ObjectNotifyAll", 2),
+            Map.entry("ThreadStart", 2), Map.entry("ThreadJoin", 2), Map.entry("ThreadJoined", 2),
+            Map.entry("ThreadSleep", 1), Map.entry("ThreadSlept", 1),
+            Map.entry("MonitorContendedEnter", 3), Map.entry("MonitorContendedEntered", 2),
+            Map.entry("ThreadStarted", 2), Map.entry("ThreadEnded", 1));
+
+    /** The events written without a stack trace field; every other event ends with one. */
+    public static final java.util.Set<String> NO_STACK = java.util.Set.of("ThreadStarted", "ThreadEnded");
 
     /** A method line of the meta log; {@code lines} is the entries count ({@code -1}: no line table). */
     public record MethodLine(String id, String name, String signature, String declaringClass, int lines) {
@@ -192,7 +199,7 @@ public final class CsvLogReader {
                 }
             }
             List<String[]> frames = new ArrayList<>();
-            boolean hasStack = !f[1].startsWith("Thread");
+            boolean hasStack = !NO_STACK.contains(f[1]);
             if (hasStack) {
                 if (f.length < 3 + count || !f[2 + count].matches("\\d+")) {
                     problems.add(where + "no stack depth after the fields");

@@ -34,7 +34,10 @@ import org.xml.sax.SAXParseException;
  *     error is a problem.</li>
  * <li>What the DTD cannot say: every {@code threadIdRef}, {@code objIdRef},
  *     {@code classIdRef} and frame method id refers to a {@code threadStart},
- *     {@code objAlloc}, {@code classDef} or {@code methodDef} written before it;
+ *     {@code objAlloc}, {@code classDef} or {@code methodDef} written before it (except
+ *     {@code objIdRef="-1"} on {@code monWait}/{@code monWaited}: Thread.sleep); the
+ *     {@code threadId} of {@code callStart}, {@code callInterrupt}, {@code callNotify}
+ *     and {@code threadInterrupted} refers to a {@code threadStart} written before it;
  *     {@code threadId}s are unique; every {@code time} is epoch seconds with 9 fraction
  *     digits.</li>
  * </ol>
@@ -48,6 +51,12 @@ public final class TptpValidator {
 
     /** A frame annotation's value: method id, colon, bytecode index or -1. */
     private static final Pattern FRAME = Pattern.compile("\\d+:-?\\d+");
+
+    /** monWait/monWaited objIdRef of Thread.sleep (no object). */
+    public static final String SLEEP_OBJ = "-1";
+
+    /** Elements whose threadId names the calling thread (a reference to a threadStart). */
+    private static final Set<String> CALLS = Set.of("callStart", "callInterrupt", "callNotify", "threadInterrupted");
 
     private static final String DOCTYPE = "<!DOCTYPE TRACE SYSTEM \"" + DTD_NAME + "\">";
 
@@ -161,11 +170,19 @@ public final class TptpValidator {
         for (Element e : elements(doc.getDocumentElement())) {
             index++;
             String where = "element " + index + " <" + e.getTagName() + ">";
+            boolean sleep = (e.getTagName().equals("monWait") || e.getTagName().equals("monWaited"))
+                    && e.getAttribute("objIdRef").equals(SLEEP_OBJ);
             for (Map.Entry<String, String> ref : refs.entrySet()) {
+                if (sleep && ref.getKey().equals("objIdRef")) {
+                    continue;
+                }
                 if (e.hasAttribute(ref.getKey()) && !defined.get(ref.getValue()).contains(e.getAttribute(ref.getKey()))) {
                     problems.add(where + " " + ref.getKey() + "=" + e.getAttribute(ref.getKey())
                             + " refers to no " + ref.getValue() + " written before it");
                 }
+            }
+            if (CALLS.contains(e.getTagName()) && !defined.get("threadStart").contains(e.getAttribute("threadId"))) {
+                problems.add(where + " threadId=" + e.getAttribute("threadId") + " refers to no threadStart written before it");
             }
             for (Element a : elements(e)) {
                 String value = a.getAttribute("value");

@@ -1,0 +1,252 @@
+package dev.convoy.analysis;
+
+import dev.convoy.model.ClassInfo;
+import dev.convoy.model.Frame;
+import dev.convoy.model.MethodInfo;
+import dev.convoy.model.RecordedThread;
+import dev.convoy.model.Recording;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The "Monitor statistics" tables of the TPTP 4.5 contention analysis design, for all Java
+ * threads or a selection of them:
+ * <ol>
+ * <li>{@link #threads()}: per thread, blocked count and time, waited count and time;</li>
+ * <li>{@link #classes()}: per class of monitor objects, {@link Stats} of the blocks and of
+ *     the waits (count, total, min, max, average, distribution);</li>
+ * <li>{@link #blockCallers(String)} / {@link #waitCallers(String)}: for one class, per
+ *     caller method, the stats, the number of monitor objects and of threads.</li>
+ * </ol>
+ * A block is a BLOCKED interval, a wait a WAITING interval ({@link Intervals}: the waits
+ * of a {@code Thread.join} are not object waits and are not counted). Intervals still open
+ * at the snapshot count with their time up to the thread's end or the snapshot. The
+ * caller method is the top frame of the MONITOR_ENTER's (MONITOR_WAIT's) stack that is not
+ * a JDK frame ({@link #isJdkClass}), or the top frame when all are, named
+ * {@code pkg.Class.method}; {@code <no stack>} without a stack. A monitor whose object or
+ * class is not described is of class {@code <unknown class>}.
+ */
+public final class MonitorStatistics {
+
+    /** Upper bounds (exclusive) of the distribution buckets in ns; the last bucket has none. */
+    public static final List<Long> BUCKET_BOUNDS_NS = List.of(1_000L, 10_000L, 100_000L, 1_000_000L,
+            10_000_000L, 100_000_000L, 1_000_000_000L);
+    /** Names of the distribution buckets, one more than {@link #BUCKET_BOUNDS_NS}. */
+    public static final List<String> BUCKET_NAMES = List.of("<1us", "1us-10us", "10us-100us", "100us-1ms",
+            "1ms-10ms", "10ms-100ms", "100ms-1s", ">=1s");
+    /** Class name of monitors whose class is not described. */
+    public static final String UNKNOWN_CLASS = "<unknown class>";
+    /** Caller of an event without a stack. */
+    public static final String NO_STACK = "<no stack>";
+
+    /**
+     * Durations of a set of intervals.
+     *
+     * @param count     number of intervals
+     * @param totalNs   sum of durations
+     * @param minNs     shortest (0 when count is 0)
+     * @param maxNs     longest (0 when count is 0)
+     * @param histogram count per bucket of {@link #BUCKET_BOUNDS_NS}
+     */
+    public record Stats(long count, long totalNs, long minNs, long maxNs, List<Long> histogram) {
+        /** No interval. */
+        public static final Stats EMPTY = new Stats(0, 0, 0, 0, Collections.nCopies(BUCKET_NAMES.size(), 0L));
+
+        /** {@code totalNs / count} rounded down, 0 when count is 0. */
+        public long avgNs() {
+            return count == 0 ? 0 : totalNs / count;
+        }
+
+        static Stats of(Collection<Interval> intervals) {
+            if (intervals.isEmpty()) {
+                return EMPTY;
+            }
+            long total = 0;
+            long min = Long.MAX_VALUE;
+            long max = Long.MIN_VALUE;
+            long[] h = new long[BUCKET_NAMES.size()];
+            for (Interval in : intervals) {
+                long d = in.durationNs();
+                total += d;
+                min = Math.min(min, d);
+                max = Math.max(max, d);
+                h[bucket(d)]++;
+            }
+            List<Long> hist = new ArrayList<>();
+            for (long v : h) {
+                hist.add(v);
+            }
+            return new Stats(intervals.size(), total, min, max, List.copyOf(hist));
+        }
+    }
+
+    /** The bucket index of a duration. */
+    public static int bucket(long ns) {
+        for (int i = 0; i < BUCKET_BOUNDS_NS.size(); i++) {
+            if (ns < BUCKET_BOUNDS_NS.get(i)) {
+                return i;
+            }
+        }
+        return BUCKET_BOUNDS_NS.size();
+    }
+
+    /** One thread's row. */
+    public record ThreadRow(RecordedThread thread, long blockedCount, long blockedNs, long waitedCount,
+                            long waitedNs) {
+    }
+
+    /** One monitor class's row: its blocks and its waits. */
+    public record ClassRow(String className, Stats blocked, Stats waited) {
+    }
+
+    /**
+     * One caller method of a class's blocks (or waits).
+     *
+     * @param monitors number of distinct monitor objects
+     * @param threads  number of distinct threads
+     */
+    public record CallerRow(String className, String caller, Stats stats, int monitors, int threads) {
+    }
+
+    private final List<ThreadRow> threads;
+    private final Map<String, List<Interval>> blocksByClass = new LinkedHashMap<>();
+    private final Map<String, List<Interval>> waitsByClass = new LinkedHashMap<>();
+    private final Recording r;
+
+    private MonitorStatistics(Recording r, Collection<RecordedThread> selected) {
+        this.r = r;
+        Set<RecordedThread> sel = Collections.newSetFromMap(new IdentityHashMap<>());
+        sel.addAll(selected);
+        long snapshot = r.snapshotMonotonicNs();
+        List<ThreadRow> rows = new ArrayList<>();
+        for (RecordedThread t : r.javaThreads()) {
+            if (!sel.contains(t)) {
+                continue;
+            }
+            long bc = 0, bn = 0, wc = 0, wn = 0;
+            for (Interval in : Intervals.of(t, snapshot)) {
+                if (in.kind() == Interval.Kind.BLOCKED) {
+                    bc++;
+                    bn += in.durationNs();
+                    blocksByClass.computeIfAbsent(className(in.monitor()), k -> new ArrayList<>()).add(in);
+                } else if (in.kind() == Interval.Kind.WAITING) {
+                    wc++;
+                    wn += in.durationNs();
+                    waitsByClass.computeIfAbsent(className(in.monitor()), k -> new ArrayList<>()).add(in);
+                }
+            }
+            rows.add(new ThreadRow(t, bc, bn, wc, wn));
+        }
+        this.threads = List.copyOf(rows);
+    }
+
+    /** Statistics over all Java threads. */
+    public static MonitorStatistics of(Recording r) {
+        return new MonitorStatistics(r, r.javaThreads());
+    }
+
+    /** Statistics over the selected threads only (the seed's thread multi-selection). */
+    public static MonitorStatistics of(Recording r, Collection<RecordedThread> selected) {
+        return new MonitorStatistics(r, selected);
+    }
+
+    /** One row per selected Java thread, in file order (threads without blocks or waits included). */
+    public List<ThreadRow> threads() {
+        return threads;
+    }
+
+    /** One row per class with at least one block or wait: by total blocked time, then total waited time (both descending), then name. */
+    public List<ClassRow> classes() {
+        Set<String> names = new HashSet<>(blocksByClass.keySet());
+        names.addAll(waitsByClass.keySet());
+        List<ClassRow> out = new ArrayList<>();
+        for (String n : names) {
+            out.add(new ClassRow(n, Stats.of(blocksByClass.getOrDefault(n, List.of())),
+                    Stats.of(waitsByClass.getOrDefault(n, List.of()))));
+        }
+        out.sort(Comparator.comparingLong((ClassRow c) -> -c.blocked().totalNs())
+                .thenComparingLong(c -> -c.waited().totalNs()).thenComparing(ClassRow::className));
+        return out;
+    }
+
+    /** The blocks on monitors of a class, per caller method, by total time descending, then caller. */
+    public List<CallerRow> blockCallers(String className) {
+        return callers(className, blocksByClass.getOrDefault(className, List.of()));
+    }
+
+    /** The waits on monitors of a class, per caller method, by total time descending, then caller. */
+    public List<CallerRow> waitCallers(String className) {
+        return callers(className, waitsByClass.getOrDefault(className, List.of()));
+    }
+
+    private List<CallerRow> callers(String className, List<Interval> intervals) {
+        Map<String, List<Interval>> byCaller = new LinkedHashMap<>();
+        for (Interval in : intervals) {
+            byCaller.computeIfAbsent(caller(r, in.begin().stackId()), k -> new ArrayList<>()).add(in);
+        }
+        List<CallerRow> out = new ArrayList<>();
+        for (Map.Entry<String, List<Interval>> e : byCaller.entrySet()) {
+            Set<Long> monitors = new HashSet<>();
+            Set<RecordedThread> ts = Collections.newSetFromMap(new IdentityHashMap<>());
+            for (Interval in : e.getValue()) {
+                monitors.add(in.monitor());
+                ts.add(in.thread());
+            }
+            out.add(new CallerRow(className, e.getKey(), Stats.of(e.getValue()), monitors.size(), ts.size()));
+        }
+        out.sort(Comparator.comparingLong((CallerRow c) -> -c.stats().totalNs()).thenComparing(CallerRow::caller));
+        return out;
+    }
+
+    private String className(long monitor) {
+        String c = r.objectClassName(monitor);
+        return c.isEmpty() ? UNKNOWN_CLASS : c;
+    }
+
+    /** JDK classes skipped when looking for the caller: java., javax., jdk., sun., com.sun. */
+    public static boolean isJdkClass(String dotted) {
+        return dotted.startsWith("java.") || dotted.startsWith("javax.") || dotted.startsWith("jdk.")
+                || dotted.startsWith("sun.") || dotted.startsWith("com.sun.");
+    }
+
+    /** The caller method of a stack: {@code pkg.Class.method} of its first non-JDK frame, else of its top frame. */
+    public static String caller(Recording r, int stackId) {
+        List<Frame> frames = r.frames(stackId);
+        if (frames.isEmpty()) {
+            return NO_STACK;
+        }
+        for (Frame f : frames) {
+            String c = declaringClass(r, f);
+            if (c != null && !isJdkClass(c)) {
+                return name(r, f);
+            }
+        }
+        return name(r, frames.get(0));
+    }
+
+    private static String declaringClass(Recording r, Frame f) {
+        MethodInfo m = r.methods().get(f.methodId());
+        if (m == null) {
+            return null;
+        }
+        ClassInfo c = r.classes().get(m.classId());
+        return c == null ? "" : c.dottedName();
+    }
+
+    private static String name(Recording r, Frame f) {
+        MethodInfo m = r.methods().get(f.methodId());
+        if (m == null) {
+            return "<unknown method 0x" + Long.toHexString(f.methodId()) + ">";
+        }
+        String c = declaringClass(r, f);
+        return (c == null || c.isEmpty() ? "<unloaded>" : c) + "." + m.name();
+    }
+}
