@@ -259,7 +259,6 @@ public final class ConvoyCli {
     }
 
     static void attach(long pid, String options, PrintStream out, PrintStream err) throws CliException {
-        Path jar = agentJar();
         try (TargetJvm target = TargetJvm.attach(pid)) {
             String wanted = effectiveOptions(options, pid);
             if (RecorderClient.isLoaded(target)) {
@@ -277,6 +276,7 @@ public final class ConvoyCli {
                         + " and refuses agents at run time; restart it without that option, or with "
                         + "-javaagent:convoy-agent.jar to record from the start");
             }
+            Path jar = agentJar(); // only now: every check above works without a built jar
             target.loadAgent(jar, options);
             if (!RecorderClient.isLoaded(target)) {
                 throw CliException.failed("the agent " + jar + " started in " + pid + " but registered no MBean "
