@@ -64,6 +64,26 @@ Java_dev_convoy_agent_NativeRecorder_bindProbes0(JNIEnv *jni, jclass cls, jclass
     if (agent_bind_probes(jni, probes, &err)) throw_error(jni, &err);
 }
 
+/* Defines a class in the bootstrap class loader (JNI DefineClass with a NULL loader): the
+ * instrumentation's Probes class becomes visible to every class loader that delegates to
+ * the boot loader, without appending to the boot class path (which disables class data
+ * sharing for application classes and makes the JVM print a warning). */
+JNIEXPORT jclass JNICALL
+Java_dev_convoy_agent_NativeRecorder_defineBootClass0(JNIEnv *jni, jclass cls, jstring name, jbyteArray bytes) {
+    (void)cls;
+    const char *n = (*jni)->GetStringUTFChars(jni, name, NULL);
+    if (!n) return NULL;
+    jsize len = (*jni)->GetArrayLength(jni, bytes);
+    jbyte *b = (*jni)->GetByteArrayElements(jni, bytes, NULL);
+    jclass defined = NULL;
+    if (b) {
+        defined = (*jni)->DefineClass(jni, n, NULL, b, len);
+        (*jni)->ReleaseByteArrayElements(jni, bytes, b, JNI_ABORT);
+    }
+    (*jni)->ReleaseStringUTFChars(jni, name, n);
+    return defined; /* NULL with the JVM's exception pending (e.g. LinkageError) */
+}
+
 JNIEXPORT jboolean JNICALL
 Java_dev_convoy_agent_NativeRecorder_isRecording0(JNIEnv *jni, jclass cls) {
     (void)jni; (void)cls;
@@ -132,6 +152,8 @@ int jni_register_natives(JNIEnv *jni) {
         {"isRecording0", "()Z", (void *)Java_dev_convoy_agent_NativeRecorder_isRecording0},
         {"reset0", "()V", (void *)Java_dev_convoy_agent_NativeRecorder_reset0},
         {"bindProbes0", "(Ljava/lang/Class;)V", (void *)Java_dev_convoy_agent_NativeRecorder_bindProbes0},
+        {"defineBootClass0", "(Ljava/lang/String;[B)Ljava/lang/Class;",
+         (void *)Java_dev_convoy_agent_NativeRecorder_defineBootClass0},
         {"snapshot0", "([J)[B", (void *)Java_dev_convoy_agent_NativeRecorder_snapshot0},
         {"counters0", "()[J", (void *)Java_dev_convoy_agent_NativeRecorder_counters0},
     };

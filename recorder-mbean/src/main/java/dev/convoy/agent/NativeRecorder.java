@@ -95,6 +95,18 @@ public final class NativeRecorder {
         bindProbes0(probes);
     }
 
+    /**
+     * Defines a class in the bootstrap class loader from its class file bytes (JNI
+     * DefineClass with no loader), so that every class loader delegating to the boot loader
+     * sees it, without appending to the boot class path. Usable once {@link #load} succeeded.
+     *
+     * @param internalName e.g. {@code dev/convoy/probes/Probes}
+     * @throws LinkageError as the JVM's DefineClass throws it (e.g. the class exists already)
+     */
+    public static Class<?> defineBootClass(String internalName, byte[] classFile) {
+        return defineBootClass0(internalName, classFile);
+    }
+
     /** Whether monitor and GC events are being recorded. */
     public static boolean isRecording() {
         return isRecording0();
@@ -155,6 +167,8 @@ public final class NativeRecorder {
     private static native void reset0();
 
     private static native void bindProbes0(Class<?> probes);
+
+    private static native Class<?> defineBootClass0(String internalName, byte[] classFile);
 
     private static native byte[] snapshot0(long[] monitorStates);
 
