@@ -41,8 +41,24 @@ import org.objectweb.asm.Opcodes;
  * matching call site (returned unchanged: null). Method references ({@code Thread::start})
  * and reflective calls are not call sites of the class and are not instrumented.
  *
- * <p>Any {@code Throwable} while transforming returns null (the original bytes) and is
- * counted in {@link #failures()}, the last one kept in {@link #lastFailure()}.
+ * <p><b>Odd shapes</b> (tested in {@code OddShapesTransformTest}). Code never grows: an
+ * invokevirtual becomes an invokestatic of the same 3 bytes, an invokeinterface (5 bytes)
+ * becomes a 3-byte invokestatic, and the alignment padding of a later switch can only take
+ * up such a shrink. So a method at the 64 KiB code limit stays within it; ASM re-widens
+ * jsr_w/goto_w whose offsets still need it. Class files of version 49 and below (jsr/ret
+ * subroutines, no stack map frames) stay without frames; {@code COMPUTE_MAXS} follows
+ * subroutines. Static, default and private interface methods and lambda bodies (javac's
+ * {@code lambda$} methods) are rewritten like any other method; invokedynamic instructions
+ * and their bootstrap arguments (e.g. the method handle of {@code Thread::start}) are kept.
+ *
+ * <p><b>Failures.</b> Any {@code Throwable} while transforming returns null (the original
+ * bytes) and is counted in {@link #failures()}, the last one kept in {@link #lastFailure()}.
+ * A class that cannot be written back within the class file's limits is such a failure, not
+ * a skip: in practice a constant pool with no room for the entries naming the Probes method
+ * (ASM's {@code ClassTooLargeException}); {@code MethodTooLargeException} would be too, though
+ * by the above it cannot happen. A failure, because that class's events are missing from the
+ * recording and its user must be able to see it; "skipped" (null, not counted) is only for
+ * classes that are not eligible or have no call site.
  *
  * <p>While inactive ({@link #setActive}) every call returns null: retransforming a class
  * then gives it back its original bytes.
