@@ -14,8 +14,8 @@ import java.time.Duration;
  * performs the original call, with the same result and the same exceptions.
  *
  * <p><b>Loading.</b> This class must be loaded by the boot class loader, so that it is
- * visible from every application class loader that delegates to it: the agent writes a jar
- * holding only this class and appends it to the boot class path, then binds
+ * visible from every application class loader that delegates to it: the agent defines it
+ * there from its class file (JNI DefineClass without a loader), then binds
  * {@link #record0} with {@code NativeRecorder.bindProbes} and only then sets {@link #bound}
  * (by reflection). It depends on {@code java.base} only.
  *

@@ -13,7 +13,7 @@ import org.objectweb.asm.ClassReader;
  * Contention analysis on and off: the {@link ContentionTransformer} installed as a
  * retransform-capable transformer, plus a retransformation of the classes already loaded.
  *
- * <p><b>On</b>: puts the Probes class on the boot class path and binds it (first time only,
+ * <p><b>On</b>: defines the Probes class in the boot class loader and binds it (first time only,
  * {@link ProbesInstaller}), adds the transformer (every class loaded from now on is
  * instrumented as it is defined), then retransforms the loaded, modifiable application
  * classes (not the JDK's, not Convoy's, not hidden ones) that can have a call site: a class
@@ -68,7 +68,7 @@ public final class ContentionAnalysis {
             throw new IllegalStateException("this JVM cannot retransform classes: contention analysis is unavailable");
         }
         if (transformer == null) {
-            transformer = new ContentionTransformer(ProbesInstaller.install(inst));
+            transformer = new ContentionTransformer(ProbesInstaller.install());
         }
         transformer.setActive(true);
         inst.addTransformer(transformer, true);

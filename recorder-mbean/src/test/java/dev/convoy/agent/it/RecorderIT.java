@@ -175,12 +175,19 @@ class RecorderIT {
                 "INFO total covers every ring: " + r.info());
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
-    void normalUsePrintsNoWarning(Jdks.Jdk jdk) throws Exception {
+    static List<org.junit.jupiter.params.provider.Arguments> jdksAndOptions() {
+        return jdks().stream().flatMap(j -> java.util.stream.Stream.of("", "contanalysis=on")
+                .map(o -> org.junit.jupiter.params.provider.Arguments.of(j, o))).toList();
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("jdksAndOptions")
+    void normalUsePrintsNoWarning(Jdks.Jdk jdk, String options) throws Exception {
         jdk.assumePresent();
-        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping(null), TimedWaits.class.getName(), "5")
+        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping(options), TimedWaits.class.getName(), "5")
                 .assertSucceeded();
+        assertTrue(run.stderr().lines().allMatch(l -> l.startsWith("[convoy] wrote ")),
+                () -> "nothing but the dump's own line: " + run.stderr());
         assertFalse(run.stderr().contains("WARNING"), () -> "stderr: " + run.stderr());
         assertFalse(run.stderr().contains("[convoy] warning"), () -> "stderr: " + run.stderr());
     }
