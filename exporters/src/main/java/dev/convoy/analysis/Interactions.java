@@ -31,8 +31,10 @@ import java.util.Set;
  * <li>{@link Kind#NOTIFY} / {@link Kind#NOTIFY_ALL}: the seed's binding rule. In the order
  *     of {@link Recording#events()}, a MONITOR_WAITED that ends a WAITING interval, not
  *     timed out and not interrupted, binds to the oldest unbound NOTIFY on the same
- *     monitor made at or after its MONITOR_WAIT; failing that to the last NOTIFY_ALL on
- *     the monitor made at or after its MONITOR_WAIT (a notifyAll can wake several);
+ *     monitor made at or after its MONITOR_WAIT, unless the first NOTIFY_ALL on the monitor
+ *     made at or after its MONITOR_WAIT came before that notify; failing that to that first
+ *     NOTIFY_ALL (a notifyAll wakes every thread waiting when it is made, so the first one
+ *     after the wait began is the one that woke it; it can wake several);
  *     failing that it is kept as pending, and the next NOTIFY on the monitor binds the
  *     oldest pending one, the next NOTIFY_ALL every pending one.</li>
  * <li>{@link Kind#INTERRUPT}: an INTERRUPT_CALL and its target: the end of the target's
@@ -307,7 +309,7 @@ public final class Interactions {
                                                List<Interaction> out) {
         List<Pending> calls = new ArrayList<>();
         Map<Long, Deque<Pending>> unbound = new HashMap<>();
-        Map<Long, Pending> lastAll = new HashMap<>();
+        Map<Long, List<Pending>> alls = new HashMap<>(); // NOTIFY_ALL calls per monitor, in time order
         Map<Long, Deque<Interval>> pending = new HashMap<>();
         for (Event e : r.events()) {
             switch (e.type()) {
@@ -331,30 +333,31 @@ public final class Interactions {
                             bind(n, w, out);
                         }
                     }
-                    lastAll.put(e.obj(), n);
+                    alls.computeIfAbsent(e.obj(), k -> new ArrayList<>()).add(n);
                 }
                 case MONITOR_WAITED -> {
                     Interval w = byEnd.get(e);
                     if (w == null || w.kind() != Interval.Kind.WAITING || w.timedOut() || interrupted.contains(w)) {
                         continue;
                     }
+                    // the first notifyAll at or after the wait began woke it, unless an unbound notify came first
+                    Pending all = firstAtOrAfter(alls.get(e.obj()), w.startNs());
                     Pending n = null;
                     Deque<Pending> q = unbound.get(e.obj());
                     if (q != null) {
                         for (Iterator<Pending> it = q.iterator(); it.hasNext(); ) {
                             Pending c = it.next();
                             if (c.call.ts() >= w.startNs()) {
-                                n = c;
-                                it.remove();
+                                if (all == null || c.call.ts() <= all.call.ts()) {
+                                    n = c;
+                                    it.remove();
+                                }
                                 break;
                             }
                         }
                     }
                     if (n == null) {
-                        Pending all = lastAll.get(e.obj());
-                        if (all != null && all.call.ts() >= w.startNs()) {
-                            n = all;
-                        }
+                        n = all;
                     }
                     if (n != null) {
                         bind(n, w, out);
@@ -371,6 +374,24 @@ public final class Interactions {
             result.add(new Notification(p.call, List.copyOf(p.woke)));
         }
         return result;
+    }
+
+    /** The first call of a time-ordered list made at or after {@code ns}, or null. */
+    private static Pending firstAtOrAfter(List<Pending> calls, long ns) {
+        if (calls == null) {
+            return null;
+        }
+        int lo = 0;
+        int hi = calls.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (calls.get(mid).call.ts() < ns) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo < calls.size() ? calls.get(lo) : null;
     }
 
     private static void bind(Pending n, Interval w, List<Interaction> out) {

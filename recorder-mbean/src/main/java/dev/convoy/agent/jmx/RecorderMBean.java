@@ -35,6 +35,7 @@ import javax.management.openmbean.SimpleType;
 import dev.convoy.agent.ConvoyAgent;
 import dev.convoy.agent.NativeRecorder;
 import dev.convoy.agent.NativeRecorder.Counter;
+import dev.convoy.analysis.ContentionReport;
 import dev.convoy.analysis.Deadlocks;
 import dev.convoy.export.Exporters;
 import dev.convoy.export.Format;
@@ -43,12 +44,12 @@ import dev.convoy.snapshot.SnapshotReader;
 
 /**
  * The Convoy MBean, {@code dev.convoy:type=Recorder}: switch recording on and off, take
- * snapshots, write dumps, read them remotely. Open types only, with a description for
+ * snapshots, write dumps, read them remotely, read the contention report. Open types only, with a description for
  * every attribute, operation and parameter, so JConsole and any JMX client without
  * Convoy's classes can use all of it. See {@link #describe()} for the full list.
  *
- * <p>{@code snapshot()} freezes what it summarised: {@code dump} and {@code openStream}
- * write that frozen snapshot, so that the files of one dump, and a dump and the summary
+ * <p>{@code snapshot()} freezes what it summarised: {@code dump}, {@code openStream} and
+ * {@code report} use that frozen snapshot, so that the files of one dump, and a dump and the summary
  * seen before it, agree; before the first {@code snapshot()} and after {@code reset()}
  * they take a fresh one.
  *
@@ -150,6 +151,10 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
                     MBeanOperationInfo.INFO, param("id", SimpleType.LONG, "id returned by openStream")),
             op("closeStream", "Closes a stream and frees its memory", SimpleType.VOID, MBeanOperationInfo.ACTION,
                     param("id", SimpleType.LONG, "id returned by openStream")),
+            op("report", "The contention report of the frozen snapshot (a fresh one if none): the most contended "
+                    + "monitors and their hottest call sites, the threads that waited most and on whom, deadlocks "
+                    + "with stacks, the critical path", SimpleType.STRING, MBeanOperationInfo.ACTION,
+                    param("format", SimpleType.STRING, "text or markdown")),
         };
         return new OpenMBeanInfoSupport(RecorderMBean.class.getName(),
                 "Convoy: always-on recorder of JVM thread and monitor contention", attributes,
@@ -257,6 +262,7 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             case "openStream" -> call(1, p, () -> openStream(string(p[0], "format")));
             case "readStream" -> call(1, p, () -> streams.read(id(p[0])));
             case "closeStream" -> run(1, p, () -> streams.close(id(p[0])));
+            case "report" -> call(1, p, () -> report(string(p[0], "format")));
             default -> throw new ReflectionException(new NoSuchMethodException(action),
                     "no operation '" + action + "'");
         };
@@ -340,6 +346,12 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
     private Snapshot current() throws IOException {
         Snapshot s = frozen;
         return s != null ? s : take();
+    }
+
+    /** The contention report of the frozen snapshot, or of a fresh one. */
+    private String report(String formatName) throws IOException {
+        ContentionReport.Style style = ContentionReport.Style.parse(formatName);
+        return ContentionReport.of(current().recording()).render(style);
     }
 
     private String[] dump(String formatName, String path) throws IOException {

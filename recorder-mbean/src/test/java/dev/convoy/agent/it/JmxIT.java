@@ -131,6 +131,18 @@ class JmxIT {
                                 && n.getMessage().contains(Deadlock.THREAD_A)
                                 && n.getMessage().contains(Deadlock.THREAD_B)));
 
+                // The report of the frozen snapshot names the deadlock, its monitors and the stacks.
+                String report = (String) invoke(c, "report", "text");
+                assertTrue(report.startsWith("Convoy contention report\n"), report);
+                assertTrue(report.contains(Deadlock.THREAD_A + " is blocked on " + Deadlock.LockB.class.getName() + "@")
+                        && report.contains(Deadlock.THREAD_B + " is blocked on " + Deadlock.LockA.class.getName() + "@")
+                        && report.contains("    at " + Deadlock.class.getName() + ".lockBoth("), report);
+                String markdown = (String) invoke(c, "report", "markdown");
+                assertTrue(markdown.startsWith("# Convoy contention report\n") && markdown.contains("\n## Deadlocks\n"),
+                        markdown);
+                assertEquals(report, invoke(c, "report", "text"), "the same frozen snapshot, the same report");
+                assertTrue(refusal(c, "report", "html").contains("unknown report format 'html'; allowed: text, markdown"));
+
                 Map<String, List<Path>> written = new java.util.LinkedHashMap<>();
                 for (String format : List.of("chrome", "tptp", "csv", "snapshot")) {
                     String[] paths = (String[]) invoke(c, "dump", format, "sub/remote-" + format);
@@ -203,7 +215,8 @@ class JmxIT {
         assertEquals(List.of("format", "path"), Arrays.stream(dump.getSignature()).map(p -> p.getName()).toList(),
                 "JConsole shows parameter names, not p0 and p1");
         assertTrue(Arrays.stream(dump.getSignature()).noneMatch(p -> p.getDescription().isBlank()));
-        assertEquals(List.of("closeStream", "dump", "openStream", "readStream", "reset", "snapshot", "start", "stop"),
+        assertEquals(List.of("closeStream", "dump", "openStream", "readStream", "report", "reset", "snapshot", "start",
+                        "stop"),
                 Arrays.stream(info.getOperations()).map(MBeanOperationInfo::getName).sorted().toList());
         assertEquals(2, info.getNotifications()[0].getNotifTypes().length);
     }

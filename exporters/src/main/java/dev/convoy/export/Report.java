@@ -1,0 +1,119 @@
+package dev.convoy.export;
+
+import dev.convoy.analysis.ContentionReport;
+import dev.convoy.analysis.ContentionReport.Style;
+import dev.convoy.model.Recording;
+import dev.convoy.snapshot.SnapshotFormatException;
+import dev.convoy.snapshot.SnapshotReader;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+
+/**
+ * The contention report of a binary snapshot ({@link ContentionReport}):
+ * {@code java dev.convoy.export.Report FILE [--markdown] [-o OUT]}.
+ *
+ * <p>Prints the report on stdout, or writes it into OUT (whole or absent, parent
+ * directories created) and prints OUT's path. Exit codes as {@link Convert}: 0 done, 1
+ * unreadable or corrupt input or write failure, 2 bad arguments (usage on stderr).
+ */
+public final class Report {
+
+    static final String USAGE = "usage: report FILE [--markdown] [-o OUT]\n"
+            + "  FILE          a Convoy binary snapshot (.cvysnap)\n"
+            + "  --markdown    Markdown instead of plain text (--text: plain text, the default)\n"
+            + "  -o OUT        write the report into OUT instead of stdout";
+
+    private Report() {
+    }
+
+    /** Runs and exits with {@link #run}'s code. */
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs the report; returns the exit code instead of exiting. */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        String file = null;
+        String output = null;
+        Style style = Style.TEXT;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "-h", "--help" -> {
+                    out.println(USAGE);
+                    return Convert.EXIT_OK;
+                }
+                case "--markdown", "--md" -> style = Style.MARKDOWN;
+                case "--text" -> style = Style.TEXT;
+                case "-o", "--output" -> {
+                    if (i + 1 >= args.length) {
+                        return usage(err, "missing value after " + a);
+                    }
+                    output = args[++i];
+                }
+                default -> {
+                    if (a.startsWith("--format=")) {
+                        try {
+                            style = Style.parse(a.substring("--format=".length()));
+                        } catch (IllegalArgumentException e) {
+                            return usage(err, e.getMessage());
+                        }
+                    } else if (a.startsWith("-") && a.length() > 1) {
+                        return usage(err, "unknown option " + a);
+                    } else if (file != null) {
+                        return usage(err, "more than one input file: " + file + ", " + a);
+                    } else {
+                        file = a;
+                    }
+                }
+            }
+        }
+        if (file == null) {
+            return usage(err, "no input file");
+        }
+        Path in = Path.of(file);
+        try {
+            if (Files.isDirectory(in)) {
+                err.println("report: " + in + " is a directory, not a snapshot");
+                return Convert.EXIT_ERROR;
+            }
+            Recording r = SnapshotReader.read(Files.readAllBytes(in));
+            String report = ContentionReport.of(r).render(style);
+            if (output == null) {
+                out.print(report);
+                out.flush();
+            } else {
+                Path target = Path.of(output).toAbsolutePath();
+                if (target.getParent() != null) {
+                    Files.createDirectories(target.getParent());
+                }
+                AtomicFiles.write(target, os -> os.write(report.getBytes(StandardCharsets.UTF_8)));
+                out.println(target);
+            }
+            return Convert.EXIT_OK;
+        } catch (SnapshotFormatException e) {
+            err.println("report: " + in + ": not a valid snapshot: " + e.getMessage());
+            return Convert.EXIT_ERROR;
+        } catch (NoSuchFileException e) {
+            err.println("report: no such file: " + e.getFile());
+            return Convert.EXIT_ERROR;
+        } catch (AccessDeniedException e) {
+            err.println("report: permission denied: " + e.getFile());
+            return Convert.EXIT_ERROR;
+        } catch (IOException e) {
+            err.println("report: " + e);
+            return Convert.EXIT_ERROR;
+        }
+    }
+
+    private static int usage(PrintStream err, String problem) {
+        err.println("report: " + problem);
+        err.println(USAGE);
+        return Convert.EXIT_USAGE;
+    }
+}

@@ -1,0 +1,101 @@
+package dev.convoy.export;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.convoy.analysis.ContentionReport;
+import dev.convoy.snapshot.SnapshotReader;
+import dev.convoy.testing.Fixtures;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code Report FILE [--markdown] [-o OUT]}: output, errors, exit codes. */
+class ReportTest {
+
+    @TempDir
+    Path dir;
+
+    final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    int run(String... args) {
+        return Report.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    String out() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    Path snapshot() throws Exception {
+        Path f = dir.resolve("c.cvysnap");
+        Files.write(f, Fixtures.contention(Fixtures.base()).toBytes());
+        return f;
+    }
+
+    @Test
+    void textOnStdout() throws Exception {
+        Path f = snapshot();
+        assertEquals(0, run(f.toString()));
+        assertEquals(ContentionReport.of(SnapshotReader.read(f)).text(), out());
+        assertEquals("", err());
+    }
+
+    @Test
+    void markdownIntoAFile() throws Exception {
+        Path f = snapshot();
+        Path target = dir.resolve("sub/report.md");
+        assertEquals(0, run("--markdown", f.toString(), "-o", target.toString()));
+        assertEquals(target.toAbsolutePath() + "\n", out().replace("\r\n", "\n"));
+        assertEquals(ContentionReport.of(SnapshotReader.read(f)).markdown(), Files.readString(target));
+        assertEquals(0, run("--format=text", f.toString()));
+        assertTrue(out().contains("Convoy contention report\n========================\n"), out());
+    }
+
+    @Test
+    void badArguments() throws Exception {
+        assertEquals(2, run());
+        assertTrue(err().startsWith("report: no input file\nusage: report FILE"), err());
+        err.reset();
+        assertEquals(2, run("a", "b"));
+        assertTrue(err().startsWith("report: more than one input file: a, b"), err());
+        err.reset();
+        assertEquals(2, run("--html", "a"));
+        assertTrue(err().startsWith("report: unknown option --html"), err());
+        err.reset();
+        assertEquals(2, run("a", "-o"));
+        assertTrue(err().startsWith("report: missing value after -o"), err());
+        err.reset();
+        assertEquals(2, run("--format=pdf", "a"));
+        assertTrue(err().startsWith("report: unknown report format 'pdf'; allowed: text, markdown"), err());
+        assertEquals(0, run("--help"));
+        assertTrue(out().startsWith("usage: report FILE"));
+    }
+
+    @Test
+    void unreadableInput() throws Exception {
+        assertEquals(1, run(dir.resolve("missing.cvysnap").toString()));
+        assertEquals("report: no such file: " + dir.resolve("missing.cvysnap") + "\n", err());
+        err.reset();
+        Path junk = dir.resolve("junk.cvysnap");
+        Files.writeString(junk, "not a snapshot at all");
+        Path target = dir.resolve("r.txt");
+        assertEquals(1, run(junk.toString(), "-o", target.toString()));
+        assertTrue(err().startsWith("report: " + junk + ": not a valid snapshot: "), err());
+        assertFalse(Files.exists(target), "nothing written");
+        err.reset();
+        assertEquals(1, run(dir.toString()));
+        assertEquals("report: " + dir + " is a directory, not a snapshot\n", err());
+        assertEquals("", out());
+    }
+}
