@@ -1,0 +1,123 @@
+package dev.convoy.testapps.bench.suite;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One configuration of the suite: which recorder, if any, the child JVM runs with.
+ *
+ * @param id      short name used on the command line ({@code --configs})
+ * @param label   name in the tables and the plot
+ * @param tool    which tool
+ * @param options tool options: Convoy agent options, JFR {@code -XX:StartFlightRecording} options,
+ *                or async-profiler agent options (without {@code file=})
+ */
+public record SuiteConfig(String id, String label, Tool tool, String options) {
+
+    public enum Tool { NONE, FLOOR, CONVOY, JFR, ASYNC }
+
+    static final String JFR_T0 = "jdk.JavaMonitorEnter#threshold=0ms,jdk.JavaMonitorWait#threshold=0ms,"
+            + "jdk.ThreadPark#threshold=0ms";
+    static final String JFR_NO_STACKS = "jdk.JavaMonitorEnter#stackTrace=false,jdk.JavaMonitorWait#stackTrace=false,"
+            + "jdk.ThreadPark#stackTrace=false";
+
+    public static final SuiteConfig NONE = new SuiteConfig("none", "no agent", Tool.NONE, "");
+    public static final SuiteConfig FLOOR = new SuiteConfig("floor", "JVMTI floor (callbacks=empty)", Tool.FLOOR,
+            "callbacks=empty");
+    public static final SuiteConfig RING = new SuiteConfig("ring", "Convoy ring only (stackdepth=0)", Tool.CONVOY,
+            "stackdepth=0");
+    public static final SuiteConfig DEFAULT = new SuiteConfig("default", "Convoy default (stacks 64)", Tool.CONVOY, "");
+    public static final SuiteConfig CONTAN = new SuiteConfig("contan", "Convoy default + contanalysis", Tool.CONVOY,
+            "contanalysis=on");
+    public static final SuiteConfig JFR = new SuiteConfig("jfr", "JFR default", Tool.JFR, "");
+    public static final SuiteConfig JFR0 = new SuiteConfig("jfr0", "JFR threshold 0, no stacks", Tool.JFR,
+            JFR_T0 + "," + JFR_NO_STACKS);
+    public static final SuiteConfig JFR0S = new SuiteConfig("jfr0s", "JFR threshold 0, stacks", Tool.JFR, JFR_T0);
+    public static final SuiteConfig ASYNC = new SuiteConfig("async", "async-profiler lock=0", Tool.ASYNC,
+            "start,event=lock,lock=0");
+    /** Convoy default with a small memory cap, for the memory workload. */
+    public static final SuiteConfig CAP16 = new SuiteConfig("cap16", "Convoy default, memory=16m", Tool.CONVOY,
+            "memory=16m");
+
+    public static final List<SuiteConfig> ALL = List.of(NONE, FLOOR, RING, DEFAULT, CONTAN, JFR, JFR0, JFR0S, ASYNC,
+            CAP16);
+
+    public static SuiteConfig byId(String id) {
+        for (SuiteConfig c : ALL) {
+            if (c.id.equals(id)) {
+                return c;
+            }
+        }
+        throw new IllegalArgumentException("unknown configuration '" + id + "'; known: " + ids(ALL));
+    }
+
+    public static String ids(List<SuiteConfig> cs) {
+        List<String> s = new ArrayList<>();
+        cs.forEach(c -> s.add(c.id));
+        return String.join(",", s);
+    }
+
+    /** Where the tools are: the Convoy agent jar and async-profiler's native library. */
+    public record Tools(Path agentJar, Path asyncProfilerLib) {
+    }
+
+    /**
+     * The JVM arguments of this configuration for a run whose files go into {@code runDir}.
+     * With {@code record}, each tool writes what it captured there: Convoy {@code convoy.cvysnap}
+     * (dump at exit), JFR {@code run.jfr}, async-profiler {@code async.collapsed}.
+     */
+    public List<String> jvmArgs(Tools tools, Path runDir, boolean record) {
+        List<String> a = new ArrayList<>();
+        switch (tool) {
+            case NONE -> {
+            }
+            case FLOOR -> a.add("-javaagent:" + tools.agentJar() + "=" + options);
+            case CONVOY -> {
+                Map<String, String> o = new LinkedHashMap<>();
+                for (String kv : options.split(",")) {
+                    if (!kv.isEmpty()) {
+                        int eq = kv.indexOf('=');
+                        o.put(kv.substring(0, eq), kv.substring(eq + 1));
+                    }
+                }
+                o.put("dumpdir", runDir.toString());
+                if (record) {
+                    o.put("dumponexit", "snapshot");
+                    o.put("dumpname", "convoy");
+                }
+                List<String> parts = new ArrayList<>();
+                o.forEach((k, v) -> parts.add(k + "=" + v));
+                a.add("-javaagent:" + tools.agentJar() + "=" + String.join(",", parts));
+            }
+            case JFR -> {
+                String file = "filename=" + runDir.resolve("run.jfr");
+                a.add("-XX:StartFlightRecording:" + (options.isEmpty() ? file : file + "," + options));
+                a.add("-Xlog:jfr+startup=warning");
+            }
+            case ASYNC -> {
+                if (tools.asyncProfilerLib() == null) {
+                    throw new IllegalStateException("async-profiler's library is not available");
+                }
+                a.add("-agentpath:" + tools.asyncProfilerLib() + "=" + options + ",file="
+                        + runDir.resolve("async.collapsed"));
+            }
+            default -> throw new IllegalStateException();
+        }
+        a.add("-Dconvoy.bench.dir=" + runDir);
+        return a;
+    }
+
+    /** Options as shown in the tables. */
+    public String optionsText() {
+        return switch (tool) {
+            case NONE -> "—";
+            case FLOOR, CONVOY -> options.isEmpty() ? "(defaults)" : "`" + options + "`";
+            case JFR -> options.isEmpty() ? "`-XX:StartFlightRecording`" : "`-XX:StartFlightRecording:"
+                    + options.replace("jdk.", "").replace(",", ", ") + "`";
+            case ASYNC -> "`-agentpath:libasyncProfiler.so=" + options + "`";
+        };
+    }
+}

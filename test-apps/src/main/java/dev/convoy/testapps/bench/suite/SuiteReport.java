@@ -1,0 +1,293 @@
+package dev.convoy.testapps.bench.suite;
+
+import dev.convoy.testapps.bench.Stats;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Markdown for the suite's results: one table per workload and the targets, met or missed. */
+public final class SuiteReport {
+
+    private SuiteReport() {
+    }
+
+    /** The table of a throughput/latency workload (every workload but snapshot and memory). */
+    public static String table(Measurements m) {
+        Measurements.Spec s = m.spec();
+        Stats none = m.stats(SuiteConfig.NONE);
+        Stats floor = m.stats(SuiteConfig.FLOOR);
+        StringBuilder sb = new StringBuilder();
+        sb.append("| Configuration | Median ").append(s.unit()).append(" | Min | Max | Spread | vs no agent ");
+        if (s.eventsPerOp() > 0) {
+            sb.append("| ns/event above no agent ");
+        }
+        if (s.fidelity()) {
+            sb.append("| Captured / ground truth ");
+        }
+        if (s.id().equals("h2")) {
+            sb.append("| p50 µs | p99 µs ");
+        }
+        sb.append("|\n|---|---:|---:|---:|---:|---:|");
+        if (s.eventsPerOp() > 0) {
+            sb.append("---:|");
+        }
+        if (s.fidelity()) {
+            sb.append("---:|");
+        }
+        if (s.id().equals("h2")) {
+            sb.append("---:|---:|");
+        }
+        sb.append('\n');
+        for (SuiteConfig c : m.configs()) {
+            Stats st = m.stats(c);
+            if (st == null) {
+                continue;
+            }
+            sb.append("| ").append(c.label())
+                    .append(" | ").append(num(st.median()))
+                    .append(" | ").append(num(st.min()))
+                    .append(" | ").append(num(st.max()))
+                    .append(" | ").append(f1(st.spreadPercent())).append(" %")
+                    .append(" | ").append(c == SuiteConfig.NONE || none == null ? "—"
+                            : signed(m.overheadPercent(st.median(), none.median())) + " %");
+            if (s.eventsPerOp() > 0) {
+                sb.append(" | ").append(c == SuiteConfig.NONE || none == null ? "—"
+                        : f1((st.median() - none.median()) / s.eventsPerOp()));
+            }
+            if (s.fidelity()) {
+                double f = m.fidelity(c);
+                sb.append(" | ").append(Double.isNaN(f) ? "—" : fidelityText(m, c));
+            }
+            if (s.id().equals("h2")) {
+                sb.append(" | ").append(num(Stats.of(m.values(c, "p50_us")).median()))
+                        .append(" | ").append(num(Stats.of(m.values(c, "p99_us")).median()));
+            }
+            sb.append(" |\n");
+        }
+        if (floor == null) {
+            return sb.toString();
+        }
+        return sb.toString();
+    }
+
+    /** e.g. {@code 100.0 % (4012 of 4012)} for the median run. */
+    static String fidelityText(Measurements m, SuiteConfig c) {
+        List<Map<String, String>> rs = m.runs(c);
+        double f = m.fidelity(c);
+        // the run closest to the median ratio, for the absolute numbers
+        Map<String, String> best = null;
+        double bestD = Double.MAX_VALUE;
+        for (Map<String, String> r : rs) {
+            if (r.containsKey("captured") && r.containsKey("truth_enter")) {
+                double d = Math.abs(ResultLine.number(r, "captured") / ResultLine.number(r, "truth_enter") - f);
+                if (d < bestD) {
+                    bestD = d;
+                    best = r;
+                }
+            }
+        }
+        String abs = best == null ? "" : " (" + best.get("captured") + " of " + best.get("truth_enter") + ")";
+        if (best != null && best.containsKey("convoy_recorded") && best.containsKey("convoy_overwritten")) {
+            abs += "; rings: " + best.get("convoy_recorded") + " records written, " + best.get("convoy_overwritten")
+                    + " overwritten";
+        }
+        return f1(100 * f) + " %" + abs;
+    }
+
+    /** One target: what, the figure, met or missed and by how much. */
+    public record Target(String what, String figure, boolean met, String margin, boolean resolved) {
+        public Target(String what, String figure, boolean met, String margin) {
+            this(what, figure, met, margin, true);
+        }
+
+        public String line() {
+            String verdict = resolved ? (met ? "met" : "missed") : "not resolved: the run-to-run noise is larger than the target";
+            return "- " + what + ": " + figure + " — **" + verdict + "** (" + margin + ")";
+        }
+    }
+
+    /**
+     * Per-event targets from the ping-pong: Convoy default at most half of JFR threshold 0 with
+     * stacks (costs above no agent), and ring only within 10 % of the floor.
+     */
+    public static List<Target> pingPongTargets(Measurements pp) {
+        List<Target> t = new ArrayList<>();
+        Stats none = pp.stats(SuiteConfig.NONE);
+        Stats def = pp.stats(SuiteConfig.DEFAULT);
+        Stats jfr = pp.stats(SuiteConfig.JFR0S);
+        Stats floor = pp.stats(SuiteConfig.FLOOR);
+        Stats ring = pp.stats(SuiteConfig.RING);
+        int e = pp.spec().eventsPerOp();
+        if (none != null && def != null && jfr != null) {
+            double cd = (def.median() - none.median()) / e;
+            double cj = (jfr.median() - none.median()) / e;
+            double ratio = cd / cj;
+            t.add(new Target("Convoy default per-event cost ≤ ½ of JFR threshold 0 with stacks (ping-pong, above no agent)",
+                    f1(cd) + " ns vs " + f1(cj) + " ns: ratio " + f2(ratio), ratio <= 0.5,
+                    ratio <= 0.5 ? "margin " + f1(0.5 * cj - cd) + " ns/event"
+                            : "over by " + f1(cd - 0.5 * cj) + " ns/event; would need " + f1(0.5 * cj) + " ns"));
+        }
+        if (floor != null && ring != null && none != null) {
+            double r = ring.median() / floor.median();
+            t.add(new Target("Convoy ring only within 10 % of the JVMTI floor (ping-pong round trip time)",
+                    num(ring.median()) + " vs " + num(floor.median()) + " ns/round trip: +" + f1(100 * (r - 1)) + " %",
+                    r <= 1.10, r <= 1.10 ? "margin " + f1(100 * (1.10 - r)) + " points"
+                            : "over by " + f1(100 * (r - 1.10)) + " points, " + f1((ring.median() - 1.1 * floor.median()) / e)
+                            + " ns/event"));
+            double cr = (ring.median() - none.median()) / e;
+            double cf = (floor.median() - none.median()) / e;
+            t.add(new Target("(stricter reading) ring-only cost per event within 10 % of the floor's, both above no agent",
+                    f1(cr) + " vs " + f1(cf) + " ns/event", cr <= 1.1 * cf,
+                    cr <= 1.1 * cf ? "within" : "over by " + f1(cr - 1.1 * cf) + " ns/event"));
+        }
+        return t;
+    }
+
+    /** Whole-application overhead on H2 at most 1 % (throughput), per Convoy configuration. */
+    public static List<Target> h2Targets(Measurements h2) {
+        List<Target> t = new ArrayList<>();
+        Stats none = h2.stats(SuiteConfig.NONE);
+        if (none == null) {
+            return t;
+        }
+        for (SuiteConfig c : List.of(SuiteConfig.RING, SuiteConfig.DEFAULT, SuiteConfig.CONTAN)) {
+            Stats s = h2.stats(c);
+            if (s == null) {
+                continue;
+            }
+            double o = h2.overheadPercent(s.median(), none.median());
+            double noise = none.spreadPercent();
+            t.add(new Target("H2 throughput overhead ≤ 1 %, " + c.label(),
+                    signed(o) + " % (no-agent spread between runs " + f1(noise) + " %)", o <= 1.0,
+                    o <= 1.0 ? "margin " + f1(1.0 - o) + " points" : "over by " + f1(o - 1.0) + " points",
+                    noise <= 5.0));
+        }
+        return t;
+    }
+
+    /** The snapshot-under-load table: pause seen by the hiccup meter during vs. between operations. */
+    public static String snapshotTable(Measurements m) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("| Configuration | Operations | Longest pause during an operation (µs, max over runs) "
+                + "| Median of per-operation longest pause (µs) | Longest pause in control windows (µs) "
+                + "| snapshot() ms (longest pause µs) | dump snapshot ms (pause) | dump csv ms (pause) | dump chrome ms (pause) "
+                + "| dump tptp ms (pause) | JFR takeSnapshot+dump ms (pause) |\n");
+        sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (SuiteConfig c : m.configs()) {
+            if (!m.has(c)) {
+                continue;
+            }
+            sb.append("| ").append(c.label())
+                    .append(" | ").append(num(sum(m.values(c, "ops"))))
+                    .append(" | ").append(num(maxOf(m.values(c, "pause_max_us"))))
+                    .append(" | ").append(num(med(m.values(c, "pause_median_us"))))
+                    .append(" | ").append(num(maxOf(m.values(c, "control_max_us"))));
+            for (String k : List.of("snapshot", "dump_snapshot", "dump_csv", "dump_chrome", "dump_tptp", "dump_jfr")) {
+                List<Double> v = m.values(c, k + "_ms");
+                List<Double> p = m.values(c, k + "_pause_max_us");
+                sb.append(" | ").append(v.isEmpty() ? "—" : num(med(v)) + (p.isEmpty() ? "" : " (" + num(maxOf(p)) + ")"));
+            }
+            sb.append(" |\n");
+        }
+        return sb.toString();
+    }
+
+    public static List<Target> snapshotTargets(Measurements m) {
+        List<Target> t = new ArrayList<>();
+        for (SuiteConfig c : m.configs()) {
+            if (c.tool() != SuiteConfig.Tool.CONVOY || !m.has(c)) {
+                continue;
+            }
+            double p = maxOf(m.values(c, "pause_max_us"));
+            double ctl = maxOf(m.values(c, "control_max_us"));
+            t.add(new Target("No application thread paused > 1 ms by a snapshot, " + c.label(),
+                    "longest pause during a snapshot/dump " + num(p) + " µs (control windows " + num(ctl) + " µs)",
+                    p <= 1000, p <= 1000 ? "margin " + num(1000 - p) + " µs" : "over by " + num(p - 1000) + " µs",
+                    p <= 1000 || ctl <= 1000));
+        }
+        return t;
+    }
+
+    /** The memory table: RSS per phase and Convoy's own accounting against its cap. */
+    public static String memoryTable(Measurements m, List<String> phases) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("| Configuration | Phase | Threads | RSS MiB | RSS growth over no agent MiB | Convoy memory in use MiB | Cap MiB |\n");
+        sb.append("|---|---|---:|---:|---:|---:|---:|\n");
+        for (SuiteConfig c : m.configs()) {
+            if (!m.has(c)) {
+                continue;
+            }
+            for (String p : phases) {
+                double rss = med(m.values(c, "rss_kb_" + p)) / 1024;
+                List<Double> noneV = m.values(SuiteConfig.NONE, "rss_kb_" + p);
+                String growth = noneV.isEmpty() || c == SuiteConfig.NONE ? "—" : signed(rss - med(noneV) / 1024);
+                List<Double> mem = m.values(c, "convoy_memory_" + p);
+                List<Double> cap = m.values(c, "convoy_cap");
+                List<Double> th = m.values(c, "threads_" + p);
+                sb.append("| ").append(c.label()).append(" | ").append(p)
+                        .append(" | ").append(th.isEmpty() ? "—" : num(med(th)))
+                        .append(" | ").append(f1(rss))
+                        .append(" | ").append(growth)
+                        .append(" | ").append(mem.isEmpty() ? "—" : f1(maxOf(mem) / 1048576.0))
+                        .append(" | ").append(cap.isEmpty() ? "—" : f1(med(cap) / 1048576.0))
+                        .append(" |\n");
+            }
+        }
+        return sb.toString();
+    }
+
+    public static List<Target> memoryTargets(Measurements m, List<String> phases) {
+        List<Target> t = new ArrayList<>();
+        for (SuiteConfig c : m.configs()) {
+            List<Double> cap = m.values(c, "convoy_cap");
+            if (c.tool() != SuiteConfig.Tool.CONVOY || cap.isEmpty()) {
+                continue;
+            }
+            double worst = 0;
+            for (String p : phases) {
+                worst = Math.max(worst, maxOf(m.values(c, "convoy_memory_" + p)));
+            }
+            double capB = med(cap);
+            t.add(new Target("Recorder memory never above the cap, " + c.label(),
+                    "peak " + f1(worst / 1048576.0) + " MiB of " + f1(capB / 1048576.0) + " MiB (at the measured phases)",
+                    worst <= capB, worst <= capB ? "margin " + f1((capB - worst) / 1048576.0) + " MiB"
+                            : "over by " + f1((worst - capB) / 1048576.0) + " MiB"));
+        }
+        return t;
+    }
+
+    static double sum(List<Double> v) {
+        return v.stream().mapToDouble(Double::doubleValue).sum();
+    }
+
+    static double maxOf(List<Double> v) {
+        return v.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+    }
+
+    static double med(List<Double> v) {
+        return v.isEmpty() ? Double.NaN : Stats.of(v).median();
+    }
+
+    /** Integers for large values, one decimal below 100, two below 1. */
+    static String num(double v) {
+        if (Double.isNaN(v)) {
+            return "—";
+        }
+        double a = Math.abs(v);
+        return String.format(Locale.ROOT, a >= 100 ? "%.0f" : a >= 1 ? "%.1f" : "%.2f", v);
+    }
+
+    static String signed(double v) {
+        return String.format(Locale.ROOT, "%+.1f", v);
+    }
+
+    static String f1(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    static String f2(double v) {
+        return String.format(Locale.ROOT, "%.2f", v);
+    }
+}

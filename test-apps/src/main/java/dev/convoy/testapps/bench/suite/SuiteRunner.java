@@ -1,0 +1,479 @@
+package dev.convoy.testapps.bench.suite;
+
+import dev.convoy.testapps.bench.BenchmarkRunner;
+import dev.convoy.testapps.bench.Markers;
+import dev.convoy.testapps.bench.PingPong;
+import dev.convoy.testapps.bench.PingPongLine;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The benchmark suite: every workload under every configuration, side by side, each run in a
+ * fresh JVM, runs interleaved (run 1 of every configuration, then run 2, ...), medians and spread;
+ * writes a Markdown section (between markers) and a PNG chart.
+ *
+ * <pre>
+ * java -cp test-apps/target/classes dev.convoy.testapps.bench.suite.SuiteRunner \
+ *     --agent recorder-mbean/target/convoy-agent.jar --lib test-apps/target/bench-lib \
+ *     [--java PATH] [--runs 5] [--workloads pingpong,contended,handoff,churn,h2,snapshot,memory]
+ *     [--configs none,floor,...] [--quick] [--out docs/performance.md] [--marker suite-jdk17]
+ *     [--plot docs/bench-suite-jdk17.png] [--work test-apps/target/bench-suite] [--keep]
+ * </pre>
+ *
+ * {@code --lib} holds the benchmark-only third-party files: the H2 jar and async-profiler's
+ * {@code libasyncProfiler.so} (./convoy bench suite puts them there).
+ */
+public final class SuiteRunner {
+
+    static final List<String> JVM_FLAGS = BenchmarkRunner.JVM_FLAGS;
+    static final long CHILD_TIMEOUT_MINUTES = 5;
+
+    /** A workload of the suite: how to run it and how to read it. */
+    record Workload(Measurements.Spec spec, String mainClass, List<String> args, List<SuiteConfig> configs,
+                    int runs, boolean pinned, List<String> extraFlags) {
+    }
+
+    record Options(Path agent, String java, Path lib, int runs, List<String> workloads, List<String> configs,
+                   boolean quick, Path out, String marker, Path plot, Path work, boolean keep) {
+    }
+
+    static final List<String> WORKLOADS = List.of("pingpong", "contended", "handoff", "churn", "h2", "snapshot",
+            "memory");
+    static final List<String> MEMORY_PHASES = List.of("start", "p0", "p1", "p2", "churn");
+
+    private SuiteRunner() {
+    }
+
+    public static void main(String[] args) {
+        Options o;
+        try {
+            o = parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("error: " + e.getMessage());
+            System.err.println("usage: SuiteRunner --agent JAR --lib DIR [--java PATH] [--runs N] [--workloads a,b]"
+                    + " [--configs a,b] [--quick] [--out FILE] [--marker NAME] [--plot PNG] [--work DIR] [--keep]");
+            System.exit(2);
+            return;
+        }
+        try {
+            run(o, args);
+        } catch (Exception e) {
+            System.err.println("suite failed: " + e);
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    static Options parse(String[] args) {
+        Map<String, String> kv = new LinkedHashMap<>();
+        boolean quick = false;
+        boolean keep = false;
+        List<String> keys = List.of("--agent", "--java", "--lib", "--runs", "--workloads", "--configs", "--out",
+                "--marker", "--plot", "--work");
+        for (int i = 0; i < args.length; i++) {
+            String k = args[i];
+            if (k.equals("--quick")) {
+                quick = true;
+                continue;
+            }
+            if (k.equals("--keep")) {
+                keep = true;
+                continue;
+            }
+            if (!keys.contains(k)) {
+                throw new IllegalArgumentException("unknown argument '" + k + "'");
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(k + " needs a value");
+            }
+            if (kv.put(k, args[++i]) != null) {
+                throw new IllegalArgumentException(k + " is given twice");
+            }
+        }
+        if (!kv.containsKey("--agent")) {
+            throw new IllegalArgumentException("--agent JAR is required");
+        }
+        if (!kv.containsKey("--lib")) {
+            throw new IllegalArgumentException("--lib DIR is required (H2 jar and libasyncProfiler.so)");
+        }
+        List<String> workloads = List.of(kv.getOrDefault("--workloads", String.join(",", WORKLOADS)).split(","));
+        for (String w : workloads) {
+            if (!WORKLOADS.contains(w)) {
+                throw new IllegalArgumentException("unknown workload '" + w + "'; known: " + String.join(",", WORKLOADS));
+            }
+        }
+        List<String> configs = kv.containsKey("--configs") ? List.of(kv.get("--configs").split(",")) : List.of();
+        configs.forEach(SuiteConfig::byId);
+        int runs;
+        try {
+            runs = Integer.parseInt(kv.getOrDefault("--runs", quick ? "2" : "5"));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--runs must be an integer");
+        }
+        if (runs < 1) {
+            throw new IllegalArgumentException("--runs must be >= 1");
+        }
+        String marker = kv.get("--marker");
+        if (marker != null && !marker.matches("[A-Za-z0-9._-]+")) {
+            throw new IllegalArgumentException("--marker must be letters, digits, '.', '_' or '-'");
+        }
+        return new Options(Paths.get(kv.get("--agent")),
+                kv.getOrDefault("--java", Paths.get(System.getProperty("java.home"), "bin", "java").toString()),
+                Paths.get(kv.get("--lib")), runs, workloads, configs, quick,
+                kv.containsKey("--out") ? Paths.get(kv.get("--out")) : null, marker,
+                kv.containsKey("--plot") ? Paths.get(kv.get("--plot")) : null,
+                Paths.get(kv.getOrDefault("--work", "test-apps/target/bench-suite")), keep);
+    }
+
+    /** The workloads with their sizes (smaller with --quick) and configurations. */
+    static Workload workload(String id, boolean quick, int runs) {
+        List<SuiteConfig> nine = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING, SuiteConfig.DEFAULT,
+                SuiteConfig.CONTAN, SuiteConfig.JFR, SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
+        String w = Workloads.class.getName();
+        return switch (id) {
+            case "pingpong" -> new Workload(new Measurements.Spec(id, "Ping-pong (wait/notify, 1 CPU)",
+                    "ns_per_roundtrip", "ns/round trip", false, PingPong.EVENTS_PER_ROUNDTRIP, false),
+                    PingPong.class.getName(), List.of("--roundtrips", quick ? "30000" : "200000", "--warmup",
+                    quick ? "10000" : "50000"), nine, Math.max(runs, quick ? runs : 7), true, List.of());
+            case "contended" -> new Workload(new Measurements.Spec(id, "Contended synchronized (4 threads)",
+                    "ns_per_op", "ns/op", false, 0, true), w,
+                    List.of("contended", "threads=4", "iterations=" + (quick ? 20000 : 100000), "work=16", "yield=1"), nine, runs, false,
+                    List.of());
+            case "handoff" -> new Workload(new Measurements.Spec(id, "Hand-off chain",
+                    "us_per_handoff", "µs/hand-off", false, 0, true), w,
+                    List.of("handoff", "threads=20", "rounds=" + (quick ? 3 : 15)), nine, runs, false, List.of());
+            case "churn" -> new Workload(new Measurements.Spec(id, "Thread churn (start+join)",
+                    "us_per_thread", "µs/thread", false, 0, false), w,
+                    List.of("churn", "threads=" + (quick ? 2000 : 8000)), nine, runs, false, List.of());
+            case "h2" -> new Workload(new Measurements.Spec(id, "H2 database, 8 JDBC clients",
+                    "ops_per_s", "ops/s", true, 0, false), w,
+                    List.of("h2", "clients=8", "warmup=" + (quick ? 1 : 2), "seconds=" + (quick ? 2 : 4)), nine,
+                    runs, false, List.of());
+            case "snapshot" -> new Workload(new Measurements.Spec(id, "Snapshot under load", "ops", "", false, 0, false),
+                    w, List.of("snapshot", "seconds=" + (quick ? 3 : 8), "interval=150"),
+                    List.of(SuiteConfig.NONE, SuiteConfig.RING, SuiteConfig.DEFAULT, SuiteConfig.JFR0S),
+                    Math.min(runs, 3), false, List.of());
+            case "memory" -> new Workload(new Measurements.Spec(id, "Memory", "rss_kb_churn", "", false, 0, false),
+                    w, List.of("memory", "phases=" + (quick ? "16,64,128" : "64,256,1024")),
+                    List.of(SuiteConfig.NONE, SuiteConfig.DEFAULT, SuiteConfig.CAP16, SuiteConfig.JFR0S),
+                    Math.min(runs, 2), false, List.of("-XX:+AlwaysPreTouch"));
+            default -> throw new IllegalArgumentException(id);
+        };
+    }
+
+    private static void run(Options o, String[] args) throws Exception {
+        if (!Files.isRegularFile(o.agent())) {
+            throw new IOException("agent jar not found: " + o.agent());
+        }
+        Path asyncLib = extractAsyncProfiler(o.lib());
+        SuiteConfig.Tools tools = new SuiteConfig.Tools(o.agent().toAbsolutePath(),
+                Files.isRegularFile(asyncLib) ? asyncLib.toAbsolutePath() : null);
+        String classpath = childClasspath(o.lib());
+        String jdk = versionText(exec(List.of(o.java(), "-version"), null).lines());
+        String tag = jdkTag(jdk);
+        List<String> pin = pinning(o.java());
+        Files.createDirectories(o.work());
+        System.err.println("JDK: " + jdk + "\nchild classpath: " + classpath);
+        List<Measurements> all = new ArrayList<>();
+        long t0 = System.nanoTime();
+        for (String id : o.workloads()) {
+            Workload wl = workload(id, o.quick(), o.runs());
+            List<SuiteConfig> configs = new ArrayList<>(wl.configs());
+            if (!o.configs().isEmpty()) {
+                configs.removeIf(c -> !o.configs().contains(c.id()));
+            }
+            if (tools.asyncProfilerLib() == null && configs.remove(SuiteConfig.ASYNC)) {
+                System.err.println("note: " + asyncLib + " not found; async-profiler left out");
+            }
+            Measurements m = new Measurements(wl.spec(), configs);
+            for (int r = 1; r <= wl.runs(); r++) {
+                for (SuiteConfig c : configs) {
+                    Path runDir = o.work().resolve(tag + "-" + id + "-" + c.id() + "-" + r).toAbsolutePath();
+                    deleteTree(runDir);
+                    Files.createDirectories(runDir);
+                    Map<String, String> res = runOne(o, wl, c, tools, classpath, pin, runDir);
+                    m.add(c, res);
+                    System.err.printf("%-9s run %d/%d  %-34s %s%n", id, r, wl.runs(), c.label(),
+                            res.getOrDefault(wl.spec().metric(), "?")
+                                    + (res.containsKey("captured") ? "  captured " + res.get("captured") + " of "
+                                    + res.get("truth_enter") : ""));
+                    if (!o.keep()) {
+                        deleteTree(runDir);
+                    }
+                }
+            }
+            all.add(m);
+        }
+        double minutes = (System.nanoTime() - t0) / 60e9;
+        Path rawFile = o.work().resolve("results-" + tag + ".txt");
+        List<String> raw = new ArrayList<>();
+        for (Measurements m : all) {
+            for (SuiteConfig c : m.configs()) {
+                for (Map<String, String> r : m.runs(c)) {
+                    raw.add(m.spec().id() + "\t" + c.id() + "\t" + r);
+                }
+            }
+        }
+        Files.write(rawFile, raw, StandardCharsets.UTF_8);
+        System.err.println("every field of every run: " + rawFile);
+        String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'"));
+        Path plot = o.plot();
+        if (plot != null) {
+            List<Plot.Panel> panels = new ArrayList<>();
+            for (Measurements m : all) {
+                if (!m.spec().id().equals("snapshot") && !m.spec().id().equals("memory")) {
+                    panels.add(Plot.panel(m));
+                }
+            }
+            if (!panels.isEmpty()) {
+                Files.createDirectories(plot.toAbsolutePath().getParent());
+                Plot.write(plot, "Convoy vs JFR vs async-profiler: overhead vs no agent, " + tag + " (" + date + ")",
+                        panels);
+                System.err.println("wrote " + plot);
+            }
+        }
+        String section = section(all, date, jdk, String.join(" ", args), minutes, plot, pin.isEmpty() ? "none" : String.join(" ", pin));
+        System.out.println(section);
+        if (o.out() != null) {
+            String marker = o.marker() != null ? o.marker() : "suite-" + tag;
+            String doc = Files.exists(o.out()) ? Files.readString(o.out(), StandardCharsets.UTF_8) : "";
+            Files.writeString(o.out(), Markers.replace(doc, marker, section), StandardCharsets.UTF_8);
+            System.err.println("updated " + o.out() + " between " + Markers.begin(marker) + " and " + Markers.end(marker));
+        }
+    }
+
+    static String section(List<Measurements> all, String date, String jdk, String args, double minutes, Path plot,
+                          String pin) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("- Date: ").append(date).append("; JDK: ").append(jdk).append('\n');
+        sb.append("- Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" CPUs, ")
+                .append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.arch")).append('\n');
+        sb.append("- Every run a fresh JVM with `").append(String.join(" ", JVM_FLAGS))
+                .append("`; runs interleaved (run 1 of every configuration, then run 2, ...); ping-pong pinned with `")
+                .append(pin).append("`; took ").append(String.format(java.util.Locale.ROOT, "%.1f", minutes))
+                .append(" min\n");
+        sb.append("- Arguments: `").append(args).append("`\n");
+        if (plot != null) {
+            sb.append("\n![overhead chart](").append(plot.getFileName()).append(")\n");
+        }
+        List<SuiteReport.Target> targets = new ArrayList<>();
+        StringBuilder raw = new StringBuilder();
+        for (Measurements m : all) {
+            String id = m.spec().id();
+            int n = m.configs().isEmpty() ? 0 : m.runs(m.configs().get(0)).size();
+            sb.append("\n**").append(m.spec().title()).append("** (").append(n).append(" runs per configuration)\n\n");
+            switch (id) {
+                case "snapshot" -> {
+                    sb.append(SuiteReport.snapshotTable(m));
+                    targets.addAll(SuiteReport.snapshotTargets(m));
+                }
+                case "memory" -> {
+                    sb.append(SuiteReport.memoryTable(m, MEMORY_PHASES));
+                    targets.addAll(SuiteReport.memoryTargets(m, MEMORY_PHASES));
+                }
+                default -> {
+                    sb.append(SuiteReport.table(m));
+                    if (id.equals("pingpong")) {
+                        targets.addAll(SuiteReport.pingPongTargets(m));
+                    }
+                    if (id.equals("h2")) {
+                        targets.addAll(SuiteReport.h2Targets(m));
+                    }
+                }
+            }
+            raw.append("- ").append(id).append(":\n");
+            for (SuiteConfig c : m.configs()) {
+                raw.append("  - ").append(c.id()).append(": ");
+                List<String> vs = new ArrayList<>();
+                for (Map<String, String> r : m.runs(c)) {
+                    vs.add(r.getOrDefault(m.spec().metric(), "?") + (r.containsKey("captured")
+                            ? " [" + r.get("captured") + "/" + r.get("truth_enter") + "]" : ""));
+                }
+                raw.append(String.join(", ", vs)).append('\n');
+            }
+        }
+        if (!targets.isEmpty()) {
+            sb.append("\n**Targets (computed by the harness)**\n\n");
+            targets.forEach(t -> sb.append(t.line()).append('\n'));
+        }
+        sb.append("\n<details><summary>Every run, main figure in run order ([captured/ground truth])</summary>\n\n");
+        sb.append(raw);
+        sb.append("\n</details>\n");
+        return sb.toString();
+    }
+
+    private static Map<String, String> runOne(Options o, Workload wl, SuiteConfig c, SuiteConfig.Tools tools,
+                                              String classpath, List<String> pin, Path runDir) throws Exception {
+        List<String> cmd = new ArrayList<>(wl.pinned() ? pin : List.of());
+        cmd.add(o.java());
+        cmd.addAll(JVM_FLAGS);
+        cmd.addAll(wl.extraFlags());
+        cmd.addAll(c.jvmArgs(tools, runDir, wl.spec().fidelity()));
+        cmd.add("-cp");
+        cmd.add(classpath);
+        cmd.add(wl.mainClass());
+        cmd.addAll(wl.args());
+        Output out = exec(cmd, runDir.toFile());
+        Files.write(runDir.resolve("output.txt"), out.lines(), StandardCharsets.UTF_8);
+        if (out.exitCode() != 0) {
+            throw new IOException(c.label() + " on " + wl.spec().id() + " exited with " + out.exitCode() + ": "
+                    + String.join(" ", cmd) + "\n" + String.join("\n", out.lines()));
+        }
+        Map<String, String> res;
+        if (wl.mainClass().equals(PingPong.class.getName())) {
+            PingPongLine l = PingPongLine.find(out.lines()).orElseThrow(() -> new IOException(
+                    "no PINGPONG line: " + String.join("\n", out.lines())));
+            res = new LinkedHashMap<>();
+            res.put("ns_per_roundtrip", Double.toString(l.nsPerRoundtrip()));
+        } else {
+            res = new LinkedHashMap<>(ResultLine.find(out.lines()).orElseThrow(() -> new IOException(
+                    "no SUITE line from " + c.label() + ": " + String.join("\n", out.lines()))));
+        }
+        if (wl.spec().fidelity()) {
+            String lock = res.get("lock");
+            Long captured = switch (c.tool()) {
+                case CONVOY -> Captures.convoyEnters(tools.agentJar(), runDir.resolve("convoy.cvysnap"), lock);
+                case JFR -> Captures.jfrEnters(runDir.resolve("run.jfr"), lock);
+                case ASYNC -> Captures.collapsedEnters(runDir.resolve("async.collapsed"), lock);
+                default -> null;
+            };
+            if (captured != null) {
+                res.put("captured", Long.toString(captured));
+            }
+        }
+        return res;
+    }
+
+    /** The child's classpath: this runner's own, plus every jar of the lib directory. */
+    static String childClasspath(Path lib) throws IOException {
+        List<String> cp = new ArrayList<>(List.of(System.getProperty("java.class.path").split(File.pathSeparator)));
+        if (Files.isDirectory(lib)) {
+            try (Stream<Path> s = Files.list(lib)) {
+                s.filter(p -> p.toString().endsWith(".jar") && !p.getFileName().toString().startsWith("async-profiler"))
+                        .sorted()
+                        .forEach(p -> cp.add(p.toAbsolutePath().toString()));
+            }
+        }
+        return String.join(File.pathSeparator, cp);
+    }
+
+    /**
+     * async-profiler's Linux x64 library, taken out of the {@code tools.profiler:async-profiler} jar
+     * in {@code lib} (it bundles {@code linux-x64/libasyncProfiler.so}); returns where it is.
+     */
+    static Path extractAsyncProfiler(Path lib) throws IOException {
+        Path so = lib.resolve("libasyncProfiler.so");
+        if (Files.isRegularFile(so) || !Files.isDirectory(lib)) {
+            return so;
+        }
+        List<Path> jars;
+        try (Stream<Path> s = Files.list(lib)) {
+            jars = s.filter(p -> p.getFileName().toString().matches("async-profiler-.*\\.jar")).toList();
+        }
+        for (Path jar : jars) {
+            try (java.util.zip.ZipFile z = new java.util.zip.ZipFile(jar.toFile())) {
+                java.util.zip.ZipEntry e = z.getEntry("linux-x64/libasyncProfiler.so");
+                if (e != null) {
+                    try (java.io.InputStream in = z.getInputStream(e)) {
+                        Files.copy(in, so);
+                    }
+                    return so;
+                }
+            }
+        }
+        return so;
+    }
+
+    /** {@code taskset -c 0} if it works, else nothing. */
+    private static List<String> pinning(String java) {
+        try {
+            Output r = exec(List.of("taskset", "-c", "0", java, "-version"), null);
+            if (r.exitCode() == 0) {
+                return List.of("taskset", "-c", "0");
+            }
+        } catch (IOException | InterruptedException ignored) {
+            // no taskset
+        }
+        System.err.println("note: taskset -c 0 does not work here; the ping-pong runs unpinned");
+        return List.of();
+    }
+
+    /** "jdk17", "jdk25", ... from the version text. */
+    static String jdkTag(String version) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("version \"(\\d+)").matcher(version);
+        return m.find() ? "jdk" + m.group(1) : "jdk";
+    }
+
+    static String versionText(List<String> lines) {
+        List<String> kept = new ArrayList<>();
+        for (String l : lines) {
+            if (!l.isBlank() && !l.startsWith("Picked up ")) {
+                kept.add(l.trim());
+            }
+        }
+        return String.join("; ", kept.subList(0, Math.min(2, kept.size())));
+    }
+
+    record Output(int exitCode, List<String> lines) {
+    }
+
+    static Output exec(List<String> cmd, File dir) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        if (dir != null) {
+            pb.directory(dir);
+        }
+        Process p = pb.start();
+        List<String> lines = new ArrayList<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader br = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String l;
+                while ((l = br.readLine()) != null) {
+                    synchronized (lines) {
+                        lines.add(l);
+                    }
+                }
+            } catch (IOException ignored) {
+                // the process died; its exit code tells
+            }
+        }, "child-output");
+        reader.setDaemon(true);
+        reader.start();
+        if (!p.waitFor(CHILD_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            throw new IOException("timed out after " + CHILD_TIMEOUT_MINUTES + " minutes: " + String.join(" ", cmd));
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(10));
+        synchronized (lines) {
+            return new Output(p.exitValue(), List.copyOf(lines));
+        }
+    }
+
+    static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,241 @@
+package dev.convoy.testapps.bench.suite;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.awt.image.BufferedImage;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+/** The pure parts of the suite: parsing, statistics, tables, targets and the chart. No timing. */
+class SuitePartsTest {
+
+    // --- result lines ----------------------------------------------------------------------------
+
+    @Test
+    void resultLineRoundTrips() {
+        Map<String, Object> kv = new LinkedHashMap<>();
+        kv.put("workload", "h2");
+        kv.put("ops_per_s", 1234.5);
+        kv.put("errors", 0L);
+        String line = ResultLine.format(kv);
+        assertEquals("SUITE workload=h2 ops_per_s=1234.500 errors=0", line);
+        Map<String, String> back = ResultLine.parse(line);
+        assertEquals(List.of("workload", "ops_per_s", "errors"), List.copyOf(back.keySet()));
+        assertEquals(1234.5, ResultLine.number(back, "ops_per_s"), 1e-9);
+    }
+
+    @Test
+    void resultLineRejectsMalformedInput() {
+        assertThrows(IllegalArgumentException.class, () -> ResultLine.parse("PINGPONG a=1"));
+        assertThrows(IllegalArgumentException.class, () -> ResultLine.parse("SUITE a"));
+        assertThrows(IllegalArgumentException.class, () -> ResultLine.parse("SUITE a=1 a=2"));
+        assertThrows(IllegalArgumentException.class, () -> ResultLine.format(Map.of("k", "has blank")));
+        assertThrows(IllegalArgumentException.class, () -> ResultLine.number(Map.of("a", "x"), "a"));
+        assertThrows(IllegalArgumentException.class, () -> ResultLine.number(Map.of(), "a"));
+    }
+
+    @Test
+    void findTakesTheLastSuiteLineAmongNoise() {
+        var found = ResultLine.find(List.of("Profiling started", "SUITE a=1", "warning: x", "  SUITE a=2  "));
+        assertEquals("2", found.orElseThrow().get("a"));
+        assertTrue(ResultLine.find(List.of("nothing")).isEmpty());
+    }
+
+    // --- captures --------------------------------------------------------------------------------
+
+    @Test
+    void collapsedCountsOnlyTheLockClassFrames() {
+        List<String> lines = List.of(
+                "java/lang/Thread.run;a/B.work;dev.x.Outer$Lock_[i] 4",
+                "java/lang/Thread.run;a/B.other;dev.x.Outer$Lock_[i] 3",
+                "java/lang/Thread.run;a/B.work;java.lang.Object_[i] 100",
+                "java/lang/Thread.run;dev/x/Outer$Lock 2",
+                "garbage");
+        assertEquals(9, Captures.collapsedEnters(lines, "dev.x.Outer$Lock"));
+        assertEquals(100, Captures.collapsedEnters(lines, "java.lang.Object"));
+        assertEquals(0, Captures.collapsedEnters(lines, "dev.x.Other"));
+    }
+
+    // --- workload helpers ------------------------------------------------------------------------
+
+    @Test
+    void percentileOfHistogram() {
+        long[] h = new long[10];
+        h[1] = 50;
+        h[2] = 49;
+        h[9] = 1;
+        assertEquals(1, Workloads.percentile(h, 0.50));
+        assertEquals(2, Workloads.percentile(h, 0.99));
+        assertEquals(9, Workloads.percentile(h, 1.0));
+        assertEquals(0, Workloads.percentile(new long[3], 0.5));
+    }
+
+    @Test
+    void rssAndMedian() {
+        assertEquals(123456, Workloads.parseRssKb(List.of("Name:\tjava", "VmRSS:\t  123456 kB", "VmSwap: 0 kB")));
+        assertEquals(-1, Workloads.parseRssKb(List.of("Name: x")));
+        assertEquals(2.5, Workloads.median(List.of(4.0, 1.0, 2.0, 3.0)), 1e-12);
+        assertEquals(4.0, Workloads.max(List.of(4.0, 1.0)), 1e-12);
+    }
+
+    // --- configurations --------------------------------------------------------------------------
+
+    @Test
+    void jvmArgsPerTool() {
+        SuiteConfig.Tools tools = new SuiteConfig.Tools(Paths.get("/a/agent.jar"), Paths.get("/l/libasyncProfiler.so"));
+        Path run = Paths.get("/r");
+        assertEquals(List.of("-Dconvoy.bench.dir=/r"), SuiteConfig.NONE.jvmArgs(tools, run, true));
+        assertEquals("-javaagent:/a/agent.jar=callbacks=empty", SuiteConfig.FLOOR.jvmArgs(tools, run, true).get(0));
+        assertEquals("-javaagent:/a/agent.jar=stackdepth=0,dumpdir=/r,dumponexit=snapshot,dumpname=convoy",
+                SuiteConfig.RING.jvmArgs(tools, run, true).get(0));
+        assertEquals("-javaagent:/a/agent.jar=dumpdir=/r", SuiteConfig.DEFAULT.jvmArgs(tools, run, false).get(0));
+        assertEquals("-javaagent:/a/agent.jar=contanalysis=on,dumpdir=/r",
+                SuiteConfig.CONTAN.jvmArgs(tools, run, false).get(0));
+        assertEquals("-XX:StartFlightRecording:filename=/r/run.jfr", SuiteConfig.JFR.jvmArgs(tools, run, true).get(0));
+        String jfr0 = SuiteConfig.JFR0.jvmArgs(tools, run, true).get(0);
+        assertTrue(jfr0.contains("jdk.JavaMonitorEnter#threshold=0ms") && jfr0.contains("jdk.ThreadPark#stackTrace=false"));
+        assertFalse(SuiteConfig.JFR0S.jvmArgs(tools, run, true).get(0).contains("stackTrace"));
+        assertEquals("-agentpath:/l/libasyncProfiler.so=start,event=lock,lock=0,file=/r/async.collapsed",
+                SuiteConfig.ASYNC.jvmArgs(tools, run, true).get(0));
+        assertThrows(IllegalStateException.class,
+                () -> SuiteConfig.ASYNC.jvmArgs(new SuiteConfig.Tools(Paths.get("/a"), null), run, true));
+        assertThrows(IllegalArgumentException.class, () -> SuiteConfig.byId("nope"));
+        assertEquals(SuiteConfig.JFR0S, SuiteConfig.byId("jfr0s"));
+    }
+
+    // --- statistics, tables and targets ----------------------------------------------------------
+
+    private static Measurements pingPong(double none, double floor, double ring, double def, double jfr0s) {
+        Measurements m = new Measurements(new Measurements.Spec("pingpong", "Ping-pong", "ns_per_roundtrip",
+                "ns/round trip", false, 4, false), List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING,
+                SuiteConfig.DEFAULT, SuiteConfig.JFR0S));
+        for (double d : new double[] {-100, 0, 100}) { // three runs around each median
+            m.add(SuiteConfig.NONE, Map.of("ns_per_roundtrip", Double.toString(none + d)));
+            m.add(SuiteConfig.FLOOR, Map.of("ns_per_roundtrip", Double.toString(floor + d)));
+            m.add(SuiteConfig.RING, Map.of("ns_per_roundtrip", Double.toString(ring + d)));
+            m.add(SuiteConfig.DEFAULT, Map.of("ns_per_roundtrip", Double.toString(def + d)));
+            m.add(SuiteConfig.JFR0S, Map.of("ns_per_roundtrip", Double.toString(jfr0s + d)));
+        }
+        return m;
+    }
+
+    @Test
+    void pingPongTargetsMetAndMissed() {
+        // default costs (8000-6000)/4 = 500 ns/event, JFR (10000-6000)/4 = 1000: ratio 0.5, met
+        List<SuiteReport.Target> t = SuiteReport.pingPongTargets(pingPong(6000, 6400, 7000, 8000, 10000));
+        assertEquals(3, t.size());
+        assertTrue(t.get(0).met(), t.get(0).line());
+        // ring 7000 vs floor 6400: +9.4 %, met; per event 250 vs 100: missed
+        assertTrue(t.get(1).met(), t.get(1).line());
+        assertFalse(t.get(2).met(), t.get(2).line());
+        List<SuiteReport.Target> worse = SuiteReport.pingPongTargets(pingPong(6000, 6400, 7200, 9000, 10000));
+        assertFalse(worse.get(0).met());
+        assertTrue(worse.get(0).line().contains("over by 250.0 ns/event"), worse.get(0).line());
+        assertFalse(worse.get(1).met());
+    }
+
+    @Test
+    void overheadSignFollowsDirection() {
+        Measurements lower = pingPong(1000, 1000, 1000, 1100, 1000);
+        assertEquals(10.0, lower.overheadPercent(SuiteConfig.DEFAULT, SuiteConfig.NONE), 1e-9);
+        Measurements higher = new Measurements(new Measurements.Spec("h2", "H2", "ops_per_s", "ops/s", true, 0,
+                false), List.of(SuiteConfig.NONE, SuiteConfig.DEFAULT));
+        higher.add(SuiteConfig.NONE, Map.of("ops_per_s", "1000", "p50_us", "10", "p99_us", "50"));
+        higher.add(SuiteConfig.DEFAULT, Map.of("ops_per_s", "990", "p50_us", "11", "p99_us", "60"));
+        assertEquals(1.0, higher.overheadPercent(SuiteConfig.DEFAULT, SuiteConfig.NONE), 1e-9);
+        String table = SuiteReport.table(higher);
+        assertTrue(table.contains("| Convoy default (stacks 64) | 990 | 990 | 990 | 0.0 % | +1.0 % | 11.0 | 60.0 |"),
+                table);
+        assertTrue(SuiteReport.h2Targets(higher).get(0).met());
+        assertTrue(SuiteReport.h2Targets(higher).get(0).resolved());
+        higher.add(SuiteConfig.NONE, Map.of("ops_per_s", "2000", "p50_us", "10", "p99_us", "50"));
+        SuiteReport.Target noisy = SuiteReport.h2Targets(higher).get(0);
+        assertFalse(noisy.resolved());
+        assertTrue(noisy.line().contains("not resolved"), noisy.line());
+    }
+
+    @Test
+    void fidelityIsTheMedianRatio() {
+        Measurements m = new Measurements(new Measurements.Spec("handoff", "Hand-off", "us_per_handoff", "µs", false,
+                0, true), List.of(SuiteConfig.NONE, SuiteConfig.JFR));
+        m.add(SuiteConfig.NONE, Map.of("us_per_handoff", "10", "truth_enter", "300"));
+        m.add(SuiteConfig.JFR, Map.of("us_per_handoff", "11", "truth_enter", "300", "captured", "0"));
+        m.add(SuiteConfig.JFR, Map.of("us_per_handoff", "11", "truth_enter", "300", "captured", "150"));
+        m.add(SuiteConfig.JFR, Map.of("us_per_handoff", "11", "truth_enter", "300", "captured", "300"));
+        assertTrue(Double.isNaN(m.fidelity(SuiteConfig.NONE)));
+        assertEquals(0.5, m.fidelity(SuiteConfig.JFR), 1e-12);
+        assertTrue(SuiteReport.table(m).contains("50.0 % (150 of 300)"), SuiteReport.table(m));
+    }
+
+    @Test
+    void memoryTargetComparesPeakWithCap() {
+        Measurements m = new Measurements(new Measurements.Spec("memory", "Memory", "rss_kb_churn", "", false, 0,
+                false), List.of(SuiteConfig.NONE, SuiteConfig.CAP16));
+        m.add(SuiteConfig.NONE, Map.of("rss_kb_p0", "1024", "rss_kb_churn", "2048"));
+        m.add(SuiteConfig.CAP16, Map.of("rss_kb_p0", "2048", "rss_kb_churn", "4096", "convoy_cap", "16777216",
+                "convoy_memory_p0", "1048576", "convoy_memory_churn", "16777217"));
+        List<SuiteReport.Target> t = SuiteReport.memoryTargets(m, List.of("p0", "churn"));
+        assertEquals(1, t.size());
+        assertFalse(t.get(0).met());
+        String table = SuiteReport.memoryTable(m, List.of("p0", "churn"));
+        assertTrue(table.contains("| Convoy default, memory=16m | p0 | — | 2.0 | +1.0 | 1.0 | 16.0 |"), table);
+    }
+
+    // --- chart -----------------------------------------------------------------------------------
+
+    @Test
+    void ticksAndRangeCoverTheData() {
+        List<Double> t = Plot.ticks(0, 220);
+        assertEquals(0.0, t.get(0));
+        assertTrue(t.size() >= 3 && t.size() <= 9, t.toString());
+        assertTrue(t.get(t.size() - 1) <= 220);
+        double[] r = Plot.range(List.of(new Plot.Bar("a", -20, -30, 5, null), new Plot.Bar("b", 80, 70, 90, null)));
+        assertTrue(r[0] < -20 && r[1] > 80, r[0] + ".." + r[1]);
+    }
+
+    @Test
+    void renderDrawsEveryPanel() {
+        Plot.Panel p = Plot.panel(pingPong(6000, 6400, 7000, 8000, 10000));
+        assertEquals(4, p.bars().size());
+        assertEquals(100 * 2000 / 6000.0, p.bars().get(2).median(), 1e-9);
+        BufferedImage img = Plot.render("title", List.of(p, p, p));
+        assertEquals(2 * Plot.PANEL_W + 20, img.getWidth());
+        int coloured = 0;
+        for (int x = 0; x < img.getWidth(); x += 2) {
+            for (int y = 0; y < img.getHeight(); y += 2) {
+                int rgb = img.getRGB(x, y) & 0xffffff;
+                if (rgb == (Plot.color(SuiteConfig.JFR0S).getRGB() & 0xffffff)) {
+                    coloured++;
+                }
+            }
+        }
+        assertTrue(coloured > 100, "JFR bars drawn: " + coloured);
+    }
+
+    // --- runner arguments ------------------------------------------------------------------------
+
+    @Test
+    void runnerArguments() {
+        SuiteRunner.Options o = SuiteRunner.parse(new String[] {"--agent", "a.jar", "--lib", "l", "--quick",
+                "--workloads", "h2,memory", "--configs", "none,default"});
+        assertEquals(2, o.runs());
+        assertEquals(List.of("h2", "memory"), o.workloads());
+        assertThrows(IllegalArgumentException.class, () -> SuiteRunner.parse(new String[] {"--lib", "l"}));
+        assertThrows(IllegalArgumentException.class,
+                () -> SuiteRunner.parse(new String[] {"--agent", "a", "--lib", "l", "--workloads", "x"}));
+        assertThrows(IllegalArgumentException.class,
+                () -> SuiteRunner.parse(new String[] {"--agent", "a", "--lib", "l", "--configs", "x"}));
+        assertThrows(IllegalArgumentException.class,
+                () -> SuiteRunner.parse(new String[] {"--agent", "a", "--lib", "l", "--runs", "0"}));
+        assertEquals("jdk25", SuiteRunner.jdkTag("openjdk version \"25.0.3\" 2026-04-21 LTS"));
+        assertEquals("jdk17", SuiteRunner.jdkTag("openjdk version \"17.0.15\" 2025-04-15"));
+    }
+}
