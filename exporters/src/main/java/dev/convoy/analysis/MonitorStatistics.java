@@ -211,13 +211,17 @@ public final class MonitorStatistics {
         return c.isEmpty() ? UNKNOWN_CLASS : c;
     }
 
-    /** JDK classes skipped when looking for the caller: java., javax., jdk., sun., com.sun. */
+    /**
+     * Classes skipped when looking for the caller: the JDK's (java., javax., jdk., sun.,
+     * com.sun.) and Convoy's instrumentation probes (dev.convoy.probes.), through which an
+     * instrumented {@code wait} call site calls {@code Object.wait}.
+     */
     public static boolean isJdkClass(String dotted) {
         return dotted.startsWith("java.") || dotted.startsWith("javax.") || dotted.startsWith("jdk.")
-                || dotted.startsWith("sun.") || dotted.startsWith("com.sun.");
+                || dotted.startsWith("sun.") || dotted.startsWith("com.sun.") || dotted.startsWith("dev.convoy.probes.");
     }
 
-    /** The caller method of a stack: {@code pkg.Class.method} of its first non-JDK frame, else of its top frame. */
+    /** The caller method of a stack: {@code pkg.Class.method} of its first frame not skipped by {@link #isJdkClass}, else of its top frame. */
     public static String caller(Recording r, int stackId) {
         List<Frame> frames = r.frames(stackId);
         if (frames.isEmpty()) {
