@@ -90,8 +90,10 @@ public final class CriticalPath {
     public static CriticalPath of(Recording r, ThreadStates states, Interactions interactions) {
         RecordedThread end = null;
         long endNs = Long.MIN_VALUE;
+        long mainEnd = r.javaThreads().stream().filter(t -> t.javaThreadId() == 1 && t.isEnded())
+                .mapToLong(RecordedThread::endNs).findFirst().orElse(0);
         for (RecordedThread t : r.javaThreads()) {
-            if (t.isEnded() && t.endNs() != 0 && t.endNs() > endNs) {
+            if (t.isEnded() && t.endNs() != 0 && t.endNs() > endNs && isApplicationWork(t, mainEnd)) {
                 end = t;
                 endNs = t.endNs();
             }
@@ -112,6 +114,19 @@ public final class CriticalPath {
             return new CriticalPath(List.of(), null, endNs, endNs);
         }
         return of(r, states, interactions, end, endNs);
+    }
+
+    /**
+     * Whether a thread's end can end the recording's work: not one of the JVM's own threads
+     * (groups {@code system} and {@code InnocuousThreadGroup}), and not a thread started
+     * after the main thread ended (shutdown hooks, the JVM's DestroyJavaVM thread), whose
+     * ends would otherwise always be the last and make the path a few microseconds of exit.
+     */
+    static boolean isApplicationWork(RecordedThread t, long mainEnd) {
+        if ("system".equals(t.group()) || "InnocuousThreadGroup".equals(t.group())) {
+            return false;
+        }
+        return mainEnd == 0 || t.javaThreadId() == 1 || t.startNs() <= mainEnd;
     }
 
     /** The path ending on {@code endThread} at {@code endNs}. */
