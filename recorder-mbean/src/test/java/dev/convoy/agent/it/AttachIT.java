@@ -1,6 +1,7 @@
 package dev.convoy.agent.it;
 
 import static org.awaitility.Awaitility.await;
+import static dev.convoy.agent.it.Recordings.thread;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -160,10 +161,6 @@ class AttachIT {
         return Integer.parseInt(v.split("[.+-]")[0]);
     }
 
-    private static RecordedThread thread(Recording r, String name) {
-        return r.threads().stream().filter(t -> t.name().equals(name)).findFirst()
-                .orElseThrow(() -> new AssertionError("no thread named " + name + " in " + r.threads()));
-    }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")

@@ -1,10 +1,10 @@
 package dev.convoy.agent.it;
 
+import static dev.convoy.agent.it.Recordings.thread;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,8 +17,6 @@ import javax.management.Attribute;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
-import javax.management.remote.JMXConnectorFactory;
-import javax.management.remote.JMXServiceURL;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,10 +52,6 @@ class ContentionAnalysisIT {
         return Jdks.all().toList();
     }
 
-    private static RecordedThread thread(Recording r, String name) {
-        return r.threads().stream().filter(t -> t.name().equals(name)).findFirst()
-                .orElseThrow(() -> new AssertionError("no thread named " + name + " in " + r.threads()));
-    }
 
     private static List<Event> events(RecordedThread t, int rawType) {
         return t.events().stream().filter(e -> e.rawType() == rawType).toList();
@@ -236,11 +230,6 @@ class ContentionAnalysisIT {
         }
     }
 
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
 
     private static Recording dump(MBeanServerConnection c, ObjectName name, Path dumps, String file) throws Exception {
         String[] paths = (String[]) c.invoke(name, "dump", new Object[] {"snapshot", file},
@@ -258,22 +247,15 @@ class ContentionAnalysisIT {
     void switchedOnAndOffAtRuntimeOverJmx(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
         Path dumps = Files.createDirectories(work.resolve("dumps"));
-        int port = freePort();
-        List<String> jvmArgs = List.of(
+        RemoteJmx jmx = RemoteJmx.onFreePort();
+        List<String> jvmArgs = new java.util.ArrayList<>(List.of(
                 "-javaagent:" + ChildJvm.agentJar() + "=dumpdir=" + dumps,
-                "-Dconvoy.tmpdir=" + work.resolve("lib"),
-                "-Dcom.sun.management.jmxremote.port=" + port,
-                "-Dcom.sun.management.jmxremote.rmi.port=" + port,
-                "-Dcom.sun.management.jmxremote.host=127.0.0.1",
-                "-Djava.rmi.server.hostname=127.0.0.1",
-                "-Dcom.sun.management.jmxremote.authenticate=false",
-                "-Dcom.sun.management.jmxremote.ssl=false");
+                "-Dconvoy.tmpdir=" + work.resolve("lib")));
+        jvmArgs.addAll(jmx.jvmArgs());
         try (RunningJvm app = RunningJvm.start(jdk, work, jvmArgs, NotifyPulse.class.getName(),
                 "--until-stdin-eof", "2")) {
             app.awaitLine(NotifyPulse.MARKER);
-            JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi");
-            JMXConnector connector = Awaitility.await("JMX connection").atMost(Duration.ofSeconds(30))
-                    .ignoreExceptions().until(() -> JMXConnectorFactory.connect(url), x -> x != null);
+            JMXConnector connector = jmx.connect();
             try (connector) {
                 MBeanServerConnection c = connector.getMBeanServerConnection();
                 ObjectName name = new ObjectName("dev.convoy:type=Recorder");

@@ -1,5 +1,6 @@
 package dev.convoy.agent.it;
 
+import static dev.convoy.agent.it.Recordings.thread;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -68,12 +69,6 @@ class GroundTruthIT {
         ChildJvm.Result res = ChildJvm.run(jdk, work, ON, app.getName(), args).assertSucceeded();
         assertTrue(res.stdout().contains(" OK "), res.stdout());
         return new Run(res.stdout(), res.recording());
-    }
-
-    private static RecordedThread thread(Recording r, String name) {
-        List<RecordedThread> found = r.javaThreads().stream().filter(t -> t.name().equals(name)).toList();
-        assertEquals(1, found.size(), () -> "one thread named " + name + " in " + r.threads());
-        return found.get(0);
     }
 
     /** An integer field {@code key=N} of the app's summary line. */

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,8 +28,6 @@ import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
 import javax.management.openmbean.TabularData;
 import javax.management.remote.JMXConnector;
-import javax.management.remote.JMXConnectorFactory;
-import javax.management.remote.JMXServiceURL;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,11 +52,6 @@ class JmxIT {
         return Jdks.all().toList();
     }
 
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
 
     private static Object invoke(MBeanServerConnection c, String op, Object... args) throws Exception {
         String[] sig = Arrays.stream(args).map(a -> a.getClass().getName()).toArray(String[]::new);
@@ -89,22 +81,15 @@ class JmxIT {
     void jconsoleStyleClientControlsRecordingAndReadsDumpsRemotely(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
         Path dumps = Files.createDirectories(work.resolve("dumps"));
-        int port = freePort();
-        List<String> jvmArgs = List.of(
+        RemoteJmx jmx = RemoteJmx.onFreePort();
+        List<String> jvmArgs = new java.util.ArrayList<>(List.of(
                 "-javaagent:" + ChildJvm.agentJar() + "=dumpdir=" + dumps + ",stackdepth=16",
-                "-Dconvoy.tmpdir=" + work.resolve("lib"),
-                "-Dcom.sun.management.jmxremote.port=" + port,
-                "-Dcom.sun.management.jmxremote.rmi.port=" + port,
-                "-Dcom.sun.management.jmxremote.host=127.0.0.1",
-                "-Djava.rmi.server.hostname=127.0.0.1",
-                "-Dcom.sun.management.jmxremote.authenticate=false",
-                "-Dcom.sun.management.jmxremote.ssl=false");
+                "-Dconvoy.tmpdir=" + work.resolve("lib")));
+        jvmArgs.addAll(jmx.jvmArgs());
         try (RunningJvm app = RunningJvm.start(jdk, work, jvmArgs, Deadlock.class.getName(),
                 "--hold-until-stdin-eof", "--hold-ms=60000")) {
             app.awaitLine(Deadlock.MARKER);
-            JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi");
-            JMXConnector connector = Awaitility.await("JMX connection").atMost(Duration.ofSeconds(30))
-                    .ignoreExceptions().until(() -> JMXConnectorFactory.connect(url), x -> x != null);
+            JMXConnector connector = jmx.connect();
             try (connector) {
                 MBeanServerConnection c = connector.getMBeanServerConnection();
                 ObjectName name = new ObjectName(NAME);

@@ -1,5 +1,6 @@
 package dev.convoy.agent.it;
 
+import static dev.convoy.agent.it.Recordings.thread;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -38,10 +39,6 @@ class RecorderIT {
         return Jdks.all().toList();
     }
 
-    private static RecordedThread thread(Recording r, String name) {
-        return r.threads().stream().filter(t -> t.name().equals(name)).findFirst()
-                .orElseThrow(() -> new AssertionError("no thread named " + name + " in " + r.threads()));
-    }
 
     private static List<Event> events(RecordedThread t, EventType type) {
         return t.events().stream().filter(e -> e.type() == type).toList();
