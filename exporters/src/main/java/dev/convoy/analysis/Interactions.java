@@ -151,7 +151,7 @@ public final class Interactions {
     public static Interactions of(Recording r, MonitorOwnership ownership) {
         long snapshot = r.snapshotMonotonicNs();
         Map<RecordedThread, List<Interval>> intervals = new IdentityHashMap<>();
-        Map<Event, Interval> byEnd = new IdentityHashMap<>();
+        Map<Event, Interval> byEnd = new HashMap<>();
         for (RecordedThread t : r.javaThreads()) {
             List<Interval> list = Intervals.of(t, snapshot);
             intervals.put(t, list);
@@ -221,7 +221,7 @@ public final class Interactions {
     private static Set<Interval> interrupts(Recording r, Map<RecordedThread, List<Interval>> intervals,
                                             Map<Event, Interval> byEnd, List<Interaction> out) {
         Set<Interval> used = new HashSet<>();
-        Set<Event> usedEvents = Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<Event> usedEvents = new HashSet<>();
         for (Event e : r.events()) {
             if (e.type() != EventType.INTERRUPT_CALL) {
                 continue;

@@ -4,9 +4,8 @@ import dev.convoy.model.Event;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
-import java.util.IdentityHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -48,18 +47,18 @@ public final class Intervals {
 
     /**
      * The MONITOR_WAIT and MONITOR_WAITED records of this ring that belong to a
-     * {@code Thread.join} (on the joined Thread object between JOIN and its end), as an
-     * identity set.
+     * {@code Thread.join} (on the joined Thread object between JOIN and its end), as a set
+     * (events are equal when they are the same record).
      */
     public static Set<Event> joinWaits(RecordedThread t) {
-        Set<Event> inner = Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<Event> inner = new HashSet<>();
         scan(t, t.endNs(), inner);
         return inner;
     }
 
     /** The join waits of every ring. */
     public static Set<Event> joinWaits(Recording r) {
-        Set<Event> inner = Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<Event> inner = new HashSet<>();
         for (RecordedThread t : r.threads()) {
             inner.addAll(joinWaits(t));
         }

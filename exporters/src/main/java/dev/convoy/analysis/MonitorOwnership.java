@@ -8,7 +8,6 @@ import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotFormat;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,9 +30,9 @@ import java.util.Optional;
  * entering thread itself is never its own owner. Immutable once built.
  */
 public final class MonitorOwnership {
-    private final Map<Event, RecordedThread> owners = new IdentityHashMap<>();
+    private final Map<Event, RecordedThread> owners = new HashMap<>();
     private final List<Handoff> handoffs = new ArrayList<>();
-    private final Map<Event, Release> handedBy = new IdentityHashMap<>();
+    private final Map<Event, Release> handedBy = new HashMap<>();
 
     private record Release(RecordedThread by, long ts) {
     }
@@ -85,11 +84,9 @@ public final class MonitorOwnership {
     }
 
     private void derive(Recording r) {
-        List<Event> all = r.events();
         Map<Long, RecordedThread> holder = new HashMap<>();
         Map<Long, Event> releasedByWait = new HashMap<>();
-        for (int i = 0; i < all.size(); i++) {
-            Event e = all.get(i);
+        for (Event e : r.events()) {
             RecordedThread t = e.thread();
             switch (e.type()) {
                 case MONITOR_ENTERED, MONITOR_WAITED -> {
@@ -155,7 +152,7 @@ public final class MonitorOwnership {
         List<Event> ev = t.events();
         for (int i = ev.size() - 1; i >= 0; i--) {
             Event e = ev.get(i);
-            if (e == enter) {
+            if (e.equals(enter)) {
                 return true;
             }
             if (e.type() == EventType.MONITOR_ENTERED || e.type() == EventType.MONITOR_ENTER) {
@@ -165,7 +162,30 @@ public final class MonitorOwnership {
         return false;
     }
 
+    private static final long[] NONE = {};
+
+    /** Timestamps of a ring's MONITOR_WAITs per monitor, in ring order. */
+    private static Map<Long, long[]> waitsByMonitor(RecordedThread t) {
+        Map<Long, long[]> out = new HashMap<>();
+        Map<Long, Integer> n = new HashMap<>();
+        for (Event e : t.events()) {
+            if (e.type() == EventType.MONITOR_WAIT) {
+                long[] a = out.getOrDefault(e.obj(), NONE);
+                int k = n.getOrDefault(e.obj(), 0);
+                if (k == a.length) {
+                    a = java.util.Arrays.copyOf(a, Math.max(4, 2 * k));
+                    out.put(e.obj(), a);
+                }
+                a[k] = e.ts();
+                n.put(e.obj(), k + 1);
+            }
+        }
+        out.replaceAll((k, v) -> java.util.Arrays.copyOf(v, n.get(k)));
+        return out;
+    }
+
     private void pairHandoffs(Recording r) {
+        Map<RecordedThread, Map<Long, long[]>> waitTimes = new HashMap<>();
         for (Interval in : Intervals.of(r)) {
             if (in.kind() != Interval.Kind.BLOCKED || in.isOpen()) {
                 continue;
@@ -177,10 +197,12 @@ public final class MonitorOwnership {
             }
             long release = rel != null ? rel.ts() : in.endNs();
             if (rel == null) {
-                for (Event e : from.events()) {
-                    if (e.type() == EventType.MONITOR_WAIT && e.obj() == in.monitor()
-                            && e.ts() >= in.startNs() && e.ts() <= in.endNs()) {
-                        release = e.ts();
+                // the first MONITOR_WAIT (in ring order) of the owner on the monitor within the block
+                long[] waits = waitTimes.computeIfAbsent(from, MonitorOwnership::waitsByMonitor)
+                        .getOrDefault(in.monitor(), NONE);
+                for (long ts : waits) {
+                    if (ts >= in.startNs() && ts <= in.endNs()) {
+                        release = ts;
                         break;
                     }
                 }

@@ -42,6 +42,26 @@ public final class AtomicFiles {
         void writeTo(OutputStream out) throws IOException;
     }
 
+    /** A wrapper of the streams written by this thread (progress reports of the offline converter). */
+    private static final ThreadLocal<java.util.function.UnaryOperator<OutputStream>> WRAP = new ThreadLocal<>();
+
+    /** Runs {@code body} with every stream this thread writes through {@link #write} wrapped by {@code wrap}. */
+    static <T> T withWrapper(java.util.function.UnaryOperator<OutputStream> wrap, IoSupplier<T> body)
+            throws IOException {
+        WRAP.set(wrap);
+        try {
+            return body.get();
+        } finally {
+            WRAP.remove();
+        }
+    }
+
+    /** A supplier that may throw IOException. */
+    @FunctionalInterface
+    interface IoSupplier<T> {
+        T get() throws IOException;
+    }
+
     /** Writes one file atomically; returns {@code dest}. */
     public static Path write(Path dest, Content content) throws IOException {
         return write(Map.of(dest, content)).get(0);
@@ -65,7 +85,9 @@ public final class AtomicFiles {
                 Path tmp = Files.createTempFile(dest.getParent(), "." + dest.getFileName() + ".", ".tmp");
                 staged.put(dest, tmp);
                 readableByAll(tmp);
-                try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
+                java.util.function.UnaryOperator<OutputStream> wrap = WRAP.get();
+                OutputStream raw = Files.newOutputStream(tmp);
+                try (OutputStream out = new BufferedOutputStream(wrap == null ? raw : wrap.apply(raw), 1 << 16)) {
                     f.getValue().writeTo(out);
                 }
             }

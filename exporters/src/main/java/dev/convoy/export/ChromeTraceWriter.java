@@ -22,7 +22,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -140,8 +139,9 @@ public final class ChromeTraceWriter implements Exporter {
 
         void write() throws IOException {
             collect();
-            events.sort(Comparator.<Ev>comparingLong(e -> e.ts).thenComparingInt(Ev::rank)
-                    .thenComparingLong(e -> -e.dur).thenComparingInt(e -> e.seq));
+            events.sort((a, b) -> a.ts != b.ts ? Long.compare(a.ts, b.ts)
+                    : a.rank() != b.rank() ? Integer.compare(a.rank(), b.rank())
+                    : a.dur != b.dur ? Long.compare(b.dur, a.dur) : Integer.compare(a.seq, b.seq));
             g.writeStartObject();
             g.writeArrayFieldStart("traceEvents");
             writeMetadataEvents();
@@ -265,7 +265,7 @@ public final class ChromeTraceWriter implements Exporter {
          * ended thread's "terminated" instant) to an instant where the other thread ran.
          */
         void calls() {
-            Map<Event, List<Interaction>> byCause = new IdentityHashMap<>();
+            Map<Event, List<Interaction>> byCause = new java.util.HashMap<>();
             for (Interaction i : interactions.all()) {
                 if (i.cause() != null && arrow(i.kind()) != null) {
                     byCause.computeIfAbsent(i.cause(), k -> new ArrayList<>()).add(i);
@@ -413,17 +413,26 @@ public final class ChromeTraceWriter implements Exporter {
             return a;
         }
 
+        final Map<Integer, List<String>> stacks = new java.util.HashMap<>();
+
+        /** The readable frames of a stack, made once per stack id (shared by every event with it). */
         List<String> stack(int stackId) {
-            List<String> stack = new ArrayList<>();
-            for (Frame fr : r.frames(stackId)) {
-                stack.add(r.describe(fr));
-            }
-            return stack;
+            return stacks.computeIfAbsent(stackId, id -> {
+                List<String> stack = new ArrayList<>();
+                for (Frame fr : r.frames(id)) {
+                    stack.add(Text.wellFormed(r.describe(fr)));
+                }
+                return List.copyOf(stack);
+            });
         }
 
+        final Map<Long, String> classNames = new java.util.HashMap<>();
+
         String className(long obj) {
-            String c = r.objectClassName(obj);
-            return c.isEmpty() ? "object " + obj : c;
+            return classNames.computeIfAbsent(obj, o -> {
+                String c = r.objectClassName(o);
+                return c.isEmpty() ? "object " + o : c;
+            });
         }
 
         void writeMetadataEvents() throws IOException {

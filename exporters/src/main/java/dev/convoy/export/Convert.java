@@ -1,6 +1,9 @@
 package dev.convoy.export;
 
+import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotFormatException;
+import dev.convoy.snapshot.SnapshotReader;
+import java.io.OutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -91,8 +94,16 @@ public final class Convert {
         Path in = Path.of(file);
         Path target = output != null ? Path.of(output) : defaultOutput(in, f);
         try {
-            byte[] bytes = Files.readAllBytes(in);
-            List<Path> written = Exporters.export(bytes, f, target);
+            long size = Files.size(in);
+            boolean large = size >= PROGRESS_THRESHOLD;
+            Progress progress = new Progress(err, large);
+            // memory-mapped: the records stay in the file's pages, not on the heap
+            Recording r = SnapshotReader.read(in, progress::read);
+            progress.readDone(r);
+            List<Path> written = AtomicFiles.withWrapper(progress::counting, () -> f == Format.SNAPSHOT
+                    ? List.of(AtomicFiles.write(target, os -> Files.copy(in, os)))
+                    : Exporters.export(r, f, target));
+            progress.done();
             written.forEach(p -> out.println(p));
             return EXIT_OK;
         } catch (SnapshotFormatException e) {
@@ -104,6 +115,72 @@ public final class Convert {
         } catch (IOException e) {
             err.println("convert: " + e);
             return EXIT_ERROR;
+        }
+    }
+
+    /** Inputs at least this large (bytes) get progress lines on stderr. */
+    static final long PROGRESS_THRESHOLD = Long.getLong("convoy.convert.progressBytes", 64L << 20);
+
+    /** Progress lines on stderr: every 10% of the input read and checked, every 64 MiB written. */
+    private static final class Progress {
+        final PrintStream err;
+        final boolean on;
+        final long t0 = System.nanoTime();
+        int lastTenth = -1;
+        long written;
+        long nextReport = 64L << 20;
+
+        Progress(PrintStream err, boolean on) {
+            this.err = err;
+            this.on = on;
+        }
+
+        void read(long done, long total) {
+            int tenth = (int) (done * 10 / Math.max(1, total));
+            if (on && tenth > lastTenth) {
+                lastTenth = tenth;
+                err.printf("convert: reading %d%% (%d MiB of %d MiB)%n", tenth * 10, done >> 20, total >> 20);
+            }
+        }
+
+        void readDone(Recording r) {
+            if (on) {
+                long events = 0;
+                for (var t : r.threads()) {
+                    events += t.eventCount();
+                }
+                err.printf("convert: %d events in %d threads; analysing and writing...%n", events, r.threads().size());
+            }
+        }
+
+        OutputStream counting(OutputStream os) {
+            return new java.io.FilterOutputStream(os) {
+                @Override
+                public void write(int b) throws IOException {
+                    out.write(b);
+                    count(1);
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) throws IOException {
+                    out.write(b, off, len);
+                    count(len);
+                }
+            };
+        }
+
+        void count(long n) {
+            written += n;
+            if (on && written >= nextReport) {
+                nextReport += 64L << 20;
+                err.printf("convert: written %d MiB (%.1f s)%n", written >> 20, (System.nanoTime() - t0) / 1e9);
+            }
+        }
+
+        void done() {
+            if (on) {
+                err.printf("convert: done, %d MiB written in %.1f s%n", written >> 20, (System.nanoTime() - t0) / 1e9);
+            }
         }
     }
 

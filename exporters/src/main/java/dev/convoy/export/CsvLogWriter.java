@@ -84,7 +84,7 @@ public final class CsvLogWriter implements Exporter {
 
     /** The method id representation of both files: 16 uppercase hex digits. */
     public static String methodId(long id) {
-        return String.format("%016X", id);
+        return fixedHex(id, 16);
     }
 
     static String hex(long v) {
@@ -92,7 +92,19 @@ public final class CsvLogWriter implements Exporter {
     }
 
     static String hash(int h) {
-        return String.format("%08X", h);
+        return fixedHex(h & 0xFFFF_FFFFL, 8);
+    }
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    /** {@code digits} uppercase hex digits of the low bits of v (String.format("%0nX") without its cost). */
+    static String fixedHex(long v, int digits) {
+        char[] c = new char[digits];
+        for (int i = digits - 1; i >= 0; i--) {
+            c[i] = HEX[(int) (v & 0xF)];
+            v >>>= 4;
+        }
+        return new String(c);
     }
 
     /** Writes the meta log: class lines, then method lines (every method any stack refers to). */
@@ -135,11 +147,15 @@ public final class CsvLogWriter implements Exporter {
     private record Line(long ts, int seq, String text) {
     }
 
+    private static final Comparator<Line> LINE_ORDER = (a, b) -> a.ts != b.ts ? Long.compare(a.ts, b.ts)
+            : Integer.compare(a.seq, b.seq);
+
     /** Writes the event log in time order. */
     public void writeEvents(Recording r, OutputStream os) throws IOException {
         MonitorOwnership owners = MonitorOwnership.of(r);
         Set<Event> joinWaits = Intervals.joinWaits(r);
         long start = r.startMonotonicNs();
+        Map<Integer, String> stacks = new java.util.HashMap<>();
         List<Line> lines = new ArrayList<>();
         for (RecordedThread t : r.threads()) {
             if (t.isSystem()) {
@@ -157,16 +173,16 @@ public final class CsvLogWriter implements Exporter {
                 String text = switch (e.type()) {
                     case MONITOR_ENTER -> "MonitorContendedEnter," + th + "," + mon + ","
                             + hash(owners.ownerAt(e).map(o -> r.identityHash(o.threadObject())).orElse(0))
-                            + "," + stack(r, e.stackId());
+                            + "," + stacks.computeIfAbsent(e.stackId(), id -> stack(r, id));
                     case MONITOR_ENTERED -> "MonitorContendedEntered," + th + "," + mon + ",0";
-                    case MONITOR_WAIT -> "ObjectWait," + th + "," + mon + "," + stack(r, e.stackId());
+                    case MONITOR_WAIT -> "ObjectWait," + th + "," + mon + "," + stacks.computeIfAbsent(e.stackId(), id -> stack(r, id));
                     case MONITOR_WAITED -> "ObjectWaited," + th + "," + mon + ",0";
-                    case NOTIFY -> "ObjectNotify," + th + "," + mon + "," + stack(r, e.stackId());
-                    case NOTIFY_ALL -> "ObjectNotifyAll," + th + "," + mon + "," + stack(r, e.stackId());
-                    case START_CALL -> "ThreadStart," + th + "," + mon + "," + stack(r, e.stackId());
-                    case JOIN -> "ThreadJoin," + th + "," + mon + "," + stack(r, e.stackId());
+                    case NOTIFY -> "ObjectNotify," + th + "," + mon + "," + stacks.computeIfAbsent(e.stackId(), id -> stack(r, id));
+                    case NOTIFY_ALL -> "ObjectNotifyAll," + th + "," + mon + "," + stacks.computeIfAbsent(e.stackId(), id -> stack(r, id));
+                    case START_CALL -> "ThreadStart," + th + "," + mon + "," + stacks.computeIfAbsent(e.stackId(), id -> stack(r, id));
+                    case JOIN -> "ThreadJoin," + th + "," + mon + "," + stacks.computeIfAbsent(e.stackId(), id -> stack(r, id));
                     case JOINED -> "ThreadJoined," + th + "," + mon + ",0";
-                    case SLEEP -> "ThreadSleep," + th + "," + stack(r, e.stackId());
+                    case SLEEP -> "ThreadSleep," + th + "," + stacks.computeIfAbsent(e.stackId(), id -> stack(r, id));
                     case SLEPT -> "ThreadSlept," + th + ",0";
                     // thread start/end come from the ring; GC, interrupt calls, THREAD_INTERRUPTED
                     // and unknown types have no line in the format
@@ -180,10 +196,13 @@ public final class CsvLogWriter implements Exporter {
                 lines.add(new Line(t.endNs(), lines.size(), "ThreadEnded," + th));
             }
         }
-        lines.sort(Comparator.comparingLong(Line::ts).thenComparingInt(Line::seq));
-        Writer w = new OutputStreamWriter(os, StandardCharsets.UTF_8);
+        lines.sort(LINE_ORDER);
+        Writer w = new java.io.BufferedWriter(new OutputStreamWriter(os, StandardCharsets.UTF_8), 1 << 16);
         for (Line l : lines) {
-            w.write(Text.seconds(l.ts() - start) + "," + l.text() + "\n");
+            w.write(Text.seconds(l.ts() - start));
+            w.write(',');
+            w.write(l.text());
+            w.write('\n');
         }
         w.flush();
     }

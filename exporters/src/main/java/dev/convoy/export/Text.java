@@ -47,21 +47,46 @@ final class Text {
 
     /** Nanoseconds as a decimal with {@code digits} fraction digits of the unit 10^digits ns. */
     static String decimal(long ns, int digits) {
+        return decimal(ns, digits, false);
+    }
+
+    private static String decimal(long ns, int digits, boolean trim) {
         long unit = 1;
         for (int i = 0; i < digits; i++) {
             unit *= 10;
         }
-        String sign = ns < 0 ? "-" : "";
         long abs = Math.abs(ns);
-        String frac = Long.toString(abs % unit);
-        return sign + abs / unit + "." + "0".repeat(digits - frac.length()) + frac;
+        long frac = abs % unit;
+        StringBuilder sb = new StringBuilder(24);
+        if (ns < 0) {
+            sb.append('-');
+        }
+        sb.append(abs / unit);
+        int n = digits;
+        if (trim) {
+            while (n > 0 && frac % 10 == 0) {
+                frac /= 10;
+                n--;
+            }
+            if (n == 0) {
+                return sb.toString();
+            }
+        }
+        sb.append('.');
+        int at = sb.length();
+        for (int i = 0; i < n; i++) {
+            sb.append('0');
+        }
+        for (int i = sb.length() - 1; i >= at && frac > 0; i--) {
+            sb.setCharAt(i, (char) ('0' + frac % 10));
+            frac /= 10;
+        }
+        return sb.toString();
     }
 
     /** Microseconds with at most 3 decimals, trailing zeros removed, for Chrome trace ts/dur. */
     static String micros(long ns) {
-        String d = decimal(ns, 3);
-        d = d.replaceAll("0+$", "");
-        return d.endsWith(".") ? d.substring(0, d.length() - 1) : d;
+        return decimal(ns, 3, true);
     }
 
     /** Epoch/relative seconds with exactly 9 fraction digits. */

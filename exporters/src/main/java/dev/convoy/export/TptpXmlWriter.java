@@ -20,7 +20,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.List;
 import java.util.Set;
@@ -86,7 +85,7 @@ public final class TptpXmlWriter implements Exporter {
         final Set<Long> classes = new HashSet<>();
         final Set<Long> objects = new HashSet<>();
         final Set<Long> methods = new HashSet<>();
-        final Map<Event, Event> beginOf = new IdentityHashMap<>();
+        final Map<Event, Event> beginOf = new java.util.HashMap<>();
 
         Run(Recording r, XMLStreamWriter w) {
             this.r = r;

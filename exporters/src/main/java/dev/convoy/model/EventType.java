@@ -46,11 +46,17 @@ public enum EventType {
 
     /** The type for a record's type byte; never fails, unknown codes give {@link #UNKNOWN}. */
     public static EventType of(int code) {
+        return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : UNKNOWN;
+    }
+
+    private static final EventType[] BY_CODE = new EventType[256];
+
+    static {
+        java.util.Arrays.fill(BY_CODE, UNKNOWN);
         for (EventType t : values()) {
-            if (t.code == code && t != UNKNOWN) {
-                return t;
+            if (t != UNKNOWN) {
+                BY_CODE[t.code] = t;
             }
         }
-        return UNKNOWN;
     }
 }

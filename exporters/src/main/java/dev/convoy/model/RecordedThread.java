@@ -1,12 +1,20 @@
 package dev.convoy.model;
 
 import dev.convoy.snapshot.SnapshotFormat;
-import java.util.ArrayList;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.AbstractList;
 import java.util.List;
+import java.util.RandomAccess;
 
 /**
  * One thread ring of SECTION_THREADS: the thread's identity, its counters and its
  * records, oldest first. Identity equality (two rings are never the same thread entry).
+ *
+ * <p>The records are kept in their 40-byte snapshot encoding ({@code RECORD_BYTES}), in a
+ * slice of the (possibly memory-mapped) snapshot when read from a file, so a recording
+ * costs no heap per event; {@link #events()} is a read-only list view that makes each
+ * {@link Event} when it is read.
  */
 public final class RecordedThread {
     private final long ringId;
@@ -23,6 +31,8 @@ public final class RecordedThread {
     private final String group;
     private final String parentGroup;
     private final int capacity;
+    private final ByteBuffer records;
+    private final int count;
     private final List<Event> events;
 
     /**
@@ -47,11 +57,114 @@ public final class RecordedThread {
         this.group = group;
         this.parentGroup = parentGroup;
         this.capacity = capacity;
-        List<Event> bound = new ArrayList<>(events.size());
+        ByteBuffer b = ByteBuffer.allocate(events.size() * SnapshotFormat.RECORD_BYTES).order(ByteOrder.LITTLE_ENDIAN);
         for (Event e : events) {
-            bound.add(e.withThread(this));
+            b.putLong(e.ts()).put((byte) e.rawType()).put((byte) e.flags()).putShort((short) 0)
+                    .putInt(e.stackId()).putLong(e.obj()).putLong(e.arg()).putLong(e.arg2());
         }
-        this.events = List.copyOf(bound);
+        this.records = b.flip();
+        this.count = events.size();
+        this.events = new View();
+    }
+
+    private RecordedThread(long ringId, long javaThreadId, long threadObject, int flags, long startNs,
+                           long endNs, long written, long overwritten, long dropped, long torn,
+                           String name, String group, String parentGroup, int capacity,
+                           ByteBuffer records, int count) {
+        this.ringId = ringId;
+        this.javaThreadId = javaThreadId;
+        this.threadObject = threadObject;
+        this.flags = flags;
+        this.startNs = startNs;
+        this.endNs = endNs;
+        this.written = written;
+        this.overwritten = overwritten;
+        this.dropped = dropped;
+        this.torn = torn;
+        this.name = name;
+        this.group = group;
+        this.parentGroup = parentGroup;
+        this.capacity = capacity;
+        this.records = records.slice().order(ByteOrder.LITTLE_ENDIAN);
+        this.count = count;
+        this.events = new View();
+    }
+
+    /**
+     * A ring over {@code count} records in the snapshot encoding (40 bytes each, little
+     * endian), from {@code records}' position; the buffer is kept, not copied (it may be a
+     * slice of a memory-mapped file), and must not change afterwards.
+     */
+    public static RecordedThread ofRecords(long ringId, long javaThreadId, long threadObject, int flags,
+                                           long startNs, long endNs, long written, long overwritten,
+                                           long dropped, long torn, String name, String group,
+                                           String parentGroup, int capacity, ByteBuffer records, int count) {
+        if ((long) count * SnapshotFormat.RECORD_BYTES > records.remaining()) {
+            throw new IllegalArgumentException(count + " records need " + (long) count * SnapshotFormat.RECORD_BYTES
+                    + " bytes, " + records.remaining() + " given");
+        }
+        return new RecordedThread(ringId, javaThreadId, threadObject, flags, startNs, endNs, written, overwritten,
+                dropped, torn, name, group, parentGroup, capacity, records, count);
+    }
+
+    /** Number of records, {@code events().size()}. */
+    public int eventCount() { return count; }
+
+    /** Timestamp of record {@code i} without making its {@link Event}. */
+    public long ts(int i) {
+        return records.getLong(checked(i) * SnapshotFormat.RECORD_BYTES);
+    }
+
+    /** Type byte of record {@code i} without making its {@link Event}. */
+    public int rawType(int i) {
+        return records.get(checked(i) * SnapshotFormat.RECORD_BYTES + 8) & 0xFF;
+    }
+
+    /** Record {@code i} (0 = oldest) as an {@link Event} bound to this ring and position. */
+    public Event event(int i) {
+        int at = checked(i) * SnapshotFormat.RECORD_BYTES;
+        ByteBuffer b = records;
+        int raw = b.get(at + 8) & 0xFF;
+        return new Event(this, i, b.getLong(at), EventType.of(raw), raw, b.get(at + 9) & 0xFF, b.getInt(at + 12),
+                b.getLong(at + 16), b.getLong(at + 24), b.getLong(at + 32));
+    }
+
+    private int checked(int i) {
+        if (i < 0 || i >= count) {
+            throw new IndexOutOfBoundsException("record " + i + " of " + count);
+        }
+        return i;
+    }
+
+    /** The records as a read-only list; each get makes a fresh view, equal to any other of the same record. */
+    private final class View extends AbstractList<Event> implements RandomAccess {
+        @Override
+        public Event get(int i) {
+            return event(i);
+        }
+
+        @Override
+        public int size() {
+            return count;
+        }
+
+        @Override
+        public int indexOf(Object o) {
+            if (o instanceof Event e && e.thread() == RecordedThread.this && e.index() >= 0) {
+                return e.index();
+            }
+            return super.indexOf(o);
+        }
+
+        @Override
+        public int lastIndexOf(Object o) {
+            return indexOf(o);
+        }
+
+        @Override
+        public boolean contains(Object o) {
+            return indexOf(o) >= 0;
+        }
     }
 
     /** Unique ring id within the snapshot. */
@@ -82,7 +195,11 @@ public final class RecordedThread {
     public String parentGroup() { return parentGroup; }
     /** Ring capacity in records. */
     public int capacity() { return capacity; }
-    /** The records, oldest first, each with {@link Event#thread()} == this. */
+    /**
+     * The records, oldest first, each with {@link Event#thread()} == this and
+     * {@link Event#index()} its position: a read-only view that makes each event on access
+     * (see {@link Event} on equality).
+     */
     public List<Event> events() { return events; }
 
     /** RING_SYSTEM: the GC ring, not a Java thread. */
@@ -95,6 +212,6 @@ public final class RecordedThread {
     @Override
     public String toString() {
         return "RecordedThread[ring=" + ringId + " tid=" + javaThreadId + " name=" + name
-                + " events=" + events.size() + "]";
+                + " events=" + count + "]";
     }
 }

@@ -1,7 +1,6 @@
 package dev.convoy.model;
 
 import dev.convoy.snapshot.SnapshotFormat;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -25,6 +24,8 @@ public final class Recording {
     private final Map<Long, ObjectInfo> objects;
     private final List<MonitorState> monitors;
     private final Map<Long, RecordedThread> byRing = new LinkedHashMap<>();
+    private final Map<Long, RecordedThread> byObject = new java.util.HashMap<>();
+    private final Map<Long, MonitorState> monitorByRing = new java.util.HashMap<>();
     private List<Event> merged;
 
     /** Maps keep their iteration order (the file order when read). */
@@ -43,6 +44,12 @@ public final class Recording {
         this.monitors = List.copyOf(monitors);
         for (RecordedThread t : threads) {
             byRing.put(t.ringId(), t);
+            if (t.threadObject() != 0) {
+                byObject.putIfAbsent(t.threadObject(), t);
+            }
+        }
+        for (MonitorState m : this.monitors) {
+            monitorByRing.putIfAbsent(m.ringId(), m);
         }
     }
 
@@ -77,23 +84,176 @@ public final class Recording {
 
     /** The monitor state of a ring, if SECTION_MONITORS lists it. */
     public Optional<MonitorState> monitorState(long ringId) {
-        return monitors.stream().filter(m -> m.ringId() == ringId).findFirst();
+        return Optional.ofNullable(monitorByRing.get(ringId));
     }
 
     /**
      * Events of all rings merged by timestamp. Ties keep ring order (file order) and,
      * within a ring, record order; this total order is the one the analysis uses.
+     *
+     * <p>A read-only view that merges the rings while it is read (a k-way merge over the
+     * rings' records, which live in their compact encoding): it holds no per-event data, so
+     * iterate it rather than index it. Sequential {@code get(i)} (i = 0, 1, 2, ...) is as
+     * fast as the iterator; random access restarts the merge.
      */
     public synchronized List<Event> events() {
         if (merged == null) {
-            List<Event> all = new ArrayList<>();
-            for (RecordedThread t : threads) {
-                all.addAll(t.events());
-            }
-            all.sort(Comparator.comparingLong(Event::ts)); // stable: ties keep insertion order
-            merged = List.copyOf(all);
+            merged = new MergedView();
         }
         return merged;
+    }
+
+    /** Per ring: its records in stable time order (a permutation only for a ring not already sorted). */
+    private int[][] orders;
+
+    private synchronized int[][] orders() {
+        if (orders == null) {
+            int[][] o = new int[threads.size()][];
+            for (int k = 0; k < threads.size(); k++) {
+                RecordedThread t = threads.get(k);
+                int n = t.eventCount();
+                boolean sorted = true;
+                for (int i = 1; i < n && sorted; i++) {
+                    sorted = t.ts(i - 1) <= t.ts(i);
+                }
+                if (!sorted) {
+                    Integer[] idx = new Integer[n];
+                    for (int i = 0; i < n; i++) {
+                        idx[i] = i;
+                    }
+                    java.util.Arrays.sort(idx, Comparator.comparingLong(t::ts)); // stable
+                    o[k] = new int[n];
+                    for (int i = 0; i < n; i++) {
+                        o[k][i] = idx[i];
+                    }
+                }
+            }
+            orders = o;
+        }
+        return orders;
+    }
+
+    /** A k-way merge of the rings by (ts, ring position, record order). */
+    private final class Merge implements java.util.Iterator<Event> {
+        final int[][] order = orders();
+        final int[] pos = new int[threads.size()];
+        final int[] heap = new int[threads.size()]; // ring positions, a binary min-heap
+        int size;
+
+        Merge() {
+            for (int k = 0; k < threads.size(); k++) {
+                if (threads.get(k).eventCount() > 0) {
+                    heap[size++] = k;
+                    up(size - 1);
+                }
+            }
+        }
+
+        long ts(int k) {
+            int[] o = order[k];
+            return threads.get(k).ts(o == null ? pos[k] : o[pos[k]]);
+        }
+
+        boolean less(int a, int b) {
+            long x = ts(a);
+            long y = ts(b);
+            return x < y || x == y && a < b;
+        }
+
+        void up(int i) {
+            while (i > 0) {
+                int p = (i - 1) / 2;
+                if (!less(heap[i], heap[p])) {
+                    break;
+                }
+                int tmp = heap[i];
+                heap[i] = heap[p];
+                heap[p] = tmp;
+                i = p;
+            }
+        }
+
+        void down(int i) {
+            while (true) {
+                int l = 2 * i + 1;
+                int m = i;
+                if (l < size && less(heap[l], heap[m])) {
+                    m = l;
+                }
+                if (l + 1 < size && less(heap[l + 1], heap[m])) {
+                    m = l + 1;
+                }
+                if (m == i) {
+                    return;
+                }
+                int tmp = heap[i];
+                heap[i] = heap[m];
+                heap[m] = tmp;
+                i = m;
+            }
+        }
+
+        @Override
+        public boolean hasNext() {
+            return size > 0;
+        }
+
+        @Override
+        public Event next() {
+            if (size == 0) {
+                throw new java.util.NoSuchElementException();
+            }
+            int k = heap[0];
+            RecordedThread t = threads.get(k);
+            int[] o = order[k];
+            Event e = t.event(o == null ? pos[k] : o[pos[k]]);
+            if (++pos[k] == t.eventCount()) {
+                heap[0] = heap[--size];
+            }
+            down(0);
+            return e;
+        }
+    }
+
+    private final class MergedView extends java.util.AbstractList<Event> {
+        final int size;
+        Merge cursor;
+        int cursorIndex; // index of the event cursor.next() returns
+
+        MergedView() {
+            int n = 0;
+            for (RecordedThread t : threads) {
+                n += t.eventCount();
+            }
+            size = n;
+        }
+
+        @Override
+        public java.util.Iterator<Event> iterator() {
+            return new Merge();
+        }
+
+        @Override
+        public synchronized Event get(int i) {
+            if (i < 0 || i >= size) {
+                throw new IndexOutOfBoundsException("event " + i + " of " + size);
+            }
+            if (cursor == null || i < cursorIndex) {
+                cursor = new Merge();
+                cursorIndex = 0;
+            }
+            while (cursorIndex < i) {
+                cursor.next();
+                cursorIndex++;
+            }
+            cursorIndex++;
+            return cursor.next();
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
     }
 
     /** A numeric INFO value, or {@code dflt} when missing or not a number. */
@@ -219,7 +379,7 @@ public final class Recording {
         if (threadObject == 0) {
             return Optional.empty();
         }
-        return threads.stream().filter(t -> t.threadObject() == threadObject).findFirst();
+        return Optional.ofNullable(byObject.get(threadObject));
     }
 
     /** True when the object is described as a java.lang.Thread (OBJ_THREAD). */

@@ -3,7 +3,6 @@ package dev.convoy.snapshot;
 import static dev.convoy.snapshot.SnapshotFormat.*;
 
 import dev.convoy.model.ClassInfo;
-import dev.convoy.model.Event;
 import dev.convoy.model.Frame;
 import dev.convoy.model.LineEntry;
 import dev.convoy.model.MethodInfo;
@@ -13,6 +12,11 @@ import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.model.StackTrace;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,9 +44,33 @@ public final class SnapshotReader {
     private SnapshotReader() {
     }
 
-    /** Reads a whole snapshot file. */
+    /**
+     * Reads a snapshot file without copying it onto the heap: the file is memory-mapped and
+     * the thread records stay in the mapping (the recording keeps it alive).
+     */
     public static Recording read(Path file) throws IOException {
-        return read(Files.readAllBytes(file));
+        return read(file, null);
+    }
+
+    /** Called while the sections are checked, with bytes done and total (for progress reports). */
+    @FunctionalInterface
+    public interface Progress {
+        void at(long done, long total);
+    }
+
+    /**
+     * {@link #read(Path)}, reporting progress while the file is read and checked. The file
+     * must not be changed while the recording is in use (it is mapped).
+     */
+    public static Recording read(Path file, Progress progress) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = ch.size();
+            if (size > Integer.MAX_VALUE) {
+                throw new IOException(file + ": snapshots of 2 GiB or more are not supported (" + size + " bytes)");
+            }
+            MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_ONLY, 0, size);
+            return read(map, progress);
+        }
     }
 
     /** Reads a snapshot from a stream until its end; does not close it. */
@@ -50,15 +78,23 @@ public final class SnapshotReader {
         return read(in.readAllBytes());
     }
 
-    /** Reads a snapshot held in memory. */
+    /** Reads a snapshot held in memory (the thread records stay in {@code data}, which must not change). */
     public static Recording read(byte[] data) throws SnapshotFormatException {
-        Cursor h = new Cursor(data, 0, data.length, "file header");
-        if (data.length < HEADER_BYTES) {
-            throw new SnapshotFormatException(data.length,
-                    "truncated: file header needs " + HEADER_BYTES + " bytes, file has " + data.length);
+        return read(ByteBuffer.wrap(data), null);
+    }
+
+    private static Recording read(ByteBuffer buf, Progress progress) throws SnapshotFormatException {
+        ByteBuffer data = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        int dataLength = data.limit();
+        Cursor h = new Cursor(data, 0, dataLength, "file header");
+        if (dataLength < HEADER_BYTES) {
+            throw new SnapshotFormatException(dataLength,
+                    "truncated: file header needs " + HEADER_BYTES + " bytes, file has " + dataLength);
         }
         byte[] magic = magic();
-        if (!Arrays.equals(data, 0, magic.length, magic, 0, magic.length)) {
+        byte[] head = new byte[magic.length];
+        data.get(0, head);
+        if (!Arrays.equals(head, magic)) {
             throw new SnapshotFormatException(0, "bad magic: not a Convoy snapshot (expected \"CVYSNAP\\0\")");
         }
         h.pos = magic.length;
@@ -81,25 +117,32 @@ public final class SnapshotReader {
 
         long pos = HEADER_BYTES;
         while (true) {
-            if (pos == data.length) {
+            if (pos == dataLength) {
                 throw new SnapshotFormatException(pos, "truncated: file ends before the END section");
             }
-            if (data.length - pos < SECTION_HEADER_BYTES) {
+            if (dataLength - pos < SECTION_HEADER_BYTES) {
                 throw new SnapshotFormatException(pos, "truncated: section header needs "
-                        + SECTION_HEADER_BYTES + " bytes, " + (data.length - pos) + " left");
+                        + SECTION_HEADER_BYTES + " bytes, " + (dataLength - pos) + " left");
             }
-            Cursor sh = new Cursor(data, (int) pos, data.length, "section header");
+            Cursor sh = new Cursor(data, (int) pos, dataLength, "section header");
             int tag = (int) sh.u32();
             long crc = sh.u32();
             long length = sh.u64();
             long payload = pos + SECTION_HEADER_BYTES;
             String name = sectionName(tag);
-            if (length < 0 || length > data.length - payload) {
+            if (length < 0 || length > dataLength - payload) {
                 throw new SnapshotFormatException(pos, "truncated: " + name + " length " + Long.toUnsignedString(length)
-                        + " runs past the end of the file (" + (data.length - payload) + " bytes left)");
+                        + " runs past the end of the file (" + (dataLength - payload) + " bytes left)");
             }
             CRC32 c = new CRC32();
-            c.update(data, (int) payload, (int) length);
+            for (long done = 0; done < length; ) {
+                int chunk = (int) Math.min(length - done, 8 << 20);
+                c.update(data.slice((int) (payload + done), chunk));
+                done += chunk;
+                if (progress != null) {
+                    progress.at(payload + done, dataLength);
+                }
+            }
             if (c.getValue() != crc) {
                 throw new SnapshotFormatException(pos, "corrupt: " + name + " CRC32 mismatch (stored 0x"
                         + Long.toHexString(crc) + ", computed 0x" + Long.toHexString(c.getValue()) + ")");
@@ -109,6 +152,9 @@ public final class SnapshotReader {
                 throw new SnapshotFormatException(pos, "corrupt: " + name + " appears twice");
             }
             if (tag == SECTION_END) {
+                if (progress != null) {
+                    progress.at(dataLength, dataLength);
+                }
                 break;
             }
             Cursor in = new Cursor(data, (int) payload, (int) (payload + length), name);
@@ -152,20 +198,11 @@ public final class SnapshotReader {
             String parent = in.str();
             int capacity = (int) in.u32();
             long count = in.count(RECORD_BYTES);
-            List<Event> events = new ArrayList<>((int) count);
-            for (long r = 0; r < count; r++) {
-                long ts = in.u64();
-                int type = in.u8();
-                int rflags = in.u8();
-                in.u16(); // reserved
-                int stack = (int) in.u32();
-                long obj = in.u64();
-                long arg = in.u64();
-                long arg2 = in.u64();
-                events.add(Event.of(ts, type, rflags, stack, obj, arg, arg2));
-            }
-            threads.add(new RecordedThread(ringId, javaId, threadObj, flags, start, end, written,
-                    overwritten, dropped, torn, name, group, parent, capacity, events));
+            int bytes = (int) count * RECORD_BYTES;
+            ByteBuffer records = in.b.slice(in.pos, bytes);
+            in.pos += bytes; // records are decoded when read (RecordedThread.events())
+            threads.add(RecordedThread.ofRecords(ringId, javaId, threadObj, flags, start, end, written,
+                    overwritten, dropped, torn, name, group, parent, capacity, records, (int) count));
         }
     }
 
@@ -251,12 +288,12 @@ public final class SnapshotReader {
 
     /** Little-endian reads bounded by a section's end; errors carry absolute offsets. */
     private static final class Cursor {
-        final byte[] b;
+        final ByteBuffer b;
         final int limit;
         final String what;
         int pos;
 
-        Cursor(byte[] b, int pos, int limit, String what) {
+        Cursor(ByteBuffer b, int pos, int limit, String what) {
             this.b = b;
             this.pos = pos;
             this.limit = limit;
@@ -287,30 +324,26 @@ public final class SnapshotReader {
 
         int u8() throws SnapshotFormatException {
             need(1);
-            return b[pos++] & 0xFF;
+            return b.get(pos++) & 0xFF;
         }
 
         int u16() throws SnapshotFormatException {
             need(2);
-            int v = (b[pos] & 0xFF) | (b[pos + 1] & 0xFF) << 8;
+            int v = b.getShort(pos) & 0xFFFF;
             pos += 2;
             return v;
         }
 
         long u32() throws SnapshotFormatException {
             need(4);
-            long v = (b[pos] & 0xFFL) | (b[pos + 1] & 0xFFL) << 8 | (b[pos + 2] & 0xFFL) << 16
-                    | (b[pos + 3] & 0xFFL) << 24;
+            long v = b.getInt(pos) & 0xFFFF_FFFFL;
             pos += 4;
             return v;
         }
 
         long u64() throws SnapshotFormatException {
             need(8);
-            long v = 0;
-            for (int i = 7; i >= 0; i--) {
-                v = v << 8 | (b[pos + i] & 0xFFL);
-            }
+            long v = b.getLong(pos);
             pos += 8;
             return v;
         }
@@ -322,7 +355,9 @@ public final class SnapshotReader {
                 throw new SnapshotFormatException(at, "truncated: " + what + " string of " + len
                         + " bytes runs past offset " + limit);
             }
-            String s = ModifiedUtf8.decode(b, pos, (int) len, pos);
+            byte[] bytes = new byte[(int) len];
+            b.get(pos, bytes);
+            String s = ModifiedUtf8.decode(bytes, 0, (int) len, pos);
             pos += (int) len;
             return s;
         }
