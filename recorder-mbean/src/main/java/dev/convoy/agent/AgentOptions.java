@@ -31,6 +31,10 @@ import dev.convoy.export.Format;
  *                        Thread.start/interrupt/join/sleep and Object.notify/notifyAll/wait
  *                        to record who started, interrupted, joined, slept and notified
  *                        (default off; switchable at runtime through the MBean)
+ * http=HOST:PORT         serve the web view on HOST:PORT (port 0: a free port; the URL is
+ *                        logged); off when absent. HOST other than loopback needs httptoken
+ * httptoken=TOKEN        access token every web view request must carry (header
+ *                        X-Convoy-Token or ?token=): 8 to 256 of A-Z a-z 0-9 . _ ~ -
  * </pre>
  * SIZE is a number of bytes with an optional k, m or g suffix (powers of 1024).
  * Every error names the option and what it allows.
@@ -47,7 +51,7 @@ public final class AgentOptions {
     }
 
     static final List<String> KEYS = List.of("recording", "buffer", "memory", "stackdepth", "dumpdir",
-            "dumponexit", "dumpname", "callbacks", "contanalysis");
+            "dumponexit", "dumpname", "callbacks", "contanalysis", "http", "httptoken");
 
     static final long MIN_BUFFER = 4 << 10;
     static final long MAX_BUFFER = 64 << 20;
@@ -65,6 +69,9 @@ public final class AgentOptions {
     private boolean emptyCallbacks;
     private boolean contentionAnalysis;
     private String text = "";
+    private String httpHost;
+    private int httpPort = -1;
+    private String httpToken;
 
     private AgentOptions() {
     }
@@ -128,11 +135,83 @@ public final class AgentOptions {
                 emptyCallbacks = value.equals("empty");
             }
             case "contanalysis" -> contentionAnalysis = onOff(key, value);
+            case "http" -> httpAddress(value);
+            case "httptoken" -> {
+                if (!value.matches("[A-Za-z0-9._~-]{8,256}")) {
+                    throw new InvalidOptionException("option 'httptoken' must be 8 to 256 characters of letters, "
+                            + "digits, '.', '_', '~' and '-'");
+                }
+                httpToken = value;
+            }
             default -> throw new AssertionError(key);
         }
     }
 
+    private void httpAddress(String value) {
+        int colon = value.lastIndexOf(':');
+        String host = colon < 0 ? "" : value.substring(0, colon).trim();
+        String port = colon < 0 ? "" : value.substring(colon + 1).trim();
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        if (host.isEmpty() || !host.matches("[A-Za-z0-9.:%_-]{1,253}") || !port.matches("[0-9]{1,5}")
+                || Integer.parseInt(port) > 65535) {
+            throw new InvalidOptionException("option 'http' must be HOST:PORT with a port from 0 (any free port) "
+                    + "to 65535, e.g. http=127.0.0.1:8080, got '" + value + "'");
+        }
+        httpHost = host;
+        httpPort = Integer.parseInt(port);
+    }
+
+    /**
+     * Whether a host names the loopback interface, decided without a name lookup:
+     * {@code localhost} or a loopback IP literal (127.0.0.0/8, ::1). Any other name counts
+     * as public.
+     */
+    public static boolean isLoopback(String host) {
+        if (host == null) {
+            return false;
+        }
+        String h = host.trim();
+        if (h.startsWith("[") && h.endsWith("]")) {
+            h = h.substring(1, h.length() - 1);
+        }
+        if (h.equalsIgnoreCase("localhost")) {
+            return true;
+        }
+        if (h.matches("[0-9.]+")) {
+            String[] parts = h.split("\\.", -1);
+            if (parts.length != 4) {
+                return false;
+            }
+            for (String p : parts) {
+                if (!p.matches("[0-9]{1,3}") || Integer.parseInt(p) > 255) {
+                    return false;
+                }
+            }
+            return parts[0].equals("127");
+        }
+        if (!h.matches("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*")) {
+            return false; // a name: never looked up here
+        }
+        try {
+            return java.net.InetAddress.getByName(h).isLoopbackAddress(); // a literal: no lookup
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
+    }
+
     private void checkCombination() {
+        if (httpHost != null && !isLoopback(httpHost) && httpToken == null) {
+            throw new InvalidOptionException("option 'http' binds " + httpHost + ", which is not a loopback address: "
+                    + "give an access token with option 'httptoken' (every request must carry it), or bind 127.0.0.1");
+        }
+        if (httpToken != null && httpHost == null) {
+            throw new InvalidOptionException("option 'httptoken' needs option 'http' (the web view it protects)");
+        }
+        if (emptyCallbacks && httpHost != null) {
+            throw new InvalidOptionException("option 'http' needs a recording, but callbacks=empty records nothing");
+        }
         if (bufferBytes > memoryCap / 4) {
             throw new InvalidOptionException("option 'buffer' (" + bufferBytes + " bytes) must be at most a quarter of "
                     + "option 'memory' (" + memoryCap + " bytes): raise memory or lower buffer");
@@ -260,6 +339,21 @@ public final class AgentOptions {
         return contentionAnalysis;
     }
 
+    /** Host of the web view, or null when it is off. */
+    public String httpHost() {
+        return httpHost;
+    }
+
+    /** Port of the web view (0: any free port), -1 when it is off. */
+    public int httpPort() {
+        return httpPort;
+    }
+
+    /** The web view's access token, or null for none. Never part of {@link #effective()}. */
+    public String httpToken() {
+        return httpToken;
+    }
+
     /** The option text as given. */
     public String text() {
         return text;
@@ -278,6 +372,12 @@ public final class AgentOptions {
         parts.add("dumpname=" + dumpName());
         parts.add("callbacks=" + (emptyCallbacks ? "empty" : "full"));
         parts.add("contanalysis=" + (contentionAnalysis ? "on" : "off"));
+        if (httpHost != null) {
+            parts.add("http=" + (httpHost.contains(":") ? "[" + httpHost + "]" : httpHost) + ":" + httpPort);
+        }
+        if (httpToken != null) {
+            parts.add("httptoken=(hidden)");
+        }
         return String.join(",", parts);
     }
 }

@@ -14,6 +14,8 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 import dev.convoy.agent.bci.ContentionAnalysis;
+import dev.convoy.agent.http.LiveSource;
+import dev.convoy.agent.http.WebServer;
 import dev.convoy.agent.jmx.RecorderMBean;
 import dev.convoy.export.Exporters;
 import dev.convoy.export.Format;
@@ -31,6 +33,7 @@ public final class ConvoyAgent {
 
     private final AgentOptions options;
     private final ContentionAnalysis contentionAnalysis;
+    private volatile WebServer webServer;
 
     private ConvoyAgent(AgentOptions options, Instrumentation inst) {
         this.options = options;
@@ -65,11 +68,34 @@ public final class ConvoyAgent {
         if (!options.emptyCallbacks()) {
             registerMBean(agent);
         }
+        if (options.httpHost() != null) {
+            agent.startWebView();
+        }
         if (!options.dumpOnExit().isEmpty()) {
             Runtime.getRuntime().addShutdownHook(new Thread(agent::dumpOnExit, "convoy-dump-on-exit"));
         }
         instance = agent;
         return agent;
+    }
+
+    /**
+     * Starts the web view ({@code http=HOST:PORT}) and logs its URL on stderr. A failure
+     * (port in use) is logged and leaves the recording running.
+     */
+    private void startWebView() {
+        try {
+            webServer = WebServer.start(new LiveSource(this), options.httpHost(), options.httpPort(),
+                    options.httpToken());
+            System.err.println("[convoy] web view at " + webServer.url()
+                    + (options.httpToken() != null ? " (requests must carry the httptoken)" : ""));
+        } catch (RuntimeException e) {
+            System.err.println("[convoy] web view not started: " + e.getMessage());
+        }
+    }
+
+    /** The web view's server, or null when it is off or failed to start. */
+    public WebServer webServer() {
+        return webServer;
     }
 
     /** Registers {@code dev.convoy:type=Recorder} in the platform MBean server. */

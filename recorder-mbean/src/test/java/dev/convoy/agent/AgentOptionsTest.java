@@ -60,7 +60,7 @@ class AgentOptionsTest {
     @Test
     void unknownKeyListsTheAllowedOnes() {
         assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, stackdepth, dumpdir, "
-                + "dumponexit, dumpname, callbacks, contanalysis", error("bufer=64k"));
+                + "dumponexit, dumpname, callbacks, contanalysis, http, httptoken", error("bufer=64k"));
     }
 
     @ParameterizedTest
@@ -87,5 +87,82 @@ class AgentOptionsTest {
     void malformedValuesNameTheOptionAndWhatIsAllowed(String text, String expected) {
         String message = error(text);
         assertTrue(message.startsWith(expected), () -> "message for '" + text + "': " + message);
+    }
+
+    @Test
+    void webViewIsOffByDefault() {
+        AgentOptions o = AgentOptions.parse("");
+        assertEquals(null, o.httpHost());
+        assertEquals(-1, o.httpPort());
+        assertEquals(null, o.httpToken());
+        assertFalse(o.effective().contains("http"));
+    }
+
+    @Test
+    void webViewAddressAndTokenAreParsed() {
+        AgentOptions o = AgentOptions.parse("http=127.0.0.1:0");
+        assertEquals("127.0.0.1", o.httpHost());
+        assertEquals(0, o.httpPort());
+        assertTrue(o.effective().endsWith(",http=127.0.0.1:0"), o.effective());
+
+        AgentOptions v6 = AgentOptions.parse("http=[::1]:8080");
+        assertEquals("::1", v6.httpHost());
+        assertEquals(8080, v6.httpPort());
+        assertTrue(v6.effective().endsWith(",http=[::1]:8080"), v6.effective());
+
+        AgentOptions pub = AgentOptions.parse("http=0.0.0.0:9000,httptoken=s3cret-Token_1");
+        assertEquals("0.0.0.0", pub.httpHost());
+        assertEquals("s3cret-Token_1", pub.httpToken());
+        assertFalse(pub.effective().contains("s3cret"), "the token never appears in the effective options");
+        assertTrue(pub.effective().endsWith(",http=0.0.0.0:9000,httptoken=(hidden)"), pub.effective());
+    }
+
+    @Test
+    void nonLoopbackBindNeedsAToken() {
+        for (String host : new String[] {"0.0.0.0", "10.1.2.3", "example.com", "[::]", "192.168.0.1"}) {
+            assertEquals("option 'http' binds " + host.replace("[", "").replace("]", "") + ", which is not a "
+                    + "loopback address: give an access token with option 'httptoken' (every request must carry it), "
+                    + "or bind 127.0.0.1", error("http=" + host + ":8080"));
+        }
+        AgentOptions.parse("http=localhost:8080");
+        AgentOptions.parse("http=127.0.0.2:8080");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', value = {
+        "http=8080",
+        "http=127.0.0.1",
+        "http=127.0.0.1:",
+        "http=127.0.0.1:65536",
+        "http=127.0.0.1:-1",
+        "http=:8080",
+        "http=bad host:80",
+    })
+    void malformedWebViewAddressIsRefused(String text) {
+        assertTrue(error(text).startsWith("option 'http' must be HOST:PORT with a port from 0 (any free port) to 65535"),
+                error(text));
+    }
+
+    @Test
+    void tokenRules() {
+        assertEquals("option 'httptoken' needs option 'http' (the web view it protects)",
+                error("httptoken=abcdefgh"));
+        String bad = "option 'httptoken' must be 8 to 256 characters of letters, digits, '.', '_', '~' and '-'";
+        assertEquals(bad, error("http=127.0.0.1:0,httptoken=short"));
+        assertEquals(bad, error("http=127.0.0.1:0,httptoken=has space in it"));
+        assertEquals(bad, error("http=127.0.0.1:0,httptoken=" + "x".repeat(257)));
+        assertEquals("option 'http' needs a recording, but callbacks=empty records nothing",
+                error("http=127.0.0.1:0,callbacks=empty"));
+    }
+
+    @Test
+    void loopbackIsDecidedWithoutLookup() {
+        for (String h : new String[] {"127.0.0.1", "127.1.2.3", "localhost", "LOCALHOST", "::1", "[::1]"}) {
+            assertTrue(AgentOptions.isLoopback(h), h);
+        }
+        for (String h : new String[] {"0.0.0.0", "::", "10.0.0.1", "example.com", "localhost.example.com", "", "999.1.1.1"}) {
+            assertFalse(AgentOptions.isLoopback(h), h);
+        }
+        assertFalse(AgentOptions.isLoopback(null));
     }
 }

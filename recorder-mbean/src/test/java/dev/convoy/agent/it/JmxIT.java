@@ -212,7 +212,8 @@ class JmxIT {
         TabularData counts = (TabularData) s.get("eventCounts");
         Map<String, Long> byType = counts.values().stream().map(v -> (CompositeData) v)
                 .collect(Collectors.toMap(v -> (String) v.get("type"), v -> (Long) v.get("count")));
-        assertEquals(2L, byType.get("MONITOR_ENTER"), "the two deadlocked enters: " + byType);
+        // The two deadlocked enters at least; the JMX and RMI threads of the test itself may contend too.
+        assertTrue(byType.getOrDefault("MONITOR_ENTER", 0L) >= 2, () -> "the two deadlocked enters: " + byType);
         TabularData threads = (TabularData) s.get("threads");
         List<CompositeData> rows = new ArrayList<>();
         threads.values().forEach(v -> rows.add((CompositeData) v));

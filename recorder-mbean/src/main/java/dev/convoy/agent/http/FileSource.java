@@ -1,0 +1,79 @@
+package dev.convoy.agent.http;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+
+import dev.convoy.snapshot.SnapshotReader;
+
+/** A saved snapshot, served offline: read once, recording controls refused. */
+public final class FileSource implements Source {
+
+    static final String OFFLINE = "this is a saved snapshot (offline view): recording cannot be controlled";
+
+    private final Path file;
+    private final Snapshot snapshot;
+
+    /**
+     * @throws IOException if the file cannot be read or is not a valid snapshot (the
+     *         message names the offset of any corruption)
+     */
+    public FileSource(Path file) throws IOException {
+        this.file = file;
+        byte[] bytes = Files.readAllBytes(file);
+        this.snapshot = new Snapshot(bytes, SnapshotReader.read(bytes));
+    }
+
+    @Override
+    public boolean live() {
+        return false;
+    }
+
+    @Override
+    public void writeStatus(JsonGenerator g) throws IOException {
+        var r = snapshot.recording();
+        g.writeStringField("mode", "offline");
+        g.writeStringField("file", file.getFileName().toString());
+        g.writeBooleanField("recording", false);
+        g.writeBooleanField("contentionAnalysis", false);
+        g.writeStringField("options", r.info().getOrDefault("options", ""));
+        g.writeStringField("version", dev.convoy.agent.ConvoyAgent.VERSION);
+        g.writeNumberField("pid", r.pid());
+        g.writeObjectFieldStart("counters");
+        g.writeNumberField("eventsRecorded", r.infoLong("records.written", 0));
+        g.writeNumberField("eventsOverwritten", r.infoLong("records.overwritten", 0));
+        g.writeNumberField("eventsDropped", r.infoLong("records.dropped", 0));
+        g.writeNumberField("threadsRecorded", r.threads().size());
+        g.writeEndObject();
+    }
+
+    @Override
+    public Snapshot takeSnapshot() {
+        return snapshot;
+    }
+
+    @Override
+    public Snapshot current() {
+        return snapshot;
+    }
+
+    @Override
+    public String baseName() {
+        String n = file.getFileName().toString();
+        n = n.endsWith(".cvysnap") ? n.substring(0, n.length() - ".cvysnap".length()) : n;
+        n = n.replaceAll("[^A-Za-z0-9._-]", "_");
+        return n.isEmpty() ? "convoy" : n;
+    }
+
+    @Override
+    public void setRecording(boolean on) {
+        throw new ConflictException(OFFLINE);
+    }
+
+    @Override
+    public void setContentionAnalysis(boolean on) {
+        throw new ConflictException(OFFLINE);
+    }
+}

@@ -1,0 +1,75 @@
+package dev.convoy.agent.http;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code ./convoy view FILE [--port N]}: serves the web view of a saved snapshot on
+ * 127.0.0.1, offline (recording controls answer 409), until interrupted.
+ */
+public final class ViewMain {
+
+    static final String USAGE = "usage: ./convoy view FILE.cvysnap [--port N]";
+
+    private ViewMain() {
+    }
+
+    /** Parsed arguments. */
+    record Args(Path file, int port) {
+        static Args parse(String... args) {
+            Path file = null;
+            int port = 0;
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                if (a.equals("--port")) {
+                    if (i + 1 >= args.length || !args[i + 1].matches("[0-9]{1,5}")
+                            || Integer.parseInt(args[i + 1]) > 65535) {
+                        throw new IllegalArgumentException("--port needs a number from 0 (any free port) to 65535; "
+                                + USAGE);
+                    }
+                    port = Integer.parseInt(args[++i]);
+                } else if (a.startsWith("-")) {
+                    throw new IllegalArgumentException("unknown argument '" + a + "'; " + USAGE);
+                } else if (file == null) {
+                    file = Paths.get(a);
+                } else {
+                    throw new IllegalArgumentException("only one snapshot file; " + USAGE);
+                }
+            }
+            if (file == null) {
+                throw new IllegalArgumentException("no snapshot file given; " + USAGE);
+            }
+            return new Args(file, port);
+        }
+    }
+
+    public static void main(String[] argv) throws InterruptedException {
+        Args args;
+        FileSource source;
+        try {
+            args = Args.parse(argv);
+            if (!Files.isRegularFile(args.file())) {
+                throw new IllegalArgumentException("no such file: " + args.file());
+            }
+            source = new FileSource(args.file());
+        } catch (IllegalArgumentException | IOException e) {
+            System.err.println("convoy view: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        WebServer server;
+        try {
+            server = WebServer.start(source, "127.0.0.1", args.port(), null);
+        } catch (RuntimeException e) {
+            System.err.println("convoy view: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        System.err.println("[convoy] web view at " + server.url() + " (offline: " + args.file().getFileName()
+                + "; Ctrl-C to stop)");
+        new CountDownLatch(1).await(); // the server's threads are daemons: keep the JVM up
+    }
+}

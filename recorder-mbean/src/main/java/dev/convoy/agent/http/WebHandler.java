@@ -1,0 +1,344 @@
+package dev.convoy.agent.http;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+
+import dev.convoy.agent.AgentOptions;
+import dev.convoy.analysis.ContentionReport;
+import dev.convoy.export.ChromeTraceWriter;
+import dev.convoy.export.CsvLogWriter;
+import dev.convoy.export.TptpXmlWriter;
+import dev.convoy.model.Frame;
+import dev.convoy.model.Recording;
+import dev.convoy.model.StackTrace;
+
+/**
+ * The web view's routes. Nothing here writes a file: downloads are produced in memory.
+ *
+ * <pre>
+ * GET  /                       the page (index.html, app.js, app.css)
+ * GET  /api/status             recording, counters, options, version
+ * POST /api/recording?on=B     start or stop recording (409 offline)
+ * POST /api/contanalysis?on=B  contention analysis on or off (409 offline)
+ * GET  /api/snapshot           takes (live) and freezes a snapshot; its summary
+ * GET  /api/stacks/ID          frames of a stack of the frozen snapshot, as text
+ * GET  /api/download?format=F  the frozen snapshot as chrome, tptp, csv-meta, csv-events or snapshot
+ * GET  /api/report?format=F    the contention report, text or markdown
+ * </pre>
+ * Errors are JSON {@code {"error": "..."}}: 400 bad parameter, 401 missing or wrong token,
+ * 403 foreign Host or Origin, 404 unknown path, 405 wrong method, 409 impossible now,
+ * 414 query or path longer than {@value #MAX_URI} characters.
+ */
+final class WebHandler extends Handler.Abstract {
+
+    static final String TOKEN_HEADER = "X-Convoy-Token";
+    static final int MAX_URI = 1024;
+    static final List<String> DOWNLOAD_FORMATS = List.of("chrome", "tptp", "csv-meta", "csv-events", "snapshot");
+    private static final String PAGE_DIR = "/dev/convoy/agent/http/";
+    private static final Map<String, String> PAGES = Map.of(
+            "/", "index.html", "/index.html", "index.html", "/app.js", "app.js", "/app.css", "app.css");
+    private static final Map<String, String> ROUTES = Map.of(
+            "/api/status", "GET", "/api/recording", "POST", "/api/contanalysis", "POST", "/api/snapshot", "GET",
+            "/api/download", "GET", "/api/report", "GET");
+    private static final JsonFactory JSON = new JsonFactory();
+
+    private final Source source;
+    private final byte[] token;
+    private final boolean loopback;
+
+    WebHandler(Source source, String token, boolean loopback) {
+        this.source = source;
+        this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
+        this.loopback = loopback;
+    }
+
+    /** An answer other than 200. */
+    static final class HttpError extends Exception {
+        private static final long serialVersionUID = 1L;
+        final int status;
+        final String allow;
+
+        HttpError(int status, String message) {
+            this(status, message, null);
+        }
+
+        HttpError(int status, String message, String allow) {
+            super(message, null, false, false);
+            this.status = status;
+            this.allow = allow;
+        }
+    }
+
+    private record Reply(int status, String type, byte[] body, String attachment) {
+        static Reply json(JsonBody body) throws IOException {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
+                body.write(g);
+            }
+            return new Reply(200, "application/json", out.toByteArray(), null);
+        }
+
+        static Reply text(String type, String s) {
+            return new Reply(200, type + "; charset=utf-8", s.getBytes(StandardCharsets.UTF_8), null);
+        }
+    }
+
+    @FunctionalInterface
+    private interface JsonBody {
+        void write(JsonGenerator g) throws IOException;
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+        Reply reply;
+        try {
+            reply = route(request);
+        } catch (HttpError e) {
+            reply = error(e.status, e.getMessage());
+            if (e.allow != null) {
+                reply = new Reply(reply.status(), reply.type(), reply.body(), e.allow);
+            }
+        } catch (Source.ConflictException e) {
+            reply = error(409, e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            reply = error(500, "internal error: " + e);
+        }
+        response.setStatus(reply.status());
+        response.getHeaders().put("Content-Type", reply.type());
+        response.getHeaders().put("Cache-Control", "no-store");
+        response.getHeaders().put("X-Content-Type-Options", "nosniff");
+        response.getHeaders().put("Referrer-Policy", "no-referrer");
+        if (reply.type().startsWith("text/html")) {
+            response.getHeaders().put("Content-Security-Policy", "default-src 'self'; connect-src 'self'; "
+                    + "img-src 'self' data:; frame-ancestors 'none'; form-action 'none'; base-uri 'none'");
+        }
+        if (reply.status() == 405) {
+            response.getHeaders().put("Allow", reply.attachment());
+        } else if (reply.attachment() != null) {
+            response.getHeaders().put("Content-Disposition", "attachment; filename=\"" + reply.attachment() + "\"");
+        }
+        response.write(true, ByteBuffer.wrap(reply.body()), callback);
+        return true;
+    }
+
+    private static Reply error(int status, String message) {
+        try {
+            Reply r = Reply.json(g -> {
+                g.writeStartObject();
+                g.writeStringField("error", message);
+                g.writeEndObject();
+            });
+            return new Reply(status, r.type(), r.body(), null);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Reply route(Request request) throws HttpError, IOException {
+        String rawPath = request.getHttpURI().getPath();
+        String query = request.getHttpURI().getQuery();
+        if ((rawPath != null && rawPath.length() > MAX_URI) || (query != null && query.length() > MAX_URI)) {
+            throw new HttpError(414, "request URI too long: path and query may have at most " + MAX_URI
+                    + " characters each");
+        }
+        Fields params;
+        try {
+            params = Request.extractQueryParameters(request);
+        } catch (RuntimeException e) {
+            throw new HttpError(400, "malformed query string");
+        }
+        checkToken(request, params);
+        checkHost(request);
+        String path = Request.getPathInContext(request);
+        String method = request.getMethod();
+
+        String page = PAGES.get(path);
+        if (page != null) {
+            requireMethod(method, "GET");
+            return page(page);
+        }
+        if (path.startsWith("/api/stacks/")) {
+            requireMethod(method, "GET");
+            return stack(path.substring("/api/stacks/".length()));
+        }
+        String allowed = ROUTES.get(path);
+        if (allowed == null) {
+            throw new HttpError(404, "no such page or endpoint: " + path);
+        }
+        requireMethod(method, allowed);
+        if (method.equals("POST")) {
+            checkOrigin(request);
+        }
+        return switch (path) {
+            case "/api/status" -> status();
+            case "/api/recording" -> {
+                source.setRecording(onParam(params));
+                yield status();
+            }
+            case "/api/contanalysis" -> {
+                source.setContentionAnalysis(onParam(params));
+                yield status();
+            }
+            case "/api/snapshot" -> {
+                Recording r = source.takeSnapshot().recording();
+                yield Reply.json(g -> SnapshotJson.write(g, r));
+            }
+            case "/api/download" -> download(params.getValue("format"));
+            case "/api/report" -> report(params.getValue("format"));
+            default -> throw new HttpError(404, "no such endpoint: " + path);
+        };
+    }
+
+    private static void requireMethod(String method, String allowed) throws HttpError {
+        if (!allowed.equals(method) && !(allowed.equals("GET") && method.equals("HEAD"))) {
+            throw new HttpError(405, "method " + method + " not allowed here; use " + allowed, allowed);
+        }
+    }
+
+    private void checkToken(Request request, Fields params) throws HttpError {
+        if (token == null) {
+            return;
+        }
+        String given = request.getHeaders().get(TOKEN_HEADER);
+        if (given == null) {
+            given = params.getValue("token");
+        }
+        if (given == null || given.length() > 256
+                || !MessageDigest.isEqual(token, given.getBytes(StandardCharsets.UTF_8))) {
+            throw new HttpError(401, "missing or wrong access token: send header " + TOKEN_HEADER
+                    + " or parameter ?token=");
+        }
+    }
+
+    /** On a loopback bind, only loopback Host names (no DNS rebinding from a web page). */
+    private void checkHost(Request request) throws HttpError {
+        if (!loopback) {
+            return;
+        }
+        String host = request.getHttpURI().getHost();
+        if (host != null && !host.isEmpty() && !AgentOptions.isLoopback(host)) {
+            throw new HttpError(403, "Host '" + host + "' is not a loopback name; open the page at 127.0.0.1");
+        }
+    }
+
+    /** A POST from a page of another origin (cross-site request) is refused. */
+    private static void checkOrigin(Request request) throws HttpError {
+        String origin = request.getHeaders().get("Origin");
+        if (origin == null) {
+            return;
+        }
+        String host = request.getHeaders().get("Host");
+        if (host == null || !origin.equals("http://" + host)) {
+            throw new HttpError(403, "cross-origin request refused (Origin " + origin + ")");
+        }
+    }
+
+    private static boolean onParam(Fields params) throws HttpError {
+        String v = params.getValue("on");
+        String n = v == null ? "" : v.trim().toLowerCase(Locale.ROOT);
+        return switch (n) {
+            case "true", "on" -> true;
+            case "false", "off" -> false;
+            default -> throw new HttpError(400, "parameter 'on' must be true or false, got "
+                    + (v == null ? "nothing" : "'" + v + "'"));
+        };
+    }
+
+    private Reply status() throws IOException {
+        return Reply.json(g -> {
+            g.writeStartObject();
+            source.writeStatus(g);
+            g.writeEndObject();
+        });
+    }
+
+    private static Reply page(String name) throws IOException, HttpError {
+        try (InputStream in = WebHandler.class.getResourceAsStream(PAGE_DIR + name)) {
+            if (in == null) {
+                throw new HttpError(404, "page resource missing: " + name);
+            }
+            String type = name.endsWith(".html") ? "text/html" : name.endsWith(".js") ? "text/javascript" : "text/css";
+            return new Reply(200, type + "; charset=utf-8", in.readAllBytes(), null);
+        }
+    }
+
+    private Reply stack(String idText) throws HttpError, IOException {
+        if (!idText.matches("[0-9]{1,10}") || Long.parseLong(idText) > Integer.MAX_VALUE) {
+            throw new HttpError(400, "stack id must be a positive whole number, got '" + idText + "'");
+        }
+        Recording r = source.current().recording();
+        StackTrace s = r.stacks().get(Integer.parseInt(idText));
+        if (s == null) {
+            throw new HttpError(404, "no stack " + idText + " in the current snapshot");
+        }
+        StringBuilder b = new StringBuilder();
+        for (Frame f : s.frames()) {
+            b.append("at ").append(r.describe(f)).append('\n');
+        }
+        if (s.truncated()) {
+            b.append("... (truncated at the stack depth)\n");
+        }
+        return Reply.text("text/plain", b.toString());
+    }
+
+    private Reply download(String format) throws HttpError, IOException {
+        String f = format == null ? "" : format.trim().toLowerCase(Locale.ROOT);
+        if (!DOWNLOAD_FORMATS.contains(f)) {
+            throw new HttpError(400, "unknown format " + (format == null ? "(none given)" : "'" + format + "'")
+                    + "; allowed: " + String.join(", ", DOWNLOAD_FORMATS));
+        }
+        Source.Snapshot s = source.current();
+        String base = source.baseName();
+        if (f.equals("snapshot")) {
+            return new Reply(200, "application/octet-stream", s.bytes(), base + ".cvysnap");
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Recording r = s.recording();
+        return switch (f) {
+            case "chrome" -> {
+                new ChromeTraceWriter().write(r, out);
+                yield new Reply(200, "application/json", out.toByteArray(), base + ".json");
+            }
+            case "tptp" -> {
+                new TptpXmlWriter().write(r, out);
+                yield new Reply(200, "application/xml", out.toByteArray(), base + ".trcxml");
+            }
+            case "csv-meta" -> {
+                new CsvLogWriter().writeMeta(r, out);
+                yield new Reply(200, "text/csv; charset=utf-8", out.toByteArray(), base + ".meta.csv");
+            }
+            default -> {
+                new CsvLogWriter().writeEvents(r, out);
+                yield new Reply(200, "text/csv; charset=utf-8", out.toByteArray(), base + ".events.csv");
+            }
+        };
+    }
+
+    private Reply report(String format) throws HttpError, IOException {
+        ContentionReport.Style style;
+        try {
+            style = ContentionReport.Style.parse(format == null ? "text" : format);
+        } catch (IllegalArgumentException e) {
+            throw new HttpError(400, e.getMessage());
+        }
+        String text = ContentionReport.of(source.current().recording()).render(style);
+        return Reply.text(style == ContentionReport.Style.MARKDOWN ? "text/markdown" : "text/plain", text);
+    }
+}

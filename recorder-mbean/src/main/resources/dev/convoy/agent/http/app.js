@@ -1,0 +1,258 @@
+// Convoy web view: plain JavaScript, no build step, no resource from the internet.
+'use strict';
+(function () {
+  const PERFETTO = 'https://ui.perfetto.dev';
+  const token = new URLSearchParams(location.search).get('token');
+  const $ = (id) => document.getElementById(id);
+  let status = null;
+  let snapshotBase = 'convoy';
+
+  function withToken(url) {
+    return token ? url + (url.includes('?') ? '&' : '?') + 'token=' + encodeURIComponent(token) : url;
+  }
+
+  async function api(path, method) {
+    const headers = token ? { 'X-Convoy-Token': token } : {};
+    const resp = await fetch(path, { method: method || 'GET', headers: headers, cache: 'no-store' });
+    if (!resp.ok) {
+      let msg = resp.status + ' ' + resp.statusText;
+      try { msg = (await resp.json()).error || msg; } catch (e) { /* not JSON */ }
+      throw new Error(msg);
+    }
+    return resp;
+  }
+
+  function say(text) { $('message').textContent = text || ''; }
+
+  function ms(ns) {
+    if (ns === undefined || ns === null) return '';
+    if (ns >= 1e9) return (ns / 1e9).toFixed(2) + ' s';
+    if (ns >= 1e6) return (ns / 1e6).toFixed(2) + ' ms';
+    if (ns >= 1e3) return (ns / 1e3).toFixed(1) + ' \u00b5s';
+    return ns + ' ns';
+  }
+
+  function cell(tr, text, value, cls) {
+    const td = document.createElement('td');
+    if (text instanceof Node) td.appendChild(text); else td.textContent = text;
+    td.dataset.value = value === undefined ? (typeof text === 'string' ? text : '') : value;
+    if (cls) td.className = cls;
+    tr.appendChild(td);
+    return td;
+  }
+
+  // A number that opens the stacks behind it ([{id, count, ns}]).
+  function stackLink(text, stacks, title) {
+    if (!stacks || stacks.length === 0) return document.createTextNode(text);
+    const a = document.createElement('a');
+    a.className = 'stack-link';
+    a.textContent = text;
+    a.title = 'show the stacks behind this number';
+    a.addEventListener('click', () => showStacks(title, stacks));
+    return a;
+  }
+
+  async function showStacks(title, stacks) {
+    $('stack-title').textContent = title;
+    const body = $('stack-body');
+    body.textContent = '';
+    $('stack-panel').hidden = false;
+    for (const s of stacks) {
+      const h = document.createElement('div');
+      h.textContent = 'stack ' + s.id + (s.count !== undefined ? ': ' + s.count + ' times, ' + ms(s.ns) : '');
+      const pre = document.createElement('pre');
+      pre.className = 'stack';
+      body.appendChild(h);
+      body.appendChild(pre);
+      try {
+        pre.textContent = await (await api('/api/stacks/' + s.id)).text();
+      } catch (e) {
+        pre.textContent = e.message;
+      }
+    }
+  }
+
+  function fill(tableId, rows, columns) {
+    const tbody = $(tableId).tBodies[0];
+    tbody.textContent = '';
+    for (const row of rows) {
+      const tr = document.createElement('tr');
+      for (const c of columns) c(tr, row);
+      tbody.appendChild(tr);
+    }
+    const th = $(tableId).querySelector('th.asc, th.desc');
+    if (th) sortBy(th, th.classList.contains('asc'));
+  }
+
+  function sortBy(th, asc) {
+    const table = th.closest('table');
+    const idx = Array.prototype.indexOf.call(th.parentNode.children, th);
+    const text = th.dataset.type === 'text';
+    const rows = Array.from(table.tBodies[0].rows);
+    rows.sort((a, b) => {
+      const x = a.cells[idx].dataset.value, y = b.cells[idx].dataset.value;
+      const d = text ? x.localeCompare(y) : (Number(x) - Number(y));
+      return asc ? d : -d;
+    });
+    for (const h of th.parentNode.children) h.classList.remove('asc', 'desc');
+    th.classList.add(asc ? 'asc' : 'desc');
+    for (const r of rows) table.tBodies[0].appendChild(r);
+  }
+
+  for (const th of document.querySelectorAll('table.sortable th')) {
+    th.addEventListener('click', () => sortBy(th, !th.classList.contains('asc')));
+  }
+
+  function renderStatus(s) {
+    status = s;
+    document.body.classList.toggle('offline', s.mode !== 'live');
+    $('mode').textContent = s.mode === 'live' ? 'live, pid ' + s.pid : 'offline: ' + s.file;
+    $('recording-state').textContent = s.recording ? 'on' : 'off';
+    $('toggle-recording').textContent = s.recording ? 'Stop recording' : 'Start recording';
+    $('contanalysis-state').textContent = s.contentionAnalysis ? 'on' : 'off';
+    $('toggle-contanalysis').textContent = s.contentionAnalysis ? 'Turn off' : 'Turn on';
+    $('options').textContent = s.options;
+    $('version').textContent = s.version;
+    const tbody = $('counters').tBodies[0];
+    tbody.textContent = '';
+    for (const [k, v] of Object.entries(s.counters || {})) {
+      const tr = document.createElement('tr');
+      cell(tr, k);
+      cell(tr, String(v), v, 'counter');
+      tr.dataset.counter = k;
+      tbody.appendChild(tr);
+    }
+  }
+
+  function renderSnapshot(d) {
+    $('snapshot-time').textContent = d.startTime + ' to ' + d.endTime + ' (' + ms(d.durationNs) + ')';
+    const dl = $('deadlocks');
+    dl.textContent = '';
+    if (d.deadlocks.length === 0) dl.textContent = 'none at snapshot time';
+    for (const x of d.deadlocks) {
+      const p = document.createElement('p');
+      p.className = 'deadlock';
+      p.textContent = x.description + ' ';
+      const stacks = x.threads.filter((t) => t.stack).map((t) => ({ id: t.stack }));
+      p.appendChild(stackLink('[stacks]', stacks, 'Deadlock: ' + x.description));
+      dl.appendChild(p);
+    }
+    fill('monitors', d.monitors, [
+      (tr, m) => cell(tr, m.className + '@' + m.identityHash, m.className, 'text'),
+      (tr, m) => cell(tr, String(m.id), m.id),
+      (tr, m) => cell(tr, stackLink(String(m.blockedCount), m.stacks, 'Monitor ' + m.className + ' #' + m.id), m.blockedCount),
+      (tr, m) => cell(tr, stackLink(ms(m.blockedNs), m.stacks, 'Monitor ' + m.className + ' #' + m.id), m.blockedNs),
+      (tr, m) => cell(tr, ms(m.maxBlockedNs), m.maxBlockedNs),
+      (tr, m) => cell(tr, stackLink(String(m.waitedCount), m.stacks, 'Monitor ' + m.className + ' #' + m.id), m.waitedCount),
+      (tr, m) => cell(tr, ms(m.waitedNs), m.waitedNs),
+    ]);
+    const callers = [];
+    for (const c of d.classes) {
+      for (const r of c.blockCallers) callers.push(Object.assign({ className: c.className, kind: 'blocked' }, r));
+      for (const r of c.waitCallers) callers.push(Object.assign({ className: c.className, kind: 'waited' }, r));
+    }
+    fill('callers', callers, [
+      (tr, c) => cell(tr, c.className, c.className, 'text'),
+      (tr, c) => cell(tr, c.kind, c.kind, 'text'),
+      (tr, c) => cell(tr, c.caller, c.caller, 'text'),
+      (tr, c) => cell(tr, stackLink(String(c.count), c.stacks, c.caller + ' on ' + c.className), c.count),
+      (tr, c) => cell(tr, stackLink(ms(c.totalNs), c.stacks, c.caller + ' on ' + c.className), c.totalNs),
+      (tr, c) => cell(tr, ms(c.avgNs), c.avgNs),
+      (tr, c) => cell(tr, ms(c.maxNs), c.maxNs),
+      (tr, c) => cell(tr, String(c.monitors), c.monitors),
+      (tr, c) => cell(tr, String(c.threads), c.threads),
+    ]);
+    fill('threads', d.threads.map((t) => Object.assign({ runningNs: (t.nsByState || {}).RUNNING || 0 }, t)), [
+      (tr, t) => cell(tr, t.name, t.name, 'text'),
+      (tr, t) => cell(tr, String(t.javaThreadId), t.javaThreadId),
+      (tr, t) => cell(tr, t.state, t.state, 'text'),
+      (tr, t) => cell(tr, String(t.events), t.events),
+      (tr, t) => cell(tr, stackLink(String(t.blockedCount), t.stacks, 'Thread ' + t.name), t.blockedCount),
+      (tr, t) => cell(tr, stackLink(ms(t.blockedNs), t.stacks, 'Thread ' + t.name), t.blockedNs),
+      (tr, t) => cell(tr, stackLink(String(t.waitedCount), t.stacks, 'Thread ' + t.name), t.waitedCount),
+      (tr, t) => cell(tr, ms(t.waitedNs), t.waitedNs),
+      (tr, t) => cell(tr, ms(t.runningNs), t.runningNs),
+    ]);
+    const cp = d.criticalPath;
+    $('critical-summary').textContent = cp.endThread
+      ? 'Ends on ' + cp.endThread + ', length ' + ms(cp.lengthNs) + '; ' + Object.entries(cp.nsByState)
+        .map(([k, v]) => k.toLowerCase() + ' ' + ms(v)).join(', ')
+        + (cp.segmentCount > cp.segments.length ? ' (first ' + cp.segments.length + ' of ' + cp.segmentCount + ' segments)' : '')
+      : 'no critical path (nothing recorded)';
+    fill('critical', cp.segments, [
+      (tr, s) => cell(tr, ms(s.startNs), s.startNs),
+      (tr, s) => cell(tr, s.thread, s.thread, 'text'),
+      (tr, s) => cell(tr, s.state, s.state, 'text'),
+      (tr, s) => cell(tr, stackLink(ms(s.durationNs), s.stack ? [{ id: s.stack }] : [], s.thread + ' ' + s.state), s.durationNs),
+      (tr, s) => cell(tr, s.monitor ? s.monitorClass + ' #' + s.monitor : '', s.monitorClass, 'text'),
+      (tr, s) => cell(tr, s.via, s.via, 'text'),
+    ]);
+  }
+
+  async function refreshStatus() {
+    renderStatus(await (await api('/api/status')).json());
+  }
+
+  async function refresh() {
+    say('taking a snapshot...');
+    try {
+      await refreshStatus();
+      renderSnapshot(await (await api('/api/snapshot')).json());
+      say('');
+    } catch (e) {
+      say(e.message);
+    }
+  }
+
+  async function toggle(path, on) {
+    try {
+      renderStatus(await (await api(path + '?on=' + on, 'POST')).json());
+      say('');
+    } catch (e) {
+      say(e.message);
+    }
+  }
+
+  for (const a of document.querySelectorAll('a[data-format]')) {
+    a.href = withToken('/api/download?format=' + a.dataset.format);
+  }
+  for (const a of document.querySelectorAll('a[data-report]')) {
+    a.href = withToken('/api/report?format=' + a.dataset.report);
+  }
+
+  // Perfetto's documented postMessage protocol: PING until PONG, then {perfetto: {buffer, title}}.
+  async function openPerfetto() {
+    const win = window.open(PERFETTO); // synchronously in the click, or the popup is blocked
+    if (!win) {
+      say('the browser blocked the Perfetto window: allow pop-ups for this page');
+      return;
+    }
+    let buffer;
+    try {
+      buffer = await (await api('/api/download?format=chrome')).arrayBuffer();
+    } catch (e) {
+      say(e.message);
+      return;
+    }
+    const title = 'Convoy ' + ($('mode').textContent || '');
+    let tries = 0;
+    const timer = setInterval(() => {
+      if (++tries > 600 || win.closed) { clearInterval(timer); window.removeEventListener('message', onMessage); return; }
+      win.postMessage('PING', PERFETTO);
+    }, 100);
+    function onMessage(evt) {
+      if (evt.origin !== PERFETTO || evt.data !== 'PONG') return;
+      clearInterval(timer);
+      window.removeEventListener('message', onMessage);
+      win.postMessage({ perfetto: { buffer: buffer, title: title } }, PERFETTO);
+    }
+    window.addEventListener('message', onMessage);
+  }
+
+  $('open-perfetto').addEventListener('click', openPerfetto);
+  $('refresh').addEventListener('click', refresh);
+  $('toggle-recording').addEventListener('click', () => toggle('/api/recording', !(status && status.recording)));
+  $('toggle-contanalysis').addEventListener('click', () => toggle('/api/contanalysis', !(status && status.contentionAnalysis)));
+  $('stack-close').addEventListener('click', () => { $('stack-panel').hidden = true; });
+  refresh();
+})();
