@@ -65,6 +65,7 @@ public final class MonitorOwnership {
         MonitorOwnership mo = new MonitorOwnership();
         mo.derive(r);
         mo.pairHandoffs(r);
+        mo.handedBy.clear(); // only needed to pair the handoffs
         return mo;
     }
 
@@ -84,9 +85,58 @@ public final class MonitorOwnership {
     }
 
     private void derive(Recording r) {
-        Map<Long, RecordedThread> holder = new HashMap<>();
-        Map<Long, Event> releasedByWait = new HashMap<>();
+        Tracker tr = new Tracker(r);
         for (Event e : r.events()) {
+            RecordedThread owner = tr.next(e);
+            if (owner != null) {
+                owners.put(e, owner);
+            }
+            if (tr.releasedBy != null) {
+                handedBy.put(e, new Release(tr.releasedBy, tr.releaseNs));
+            }
+        }
+    }
+
+    /**
+     * The owner rule applied while the events are read in the order of
+     * {@link Recording#events()}, with state per monitor and per ring only (for writers that
+     * stream): feed every event to {@link #next}, which gives the owner at a MONITOR_ENTER
+     * exactly as {@link MonitorOwnership#ownerAt} does.
+     */
+    public static final class Tracker {
+        private final Recording r;
+        private final Map<Long, RecordedThread> holder = new HashMap<>();
+        private final Map<Long, Event> releasedByWait = new HashMap<>();
+        /** Per ring listed as blocked in SECTION_MONITORS: the index of its unfinished last enter on that monitor. */
+        private final Map<RecordedThread, Integer> pendingEnter = new HashMap<>();
+        RecordedThread releasedBy;
+        long releaseNs;
+
+        public Tracker(Recording r) {
+            this.r = r;
+            for (RecordedThread t : r.threads()) {
+                Optional<MonitorState> ms = r.monitorState(t.ringId());
+                if (ms.isEmpty() || ms.get().state() != SnapshotFormat.MSTATE_BLOCKED) {
+                    continue;
+                }
+                for (int i = t.eventCount() - 1; i >= 0; i--) {
+                    int type = t.rawType(i);
+                    if (type == SnapshotFormat.EVENT_MONITOR_ENTERED) {
+                        break;
+                    }
+                    if (type == SnapshotFormat.EVENT_MONITOR_ENTER) {
+                        if (t.event(i).obj() == ms.get().object()) {
+                            pendingEnter.put(t, i);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+
+        /** Takes the next event; returns the owner at a MONITOR_ENTER (null when unknown or not an enter). */
+        public RecordedThread next(Event e) {
+            releasedBy = null;
             RecordedThread t = e.thread();
             switch (e.type()) {
                 case MONITOR_ENTERED, MONITOR_WAITED -> {
@@ -94,13 +144,16 @@ public final class MonitorOwnership {
                         RecordedThread prev = holder.get(e.obj());
                         Event wait = releasedByWait.get(e.obj());
                         if (prev != null && prev != t) {
-                            handedBy.put(e, new Release(prev, e.ts()));
+                            releasedBy = prev;
+                            releaseNs = e.ts();
                         } else if (prev == null && wait != null && wait.thread() != t) {
-                            handedBy.put(e, new Release(wait.thread(), wait.ts()));
+                            releasedBy = wait.thread();
+                            releaseNs = wait.ts();
                         }
                     }
                     releasedByWait.remove(e.obj());
                     holder.put(e.obj(), t);
+                    return null;
                 }
                 case MONITOR_WAIT -> {
                     if (holder.remove(e.obj()) == t) {
@@ -108,17 +161,18 @@ public final class MonitorOwnership {
                     } else {
                         releasedByWait.remove(e.obj());
                     }
+                    return null;
                 }
                 case MONITOR_ENTER -> {
-                    RecordedThread owner = stillBlocked(r, e) ? ownerAtSnapshot(r, e) : null;
+                    Integer pending = pendingEnter.get(t);
+                    RecordedThread owner = pending != null && pending == e.index() ? ownerAtSnapshot(r, e) : null;
                     if (owner == null || owner == t) {
                         owner = holder.get(e.obj());
                     }
-                    if (owner != null && owner != t) {
-                        owners.put(e, owner);
-                    }
+                    return owner != null && owner != t ? owner : null;
                 }
                 default -> {
+                    return null;
                 }
             }
         }
@@ -137,29 +191,6 @@ public final class MonitorOwnership {
             }
         }
         return found;
-    }
-
-    /**
-     * The enter is unfinished (no MONITOR_ENTERED after it) and SECTION_MONITORS lists its
-     * thread as blocked on that monitor.
-     */
-    private static boolean stillBlocked(Recording r, Event enter) {
-        RecordedThread t = enter.thread();
-        Optional<MonitorState> ms = r.monitorState(t.ringId());
-        if (ms.isEmpty() || ms.get().state() != SnapshotFormat.MSTATE_BLOCKED || ms.get().object() != enter.obj()) {
-            return false;
-        }
-        List<Event> ev = t.events();
-        for (int i = ev.size() - 1; i >= 0; i--) {
-            Event e = ev.get(i);
-            if (e.equals(enter)) {
-                return true;
-            }
-            if (e.type() == EventType.MONITOR_ENTERED || e.type() == EventType.MONITOR_ENTER) {
-                return false;
-            }
-        }
-        return false;
     }
 
     private static final long[] NONE = {};

@@ -84,6 +84,8 @@ public final class ChromeTraceWriter implements Exporter {
         long id;
         boolean bindEnclosing;
         Map<String, Object> args;
+        /** Makes the args when the event is written (instead of {@link #args}: no map held per event). */
+        java.util.function.Supplier<Map<String, Object>> lazyArgs;
         int seq;
 
         /** At equal ts, slices first (then longest first); instants and their flow ends keep insertion order. */
@@ -176,75 +178,91 @@ public final class ChromeTraceWriter implements Exporter {
             }
             List<Ev> slices = new ArrayList<>();
             for (Interval in : Intervals.of(r)) {
-                Ev e;
-                switch (in.kind()) {
-                    case GC -> {
-                        e = add("X", "GC", "gc", in.thread(), in.startNs());
-                        e.args = in.isOpen() ? Map.of("open", true) : Map.of();
-                    }
-                    case BLOCKED -> {
-                        e = add("X", "blocked on " + className(in.monitor()), "monitor", in.thread(), in.startNs());
-                        Map<String, Object> a = monitorArgs(in);
-                        RecordedThread owner = owners.ownerAt(in.begin()).orElse(null);
-                        a.put("owner", owner == null ? "unknown" : owner.name());
-                        a.put("owner_tid", owner == null ? 0 : tid(owner));
-                        if (in.isOpen()) {
-                            a.put("result", "still blocked at snapshot");
-                        }
-                        e.args = a;
-                    }
-                    case SLEEPING -> {
-                        e = add("X", "sleep", "sleep", in.thread(), in.startNs());
-                        Map<String, Object> a = stackArgs(in);
-                        a.put("requested_ms", in.timeoutMs());
-                        a.put("result", in.isOpen() ? "still sleeping at snapshot"
-                                : in.interrupted() ? "interrupted" : "slept");
-                        e.args = a;
-                    }
-                    case JOINING -> {
-                        RecordedThread joined = r.threadByObject(in.monitor()).orElse(null);
-                        String name = joined == null ? "thread object " + in.monitor() : joined.name();
-                        e = add("X", "join " + name, "join", in.thread(), in.startNs());
-                        Map<String, Object> a = stackArgs(in);
-                        a.put("thread", name);
-                        a.put("thread_tid", joined == null ? 0 : tid(joined));
-                        a.put("timeout_ms", in.timeoutMs());
-                        a.put("result", in.isOpen() ? "still joining at snapshot"
-                                : in.interrupted() ? "interrupted" : "joined");
-                        e.args = a;
-                    }
-                    default -> {
-                        e = add("X", "wait on " + className(in.monitor()), "monitor", in.thread(), in.startNs());
-                        Map<String, Object> a = monitorArgs(in);
-                        a.put("timeout_ms", in.timeoutMs());
-                        a.put("result", in.isOpen() ? "still waiting at snapshot"
-                                : in.timedOut() ? "timed out" : "notified");
-                        e.args = a;
-                    }
-                }
-                if (in.kind() != Interval.Kind.GC && path.isOnPath(in)) {
-                    Map<String, Object> a = new LinkedHashMap<>(e.args);
-                    a.put("critical", true);
-                    e.args = a;
-                }
+                String name = switch (in.kind()) {
+                    case GC -> "GC";
+                    case BLOCKED -> "blocked on " + className(in.monitor());
+                    case SLEEPING -> "sleep";
+                    case JOINING -> "join " + joinedName(in);
+                    default -> "wait on " + className(in.monitor());
+                };
+                String cat = switch (in.kind()) {
+                    case GC -> "gc";
+                    case SLEEPING -> "sleep";
+                    case JOINING -> "join";
+                    default -> "monitor";
+                };
+                Ev e = add("X", name, cat, in.thread(), in.startNs());
+                boolean critical = in.kind() != Interval.Kind.GC && path.isOnPath(in);
+                e.lazyArgs = () -> sliceArgs(in, critical);
                 e.dur = Math.max(0, in.endNs() - start) - e.ts;
                 slices.add(e);
             }
             criticalPath(slices);
             nest(slices);
             for (MonitorOwnership.Handoff h : owners.handoffs()) {
-                Map<String, Object> a = new LinkedHashMap<>();
-                a.put("monitor", className(h.monitor()));
-                a.put("monitor_id", h.monitor());
-                add("I", "monitor released", HANDOFF, h.from(), h.releaseNs()).args = a;
+                java.util.function.Supplier<Map<String, Object>> a = () -> {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("monitor", className(h.monitor()));
+                    m.put("monitor_id", h.monitor());
+                    return m;
+                };
+                add("I", "monitor released", HANDOFF, h.from(), h.releaseNs()).lazyArgs = a;
                 add("s", HANDOFF_NAME, HANDOFF, h.from(), h.releaseNs()).id = flowId;
-                add("I", "monitor acquired", HANDOFF, h.to(), h.acquireNs()).args = a;
+                add("I", "monitor acquired", HANDOFF, h.to(), h.acquireNs()).lazyArgs = a;
                 Ev fin = add("f", HANDOFF_NAME, HANDOFF, h.to(), h.acquireNs());
                 fin.id = flowId;
                 fin.bindEnclosing = true;
                 flowId++;
             }
             calls();
+        }
+
+        String joinedName(Interval in) {
+            RecordedThread joined = r.threadByObject(in.monitor()).orElse(null);
+            return joined == null ? "thread object " + in.monitor() : joined.name();
+        }
+
+        /** The args of an interval's slice. */
+        Map<String, Object> sliceArgs(Interval in, boolean critical) {
+            Map<String, Object> a;
+            switch (in.kind()) {
+                case GC -> a = in.isOpen() ? Map.of("open", true) : Map.of();
+                case BLOCKED -> {
+                    a = monitorArgs(in);
+                    RecordedThread owner = owners.ownerAt(in.begin()).orElse(null);
+                    a.put("owner", owner == null ? "unknown" : owner.name());
+                    a.put("owner_tid", owner == null ? 0 : tid(owner));
+                    if (in.isOpen()) {
+                        a.put("result", "still blocked at snapshot");
+                    }
+                }
+                case SLEEPING -> {
+                    a = stackArgs(in);
+                    a.put("requested_ms", in.timeoutMs());
+                    a.put("result", in.isOpen() ? "still sleeping at snapshot"
+                            : in.interrupted() ? "interrupted" : "slept");
+                }
+                case JOINING -> {
+                    RecordedThread joined = r.threadByObject(in.monitor()).orElse(null);
+                    a = stackArgs(in);
+                    a.put("thread", joinedName(in));
+                    a.put("thread_tid", joined == null ? 0 : tid(joined));
+                    a.put("timeout_ms", in.timeoutMs());
+                    a.put("result", in.isOpen() ? "still joining at snapshot"
+                            : in.interrupted() ? "interrupted" : "joined");
+                }
+                default -> {
+                    a = monitorArgs(in);
+                    a.put("timeout_ms", in.timeoutMs());
+                    a.put("result", in.isOpen() ? "still waiting at snapshot"
+                            : in.timedOut() ? "timed out" : "notified");
+                }
+            }
+            if (critical) {
+                a = new LinkedHashMap<>(a);
+                a.put("critical", true);
+            }
+            return a;
         }
 
         /** Category, flow name and destination instant name of each arrow kind. */
@@ -503,9 +521,10 @@ public final class ChromeTraceWriter implements Exporter {
             if (e.bindEnclosing) {
                 g.writeStringField("bp", "e");
             }
-            if (e.args != null && !e.args.isEmpty()) {
+            Map<String, Object> args = e.args != null ? e.args : e.lazyArgs != null ? e.lazyArgs.get() : null;
+            if (args != null && !args.isEmpty()) {
                 g.writeObjectFieldStart("args");
-                for (Map.Entry<String, Object> a : e.args.entrySet()) {
+                for (Map.Entry<String, Object> a : args.entrySet()) {
                     writeValue(a.getKey(), a.getValue());
                 }
                 g.writeEndObject();
@@ -522,11 +541,11 @@ public final class ChromeTraceWriter implements Exporter {
             } else if (v instanceof List<?> list) {
                 g.writeStartArray();
                 for (Object o : list) {
-                    g.writeString(Text.wellFormed(String.valueOf(o)));
+                    g.writeString(Text.wellFormed(o instanceof String str ? str : String.valueOf(o)));
                 }
                 g.writeEndArray();
             } else {
-                g.writeString(Text.wellFormed(String.valueOf(v)));
+                g.writeString(Text.wellFormed(v instanceof String str ? str : String.valueOf(v)));
             }
         }
     }

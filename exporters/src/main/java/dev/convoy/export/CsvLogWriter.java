@@ -1,6 +1,5 @@
 package dev.convoy.export;
 
-import dev.convoy.analysis.Intervals;
 import dev.convoy.analysis.MonitorOwnership;
 import dev.convoy.model.ClassInfo;
 import dev.convoy.model.Event;
@@ -16,8 +15,6 @@ import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -144,67 +141,154 @@ public final class CsvLogWriter implements Exporter {
         w.flush();
     }
 
-    private record Line(long ts, int seq, String text) {
-    }
-
-    private static final Comparator<Line> LINE_ORDER = (a, b) -> a.ts != b.ts ? Long.compare(a.ts, b.ts)
-            : Integer.compare(a.seq, b.seq);
-
-    /** Writes the event log in time order. */
+    /**
+     * Writes the event log in time order: lines ordered by time, ties by ring (file order),
+     * then within a ring ThreadStarted, the records in ring order, ThreadEnded. Streamed from
+     * the merged order of {@link Recording#events()}; state per ring and per monitor only.
+     */
     public void writeEvents(Recording r, OutputStream os) throws IOException {
-        MonitorOwnership owners = MonitorOwnership.of(r);
-        Set<Event> joinWaits = Intervals.joinWaits(r);
+        MonitorOwnership.Tracker owners = new MonitorOwnership.Tracker(r);
+        RingState rings = new RingState(r);
         long start = r.startMonotonicNs();
-        Map<Integer, String> stacks = new java.util.HashMap<>();
-        List<Line> lines = new ArrayList<>();
-        for (RecordedThread t : r.threads()) {
-            if (t.isSystem()) {
-                continue;
-            }
-            String th = hash(r.identityHash(t.threadObject()));
-            if (!t.isLate()) {
-                lines.add(new Line(t.startNs(), lines.size(), "ThreadStarted," + th + "," + escape(t.name())));
-            }
-            for (Event e : t.events()) {
-                if (joinWaits.contains(e)) {
-                    continue; // the inner wait of Thread.join: ThreadJoin/ThreadJoined stand for it
-                }
-                String mon = hash(r.identityHash(e.obj()));
-                String text = switch (e.type()) {
-                    case MONITOR_ENTER -> "MonitorContendedEnter," + th + "," + mon + ","
-                            + hash(owners.ownerAt(e).map(o -> r.identityHash(o.threadObject())).orElse(0))
-                            + "," + stacks.computeIfAbsent(e.stackId(), id -> stack(r, id));
-                    case MONITOR_ENTERED -> "MonitorContendedEntered," + th + "," + mon + ",0";
-                    case MONITOR_WAIT -> "ObjectWait," + th + "," + mon + "," + stacks.computeIfAbsent(e.stackId(), id -> stack(r, id));
-                    case MONITOR_WAITED -> "ObjectWaited," + th + "," + mon + ",0";
-                    case NOTIFY -> "ObjectNotify," + th + "," + mon + "," + stacks.computeIfAbsent(e.stackId(), id -> stack(r, id));
-                    case NOTIFY_ALL -> "ObjectNotifyAll," + th + "," + mon + "," + stacks.computeIfAbsent(e.stackId(), id -> stack(r, id));
-                    case START_CALL -> "ThreadStart," + th + "," + mon + "," + stacks.computeIfAbsent(e.stackId(), id -> stack(r, id));
-                    case JOIN -> "ThreadJoin," + th + "," + mon + "," + stacks.computeIfAbsent(e.stackId(), id -> stack(r, id));
-                    case JOINED -> "ThreadJoined," + th + "," + mon + ",0";
-                    case SLEEP -> "ThreadSleep," + th + "," + stacks.computeIfAbsent(e.stackId(), id -> stack(r, id));
-                    case SLEPT -> "ThreadSlept," + th + ",0";
-                    // thread start/end come from the ring; GC, interrupt calls, THREAD_INTERRUPTED
-                    // and unknown types have no line in the format
-                    default -> null;
-                };
-                if (text != null) {
-                    lines.add(new Line(e.ts(), lines.size(), text));
-                }
-            }
-            if (t.isEnded() && t.endNs() != 0) {
-                lines.add(new Line(t.endNs(), lines.size(), "ThreadEnded," + th));
-            }
+        List<RecordedThread> threads = r.threads();
+        int n = threads.size();
+        String[] th = new String[n];
+        for (int k = 0; k < n; k++) {
+            th[k] = hash(r.identityHash(threads.get(k).threadObject()));
         }
-        lines.sort(LINE_ORDER);
+        // ThreadStarted / ThreadEnded lines by (time, ring)
+        long[] starts = RingState.marks(r, t -> !t.isSystem() && !t.isLate(), RecordedThread::startNs);
+        long[] ends = RingState.marks(r, t -> !t.isSystem() && t.isEnded() && t.endNs() != 0, RecordedThread::endNs);
+        int si = 0;
+        int ei = 0;
+        Map<Integer, String> stacks = new java.util.HashMap<>();
+        Map<Long, String> monitors = new java.util.HashMap<>();
         Writer w = new java.io.BufferedWriter(new OutputStreamWriter(os, StandardCharsets.UTF_8), 1 << 16);
-        for (Line l : lines) {
-            w.write(Text.seconds(l.ts() - start));
-            w.write(',');
-            w.write(l.text());
-            w.write('\n');
+        StringBuilder sb = new StringBuilder(256);
+        java.util.Iterator<Event> it = r.events().iterator();
+        Event e = it.hasNext() ? it.next() : null;
+        int ek = e == null ? -1 : rings.index(e.thread());
+        while (true) {
+            // the smallest of: next start mark, next event, next end mark, by (ts, ring, start < event < end)
+            int pick = -1; // 0 start, 1 event, 2 end
+            long bestTs = 0;
+            int bestK = 0;
+            if (si < RingState.count(starts)) {
+                pick = 0;
+                bestTs = RingState.ts(starts, si);
+                bestK = RingState.ring(starts, si);
+            }
+            if (e != null && (pick < 0 || e.ts() < bestTs || e.ts() == bestTs && ek < bestK)) {
+                pick = 1;
+                bestTs = e.ts();
+                bestK = ek;
+            }
+            if (ei < RingState.count(ends)) {
+                long ts = RingState.ts(ends, ei);
+                int k = RingState.ring(ends, ei);
+                if (pick < 0 || ts < bestTs || ts == bestTs && k < bestK) {
+                    pick = 2;
+                }
+            }
+            if (pick < 0) {
+                break;
+            }
+            sb.setLength(0);
+            if (pick == 0) {
+                int k = RingState.ring(starts, si++);
+                RecordedThread t = threads.get(k);
+                sb.append(Text.seconds(t.startNs() - start)).append(",ThreadStarted,").append(th[k]).append(',')
+                        .append(escape(t.name()));
+            } else if (pick == 2) {
+                int k = RingState.ring(ends, ei++);
+                sb.append(Text.seconds(threads.get(k).endNs() - start)).append(",ThreadEnded,").append(th[k]);
+            } else {
+                RecordedThread owner = owners.next(e);
+                boolean inner = rings.next(e); // the inner wait of Thread.join: ThreadJoin/ThreadJoined stand for it
+                if (!e.thread().isSystem() && !inner) {
+                    line(sb, r, e, th[ek], owner, stacks, monitors, start);
+                }
+                e = it.hasNext() ? it.next() : null;
+                ek = e == null ? -1 : rings.index(e.thread());
+            }
+            if (sb.length() > 0) {
+                sb.append('\n');
+                w.append(sb);
+            }
         }
         w.flush();
+    }
+
+    private static void line(StringBuilder sb, Recording r, Event e, String th, RecordedThread owner,
+                             Map<Integer, String> stacks, Map<Long, String> monitors, long start) {
+        String kind;
+        boolean mon = true;
+        int tail; // 0: ",0"  1: the stack
+        switch (e.type()) {
+            case MONITOR_ENTER -> {
+                kind = "MonitorContendedEnter";
+                tail = 2;
+            }
+            case MONITOR_ENTERED -> {
+                kind = "MonitorContendedEntered";
+                tail = 0;
+            }
+            case MONITOR_WAIT -> {
+                kind = "ObjectWait";
+                tail = 1;
+            }
+            case MONITOR_WAITED -> {
+                kind = "ObjectWaited";
+                tail = 0;
+            }
+            case NOTIFY -> {
+                kind = "ObjectNotify";
+                tail = 1;
+            }
+            case NOTIFY_ALL -> {
+                kind = "ObjectNotifyAll";
+                tail = 1;
+            }
+            case START_CALL -> {
+                kind = "ThreadStart";
+                tail = 1;
+            }
+            case JOIN -> {
+                kind = "ThreadJoin";
+                tail = 1;
+            }
+            case JOINED -> {
+                kind = "ThreadJoined";
+                tail = 0;
+            }
+            case SLEEP -> {
+                kind = "ThreadSleep";
+                mon = false;
+                tail = 1;
+            }
+            case SLEPT -> {
+                kind = "ThreadSlept";
+                mon = false;
+                tail = 0;
+            }
+            // thread start/end come from the ring; GC, interrupt calls, THREAD_INTERRUPTED
+            // and unknown types have no line in the format
+            default -> {
+                return;
+            }
+        }
+        sb.append(Text.seconds(e.ts() - start)).append(',').append(kind).append(',').append(th).append(',');
+        if (mon) {
+            sb.append(monitors.computeIfAbsent(e.obj(), o -> hash(r.identityHash(o)))).append(',');
+        }
+        if (tail == 2) {
+            sb.append(owner == null ? "00000000" : hash(r.identityHash(owner.threadObject()))).append(',');
+        }
+        if (tail == 0) {
+            sb.append('0');
+        } else {
+            sb.append(stacks.computeIfAbsent(e.stackId(), id -> stack(r, id)));
+        }
     }
 
     private static String stack(Recording r, int stackId) {

@@ -36,6 +36,17 @@ final class Text {
     /** {@link #wellFormed} plus characters XML 1.0 forbids (controls but tab/LF/CR, U+FFFE/F) as U+FFFD. */
     static String xml(String s) {
         String w = wellFormed(s);
+        int i0 = 0;
+        while (i0 < w.length()) {
+            char c = w.charAt(i0);
+            if (!(c == '\t' || c == '\n' || c == '\r' || c >= 0x20 && c != 0xFFFE && c != 0xFFFF)) {
+                break;
+            }
+            i0++;
+        }
+        if (i0 == w.length()) {
+            return w; // nothing to replace (the usual case)
+        }
         StringBuilder sb = new StringBuilder(w.length());
         for (int i = 0; i < w.length(); i++) {
             char c = w.charAt(i);
@@ -55,33 +66,45 @@ final class Text {
         for (int i = 0; i < digits; i++) {
             unit *= 10;
         }
-        long abs = Math.abs(ns);
-        long frac = abs % unit;
-        StringBuilder sb = new StringBuilder(24);
-        if (ns < 0) {
-            sb.append('-');
+        if (ns == Long.MIN_VALUE) {
+            return decimalSlow(ns, digits, trim);
         }
-        sb.append(abs / unit);
+        long abs = Math.abs(ns);
+        long whole = abs / unit;
+        long frac = abs % unit;
         int n = digits;
         if (trim) {
             while (n > 0 && frac % 10 == 0) {
                 frac /= 10;
                 n--;
             }
-            if (n == 0) {
-                return sb.toString();
-            }
         }
-        sb.append('.');
-        int at = sb.length();
+        char[] c = new char[41];
+        int at = c.length;
         for (int i = 0; i < n; i++) {
-            sb.append('0');
-        }
-        for (int i = sb.length() - 1; i >= at && frac > 0; i--) {
-            sb.setCharAt(i, (char) ('0' + frac % 10));
+            c[--at] = (char) ('0' + frac % 10);
             frac /= 10;
         }
-        return sb.toString();
+        if (n > 0) {
+            c[--at] = '.';
+        }
+        do {
+            c[--at] = (char) ('0' + whole % 10);
+            whole /= 10;
+        } while (whole > 0);
+        if (ns < 0) {
+            c[--at] = '-';
+        }
+        return new String(c, at, c.length - at);
+    }
+
+    private static String decimalSlow(long ns, int digits, boolean trim) {
+        java.math.BigDecimal d = java.math.BigDecimal.valueOf(ns).movePointLeft(digits);
+        if (trim) {
+            d = d.stripTrailingZeros();
+            return d.scale() <= 0 ? d.toBigInteger().toString() : d.toPlainString();
+        }
+        return d.toPlainString();
     }
 
     /** Microseconds with at most 3 decimals, trailing zeros removed, for Chrome trace ts/dur. */

@@ -1,8 +1,6 @@
 package dev.convoy.export;
 
 import com.fasterxml.jackson.dataformat.xml.XmlFactory;
-import dev.convoy.analysis.Interval;
-import dev.convoy.analysis.Intervals;
 import dev.convoy.analysis.MonitorOwnership;
 import dev.convoy.model.ClassInfo;
 import dev.convoy.model.Event;
@@ -18,7 +16,6 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.List;
@@ -81,39 +78,29 @@ public final class TptpXmlWriter implements Exporter {
     private static final class Run {
         final Recording r;
         final XMLStreamWriter w;
-        final MonitorOwnership owners;
+        final MonitorOwnership.Tracker owners;
+        final RingState rings;
         final Set<Long> classes = new HashSet<>();
         final Set<Long> objects = new HashSet<>();
         final Set<Long> methods = new HashSet<>();
-        final Map<Event, Event> beginOf = new java.util.HashMap<>();
+        /** Owner at the MONITOR_ENTER being written; begin of the MONITOR_WAITED or SLEPT being written. */
+        RecordedThread owner;
+        Event begin;
 
         Run(Recording r, XMLStreamWriter w) {
             this.r = r;
             this.w = w;
-            this.owners = MonitorOwnership.of(r);
-            for (RecordedThread t : r.threads()) {
-                Event wait = null; // every wait, the inner waits of joins included
-                for (Event e : t.events()) {
-                    if (e.type() == EventType.MONITOR_WAIT) {
-                        wait = e;
-                    } else if (e.type() == EventType.MONITOR_WAITED) {
-                        if (wait != null && wait.obj() == e.obj()) {
-                            beginOf.put(e, wait);
-                        }
-                        wait = null;
-                    }
-                }
-            }
-            for (Interval in : Intervals.of(r)) {
-                if (in.kind() == Interval.Kind.SLEEPING && in.end() != null
-                        && in.end().type() == EventType.SLEPT) {
-                    beginOf.put(in.end(), in.begin());
-                }
-            }
+            this.owners = new MonitorOwnership.Tracker(r);
+            this.rings = new RingState(r);
+            this.epochOffset = r.startEpochNs() - r.startMonotonicNs();
+            this.raw = w instanceof org.codehaus.stax2.XMLStreamWriter2 w2 ? w2 : null;
         }
 
+        /** {@link Recording#toEpochNs} is start.epoch.ns + (ts - start.monotonic.ns): the offset taken once. */
+        final long epochOffset;
+
         String time(long monotonicNs) {
-            return Text.seconds(r.toEpochNs(monotonicNs));
+            return Text.seconds(monotonicNs + epochOffset);
         }
 
         void write() throws XMLStreamException {
@@ -136,9 +123,7 @@ public final class TptpXmlWriter implements Exporter {
             empty("traceStart", "traceId", uuid(seed + "trace"), "agentIdRef", agentId, "time", start);
             empty("option", "key", "TRACE_IDREFS", "value", "false");
 
-            for (Item it : timeline()) {
-                writeItem(it);
-            }
+            timeline();
             String end = time(r.snapshotMonotonicNs());
             empty("traceEnd", "time", end);
             empty("agentDestroy", "agentIdRef", agentId, "time", end);
@@ -147,27 +132,59 @@ public final class TptpXmlWriter implements Exporter {
             w.writeEndDocument();
         }
 
-        List<Item> timeline() {
-            List<Item> items = new ArrayList<>();
-            for (RecordedThread t : r.threads()) {
-                long first = t.startNs();
-                long last = t.startNs();
-                for (Event e : t.events()) {
-                    first = Math.min(first, e.ts());
-                    last = Math.max(last, e.ts());
-                    if (isWritten(e, t)) {
-                        items.add(new Item(e.ts(), EVENT, items.size(), t, e));
-                    }
-                }
-                if (!t.isSystem()) {
-                    items.add(new Item(first, THREAD_START, items.size(), t, null));
-                    if (t.isEnded()) {
-                        items.add(new Item(Math.max(last, t.endNs()), THREAD_END, items.size(), t, null));
-                    }
+        /**
+         * In time order; at equal times thread starts (by ring), then records (by ring, then
+         * ring order), then thread ends (by ring). Streamed from the merged order of
+         * {@link Recording#events()}: a ring's start is its start or first record, its end
+         * the latest of its records and its end.
+         */
+        void timeline() throws XMLStreamException {
+            List<RecordedThread> threads = r.threads();
+            long[] first = new long[threads.size()];
+            long[] last = new long[threads.size()];
+            for (int k = 0; k < threads.size(); k++) {
+                RecordedThread t = threads.get(k);
+                first[k] = t.startNs();
+                last[k] = t.startNs();
+                for (int i = 0; i < t.eventCount(); i++) {
+                    long ts = t.ts(i);
+                    first[k] = Math.min(first[k], ts);
+                    last[k] = Math.max(last[k], ts);
                 }
             }
-            items.sort(Comparator.comparingLong(Item::ts).thenComparingInt(Item::rank).thenComparingInt(Item::seq));
-            return items;
+            java.util.Map<RecordedThread, Integer> pos = new java.util.IdentityHashMap<>();
+            for (int k = 0; k < threads.size(); k++) {
+                pos.put(threads.get(k), k);
+            }
+            long[] starts = RingState.marks(r, t -> !t.isSystem(), t -> first[pos.get(t)]);
+            long[] ends = RingState.marks(r, t -> !t.isSystem() && t.isEnded(),
+                    t -> Math.max(last[pos.get(t)], t.endNs()));
+            int si = 0;
+            int ei = 0;
+            java.util.Iterator<Event> it = r.events().iterator();
+            Event e = it.hasNext() ? it.next() : null;
+            while (true) {
+                long sTs = si < RingState.count(starts) ? RingState.ts(starts, si) : Long.MAX_VALUE;
+                long eTs = e != null ? e.ts() : Long.MAX_VALUE;
+                long nTs = ei < RingState.count(ends) ? RingState.ts(ends, ei) : Long.MAX_VALUE;
+                if (si < RingState.count(starts) && sTs <= eTs && sTs <= nTs) {
+                    int k = RingState.ring(starts, si++);
+                    writeItem(new Item(first[k], THREAD_START, 0, threads.get(k), null));
+                } else if (e != null && eTs <= nTs) {
+                    owner = owners.next(e);
+                    rings.next(e);
+                    begin = rings.begin;
+                    if (isWritten(e, e.thread())) {
+                        writeItem(new Item(e.ts(), EVENT, 0, e.thread(), e));
+                    }
+                    e = it.hasNext() ? it.next() : null;
+                } else if (ei < RingState.count(ends)) {
+                    int k = RingState.ring(ends, ei++);
+                    writeItem(new Item(RingState.ts(ends, ei - 1), THREAD_END, 0, threads.get(k), null));
+                } else {
+                    break;
+                }
+            }
         }
 
         static boolean isWritten(Event e, RecordedThread t) {
@@ -205,7 +222,7 @@ public final class TptpXmlWriter implements Exporter {
                 case MONITOR_ENTER -> {
                     String obj = defineObject(e.obj(), e.ts());
                     defineStack(e.stackId());
-                    String owner = owners.ownerAt(e).map(o -> Long.toUnsignedString(o.ringId())).orElse("0");
+                    String owner = this.owner == null ? "0" : Long.toUnsignedString(this.owner.ringId());
                     withStack("monContendedEnter", e.stackId(), "threadIdRef", tid, "time", time,
                             "objIdRef", obj, "threadOwner", owner);
                 }
@@ -219,7 +236,7 @@ public final class TptpXmlWriter implements Exporter {
                 }
                 case MONITOR_WAITED -> {
                     String obj = defineObject(e.obj(), e.ts());
-                    Event wait = beginOf.get(e);
+                    Event wait = begin;
                     List<String> a = new ArrayList<>(List.of("threadIdRef", tid, "time", time, "objIdRef", obj));
                     if (wait != null) {
                         a.add("timeout");
@@ -256,7 +273,7 @@ public final class TptpXmlWriter implements Exporter {
                             "timeout", Long.toString(e.arg()));
                 }
                 case SLEPT -> {
-                    Event sleep = beginOf.get(e);
+                    Event sleep = begin;
                     if (sleep != null) { // a SLEPT after the sleep ended by an InterruptedException has none
                         empty("monWaited", "threadIdRef", tid, "time", time, "objIdRef", SLEEP_OBJ,
                                 "timeout", Long.toString(sleep.arg()), "isTimedOut", "1");
@@ -296,7 +313,13 @@ public final class TptpXmlWriter implements Exporter {
             return id;
         }
 
+        /** Stacks whose methods are all defined already. */
+        final Set<Integer> stacksDefined = new HashSet<>();
+
         void defineStack(int stackId) throws XMLStreamException {
+            if (!stacksDefined.add(stackId)) {
+                return;
+            }
             StackTrace st = r.stacks().get(stackId);
             if (st == null) {
                 return;
@@ -334,24 +357,82 @@ public final class TptpXmlWriter implements Exporter {
             };
         }
 
+        /**
+         * Per stack id its frames as the XML of the {@code annotation} elements, made once
+         * (the values are digits, ':' and '-': nothing to escape).
+         */
+        final Map<Integer, String> frameXml = new java.util.HashMap<>();
+
         void withStack(String element, int stackId, String... attrs) throws XMLStreamException {
-            List<Frame> frames = r.frames(stackId);
-            if (frames.isEmpty()) {
+            String xml = frameXml.computeIfAbsent(stackId, id -> {
+                StringBuilder sb = new StringBuilder();
+                for (Frame f : r.frames(id)) {
+                    sb.append("<annotation name=\"frame\" value=\"").append(Long.toUnsignedString(f.methodId()))
+                            .append(':').append(f.location()).append("\"/>");
+                }
+                return sb.toString();
+            });
+            if (xml.isEmpty()) {
                 empty(element, attrs);
+                return;
+            }
+            if (raw != null && plain(attrs)) {
+                raw.writeRaw(startTag(element, attrs).append('>').toString());
+                raw.writeRaw(xml);
+                raw.writeRaw("</" + element + ">\n");
                 return;
             }
             w.writeStartElement(element);
             attributes(attrs);
-            for (Frame f : frames) {
-                w.writeEmptyElement("annotation");
-                w.writeAttribute("name", "frame");
-                w.writeAttribute("value", Long.toUnsignedString(f.methodId()) + ":" + f.location());
+            if (raw != null) {
+                raw.writeRaw(xml);
+            } else {
+                for (Frame f : r.frames(stackId)) {
+                    w.writeEmptyElement("annotation");
+                    w.writeAttribute("name", "frame");
+                    w.writeAttribute("value", Long.toUnsignedString(f.methodId()) + ":" + f.location());
+                }
             }
             w.writeEndElement();
             nl();
         }
 
+        /** The writer's raw output (Woodstox), null if it has none. */
+        org.codehaus.stax2.XMLStreamWriter2 raw;
+
+        /**
+         * True when no value needs escaping or replacing (printable ASCII but {@code & < > "}):
+         * the element can then be written as raw text, as the StAX writer would write it.
+         */
+        static boolean plain(String... attrs) {
+            for (int i = 1; i < attrs.length; i += 2) {
+                String v = attrs[i];
+                for (int j = 0; j < v.length(); j++) {
+                    char c = v.charAt(j);
+                    if (c < 0x20 || c > 0x7E || c == '&' || c == '<' || c == '>' || c == '"') {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
+
+        final StringBuilder tag = new StringBuilder(256);
+
+        StringBuilder startTag(String element, String... attrs) {
+            tag.setLength(0);
+            tag.append('<').append(element);
+            for (int i = 0; i < attrs.length; i += 2) {
+                tag.append(' ').append(attrs[i]).append("=\"").append(attrs[i + 1]).append('"');
+            }
+            return tag;
+        }
+
         void empty(String element, String... attrs) throws XMLStreamException {
+            if (raw != null && plain(attrs)) {
+                raw.writeRaw(startTag(element, attrs).append("/>\n").toString());
+                return;
+            }
             w.writeEmptyElement(element);
             attributes(attrs);
             nl();

@@ -138,11 +138,14 @@ public final class Recording {
         final int[][] order = orders();
         final int[] pos = new int[threads.size()];
         final int[] heap = new int[threads.size()]; // ring positions, a binary min-heap
+        final long[] head = new long[threads.size()]; // time of each ring's next record
+        final RecordedThread[] rings = threads.toArray(new RecordedThread[0]);
         int size;
 
         Merge() {
-            for (int k = 0; k < threads.size(); k++) {
-                if (threads.get(k).eventCount() > 0) {
+            for (int k = 0; k < rings.length; k++) {
+                if (rings[k].eventCount() > 0) {
+                    head[k] = ts(k);
                     heap[size++] = k;
                     up(size - 1);
                 }
@@ -151,12 +154,12 @@ public final class Recording {
 
         long ts(int k) {
             int[] o = order[k];
-            return threads.get(k).ts(o == null ? pos[k] : o[pos[k]]);
+            return rings[k].ts(o == null ? pos[k] : o[pos[k]]);
         }
 
         boolean less(int a, int b) {
-            long x = ts(a);
-            long y = ts(b);
+            long x = head[a];
+            long y = head[b];
             return x < y || x == y && a < b;
         }
 
@@ -204,11 +207,13 @@ public final class Recording {
                 throw new java.util.NoSuchElementException();
             }
             int k = heap[0];
-            RecordedThread t = threads.get(k);
+            RecordedThread t = rings[k];
             int[] o = order[k];
             Event e = t.event(o == null ? pos[k] : o[pos[k]]);
             if (++pos[k] == t.eventCount()) {
                 heap[0] = heap[--size];
+            } else {
+                head[k] = ts(k);
             }
             down(0);
             return e;
