@@ -1,9 +1,7 @@
 package dev.convoy.testapps.bench;
 
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +13,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Runs {@link PingPong} under each {@link BenchConfig} side by side and reports the cost per
@@ -204,7 +201,7 @@ public final class BenchmarkRunner {
     }
 
     private static PingPongLine runChild(List<String> cmd, BenchConfig c) throws IOException, InterruptedException {
-        Output r = exec(cmd);
+        ChildProcess.Output r = exec(cmd);
         if (r.exitCode() != 0) {
             throw new IOException("configuration '" + c.label() + "' exited with " + r.exitCode() + ": "
                     + String.join(" ", cmd) + "\n" + String.join("\n", r.lines()));
@@ -217,35 +214,8 @@ public final class BenchmarkRunner {
         }
     }
 
-    private record Output(int exitCode, List<String> lines) {
-    }
-
-    private static Output exec(List<String> cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        List<String> lines = new ArrayList<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader br = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String l;
-                while ((l = br.readLine()) != null) {
-                    synchronized (lines) {
-                        lines.add(l);
-                    }
-                }
-            } catch (IOException ignored) {
-                // the process died; its exit code tells
-            }
-        }, "child-output");
-        reader.setDaemon(true);
-        reader.start();
-        if (!p.waitFor(CHILD_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
-            p.destroyForcibly();
-            throw new IOException("timed out after " + CHILD_TIMEOUT_MINUTES + " minutes: " + String.join(" ", cmd));
-        }
-        reader.join(TimeUnit.SECONDS.toMillis(10));
-        synchronized (lines) {
-            return new Output(p.exitValue(), List.copyOf(lines));
-        }
+    private static ChildProcess.Output exec(List<String> cmd) throws IOException, InterruptedException {
+        return ChildProcess.run(cmd, null, CHILD_TIMEOUT_MINUTES);
     }
 
     /** {@code java -version} of {@code java} (run under {@code pin}): its first two lines. */
@@ -253,7 +223,7 @@ public final class BenchmarkRunner {
         List<String> cmd = new ArrayList<>(pin);
         cmd.add(java);
         cmd.add("-version");
-        Output r = exec(cmd);
+        ChildProcess.Output r = exec(cmd);
         if (r.exitCode() != 0) {
             throw new IOException(String.join(" ", cmd) + " exited with " + r.exitCode() + ": "
                     + String.join(" ", r.lines()));
@@ -276,7 +246,7 @@ public final class BenchmarkRunner {
     private static String machine() {
         String nproc;
         try {
-            Output r = onPath("nproc") != null ? exec(List.of("nproc")) : null;
+            ChildProcess.Output r = onPath("nproc") != null ? exec(List.of("nproc")) : null;
             nproc = r != null && r.exitCode() == 0 && !r.lines().isEmpty() ? r.lines().get(0).trim()
                     : Integer.toString(Runtime.getRuntime().availableProcessors());
         } catch (IOException | InterruptedException e) {

@@ -1,14 +1,13 @@
 package dev.convoy.testapps.bench.suite;
 
 import dev.convoy.testapps.bench.BenchmarkRunner;
+import dev.convoy.testapps.bench.ChildProcess;
 import dev.convoy.testapps.bench.Markers;
 import dev.convoy.testapps.bench.PingPong;
 import dev.convoy.testapps.bench.PingPongLine;
 
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +20,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -330,7 +328,7 @@ public final class SuiteRunner {
         cmd.add(classpath);
         cmd.add(wl.mainClass());
         cmd.addAll(wl.args());
-        Output out = exec(cmd, runDir.toFile());
+        ChildProcess.Output out = exec(cmd, runDir.toFile());
         Files.write(runDir.resolve("output.txt"), out.lines(), StandardCharsets.UTF_8);
         if (out.exitCode() != 0) {
             throw new IOException(c.label() + " on " + wl.spec().id() + " exited with " + out.exitCode() + ": "
@@ -404,7 +402,7 @@ public final class SuiteRunner {
     /** {@code taskset -c 0} if it works, else nothing. */
     private static List<String> pinning(String java) {
         try {
-            Output r = exec(List.of("taskset", "-c", "0", java, "-version"), null);
+            ChildProcess.Output r = exec(List.of("taskset", "-c", "0", java, "-version"), null);
             if (r.exitCode() == 0) {
                 return List.of("taskset", "-c", "0");
             }
@@ -431,39 +429,8 @@ public final class SuiteRunner {
         return String.join("; ", kept.subList(0, Math.min(2, kept.size())));
     }
 
-    record Output(int exitCode, List<String> lines) {
-    }
-
-    static Output exec(List<String> cmd, File dir) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        if (dir != null) {
-            pb.directory(dir);
-        }
-        Process p = pb.start();
-        List<String> lines = new ArrayList<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader br = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String l;
-                while ((l = br.readLine()) != null) {
-                    synchronized (lines) {
-                        lines.add(l);
-                    }
-                }
-            } catch (IOException ignored) {
-                // the process died; its exit code tells
-            }
-        }, "child-output");
-        reader.setDaemon(true);
-        reader.start();
-        if (!p.waitFor(CHILD_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
-            p.destroyForcibly();
-            throw new IOException("timed out after " + CHILD_TIMEOUT_MINUTES + " minutes: " + String.join(" ", cmd));
-        }
-        reader.join(TimeUnit.SECONDS.toMillis(10));
-        synchronized (lines) {
-            return new Output(p.exitValue(), List.copyOf(lines));
-        }
+    static ChildProcess.Output exec(List<String> cmd, File dir) throws IOException, InterruptedException {
+        return ChildProcess.run(cmd, dir, CHILD_TIMEOUT_MINUTES);
     }
 
     static void deleteTree(Path dir) throws IOException {
