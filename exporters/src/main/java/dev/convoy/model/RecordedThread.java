@@ -43,28 +43,18 @@ public final class RecordedThread {
                           long endNs, long written, long overwritten, long dropped, long torn,
                           String name, String group, String parentGroup, int capacity,
                           List<Event> events) {
-        this.ringId = ringId;
-        this.javaThreadId = javaThreadId;
-        this.threadObject = threadObject;
-        this.flags = flags;
-        this.startNs = startNs;
-        this.endNs = endNs;
-        this.written = written;
-        this.overwritten = overwritten;
-        this.dropped = dropped;
-        this.torn = torn;
-        this.name = name;
-        this.group = group;
-        this.parentGroup = parentGroup;
-        this.capacity = capacity;
+        this(ringId, javaThreadId, threadObject, flags, startNs, endNs, written, overwritten, dropped, torn, name,
+                group, parentGroup, capacity, encode(events), events.size());
+    }
+
+    /** The events in the snapshot's 40-byte record encoding. */
+    private static ByteBuffer encode(List<Event> events) {
         ByteBuffer b = ByteBuffer.allocate(events.size() * SnapshotFormat.RECORD_BYTES).order(ByteOrder.LITTLE_ENDIAN);
         for (Event e : events) {
             b.putLong(e.ts()).put((byte) e.rawType()).put((byte) e.flags()).putShort((short) 0)
                     .putInt(e.stackId()).putLong(e.obj()).putLong(e.arg()).putLong(e.arg2());
         }
-        this.records = b.flip();
-        this.count = events.size();
-        this.events = new View();
+        return b.flip();
     }
 
     private RecordedThread(long ringId, long javaThreadId, long threadObject, int flags, long startNs,
