@@ -229,11 +229,9 @@ int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *
         return cv_fail(err, "the recorder is not started (or runs with empty callbacks)");
     }
     jvmtiEnv *jvmti = g_cv.jvmti;
-    uint64_t snap_mono = cv_now_ns();
     uint64_t since = load_acquire(&g_cv.reset_mono);
     uint64_t start_mono = since ? since : g_cv.start_mono;
     uint64_t start_epoch = g_cv.start_epoch + (start_mono - g_cv.start_mono);
-    uint64_t snap_epoch = cv_epoch_ns();
 
     buf_bytes(b, CV_MAGIC, 8);
     buf_u16(b, VERSION_MAJOR);
@@ -282,6 +280,10 @@ int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *
     gc.group = gc.parent_group = "";
     put_ring(&rings, &gc, g_cv.gc_ring, NULL, since, NULL, &sum);
     nrings++;
+    /* The snapshot's time is read after the last ring was copied: every record it holds was
+     * timestamped before it, so an interval still open in a ring never ends before it starts. */
+    uint64_t snap_mono = cv_now_ns();
+    uint64_t snap_epoch = cv_epoch_ns();
     uint32_t nmon = put_monitor_states(&monitors, views, nthreads, last, states, nstates);
     free(last);
     threads_unpin(views, nthreads);
