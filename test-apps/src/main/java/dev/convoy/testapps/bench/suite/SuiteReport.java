@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** Markdown for the suite's results: one table per workload and the targets, met or missed. */
 public final class SuiteReport {
@@ -171,10 +172,11 @@ public final class SuiteReport {
     public static String snapshotTable(Measurements m) {
         StringBuilder sb = new StringBuilder();
         sb.append("| Configuration | Operations | Longest pause during an operation (µs, max over runs) "
+                + "| Operations overlapping a safepoint | Longest pause, operations without a safepoint (µs) "
                 + "| Median of per-operation longest pause (µs) | Longest pause in control windows (µs) "
                 + "| snapshot() ms (longest pause µs) | dump snapshot ms (pause) | dump csv ms (pause) | dump chrome ms (pause) "
                 + "| dump tptp ms (pause) | JFR takeSnapshot+dump ms (pause) |\n");
-        sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (SuiteConfig c : m.configs()) {
             if (!m.has(c)) {
                 continue;
@@ -182,6 +184,8 @@ public final class SuiteReport {
             sb.append("| ").append(c.label())
                     .append(" | ").append(num(sum(m.values(c, "ops"))))
                     .append(" | ").append(num(maxOf(m.values(c, "pause_max_us"))))
+                    .append(" | ").append(num(sum(m.values(c, "ops_with_safepoint"))))
+                    .append(" | ").append(num(maxOf(m.values(c, "pause_nosafepoint_max_us"))))
                     .append(" | ").append(num(med(m.values(c, "pause_median_us"))))
                     .append(" | ").append(num(maxOf(m.values(c, "control_max_us"))));
             for (String k : List.of("snapshot", "dump_snapshot", "dump_csv", "dump_chrome", "dump_tptp", "dump_jfr")) {
@@ -190,6 +194,25 @@ public final class SuiteReport {
                 sb.append(" | ").append(v.isEmpty() ? "—" : num(med(v)) + (p.isEmpty() ? "" : " (" + num(maxOf(p)) + ")"));
             }
             sb.append(" |\n");
+        }
+        sb.append("\nLongest safepoint overlapping an operation, by VM operation (µs, max over runs; from "
+                + "`-Xlog:safepoint`, every GC pause is one):\n\n");
+        for (SuiteConfig c : m.configs()) {
+            Map<String, Double> byName = new TreeMap<>();
+            for (Map<String, String> run : m.runs(c)) {
+                for (Map.Entry<String, String> e : run.entrySet()) {
+                    String k = e.getKey();
+                    if (k.startsWith("safepoint_") && k.endsWith("_max_us")) {
+                        byName.merge(k.substring("safepoint_".length(), k.length() - "_max_us".length()),
+                                Double.parseDouble(e.getValue()), Math::max);
+                    }
+                }
+            }
+            if (m.has(c)) {
+                sb.append("- ").append(c.label()).append(": ").append(byName.isEmpty() ? "none"
+                        : byName.entrySet().stream().map(e -> e.getKey() + " " + num(e.getValue()))
+                                .collect(java.util.stream.Collectors.joining(", "))).append('\n');
+            }
         }
         return sb.toString();
     }
@@ -202,8 +225,10 @@ public final class SuiteReport {
             }
             double p = maxOf(m.values(c, "pause_max_us"));
             double ctl = maxOf(m.values(c, "control_max_us"));
+            double noSp = maxOf(m.values(c, "pause_nosafepoint_max_us"));
             t.add(new Target("No application thread paused > 1 ms by a snapshot, " + c.label(),
-                    "longest pause during a snapshot/dump " + num(p) + " µs (control windows " + num(ctl) + " µs)",
+                    "longest pause during a snapshot/dump " + num(p) + " µs (in operations that overlap no "
+                            + "safepoint " + num(noSp) + " µs; control windows " + num(ctl) + " µs)",
                     p <= 1000, p <= 1000 ? "margin " + num(1000 - p) + " µs" : "over by " + num(p - 1000) + " µs",
                     p <= 1000 || ctl <= 1000));
         }

@@ -167,7 +167,7 @@ public final class SuiteRunner {
             case "snapshot" -> new Workload(new Measurements.Spec(id, "Snapshot under load", "ops", "", false, 0, false),
                     w, List.of("snapshot", "seconds=" + (quick ? 3 : 8), "interval=150"),
                     List.of(SuiteConfig.NONE, SuiteConfig.RING, SuiteConfig.DEFAULT, SuiteConfig.JFR0S),
-                    Math.min(runs, 3), false, List.of());
+                    Math.min(runs, 3), false, List.of("-Xlog:safepoint:file=safepoints.log:tn"));
             case "memory" -> new Workload(new Measurements.Spec(id, "Memory", "rss_kb_churn", "", false, 0, false),
                     w, List.of("memory", "phases=" + (quick ? "16,64,128" : "64,256,1024")),
                     List.of(SuiteConfig.NONE, SuiteConfig.DEFAULT, SuiteConfig.CAP16, SuiteConfig.JFR0S),

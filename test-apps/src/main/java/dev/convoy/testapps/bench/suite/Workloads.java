@@ -21,9 +21,12 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import javax.management.Attribute;
 import javax.management.MBeanServer;
@@ -485,10 +488,25 @@ public final class Workloads {
         List<Double> control = new ArrayList<>();
         long half = intervalMs * 500_000L;
         Map<String, Double> pauseByOp = new LinkedHashMap<>();
+        // safepoints (every GC pause is one) from -Xlog:safepoint with System.nanoTime stamps, if given
+        List<Safepoint> safepoints = Safepoint.read(Paths.get(System.getProperty("convoy.bench.safepoints",
+                "safepoints.log")));
+        List<Double> outsideSafepoints = new ArrayList<>();
+        Map<String, Double> safepointByName = new TreeMap<>();
         for (int k = 0; k < windows.size(); k++) {
             long[] w = windows.get(k);
             double p = meter.maxGap(w[0], w[1]) / 1000.0;
             during.add(p);
+            boolean any = false;
+            for (Safepoint sp : safepoints) {
+                if (sp.end() >= w[0] && sp.end() - sp.totalNs() <= w[1]) {
+                    any = true;
+                    safepointByName.merge(sp.name(), sp.totalNs() / 1000.0, Math::max);
+                }
+            }
+            if (!any) {
+                outsideSafepoints.add(p);
+            }
             pauseByOp.merge(opNames.get(k), p, Math::max);
             control.add(meter.maxGap(w[1] + half, w[1] + half + (w[1] - w[0])) / 1000.0);
         }
@@ -496,12 +514,41 @@ public final class Workloads {
         out.put("ops", windows.size());
         out.put("pause_max_us", max(during));
         out.put("pause_median_us", median(during));
+        out.put("safepoint_log", safepoints.isEmpty() ? 0 : 1);
+        out.put("ops_with_safepoint", during.size() - outsideSafepoints.size());
+        out.put("pause_nosafepoint_max_us", max(outsideSafepoints));
+        for (Map.Entry<String, Double> e : safepointByName.entrySet()) {
+            out.put("safepoint_" + e.getKey() + "_max_us", e.getValue());
+        }
         out.put("control_max_us", max(control));
         out.put("control_median_us", median(control));
         for (Map.Entry<String, List<Double>> e : opMs.entrySet()) {
             out.put(e.getKey() + "_ms", median(e.getValue()));
             out.put(e.getKey() + "_max_ms", max(e.getValue()));
             out.put(e.getKey() + "_pause_max_us", pauseByOp.get(e.getKey()));
+        }
+    }
+
+    /**
+     * One line of {@code -Xlog:safepoint:file=F:tn}: {@code [<nanoTime>ns] Safepoint "<op>", ...,
+     * Total: <n> ns}, logged when the safepoint ends; the stamp is {@code System.nanoTime()}.
+     */
+    record Safepoint(long end, long totalNs, String name) {
+        private static final Pattern LINE = Pattern.compile(
+                "^\\[(\\d+)ns\\] Safepoint \"([^\"]+)\".*Total: (\\d+) ns");
+
+        static List<Safepoint> read(Path log) throws IOException {
+            List<Safepoint> out = new ArrayList<>();
+            if (!Files.isRegularFile(log)) {
+                return out;
+            }
+            for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                Matcher m = LINE.matcher(line);
+                if (m.find()) {
+                    out.add(new Safepoint(Long.parseLong(m.group(1)), Long.parseLong(m.group(3)), m.group(2)));
+                }
+            }
+            return out;
         }
     }
 
