@@ -34,7 +34,8 @@ import dev.convoy.model.StackTrace;
  *
  * <pre>
  * GET  /                       the page (index.html, app.js, app.css)
- * GET  /api/status             recording, counters, options, version
+ * GET  /api/status             recording, counters, options, version, base name of downloads,
+ *                              the Perfetto URL "Open in Perfetto" uses
  * POST /api/recording?on=B     start or stop recording (409 offline)
  * POST /api/contanalysis?on=B  contention analysis on or off (409 offline)
  * GET  /api/snapshot           takes (live) and freezes a snapshot; its summary
@@ -62,11 +63,13 @@ final class WebHandler extends Handler.Abstract {
     private final Source source;
     private final byte[] token;
     private final boolean loopback;
+    private final String perfetto;
 
-    WebHandler(Source source, String token, boolean loopback) {
+    WebHandler(Source source, String token, boolean loopback, String perfetto) {
         this.source = source;
         this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
         this.loopback = loopback;
+        this.perfetto = perfetto;
     }
 
     /** An answer other than 200. */
@@ -265,6 +268,8 @@ final class WebHandler extends Handler.Abstract {
         return Reply.json(g -> {
             g.writeStartObject();
             source.writeStatus(g);
+            g.writeStringField("dumpName", source.baseName());
+            g.writeStringField("perfetto", perfetto);
             g.writeEndObject();
         });
     }

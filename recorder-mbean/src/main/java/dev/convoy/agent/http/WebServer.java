@@ -1,6 +1,8 @@
 package dev.convoy.agent.http;
 
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URISyntaxException;
 
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -18,12 +20,20 @@ import dev.convoy.agent.AgentOptions;
  */
 public final class WebServer implements AutoCloseable {
 
+    /** Where "Open in Perfetto" sends the trace (in the browser, with Perfetto's postMessage protocol). */
+    public static final String PERFETTO = "https://ui.perfetto.dev";
+    /**
+     * Test-only system property: another Perfetto URL (a stub page on 127.0.0.1 that speaks the
+     * same protocol), so that the browser tests never reach the internet. Not an agent option.
+     */
+    public static final String PERFETTO_PROPERTY = "convoy.test.perfettoUrl";
+
     private final Server server;
     private final ServerConnector connector;
     private final String host;
     private final String token;
 
-    private WebServer(Source source, String host, int port, String token) {
+    private WebServer(Source source, String host, int port, String token, String perfetto) {
         this.host = host;
         this.token = token;
         QueuedThreadPool pool = new QueuedThreadPool(8, 2);
@@ -38,7 +48,7 @@ public final class WebServer implements AutoCloseable {
         connector.setHost(host);
         connector.setPort(port);
         server.addConnector(connector);
-        server.setHandler(new WebHandler(source, token, AgentOptions.isLoopback(host)));
+        server.setHandler(new WebHandler(source, token, AgentOptions.isLoopback(host), perfetto));
         server.setStopAtShutdown(false);
     }
 
@@ -50,8 +60,13 @@ public final class WebServer implements AutoCloseable {
      * @throws IllegalStateException when the server cannot start (port in use, ...)
      */
     public static WebServer start(Source source, String host, int port, String token) {
+        return start(source, host, port, token, System.getProperty(PERFETTO_PROPERTY));
+    }
+
+    /** As {@link #start(Source, String, int, String)}, with the Perfetto URL given (tests; null: the real one). */
+    static WebServer start(Source source, String host, int port, String token, String perfetto) {
         checkAccess(host, token);
-        WebServer w = new WebServer(source, host, port, token);
+        WebServer w = new WebServer(source, host, port, token, perfettoUrl(perfetto));
         try {
             w.server.start();
         } catch (Exception e) {
@@ -71,6 +86,29 @@ public final class WebServer implements AutoCloseable {
             throw new IllegalArgumentException("the web view binds " + host + ", which is not a loopback address: "
                     + "an access token is required (option httptoken)");
         }
+    }
+
+    /**
+     * The Perfetto URL to use: {@link #PERFETTO} when {@code url} is null or empty, else {@code url}
+     * if it is an absolute http(s) URL with a host and nothing that is not sent to the window.
+     *
+     * @throws IllegalArgumentException otherwise
+     */
+    static String perfettoUrl(String url) {
+        if (url == null || url.isEmpty()) {
+            return PERFETTO;
+        }
+        try {
+            URI u = new URI(url);
+            if ((u.getScheme().equals("http") || u.getScheme().equals("https")) && u.getHost() != null
+                    && u.getUserInfo() == null && u.getFragment() == null) {
+                return u.toString();
+            }
+        } catch (URISyntaxException | NullPointerException e) {
+            // refused below
+        }
+        throw new IllegalArgumentException("system property " + PERFETTO_PROPERTY + " must be an http(s) URL with a "
+                + "host (a test's stub Perfetto page), got '" + url + "'");
     }
 
     /** The port bound (the chosen one for port 0). */

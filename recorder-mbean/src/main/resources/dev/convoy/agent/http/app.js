@@ -1,11 +1,9 @@
 // Convoy web view: plain JavaScript, no build step, no resource from the internet.
 'use strict';
 (function () {
-  const PERFETTO = 'https://ui.perfetto.dev';
   const token = new URLSearchParams(location.search).get('token');
   const $ = (id) => document.getElementById(id);
   let status = null;
-  let snapshotBase = 'convoy';
 
   function withToken(url) {
     return token ? url + (url.includes('?') ? '&' : '?') + 'token=' + encodeURIComponent(token) : url;
@@ -220,9 +218,14 @@
     a.href = withToken('/api/report?format=' + a.dataset.report);
   }
 
-  // Perfetto's documented postMessage protocol: PING until PONG, then {perfetto: {buffer, title}}.
+  // Perfetto's documented postMessage protocol (perfetto.dev/docs/visualization/deep-linking-to-perfetto-ui):
+  // open the UI, post 'PING' until it answers 'PONG', then post {perfetto: {buffer, title, fileName}}.
+  // The URL is https://ui.perfetto.dev; the server names it in /api/status so that tests can
+  // substitute a local stub. Messages go to its origin only, and only its PONG is heard.
   async function openPerfetto() {
-    const win = window.open(PERFETTO); // synchronously in the click, or the popup is blocked
+    const url = (status && status.perfetto) || 'https://ui.perfetto.dev';
+    const origin = new URL(url).origin;
+    const win = window.open(url); // synchronously in the click, or the popup is blocked
     if (!win) {
       say('the browser blocked the Perfetto window: allow pop-ups for this page');
       return;
@@ -235,16 +238,23 @@
       return;
     }
     const title = 'Convoy ' + ($('mode').textContent || '');
+    const fileName = ((status && status.dumpName) || 'convoy') + '.json';
     let tries = 0;
     const timer = setInterval(() => {
-      if (++tries > 600 || win.closed) { clearInterval(timer); window.removeEventListener('message', onMessage); return; }
-      win.postMessage('PING', PERFETTO);
+      if (++tries > 600 || win.closed) {
+        clearInterval(timer);
+        window.removeEventListener('message', onMessage);
+        if (!win.closed) say('Perfetto did not answer: the trace was not handed over');
+        return;
+      }
+      win.postMessage('PING', origin);
     }, 100);
     function onMessage(evt) {
-      if (evt.origin !== PERFETTO || evt.data !== 'PONG') return;
+      if (evt.source !== win || evt.origin !== origin || evt.data !== 'PONG') return;
       clearInterval(timer);
       window.removeEventListener('message', onMessage);
-      win.postMessage({ perfetto: { buffer: buffer, title: title } }, PERFETTO);
+      win.postMessage({ perfetto: { buffer: buffer, title: title, fileName: fileName } }, origin);
+      say('trace handed to Perfetto (' + buffer.byteLength + ' bytes)');
     }
     window.addEventListener('message', onMessage);
   }

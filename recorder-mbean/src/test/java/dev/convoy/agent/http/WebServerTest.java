@@ -159,6 +159,25 @@ class WebServerTest {
         assertEquals("recording=on,stackdepth=64", s.get("options").asText());
         assertEquals(3, s.get("counters").get("threadsRecorded").asLong());
         assertTrue(s.has("version"));
+        assertEquals("saved_run", s.get("dumpName").asText());
+        assertEquals("https://ui.perfetto.dev", s.get("perfetto").asText(), "the real Perfetto by default");
+    }
+
+    @Test
+    void perfettoUrlIsOnlyReplacedByAWellFormedOneForTests() throws Exception {
+        assertEquals(WebServer.PERFETTO, WebServer.perfettoUrl(null));
+        assertEquals(WebServer.PERFETTO, WebServer.perfettoUrl(""));
+        assertEquals("http://127.0.0.1:8123/perfetto.html", WebServer.perfettoUrl("http://127.0.0.1:8123/perfetto.html"));
+        for (String bad : List.of("javascript:alert(1)", "file:///etc/passwd", "/relative", "http://", "ui.perfetto.dev",
+                "https://user@ui.perfetto.dev", "https://ui.perfetto.dev/#frag", "http://[bad")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> WebServer.perfettoUrl(bad),
+                    bad);
+            assertEquals("system property convoy.test.perfettoUrl must be an http(s) URL with a host (a test's stub "
+                    + "Perfetto page), got '" + bad + "'", e.getMessage());
+        }
+        server.close();
+        server = WebServer.start(new FileSource(file), "127.0.0.1", 0, null, "http://127.0.0.1:9/stub.html");
+        assertEquals("http://127.0.0.1:9/stub.html", json(get("/api/status")).get("perfetto").asText());
     }
 
     @Test
@@ -295,6 +314,23 @@ class WebServerTest {
                 "request URI too long: path and query may have at most 1024 characters each");
         assertError(get("/api/status?junk=" + "y".repeat(1100)), 414,
                 "request URI too long: path and query may have at most 1024 characters each");
+        assertError(get("/api/stacks/" + "9".repeat(1100)), 414,
+                "request URI too long: path and query may have at most 1024 characters each");
+        assertError(send("POST", "/api/recording?on=" + "t".repeat(1100), Map.of()), 414,
+                "request URI too long: path and query may have at most 1024 characters each");
+        String longFormat = "x".repeat(1000); // within the limit: an unknown format, named
+        assertError(get("/api/download?format=" + longFormat), 400,
+                "unknown format '" + longFormat + "'; allowed: chrome, tptp, csv-meta, csv-events, snapshot");
+    }
+
+    @Test
+    void hugeRequestsAreRefusedByTheServerBeforeTheyReachTheHandler() throws Exception {
+        // Beyond Jetty's own limits (8 KiB of request line or headers): 414 and 431, answered by Jetty.
+        HttpResponse<byte[]> longLine = get("/api/status?junk=" + "z".repeat(10_000));
+        assertEquals(414, longLine.statusCode(), () -> text(longLine));
+        HttpResponse<byte[]> bigHeader = send("GET", "/api/status", Map.of("X-Junk", "h".repeat(10_000)));
+        assertEquals(431, bigHeader.statusCode(), () -> text(bigHeader));
+        assertEquals(200, get("/api/status").statusCode(), "the server still answers");
     }
 
     @Test
@@ -333,7 +369,8 @@ class WebServerTest {
             assertTrue(html.contains("id=\"" + id + "\""), id);
         }
         String js = text(get("/app.js"));
-        assertTrue(js.contains("postMessage('PING', PERFETTO)") && js.contains("perfetto: { buffer: buffer"), js);
+        assertTrue(js.contains("postMessage('PING', origin)")
+                && js.contains("perfetto: { buffer: buffer, title: title, fileName: fileName }"), js);
         for (String res : List.of(html, js, text(get("/app.css")))) {
             // No resource is fetched from anywhere but this server (Perfetto is only opened, on click).
             assertFalse(res.matches("(?s).*(src|href)=\"https?:.*"), res);
@@ -353,6 +390,9 @@ class WebServerTest {
         assertError(get("/api/status?token=wrong-token"), 401, msg);
         assertError(send("GET", "/api/status", Map.of("X-Convoy-Token", "wrong-token")), 401, msg);
         assertError(get("/api/nope"), 401, msg); // nothing about the server is told without the token
+        assertError(send("GET", "/api/status", Map.of("X-Convoy-Token", TOKEN + "x".repeat(300))), 401, msg);
+        assertError(get("/api/status?token=" + TOKEN.substring(1)), 401, msg);
+        assertError(send("POST", "/api/recording?on=false", Map.of()), 401, msg); // before the 409 of offline
         assertEquals(200, get("/api/status?token=" + TOKEN).statusCode());
         assertEquals(200, send("GET", "/api/status", Map.of("X-Convoy-Token", TOKEN)).statusCode());
         assertEquals(200, get("/?token=" + TOKEN).statusCode());
