@@ -1,72 +1,129 @@
 package dev.convoy.agent.http;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * The page in headless Chromium, if {@code /usr/bin/chromium} is installed (skipped with a
- * message otherwise; install Debian's {@code chromium} to run it): loads it from the
- * in-process server over the test snapshot and checks that the script filled every table.
- * Only 127.0.0.1 is opened.
+ * The page in headless Chromium (Debian's, see {@link Browsers}: installed when missing and
+ * possible, else skipped with a message), served in process over the test snapshot, offline:
+ * the script fills every table, a number opens its stacks, and "Open in Perfetto" hands the
+ * Chrome trace to the window it opens with Perfetto's postMessage protocol, here a
+ * {@link StubPerfetto} on another local port. Only 127.0.0.1 is opened. The live page, with
+ * clicks on real data, is {@code WebViewBrowserIT}.
  */
 class WebPageBrowserTest {
 
-    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-
     @TempDir
     Path dir;
+    ChromeDriver browser;
+    StubPerfetto perfetto;
+    WebServer server;
 
-    private String chromium(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(CHROMIUM.toString(), "--headless", "--no-sandbox", "--disable-gpu",
-                "--no-first-run", "--disable-extensions", "--disable-background-networking",
-                "--user-data-dir=" + dir.resolve("profile"), "--virtual-time-budget=10000"));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectError(dir.resolve("chromium.err").toFile()).start();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(120, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("chromium did not finish");
-        }
-        assertEquals(0, p.exitValue(), () -> readErr());
-        return new String(out, StandardCharsets.UTF_8);
+    @BeforeEach
+    void start() throws Exception {
+        browser = Browsers.chromium(Files.createDirectories(dir.resolve("downloads")));
+        perfetto = new StubPerfetto();
+        Path file = dir.resolve("run.cvysnap");
+        Files.write(file, WebServerTest.snapshot());
+        server = WebServer.start(new FileSource(file), "127.0.0.1", 0, null, perfetto.url());
     }
 
-    private String readErr() {
-        try {
-            return Files.readString(dir.resolve("chromium.err"));
-        } catch (IOException e) {
-            return e.toString();
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
         }
+        if (perfetto != null) {
+            perfetto.close();
+        }
+        if (browser != null) {
+            browser.quit();
+        }
+    }
+
+    private WebDriverWait waiting() {
+        return new WebDriverWait(browser, Duration.ofSeconds(30));
+    }
+
+    private List<String> column(String table, int index) {
+        return browser.findElements(By.cssSelector("#" + table + " tbody tr td:nth-child(" + index + ")")).stream()
+                .map(WebElement::getText).toList();
     }
 
     @Test
-    void pageLoadsAndFillsItsTables() throws Exception {
-        assumeTrue(Files.isExecutable(CHROMIUM), "headless Chromium not installed at " + CHROMIUM
-                + ": browser test skipped (apt-get install chromium to run it)");
-        Path file = dir.resolve("run.cvysnap");
-        Files.write(file, WebServerTest.snapshot());
-        try (WebServer server = WebServer.start(new FileSource(file), "127.0.0.1", 0, null)) {
-            String dom = chromium("--dump-dom", server.url());
-            assertTrue(dom.contains("<body class=\"offline\">"), dom);
-            assertTrue(dom.contains("offline: run.cvysnap"), dom);
-            assertTrue(dom.contains("main blocked on com.example.Lock#2002"), dom); // deadlocks
-            assertTrue(dom.contains("com.example.Lock@aaaa0001"), dom); // monitors table
-            assertTrue(dom.contains("com.example.Worker.run"), dom); // callers table
-            assertTrue(dom.contains("worker-2"), dom); // threads table
-            assertTrue(dom.contains("class=\"stack-link\""), dom); // numbers link to stacks
-            assertTrue(dom.contains("href=\"/api/download?format=chrome\""), dom);
-        }
+    void pageLoadsOfflineFillsItsTablesAndOpensStacks() {
+        browser.get(server.url());
+        waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("mode"), "offline: run.cvysnap"));
+        waiting().until(d -> !column("threads", 1).isEmpty());
+        assertEquals("offline", browser.findElement(By.tagName("body")).getDomAttribute("class"));
+        assertFalse(browser.findElement(By.id("toggle-recording")).isDisplayed(), "no recording control offline");
+        assertTrue(browser.findElement(By.id("deadlocks")).getText().contains("main blocked on com.example.Lock#2002"));
+        assertTrue(column("monitors", 1).contains("com.example.Lock@aaaa0001"), column("monitors", 1)::toString);
+        assertTrue(column("callers", 3).contains("com.example.Worker.run"));
+        assertEquals(List.of("main", "worker-1", "worker-2"), column("threads", 1));
+        assertEquals("/api/download?format=chrome", browser.findElement(By.id("dl-chrome")).getDomAttribute("href"));
+
+        // worker-2's one block links to the stack behind it
+        WebElement blocks = browser.findElement(By.xpath(
+                "//table[@id='threads']//tr[td[1]='worker-2']/td[5]/a[@class='stack-link']"));
+        assertEquals("1", blocks.getText());
+        blocks.click();
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("stack-panel")));
+        waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("stack-body"),
+                "at com.example.Worker.run(Worker.java:14)"));
+        assertEquals("Thread worker-2", browser.findElement(By.id("stack-title")).getText());
+        browser.findElement(By.id("stack-close")).click();
+        waiting().until(ExpectedConditions.invisibilityOfElementLocated(By.id("stack-panel")));
+    }
+
+    @Test
+    void openInPerfettoHandsTheChromeTraceToTheOpenedWindow() throws Exception {
+        browser.get(server.url());
+        waiting().until(d -> !column("threads", 1).isEmpty());
+        String page = browser.getWindowHandle();
+        browser.findElement(By.id("open-perfetto")).click();
+
+        StubPerfetto.Received got = perfetto.awaitTrace();
+        HttpResponse<byte[]> served = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create(server.url() + "api/download?format=chrome")).build(), HttpResponse.BodyHandlers.ofByteArray());
+        assertEquals(200, served.statusCode());
+        assertArrayEquals(served.body(), got.buffer(), "the trace handed over is the one the server serves");
+        assertEquals("[object ArrayBuffer]", got.type());
+        assertEquals("Convoy offline: run.cvysnap", got.title());
+        assertEquals("run.json", got.fileName());
+        assertTrue(got.pings() >= 1, "PING before the trace");
+        waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"),
+                "trace handed to Perfetto (" + got.buffer().length + " bytes)"));
+
+        // the stub opened in a new window, which shows what it got
+        assertEquals(2, browser.getWindowHandles().size());
+        WebDriver stub = browser.switchTo().window(browser.getWindowHandles().stream()
+                .filter(h -> !h.equals(page)).findFirst().orElseThrow());
+        assertEquals(perfetto.url(), stub.getCurrentUrl());
+        waiting().until(ExpectedConditions.textToBe(By.id("state"), "received " + got.buffer().length + " bytes"));
+        browser.close();
+        browser.switchTo().window(page);
     }
 }
