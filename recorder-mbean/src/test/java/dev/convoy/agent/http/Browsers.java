@@ -109,6 +109,10 @@ public final class Browsers {
         if (!checked) {
             checked = true;
             unavailable = present() ? null : install();
+            if (unavailable != null) {
+                System.err.println("[browser tests] skipped: headless Chromium not available (" + unavailable
+                        + "); to run them: apt-get install " + String.join(" ", PACKAGES));
+            }
         }
         return unavailable;
     }

@@ -73,6 +73,14 @@ public final class RunningJvm implements AutoCloseable {
                 .until(() -> stdout.contains(line));
     }
 
+    /** Waits (bounded, generously) until the child printed a line starting with {@code prefix}. */
+    public void awaitLineStartingWith(String prefix) {
+        Awaitility.await("stdout line starting with '" + prefix + "'").atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(20))
+                .failFast("the child exited\n" + output(), () -> !process.isAlive())
+                .until(() -> stdout.stream().anyMatch(l -> l.startsWith(prefix)));
+    }
+
     public String output() {
         return "stdout:\n" + String.join("\n", stdout) + "\nstderr:\n" + String.join("\n", stderr);
     }

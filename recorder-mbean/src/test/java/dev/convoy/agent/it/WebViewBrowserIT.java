@@ -1,0 +1,385 @@
+package dev.convoy.agent.it;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import javax.xml.parsers.DocumentBuilderFactory;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.w3c.dom.Document;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.convoy.agent.http.Browsers;
+import dev.convoy.agent.http.StubPerfetto;
+import dev.convoy.analysis.Deadlocks;
+import dev.convoy.model.Recording;
+import dev.convoy.snapshot.SnapshotReader;
+import dev.convoy.testapps.Deadlock;
+import dev.convoy.testapps.Scenarios;
+
+/**
+ * The live web view in headless Chromium ({@link Browsers}: Debian's, installed by the test
+ * setup when missing and possible, else skipped with a message): a child JVM runs the demo
+ * scenarios under the real agent jar with {@code http=127.0.0.1:0} and holds, deadlocked; the
+ * browser loads the page, checks the tables hold that recording, sorts them by clicking
+ * headers, follows a number to its stacks, downloads every format (checked whole against the
+ * API and parsed), hands the trace to "Perfetto" (a {@link StubPerfetto} on another local port,
+ * named to the agent by the test-only system property) and toggles recording and contention
+ * analysis, checking the page and the server. On the build JDK only (the page does not depend
+ * on the JVM; {@code WebViewIT} covers the API on every JDK). Nothing but 127.0.0.1 is opened.
+ *
+ * <p>It also saves a screenshot of the dashboard to {@code target/web-view.png}, and to the
+ * path in {@code -Dconvoy.test.screenshot} if given (how {@code docs/web-view.png} is made).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class WebViewBrowserIT {
+
+    private static final Pattern URL = Pattern.compile("\\[convoy] web view at (http://127\\.0\\.0\\.1:[0-9]+/)");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient CLIENT = HttpClient.newHttpClient();
+
+    @TempDir
+    static Path work;
+    Path downloads;
+    RunningJvm app;
+    StubPerfetto perfetto;
+    ChromeDriver browser;
+    String base;
+
+    @BeforeAll
+    void start() throws Exception {
+        Browsers.assumeChromium();
+        perfetto = new StubPerfetto();
+        downloads = Files.createDirectories(work.resolve("downloads"));
+        Path dumps = Files.createDirectories(work.resolve("dumps"));
+        app = RunningJvm.start(Jdks.all().findFirst().orElseThrow(), work, List.of(
+                "-javaagent:" + ChildJvm.agentJar() + "=dumpdir=" + dumps + ",stackdepth=16,contanalysis=on,"
+                        + "http=127.0.0.1:0",
+                "-Dconvoy.tmpdir=" + work.resolve("lib"),
+                "-Dconvoy.test.perfettoUrl=" + perfetto.url()),
+                Scenarios.class.getName(), Scenarios.DEMO, "--hold-until-stdin-eof", "--hold-ms=300000");
+        app.awaitLineStartingWith(Scenarios.FINAL_LINE_PREFIX + " OK");
+        base = Awaitility.await("web view URL on stderr").atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(20)).until(() -> {
+                    for (String line : app.stderr()) {
+                        Matcher m = URL.matcher(line);
+                        if (m.find()) {
+                            return m.group(1);
+                        }
+                    }
+                    return null;
+                }, u -> u != null);
+        browser = Browsers.chromium(downloads);
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (perfetto != null) {
+            perfetto.close();
+        }
+        if (app != null) {
+            assertEquals(0, app.finish(), app::output);
+            app.close();
+        }
+    }
+
+    private WebDriverWait waiting() {
+        return new WebDriverWait(browser, Duration.ofSeconds(30));
+    }
+
+    private HttpResponse<byte[]> api(String method, String path) throws Exception {
+        return CLIENT.send(HttpRequest.newBuilder(URI.create(base).resolve(path))
+                .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    private JsonNode status() throws Exception {
+        HttpResponse<byte[]> r = api("GET", "/api/status");
+        assertEquals(200, r.statusCode());
+        return JSON.readTree(r.body());
+    }
+
+    /** Opens the page and waits until the script has filled the tables from a fresh snapshot. */
+    private void load() {
+        browser.get(base);
+        waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("mode"), "live, pid " + app.pid()));
+        waiting().until(d -> !rows("threads").isEmpty() && !rows("monitors").isEmpty());
+    }
+
+    private List<WebElement> rows(String table) {
+        return browser.findElements(By.cssSelector("#" + table + " tbody tr"));
+    }
+
+    private List<String> texts(String table, int column) {
+        return browser.findElements(By.cssSelector("#" + table + " tbody tr td:nth-child(" + column + ")")).stream()
+                .map(WebElement::getText).toList();
+    }
+
+    /** The sort keys of a column: the cells' data-value (nanoseconds, counts), as the page sorts them. */
+    private List<Long> numbers(String table, int column) {
+        return browser.findElements(By.cssSelector("#" + table + " tbody tr td:nth-child(" + column + ")")).stream()
+                .map(td -> Long.parseLong(td.getDomAttribute("data-value"))).toList();
+    }
+
+    private WebElement header(String table, String key) {
+        return browser.findElement(By.cssSelector("#" + table + " th[data-key='" + key + "']"));
+    }
+
+    @Test
+    @Order(1)
+    void dashboardScreenshot() throws Exception {
+        load();
+        byte[] png = browser.getScreenshotAs(OutputType.BYTES);
+        assertEquals(0x89, png[0] & 0xFF);
+        assertEquals("PNG", new String(png, 1, 3, StandardCharsets.US_ASCII));
+        Path target = Path.of(System.getProperty("basedir", ".")).resolve("target/web-view.png");
+        Files.write(target, png);
+        String copy = System.getProperty("convoy.test.screenshot");
+        if (copy != null && !copy.isBlank()) {
+            Files.copy(target, Path.of(copy), StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    @Test
+    @Order(2)
+    void tablesHoldTheLiveRecordingAndSortOnClick() {
+        load();
+        assertTrue(browser.findElement(By.id("toggle-recording")).isDisplayed(), "controls shown live");
+        assertEquals("on", browser.findElement(By.id("recording-state")).getText());
+        String deadlocks = browser.findElement(By.id("deadlocks")).getText();
+        assertTrue(deadlocks.contains(Deadlock.THREAD_A) && deadlocks.contains(Deadlock.THREAD_B), deadlocks);
+        assertTrue(rows("monitors").size() >= 5, () -> texts("monitors", 1).toString());
+        assertTrue(texts("monitors", 1).stream().anyMatch(c -> c.startsWith("dev.convoy.testapps.LockStorm$")),
+                () -> texts("monitors", 1).toString());
+        assertTrue(texts("callers", 3).contains("dev.convoy.testapps.LockStorm.work"), () -> texts("callers", 3).toString());
+        List<String> threads = texts("threads", 1);
+        assertTrue(threads.contains(Deadlock.THREAD_A) && threads.contains(Deadlock.THREAD_B), threads::toString);
+        assertTrue(texts("counters", 1).contains("eventsRecorded"));
+        assertFalse(browser.findElement(By.id("critical-summary")).getText().isEmpty());
+
+        // a number column: ascending, then descending on the second click
+        WebElement blocked = header("threads", "blockedNs");
+        blocked.click();
+        List<Long> up = numbers("threads", 6);
+        List<Long> sortedUp = new ArrayList<>(up);
+        Collections.sort(sortedUp);
+        assertEquals(sortedUp, up, "blocked time ascending");
+        assertEquals("asc", blocked.getDomAttribute("class"));
+        assertTrue(up.get(0) < up.get(up.size() - 1), () -> "the recording has threads blocked for different times: " + up);
+        blocked.click();
+        List<Long> down = numbers("threads", 6);
+        List<Long> sortedDown = new ArrayList<>(up);
+        sortedDown.sort(Collections.reverseOrder());
+        assertEquals(sortedDown, down, "blocked time descending");
+        assertEquals("desc", blocked.getDomAttribute("class"));
+
+        // a text column: the names in order, then reversed
+        WebElement name = header("threads", "name");
+        name.click();
+        List<String> names = texts("threads", 1);
+        assertEquals("asc", name.getDomAttribute("class"));
+        assertEquals("", blocked.getDomAttribute("class"), "one sorted column at a time");
+        for (int i = 1; i < names.size(); i++) {
+            String a = names.get(i - 1).toLowerCase(Locale.ROOT), b = names.get(i).toLowerCase(Locale.ROOT);
+            assertTrue(a.charAt(0) <= b.charAt(0), () -> "names ascending: " + names);
+        }
+        name.click();
+        List<String> reversed = new ArrayList<>(names);
+        Collections.reverse(reversed);
+        if (reversed.stream().distinct().count() == reversed.size()) {
+            assertEquals(reversed, texts("threads", 1), "names descending");
+        }
+
+        // the sort order survives a new snapshot
+        header("monitors", "blockedCount").click();
+        header("monitors", "blockedCount").click();
+        browser.findElement(By.id("refresh")).click();
+        waiting().until(d -> browser.findElement(By.id("message")).getText().isEmpty());
+        List<Long> counts = numbers("monitors", 3);
+        List<Long> countsDown = new ArrayList<>(counts);
+        countsDown.sort(Collections.reverseOrder());
+        assertEquals(countsDown, counts, "still by blocks, descending, after a new snapshot");
+        assertTrue(counts.get(0) > 0, counts::toString);
+
+        // a number links to its stacks: deadlock-A's one block, in Deadlock.lockBoth
+        WebElement blocks = browser.findElement(By.xpath(
+                "//table[@id='threads']//tr[td[1]='" + Deadlock.THREAD_A + "']/td[5]/a[@class='stack-link']"));
+        blocks.click();
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("stack-panel")));
+        waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("stack-body"),
+                "at " + Deadlock.class.getName() + ".lockBoth("));
+        assertEquals("Thread " + Deadlock.THREAD_A, browser.findElement(By.id("stack-title")).getText());
+        browser.findElement(By.id("stack-close")).click();
+        waiting().until(ExpectedConditions.invisibilityOfElementLocated(By.id("stack-panel")));
+    }
+
+    @Test
+    @Order(3)
+    void downloadsEveryFormatWhole() throws Exception {
+        load(); // froze a snapshot: the links download it, as does the API now
+        String name = status().get("dumpName").asText();
+        assertEquals("convoy-" + app.pid(), name);
+        record Link(String id, String format, String file) {
+        }
+        List<Link> links = List.of(new Link("dl-chrome", "chrome", name + ".json"),
+                new Link("dl-tptp", "tptp", name + ".trcxml"),
+                new Link("dl-csv-meta", "csv-meta", name + ".meta.csv"),
+                new Link("dl-csv-events", "csv-events", name + ".events.csv"),
+                new Link("dl-snapshot", "snapshot", name + ".cvysnap"));
+        assertEquals(links.size(), browser.findElements(By.cssSelector("a[data-format]")).size(), "every format offered");
+        for (Link link : links) {
+            browser.findElement(By.id(link.id())).click();
+            Path file = downloads.resolve(link.file());
+            byte[] got = Awaitility.await("download of " + link.file()).atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> complete(file), b -> b != null);
+            HttpResponse<byte[]> served = api("GET", "/api/download?format=" + link.format());
+            assertEquals(200, served.statusCode());
+            assertArrayEquals(served.body(), got, link.file() + ": the whole download, as the server serves it");
+            check(link.format(), got);
+        }
+    }
+
+    /** The file's bytes once Chromium has finished it (no partial .crdownload left), else null. */
+    private byte[] complete(Path file) throws IOException {
+        try (var partial = Files.list(downloads)) {
+            if (partial.anyMatch(p -> p.getFileName().toString().endsWith(".crdownload"))) {
+                return null;
+            }
+        }
+        return Files.isRegularFile(file) ? Files.readAllBytes(file) : null;
+    }
+
+    private static void check(String format, byte[] bytes) throws Exception {
+        String text = new String(bytes, StandardCharsets.UTF_8);
+        switch (format) {
+            case "chrome" -> {
+                JsonNode trace = JSON.readTree(bytes);
+                assertTrue(trace.get("traceEvents").size() > 100, "a trace with the demo's events");
+                assertTrue(text.contains(Deadlock.THREAD_A));
+            }
+            case "tptp" -> {
+                DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+                f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", false);
+                f.setFeature("http://apache.org/xml/features/nonvalidating/load-external-dtd", false);
+                Document doc = f.newDocumentBuilder().parse(new ByteArrayInputStream(bytes));
+                assertEquals("TRACE", doc.getDocumentElement().getTagName());
+                assertTrue(doc.getElementsByTagName("threadStart").getLength() > 0, "threads in the TPTP trace");
+            }
+            case "csv-meta" -> {
+                assertTrue(text.endsWith("\n"), "whole lines");
+                List<String> lines = Arrays.asList(text.split("\n"));
+                assertTrue(lines.contains("Ldev/convoy/testapps/Deadlock;,Deadlock.java"), "the Deadlock class line");
+                for (String line : lines) {
+                    int fields = line.split(",", -1).length;
+                    assertTrue(fields == 2 || (fields >= 5 && line.matches("[0-9A-F]{16},.*")), line);
+                }
+            }
+            case "csv-events" -> {
+                assertTrue(text.endsWith("\n"), "whole lines");
+                List<String> lines = Arrays.asList(text.split("\n"));
+                assertTrue(lines.size() > 100);
+                for (String line : lines) {
+                    assertTrue(line.matches("[0-9]+\\.[0-9]{9},[A-Za-z]+,.*"), line);
+                }
+                assertTrue(lines.stream().anyMatch(l -> l.split(",")[1].equals("MonitorContendedEnter")));
+            }
+            default -> {
+                assertEquals("CVYSNAP\0", new String(bytes, 0, 8, StandardCharsets.US_ASCII), "snapshot magic");
+                Recording r = SnapshotReader.read(bytes);
+                assertEquals(1, Deadlocks.find(r).size(), "the demo's deadlock, in the downloaded snapshot");
+            }
+        }
+    }
+
+    @Test
+    @Order(4)
+    void openInPerfettoHandsTheTraceToTheWindowItOpens() throws Exception {
+        load();
+        assertEquals(perfetto.url(), status().get("perfetto").asText(), "the test's stub, not ui.perfetto.dev");
+        String page = browser.getWindowHandle();
+        browser.findElement(By.id("open-perfetto")).click();
+        StubPerfetto.Received got = perfetto.awaitTrace();
+        HttpResponse<byte[]> served = api("GET", "/api/download?format=chrome");
+        assertArrayEquals(served.body(), got.buffer(), "Perfetto got the Chrome trace the server serves");
+        assertEquals("[object ArrayBuffer]", got.type());
+        assertEquals("Convoy live, pid " + app.pid(), got.title());
+        assertEquals("convoy-" + app.pid() + ".json", got.fileName());
+        assertTrue(JSON.readTree(got.buffer()).has("traceEvents"));
+        waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"), "trace handed to Perfetto"));
+        for (String h : browser.getWindowHandles()) {
+            if (!h.equals(page)) {
+                browser.switchTo().window(h).close();
+            }
+        }
+        browser.switchTo().window(page);
+    }
+
+    @Test
+    @Order(5)
+    void togglesChangeThePageAndTheServer() throws Exception {
+        load();
+        assertTrue(status().get("recording").asBoolean());
+        WebElement toggle = browser.findElement(By.id("toggle-recording"));
+        assertEquals("Stop recording", toggle.getText());
+        toggle.click();
+        waiting().until(ExpectedConditions.textToBe(By.id("recording-state"), "off"));
+        assertEquals("Start recording", toggle.getText());
+        assertFalse(status().get("recording").asBoolean(), "the agent stopped recording");
+        toggle.click();
+        waiting().until(ExpectedConditions.textToBe(By.id("recording-state"), "on"));
+        assertEquals("Stop recording", toggle.getText());
+        assertTrue(status().get("recording").asBoolean(), "the agent records again");
+
+        assertTrue(status().get("contentionAnalysis").asBoolean());
+        WebElement analysis = browser.findElement(By.id("toggle-contanalysis"));
+        assertEquals("Turn off", analysis.getText());
+        analysis.click();
+        waiting().until(ExpectedConditions.textToBe(By.id("contanalysis-state"), "off"));
+        assertFalse(status().get("contentionAnalysis").asBoolean());
+        analysis.click();
+        waiting().until(ExpectedConditions.textToBe(By.id("contanalysis-state"), "on"));
+        assertTrue(status().get("contentionAnalysis").asBoolean());
+        assertEquals("", browser.findElement(By.id("message")).getText(), "no error shown");
+    }
+}
