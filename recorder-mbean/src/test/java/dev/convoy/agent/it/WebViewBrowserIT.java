@@ -21,6 +21,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -169,7 +170,15 @@ class WebViewBrowserIT {
     @Order(1)
     void dashboardScreenshot() throws Exception {
         load();
-        byte[] png = browser.getScreenshotAs(OutputType.BYTES);
+        // a 1400x1800 viewport whatever the window decorations
+        browser.executeCdpCommand("Emulation.setDeviceMetricsOverride",
+                Map.of("width", 1400, "height", 1800, "deviceScaleFactor", 1, "mobile", false));
+        byte[] png;
+        try {
+            png = browser.getScreenshotAs(OutputType.BYTES);
+        } finally {
+            browser.executeCdpCommand("Emulation.clearDeviceMetricsOverride", Map.of());
+        }
         assertEquals(0x89, png[0] & 0xFF);
         assertEquals("PNG", new String(png, 1, 3, StandardCharsets.US_ASCII));
         Path target = Path.of(System.getProperty("basedir", ".")).resolve("target/web-view.png");
