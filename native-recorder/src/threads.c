@@ -22,6 +22,9 @@ static uint64_t dropped_no_ring;
 
 /* Thread-local storage value of a thread that could not get a state. */
 static cv_thread no_ring;
+/* Thread-local storage value of one of Convoy's own threads (web server, dump on exit):
+ * never recorded, not counted as dropped. */
+static cv_thread own_thread;
 
 int threads_init(uint64_t budget, uint32_t buffer_bytes, uint32_t stack_depth) {
     ring_budget = budget;
@@ -110,6 +113,15 @@ static int make_room(JNIEnv *jni, uint64_t need) {
 }
 
 static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uint32_t flags) {
+    char *name = NULL, *group = NULL, *parent = NULL;
+    read_names(jvmti, jni, thread, &name, &group, &parent);
+    if (name && strncmp(name, CV_OWN_THREAD_PREFIX, strlen(CV_OWN_THREAD_PREFIX)) == 0) {
+        free(name);
+        free(group);
+        free(parent);
+        (*jvmti)->SetThreadLocalStorage(jvmti, thread, &own_thread);
+        return NULL;
+    }
     size_t ring_size = ring_bytes(ring_capacity);
     size_t bytes = offsetof(cv_thread, ring) + ring_size + frame_slots * sizeof(jvmtiFrameInfo);
     cv_thread *t = NULL;
@@ -122,6 +134,9 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     pthread_mutex_unlock(&registry_lock);
 
     if (!t) {
+        free(name);
+        free(group);
+        free(parent);
         (*jvmti)->SetThreadLocalStorage(jvmti, thread, &no_ring);
         fetch_add_relaxed(&dropped_no_ring, 1);
         return NULL;
@@ -134,7 +149,9 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     t->java_tid = java_thread_id(jni, thread);
     t->thread_obj = objects_id(jvmti, jni, thread, OBJ_THREAD);
     t->thread_ref = (*jni)->NewWeakGlobalRef(jni, thread);
-    read_names(jvmti, jni, thread, &t->name, &t->group, &t->parent_group);
+    t->name = name;
+    t->group = group;
+    t->parent_group = parent;
 
     pthread_mutex_lock(&registry_lock);
     t->ring_id = ++next_ring_id;
@@ -162,6 +179,7 @@ cv_thread *threads_current(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
             fetch_add_relaxed(&dropped_no_ring, 1);
             return NULL;
         }
+        if (CV_UNLIKELY(p == &own_thread)) return NULL;
         return (cv_thread *)p;
     }
     return create_state(jvmti, jni, thread, RING_LATE);
@@ -172,7 +190,7 @@ cv_thread *threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
      * premain on that thread, has already enumerated it: keep that state. */
     void *p = NULL;
     if ((*jvmti)->GetThreadLocalStorage(jvmti, NULL, &p) == JVMTI_ERROR_NONE && p != NULL) {
-        return p == &no_ring ? NULL : (cv_thread *)p;
+        return p == &no_ring || p == &own_thread ? NULL : (cv_thread *)p;
     }
     return create_state(jvmti, jni, thread, 0);
 }

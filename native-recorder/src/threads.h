@@ -13,6 +13,10 @@
  * memory cap needs their space: then the oldest ended, unpinned state is freed.
  * A thread that cannot get a ring within the cap records nothing; its events are
  * counted as dropped.
+ *
+ * Convoy's own threads (named CV_OWN_THREAD_PREFIX... when they start: the web server's
+ * pool, the dump-on-exit hook) get no state and record nothing, so the recording shows
+ * the application, not the recorder serving it.
  */
 #ifndef CONVOY_THREADS_H
 #define CONVOY_THREADS_H
@@ -23,6 +27,8 @@
 
 #include "log.h"
 #include "ring.h"
+
+#define CV_OWN_THREAD_PREFIX "convoy-"
 
 typedef struct cv_thread {
     struct cv_thread *next;   /* registry list; under registry_lock */
