@@ -3,14 +3,11 @@ package dev.convoy.export;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
-import dev.convoy.analysis.CriticalPath;
-import dev.convoy.analysis.Interactions;
-import dev.convoy.analysis.Interactions.Interaction;
-import dev.convoy.analysis.Interval;
-import dev.convoy.analysis.Intervals;
-import dev.convoy.analysis.MonitorOwnership;
-import dev.convoy.analysis.ThreadStates;
+import dev.convoy.analysis.ContentionIndex;
+import dev.convoy.analysis.Interactions.Kind;
 import dev.convoy.model.Event;
 import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
@@ -18,44 +15,44 @@ import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * Chrome trace JSON (Perfetto, chrome://tracing, DevTools), following
- * {@code shared/formats/chrome-trace.md}.
+ * {@code shared/formats/chrome-trace.md}; content in {@code docs/formats.md}.
  *
  * <p>Layout: {@code {"traceEvents":[...],"metadata":{...}}}, compact, UTF-8, raw non-ASCII.
  * One process (pid from INFO); one track per Java thread (tid = Java thread id) named by
  * {@code thread_name} and ordered by {@code thread_sort_index} (thread "main" first, then
- * by start); GC pauses on their own track {@link #GC_TID}. {@code X} slices for blocked
- * (cat {@code monitor}, name {@code "blocked on <class>"}) and waiting ({@code "wait on
- * <class>"}) intervals; {@code I} thread-scoped instants for thread start and end; lock
- * handoffs as v1 flows (cat {@code handoff}): an {@code s} on a 0-length {@code "monitor
- * released"} instant on the owner's track at the release moment, an {@code f} with
- * {@code bp:"e"} on a 0-length {@code "monitor acquired"} instant at the acquisition.
- * Contention analysis ({@code docs/analysis.md}): {@code sleep} and {@code join <thread>}
- * slices, instants for Thread.start/interrupt, notify/notifyAll and InterruptedException,
- * an arrow for every {@link Interactions} kind but TIMEOUT (same scheme as handoffs:
- * {@code s} after the source instant, {@code f} after a destination instant where the
- * other thread ran), {@code "critical": true} on slices the critical path passes through
- * and the path itself on track {@link #CRITICAL_TID}.
+ * by start); GC pauses on their own track {@link #GC_TID}; the critical path on
+ * {@link #CRITICAL_TID}. {@code X} slices for the {@link dev.convoy.analysis.Intervals},
+ * {@code I} thread-scoped instants for thread start and end and the instrumented calls,
+ * v1 flows ({@code s} after a source instant, {@code f} with {@code bp:"e"} after a
+ * destination instant) for handoffs and every other interaction but TIMEOUT.
  * Timestamps are microseconds since recording start with up to 3 decimals, clamped at 0.
+ *
+ * <p>Streamed: the analysis is a {@link ContentionIndex} (primitive arrays, nothing per
+ * event); the events are written in time order while {@link Recording#events()} is read,
+ * merged with the thread start/end marks, the arrows' sources and destinations (sorted
+ * arrays of interaction ids) and the critical path's segments. A slice is written at its
+ * start with the duration the index knows; per track a stack of open slice ends trims a
+ * slice that would partially overlap its parent (only possible with lost data).
  */
 public final class ChromeTraceWriter implements Exporter {
     /** Track id of GC pauses: fits in a signed 32-bit int, far above any Java thread id seen in practice. */
     public static final long GC_TID = 2_000_000_000L;
     /** Track id of the critical path: one slice per segment. */
     public static final long CRITICAL_TID = 1_999_999_999L;
-
-    private static final String HANDOFF = "handoff";
-    private static final String HANDOFF_NAME = "lock handoff";
 
     @Override
     public List<Path> export(Recording recording, Path out) throws IOException {
@@ -64,58 +61,95 @@ public final class ChromeTraceWriter implements Exporter {
 
     /** Writes the trace to a stream (not closed). */
     public void write(Recording r, OutputStream os) throws IOException {
-        // Raw UTF-8, and supplementary characters as 4-byte UTF-8: Perfetto rejects escaped surrogates.
-        JsonFactory f = JsonFactory.builder().disable(JsonWriteFeature.ESCAPE_NON_ASCII)
-                .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8).build();
-        try (JsonGenerator g = f.createGenerator(os, JsonEncoding.UTF8)) {
+        try (JsonGenerator g = factory().createGenerator(os, JsonEncoding.UTF8)) {
             g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
             new Run(r, g).write();
         }
     }
 
-    /** One event before sorting. */
-    private static final class Ev {
-        String ph;
-        String name;
-        String cat;
-        long tid;
-        long ts;
-        long dur = -1;
-        long id;
-        boolean bindEnclosing;
-        Map<String, Object> args;
-        /** Makes the args when the event is written (instead of {@link #args}: no map held per event). */
-        java.util.function.Supplier<Map<String, Object>> lazyArgs;
-        int seq;
-
-        /** At equal ts, slices first (then longest first); instants and their flow ends keep insertion order. */
-        int rank() {
-            return ph.equals("X") ? 0 : 1;
-        }
+    /** Raw UTF-8, and supplementary characters as 4-byte UTF-8: Perfetto rejects escaped surrogates. */
+    private static JsonFactory factory() {
+        return JsonFactory.builder().disable(JsonWriteFeature.ESCAPE_NON_ASCII)
+                .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8).build();
     }
+
+    private static SerializedString s(String v) {
+        return new SerializedString(v);
+    }
+
+    private static final SerializedString NAME = s("name");
+    private static final SerializedString CAT = s("cat");
+    private static final SerializedString PH = s("ph");
+    private static final SerializedString TS = s("ts");
+    private static final SerializedString DUR = s("dur");
+    private static final SerializedString PID = s("pid");
+    private static final SerializedString TID = s("tid");
+    private static final SerializedString ID = s("id");
+    private static final SerializedString ARGS = s("args");
+    private static final SerializedString SCOPE = s("s");
+    private static final SerializedString BP = s("bp");
+    private static final SerializedString STACK = s("stack");
+    private static final SerializedString MONITOR = s("monitor");
+    private static final SerializedString MONITOR_ID = s("monitor_id");
+    private static final SerializedString CRITICAL = s("critical");
+    private static final SerializedString RESULT = s("result");
+    private static final SerializedString TIMEOUT_MS = s("timeout_ms");
+    private static final SerializedString OWNER = s("owner");
+    private static final SerializedString OWNER_TID = s("owner_tid");
+    private static final SerializedString THREAD = s("thread");
+    private static final SerializedString THREAD_TID = s("thread_tid");
+    private static final SerializedString V_X = s("X");
+    private static final SerializedString V_I = s("I");
+    private static final SerializedString V_S = s("s");
+    private static final SerializedString V_F = s("f");
+    private static final SerializedString V_T = s("t");
+    private static final SerializedString V_E = s("e");
+    private static final SerializedString V_MONITOR = s("monitor");
+    private static final SerializedString HANDOFF = s("handoff");
+    private static final SerializedString HANDOFF_NAME = s("lock handoff");
+
+    /** Category, flow name and destination instant name of each arrow kind. */
+    private static final Map<Kind, SerializedString[]> ARROWS = Map.of(
+            Kind.START, new SerializedString[] {s("start"), s("starts thread"), s("started")},
+            Kind.NOTIFY, new SerializedString[] {s("notify"), s("notify"), s("notified")},
+            Kind.NOTIFY_ALL, new SerializedString[] {s("notify"), s("notifyAll"), s("notified")},
+            Kind.INTERRUPT, new SerializedString[] {s("interrupt"), s("interrupt"), s("woken by interrupt")},
+            Kind.JOIN_END, new SerializedString[] {s("join"), s("thread ended"), s("joined")},
+            Kind.HANDOFF, new SerializedString[] {HANDOFF, HANDOFF_NAME, s("monitor acquired")});
 
     private static final class Run {
         final Recording r;
         final JsonGenerator g;
         final long start;
         final long pid;
-        final List<Ev> events = new ArrayList<>();
-        final MonitorOwnership owners;
-        final Interactions interactions;
-        final CriticalPath path;
-        long flowId = 1;
+        final ContentionIndex x;
+        final RecordedThread[] threads;
+        final long[] tids;
+        final SerializedString[] names;
+        final Map<Integer, SerializedString> stacks = new HashMap<>();
+        final Map<Long, SerializedString> classNames = new HashMap<>();
+        final Map<Long, long[]> open = new HashMap<>(); // per track: stack of open slice ends, [0] = depth
+        final char[] num = new char[24];
+        int starts;
+        int interrupts;
+        int notifies;
 
         Run(Recording r, JsonGenerator g) {
             this.r = r;
             this.g = g;
             this.start = r.startMonotonicNs();
             this.pid = r.pid();
-            this.owners = MonitorOwnership.of(r);
-            this.interactions = Interactions.of(r, owners);
-            this.path = CriticalPath.of(r, ThreadStates.of(r), interactions);
+            this.x = ContentionIndex.of(r);
+            this.threads = r.threads().toArray(new RecordedThread[0]);
+            this.tids = new long[threads.length];
+            this.names = new SerializedString[threads.length];
+            for (int k = 0; k < threads.length; k++) {
+                tids[k] = tid(threads[k]);
+                names[k] = s(Text.wellFormed(threads[k].name()));
+            }
         }
 
-        long tid(RecordedThread t) {
+        static long tid(RecordedThread t) {
             if (t.isSystem()) {
                 return GC_TID;
             }
@@ -123,33 +157,15 @@ public final class ChromeTraceWriter implements Exporter {
             return id >= 0 && id <= 0xFFFF_FFFFL && id != GC_TID ? id : GC_TID + 1 + t.ringId() % 1_000_000;
         }
 
-        Ev add(String ph, String name, String cat, RecordedThread t, long ts) {
-            return add(ph, name, cat, tid(t), ts);
-        }
-
-        Ev add(String ph, String name, String cat, long tid, long ts) {
-            Ev e = new Ev();
-            e.ph = ph;
-            e.name = name;
-            e.cat = cat;
-            e.tid = tid;
-            e.ts = Math.max(0, ts - start);
-            e.seq = events.size();
-            events.add(e);
-            return e;
+        long tid(int ring) {
+            return tids[ring];
         }
 
         void write() throws IOException {
-            collect();
-            events.sort((a, b) -> a.ts != b.ts ? Long.compare(a.ts, b.ts)
-                    : a.rank() != b.rank() ? Integer.compare(a.rank(), b.rank())
-                    : a.dur != b.dur ? Long.compare(b.dur, a.dur) : Integer.compare(a.seq, b.seq));
             g.writeStartObject();
             g.writeArrayFieldStart("traceEvents");
             writeMetadataEvents();
-            for (Ev e : events) {
-                writeEvent(e);
-            }
+            timeline();
             g.writeEndArray();
             g.writeObjectFieldStart("metadata");
             long epoch = r.startEpochNs();
@@ -164,293 +180,503 @@ public final class ChromeTraceWriter implements Exporter {
             g.writeEndObject();
         }
 
-        void collect() {
-            for (RecordedThread t : r.threads()) {
-                if (t.isSystem()) {
-                    continue;
+        /**
+         * Everything but metadata in time order: at equal times thread starts, then records,
+         * arrow sources (handoff releases, ended threads), arrow destinations, critical-path
+         * segments, thread ends.
+         */
+        void timeline() throws IOException {
+            long[] startMarks = RingState.marks(r, t -> !t.isSystem() && !t.isLate(), RecordedThread::startNs);
+            long[] endMarks = RingState.marks(r, t -> !t.isSystem() && t.isEnded() && t.endNs() != 0,
+                    RecordedThread::endNs);
+            int[] sources = x.sortedBy(true, id -> x.kind(id) == Kind.HANDOFF || x.kind(id) == Kind.JOIN_END);
+            int[] dests = x.sortedBy(false, id -> true);
+            int si = 0;
+            int ei = 0;
+            int so = 0;
+            int de = 0;
+            int sg = 0;
+            Iterator<Event> it = r.events().iterator();
+            Event e = it.hasNext() ? it.next() : null;
+            while (true) {
+                int pick = -1;
+                long best = Long.MAX_VALUE;
+                if (si < RingState.count(startMarks)) {
+                    pick = 0;
+                    best = RingState.ts(startMarks, si);
                 }
-                if (!t.isLate()) {
-                    add("I", "thread start", "thread", t, t.startNs()).args = Map.of("name", t.name());
+                if (e != null && (pick < 0 || e.ts() < best)) {
+                    pick = 1;
+                    best = e.ts();
                 }
-                if (t.isEnded() && t.endNs() != 0) {
-                    add("I", "thread end", "thread", t, t.endNs()).args = Map.of("name", t.name());
+                if (so < sources.length && (pick < 0 || x.fromNs(sources[so]) < best)) {
+                    pick = 2;
+                    best = x.fromNs(sources[so]);
                 }
-            }
-            List<Ev> slices = new ArrayList<>();
-            for (Interval in : Intervals.of(r)) {
-                String name = switch (in.kind()) {
-                    case GC -> "GC";
-                    case BLOCKED -> "blocked on " + className(in.monitor());
-                    case SLEEPING -> "sleep";
-                    case JOINING -> "join " + joinedName(in);
-                    default -> "wait on " + className(in.monitor());
-                };
-                String cat = switch (in.kind()) {
-                    case GC -> "gc";
-                    case SLEEPING -> "sleep";
-                    case JOINING -> "join";
-                    default -> "monitor";
-                };
-                Ev e = add("X", name, cat, in.thread(), in.startNs());
-                boolean critical = in.kind() != Interval.Kind.GC && path.isOnPath(in);
-                e.lazyArgs = () -> sliceArgs(in, critical);
-                e.dur = Math.max(0, in.endNs() - start) - e.ts;
-                slices.add(e);
-            }
-            criticalPath(slices);
-            nest(slices);
-            for (MonitorOwnership.Handoff h : owners.handoffs()) {
-                java.util.function.Supplier<Map<String, Object>> a = () -> {
-                    Map<String, Object> m = new LinkedHashMap<>();
-                    m.put("monitor", className(h.monitor()));
-                    m.put("monitor_id", h.monitor());
-                    return m;
-                };
-                add("I", "monitor released", HANDOFF, h.from(), h.releaseNs()).lazyArgs = a;
-                add("s", HANDOFF_NAME, HANDOFF, h.from(), h.releaseNs()).id = flowId;
-                add("I", "monitor acquired", HANDOFF, h.to(), h.acquireNs()).lazyArgs = a;
-                Ev fin = add("f", HANDOFF_NAME, HANDOFF, h.to(), h.acquireNs());
-                fin.id = flowId;
-                fin.bindEnclosing = true;
-                flowId++;
-            }
-            calls();
-        }
-
-        String joinedName(Interval in) {
-            RecordedThread joined = r.threadByObject(in.monitor()).orElse(null);
-            return joined == null ? "thread object " + in.monitor() : joined.name();
-        }
-
-        /** The args of an interval's slice. */
-        Map<String, Object> sliceArgs(Interval in, boolean critical) {
-            Map<String, Object> a;
-            switch (in.kind()) {
-                case GC -> a = in.isOpen() ? Map.of("open", true) : Map.of();
-                case BLOCKED -> {
-                    a = monitorArgs(in);
-                    RecordedThread owner = owners.ownerAt(in.begin()).orElse(null);
-                    a.put("owner", owner == null ? "unknown" : owner.name());
-                    a.put("owner_tid", owner == null ? 0 : tid(owner));
-                    if (in.isOpen()) {
-                        a.put("result", "still blocked at snapshot");
+                if (de < dests.length && (pick < 0 || x.toNs(dests[de]) < best)) {
+                    pick = 3;
+                    best = x.toNs(dests[de]);
+                }
+                while (sg < x.segments() && x.segmentEndNs(sg) <= x.segmentStartNs(sg)) {
+                    sg++;
+                }
+                if (sg < x.segments() && (pick < 0 || x.segmentStartNs(sg) < best)) {
+                    pick = 4;
+                    best = x.segmentStartNs(sg);
+                }
+                if (ei < RingState.count(endMarks) && (pick < 0 || RingState.ts(endMarks, ei) < best)) {
+                    pick = 5;
+                }
+                switch (pick) {
+                    case 0 -> {
+                        RecordedThread t = threads[RingState.ring(startMarks, si)];
+                        threadMark("thread start", RingState.ring(startMarks, si++), t.startNs());
+                    }
+                    case 1 -> {
+                        event(e);
+                        e = it.hasNext() ? it.next() : null;
+                    }
+                    case 2 -> source(sources[so++]);
+                    case 3 -> destination(dests[de++]);
+                    case 4 -> segment(sg++);
+                    case 5 -> {
+                        RecordedThread t = threads[RingState.ring(endMarks, ei)];
+                        threadMark("thread end", RingState.ring(endMarks, ei++), t.endNs());
+                    }
+                    default -> {
+                        return;
                     }
                 }
-                case SLEEPING -> {
-                    a = stackArgs(in);
-                    a.put("requested_ms", in.timeoutMs());
-                    a.put("result", in.isOpen() ? "still sleeping at snapshot"
-                            : in.interrupted() ? "interrupted" : "slept");
-                }
-                case JOINING -> {
-                    RecordedThread joined = r.threadByObject(in.monitor()).orElse(null);
-                    a = stackArgs(in);
-                    a.put("thread", joinedName(in));
-                    a.put("thread_tid", joined == null ? 0 : tid(joined));
-                    a.put("timeout_ms", in.timeoutMs());
-                    a.put("result", in.isOpen() ? "still joining at snapshot"
-                            : in.interrupted() ? "interrupted" : "joined");
-                }
-                default -> {
-                    a = monitorArgs(in);
-                    a.put("timeout_ms", in.timeoutMs());
-                    a.put("result", in.isOpen() ? "still waiting at snapshot"
-                            : in.timedOut() ? "timed out" : "notified");
-                }
             }
-            if (critical) {
-                a = new LinkedHashMap<>(a);
-                a.put("critical", true);
-            }
-            return a;
         }
 
-        /** Category, flow name and destination instant name of each arrow kind. */
-        static String[] arrow(Interactions.Kind k) {
-            return switch (k) {
-                case START -> new String[] {"start", "starts thread", "started"};
-                case NOTIFY -> new String[] {"notify", "notify", "notified"};
-                case NOTIFY_ALL -> new String[] {"notify", "notifyAll", "notified"};
-                case INTERRUPT -> new String[] {"interrupt", "interrupt", "woken by interrupt"};
-                case JOIN_END -> new String[] {"join", "thread ended", "joined"};
-                default -> null;
-            };
+        void threadMark(String name, int ring, long ns) throws IOException {
+            begin(name, "thread", V_I, tid(ring), ns);
+            g.writeFieldName(ARGS);
+            g.writeStartObject();
+            g.writeFieldName(NAME);
+            g.writeString(names[ring]);
+            g.writeEndObject();
+            g.writeEndObject();
+        }
+
+        void event(Event e) throws IOException {
+            RecordedThread t = e.thread();
+            int ring = x.ring(t);
+            switch (e.type()) {
+                case MONITOR_ENTER, MONITOR_WAIT, SLEEP, JOIN, GC_START -> {
+                    int iv = x.intervalAt(ring, e.index());
+                    if (iv >= 0) {
+                        slice(ring, iv, e);
+                    }
+                }
+                case START_CALL, INTERRUPT_CALL -> {
+                    boolean isStart = e.type() == EventType.START_CALL;
+                    int id = isStart ? x.startCall(starts++) : x.interruptCall(interrupts++);
+                    if (t.isSystem()) {
+                        return;
+                    }
+                    RecordedThread target = r.threadByObject(e.obj()).orElse(null);
+                    SerializedString cat = ARROWS.get(isStart ? Kind.START : Kind.INTERRUPT)[0];
+                    begin(isStart ? "Thread.start" : "Thread.interrupt", cat, V_I, tid(ring), e.ts());
+                    g.writeFieldName(ARGS);
+                    g.writeStartObject();
+                    g.writeFieldName(THREAD);
+                    if (target == null) {
+                        g.writeString("unknown");
+                    } else {
+                        g.writeString(names[x.ring(target)]);
+                    }
+                    g.writeFieldName(THREAD_TID);
+                    g.writeNumber(target == null ? 0 : tid(x.ring(target)));
+                    if (!isStart) {
+                        g.writeBooleanField("target_waiting", e.arg() == 1);
+                    }
+                    stack(e.stackId());
+                    g.writeEndObject();
+                    g.writeEndObject();
+                    if (id >= 0) {
+                        flow(V_S, id, ring, e.ts());
+                    }
+                }
+                case NOTIFY, NOTIFY_ALL -> {
+                    int[] woke = x.notifyCall(notifies++);
+                    if (t.isSystem()) {
+                        return;
+                    }
+                    begin(e.type() == EventType.NOTIFY ? "notify" : "notifyAll", "notify", V_I, tid(ring), e.ts());
+                    g.writeFieldName(ARGS);
+                    g.writeStartObject();
+                    monitorArgs(e.obj());
+                    g.writeArrayFieldStart("woke");
+                    for (int id : woke) {
+                        g.writeString(names[x.ring(x.to(id))]);
+                    }
+                    g.writeEndArray();
+                    stack(e.stackId());
+                    g.writeEndObject();
+                    g.writeEndObject();
+                    for (int id : woke) {
+                        flow(V_S, id, ring, e.ts());
+                    }
+                }
+                case THREAD_INTERRUPTED -> {
+                    if (t.isSystem()) {
+                        return;
+                    }
+                    begin("InterruptedException", "interrupt", V_I, tid(ring), e.ts());
+                    g.writeFieldName(ARGS);
+                    g.writeStartObject();
+                    stack(e.stackId());
+                    g.writeEndObject();
+                    g.writeEndObject();
+                }
+                default -> {
+                }
+            }
+        }
+
+        /** The slice of an interval, written at its start. */
+        void slice(int ring, int iv, Event beginEvent) throws IOException {
+            int kind = x.kind(ring, iv);
+            long mon = x.monitor(ring, iv);
+            boolean open = x.isOpen(ring, iv);
+            String name;
+            String cat;
+            switch (kind) {
+                case ContentionIndex.GC -> {
+                    name = "GC";
+                    cat = "gc";
+                }
+                case ContentionIndex.BLOCKED -> {
+                    name = "blocked on " + className(mon).getValue();
+                    cat = "monitor";
+                }
+                case ContentionIndex.SLEEPING -> {
+                    name = "sleep";
+                    cat = "sleep";
+                }
+                case ContentionIndex.JOINING -> {
+                    name = "join " + joinedName(mon);
+                    cat = "join";
+                }
+                default -> {
+                    name = "wait on " + className(mon).getValue();
+                    cat = "monitor";
+                }
+            }
+            long tid = tid(ring);
+            long ts = rel(x.startNs(ring, iv));
+            long end = rel(x.endNs(ring, iv));
+            g.writeStartObject();
+            g.writeFieldName(NAME);
+            g.writeString(Text.wellFormed(name));
+            g.writeFieldName(CAT);
+            g.writeString(cat);
+            g.writeFieldName(PH);
+            g.writeString(V_X);
+            g.writeFieldName(TS);
+            micros(ts);
+            g.writeFieldName(DUR);
+            micros(nest(tid, ts, end) - ts);
+            g.writeFieldName(PID);
+            g.writeNumber(pid);
+            g.writeFieldName(TID);
+            g.writeNumber(tid);
+            if (kind == ContentionIndex.GC && !open) {
+                g.writeEndObject();
+                return;
+            }
+            g.writeFieldName(ARGS);
+            g.writeStartObject();
+            long timeout = kind == ContentionIndex.GC || kind == ContentionIndex.BLOCKED ? 0 : beginEvent.arg();
+            switch (kind) {
+                case ContentionIndex.GC -> g.writeBooleanField("open", true);
+                case ContentionIndex.BLOCKED -> {
+                    monitorArgs(mon);
+                    stack(beginEvent.stackId());
+                    RecordedThread owner = x.owner(ring, iv);
+                    g.writeFieldName(OWNER);
+                    if (owner == null) {
+                        g.writeString("unknown");
+                    } else {
+                        g.writeString(names[x.ring(owner)]);
+                    }
+                    g.writeFieldName(OWNER_TID);
+                    g.writeNumber(owner == null ? 0 : tid(x.ring(owner)));
+                    if (open) {
+                        g.writeFieldName(RESULT);
+                        g.writeString("still blocked at snapshot");
+                    }
+                }
+                case ContentionIndex.SLEEPING -> {
+                    stack(beginEvent.stackId());
+                    g.writeNumberField("requested_ms", timeout);
+                    g.writeFieldName(RESULT);
+                    g.writeString(open ? "still sleeping at snapshot" : x.interrupted(ring, iv) ? "interrupted" : "slept");
+                }
+                case ContentionIndex.JOINING -> {
+                    RecordedThread joined = r.threadByObject(mon).orElse(null);
+                    stack(beginEvent.stackId());
+                    g.writeFieldName(THREAD);
+                    g.writeString(Text.wellFormed(joinedName(mon)));
+                    g.writeFieldName(THREAD_TID);
+                    g.writeNumber(joined == null ? 0 : tid(x.ring(joined)));
+                    g.writeFieldName(TIMEOUT_MS);
+                    g.writeNumber(timeout);
+                    g.writeFieldName(RESULT);
+                    g.writeString(open ? "still joining at snapshot" : x.interrupted(ring, iv) ? "interrupted" : "joined");
+                }
+                default -> {
+                    monitorArgs(mon);
+                    stack(beginEvent.stackId());
+                    g.writeFieldName(TIMEOUT_MS);
+                    g.writeNumber(timeout);
+                    g.writeFieldName(RESULT);
+                    g.writeString(open ? "still waiting at snapshot" : x.timedOut(ring, iv) ? "timed out" : "notified");
+                }
+            }
+            if (kind != ContentionIndex.GC && x.isOnPath(ring, iv)) {
+                g.writeFieldName(CRITICAL);
+                g.writeBoolean(true);
+            }
+            g.writeEndObject();
+            g.writeEndObject();
         }
 
         /**
-         * Instants for the instrumented calls (Thread.start, Thread.interrupt, notify,
-         * notifyAll) and for THREAD_INTERRUPTED; an arrow from the call's instant (or the
-         * ended thread's "terminated" instant) to an instant where the other thread ran.
+         * The end of a slice starting at {@code ts} on a track, trimmed to the end of the
+         * innermost open slice if it would overlap it partially; the slice is then open.
          */
-        void calls() {
-            Map<Event, List<Interaction>> byCause = new java.util.HashMap<>();
-            for (Interaction i : interactions.all()) {
-                if (i.cause() != null && arrow(i.kind()) != null) {
-                    byCause.computeIfAbsent(i.cause(), k -> new ArrayList<>()).add(i);
-                }
+        long nest(long tid, long ts, long end) {
+            long[] st = open.get(tid);
+            if (st == null) {
+                st = new long[9];
+                open.put(tid, st);
             }
-            for (Event e : r.events()) {
-                String name;
-                String cat;
-                Map<String, Object> a = new LinkedHashMap<>();
-                switch (e.type()) {
-                    case START_CALL, INTERRUPT_CALL -> {
-                        RecordedThread target = r.threadByObject(e.obj()).orElse(null);
-                        name = e.type() == EventType.START_CALL ? "Thread.start" : "Thread.interrupt";
-                        cat = e.type() == EventType.START_CALL ? "start" : "interrupt";
-                        a.put("thread", target == null ? "unknown" : target.name());
-                        a.put("thread_tid", target == null ? 0 : tid(target));
-                        if (e.type() == EventType.INTERRUPT_CALL) {
-                            a.put("target_waiting", e.arg() == 1);
-                        }
+            int n = (int) st[0];
+            while (n > 0 && st[n] <= ts) {
+                n--;
+            }
+            if (n > 0 && end > st[n]) {
+                end = st[n];
+            }
+            if (n + 1 == st.length) {
+                st = java.util.Arrays.copyOf(st, 2 * st.length);
+                open.put(tid, st);
+            }
+            st[++n] = end;
+            st[0] = n;
+            return end;
+        }
+
+        /** The source of a handoff ("monitor released") or of a join's end ("terminated"), and its s. */
+        void source(int id) throws IOException {
+            int ring = x.ring(x.from(id));
+            if (x.kind(id) == Kind.HANDOFF) {
+                begin("monitor released", HANDOFF, V_I, tid(ring), x.fromNs(id));
+                g.writeFieldName(ARGS);
+                g.writeStartObject();
+                monitorArgs(x.monitor(id));
+                g.writeEndObject();
+            } else {
+                begin("terminated", "join", V_I, tid(ring), x.fromNs(id));
+                g.writeFieldName(ARGS);
+                g.writeStartObject();
+                g.writeFieldName("joiner");
+                g.writeString(names[x.ring(x.to(id))]);
+                g.writeEndObject();
+            }
+            g.writeEndObject();
+            flow(V_S, id, ring, x.fromNs(id));
+        }
+
+        /** The destination instant of an arrow and its f. */
+        void destination(int id) throws IOException {
+            Kind k = x.kind(id);
+            int ring = x.ring(x.to(id));
+            SerializedString[] a = ARROWS.get(k);
+            begin(a[2].getValue(), a[0], V_I, tid(ring), x.toNs(id));
+            g.writeFieldName(ARGS);
+            g.writeStartObject();
+            if (k != Kind.HANDOFF) {
+                int from = x.ring(x.from(id));
+                g.writeFieldName("by");
+                g.writeString(names[from]);
+                g.writeNumberField("by_tid", tid(from));
+            }
+            if (k == Kind.HANDOFF || k == Kind.NOTIFY || k == Kind.NOTIFY_ALL) {
+                monitorArgs(x.monitor(id));
+            }
+            g.writeEndObject();
+            g.writeEndObject();
+            flow(V_F, id, ring, x.toNs(id));
+        }
+
+        void flow(SerializedString ph, int id, int ring, long ns) throws IOException {
+            SerializedString[] a = ARROWS.get(x.kind(id));
+            g.writeStartObject();
+            g.writeFieldName(NAME);
+            g.writeString(a[1]);
+            g.writeFieldName(CAT);
+            g.writeString(a[0]);
+            g.writeFieldName(PH);
+            g.writeString(ph);
+            g.writeFieldName(TS);
+            micros(rel(ns));
+            g.writeFieldName(PID);
+            g.writeNumber(pid);
+            g.writeFieldName(TID);
+            g.writeNumber(tid(ring));
+            g.writeFieldName(ID);
+            g.writeNumber(id + 1L);
+            if (ph == V_F) {
+                g.writeFieldName(BP);
+                g.writeString(V_E);
+            }
+            g.writeEndObject();
+        }
+
+        /** One slice of the critical path's track. */
+        void segment(int s) throws IOException {
+            RecordedThread t = x.segmentThread(s);
+            long mon = x.segmentMonitor(s);
+            String what = switch (x.segmentState(s)) {
+                case RUNNING -> "running";
+                case BLOCKED -> "blocked on " + className(mon).getValue();
+                case DEADLOCKED -> "deadlocked on " + className(mon).getValue();
+                case WAITING -> "wait on " + className(mon).getValue();
+                case SLEEPING -> "sleep";
+                case JOINING -> "join " + joinedName(mon);
+                case STARTING -> "starting";
+                case DEAD -> "dead";
+            };
+            long ts = rel(x.segmentStartNs(s));
+            long end = rel(x.segmentEndNs(s));
+            g.writeStartObject();
+            g.writeFieldName(NAME);
+            g.writeString(Text.wellFormed(t.name() + ": " + what));
+            g.writeFieldName(CAT);
+            g.writeString("critical");
+            g.writeFieldName(PH);
+            g.writeString(V_X);
+            g.writeFieldName(TS);
+            micros(ts);
+            g.writeFieldName(DUR);
+            micros(nest(CRITICAL_TID, ts, end) - ts);
+            g.writeFieldName(PID);
+            g.writeNumber(pid);
+            g.writeFieldName(TID);
+            g.writeNumber(CRITICAL_TID);
+            g.writeFieldName(ARGS);
+            g.writeStartObject();
+            g.writeFieldName(THREAD);
+            g.writeString(names[x.ring(t)]);
+            g.writeNumberField("tid", tid(x.ring(t)));
+            g.writeStringField("state", x.segmentState(s).name().toLowerCase(Locale.ROOT));
+            if (mon != 0) {
+                g.writeFieldName(MONITOR_ID);
+                g.writeNumber(mon);
+            }
+            int via = x.segmentVia(s);
+            if (via >= 0) {
+                g.writeFieldName("from");
+                g.writeString(names[x.ring(x.from(via))]);
+                g.writeStringField("via", x.kind(via).name().toLowerCase(Locale.ROOT));
+            }
+            g.writeEndObject();
+            g.writeEndObject();
+        }
+
+        /** Opens an event object and writes name, cat, ph, ts, pid, tid (and s for an instant). */
+        void begin(String name, String cat, SerializedString ph, long tid, long ns) throws IOException {
+            begin(name, s(cat), ph, tid, ns);
+        }
+
+        void begin(String name, SerializableString cat, SerializedString ph, long tid, long ns) throws IOException {
+            g.writeStartObject();
+            g.writeFieldName(NAME);
+            g.writeString(name);
+            g.writeFieldName(CAT);
+            g.writeString(cat);
+            g.writeFieldName(PH);
+            g.writeString(ph);
+            g.writeFieldName(TS);
+            micros(rel(ns));
+            g.writeFieldName(PID);
+            g.writeNumber(pid);
+            g.writeFieldName(TID);
+            g.writeNumber(tid);
+            if (ph == V_I) {
+                g.writeFieldName(SCOPE);
+                g.writeString(V_T);
+            }
+        }
+
+        long rel(long ns) {
+            return Math.max(0, ns - start);
+        }
+
+        /** ns (&ge; 0) as microseconds with at most 3 decimals, trailing zeros removed ({@link Text#micros}). */
+        void micros(long ns) throws IOException {
+            long whole = ns / 1000;
+            int frac = (int) (ns % 1000);
+            int at = num.length;
+            if (frac != 0) {
+                int digits = 3;
+                while (frac % 10 == 0) {
+                    frac /= 10;
+                    digits--;
+                }
+                for (int i = 0; i < digits; i++) {
+                    num[--at] = (char) ('0' + frac % 10);
+                    frac /= 10;
+                }
+                num[--at] = '.';
+            }
+            do {
+                num[--at] = (char) ('0' + whole % 10);
+                whole /= 10;
+            } while (whole > 0);
+            g.writeNumber(num, at, num.length - at);
+        }
+
+        void monitorArgs(long mon) throws IOException {
+            g.writeFieldName(MONITOR);
+            g.writeString(className(mon));
+            g.writeFieldName(MONITOR_ID);
+            g.writeNumber(mon);
+        }
+
+        /** {@code "stack":[frames]}, the array rendered once per stack id. */
+        void stack(int stackId) throws IOException {
+            SerializedString json = stacks.get(stackId);
+            if (json == null) {
+                StringWriter w = new StringWriter();
+                try (JsonGenerator a = factory().createGenerator(w)) {
+                    a.writeStartArray();
+                    for (Frame fr : r.frames(stackId)) {
+                        a.writeString(Text.wellFormed(r.describe(fr)));
                     }
-                    case NOTIFY, NOTIFY_ALL -> {
-                        name = e.type() == EventType.NOTIFY ? "notify" : "notifyAll";
-                        cat = "notify";
-                        a.put("monitor", className(e.obj()));
-                        a.put("monitor_id", e.obj());
-                    }
-                    case THREAD_INTERRUPTED -> {
-                        name = "InterruptedException";
-                        cat = "interrupt";
-                    }
-                    default -> {
-                        continue;
-                    }
+                    a.writeEndArray();
                 }
-                if (e.thread().isSystem()) {
-                    continue;
-                }
-                List<Interaction> bound = byCause.getOrDefault(e, List.of());
-                if (e.type() == EventType.NOTIFY || e.type() == EventType.NOTIFY_ALL) {
-                    a.put("woke", bound.stream().map(i -> i.to().name()).toList());
-                }
-                a.put("stack", stack(e.stackId()));
-                add("I", name, cat, e.thread(), e.ts()).args = a;
-                for (Interaction i : bound) {
-                    flowStart(i);
-                }
+                json = new SerializedString(w.toString());
+                stacks.put(stackId, json);
             }
-            for (Interaction i : interactions.of(Interactions.Kind.JOIN_END)) {
-                Map<String, Object> a = new LinkedHashMap<>();
-                a.put("joiner", i.to().name());
-                add("I", "terminated", "join", i.from(), i.fromNs()).args = a;
-                flowStart(i);
-            }
+            g.writeFieldName(STACK);
+            g.writeRawValue(json);
         }
 
-        /** The s of an arrow right after its source instant, and the destination instant with its f. */
-        void flowStart(Interaction i) {
-            String[] k = arrow(i.kind());
-            add("s", k[1], k[0], i.from(), i.fromNs()).id = flowId;
-            Map<String, Object> a = new LinkedHashMap<>();
-            a.put("by", i.from().name());
-            a.put("by_tid", tid(i.from()));
-            if (i.kind() == Interactions.Kind.NOTIFY || i.kind() == Interactions.Kind.NOTIFY_ALL) {
-                a.put("monitor", className(i.monitor()));
-                a.put("monitor_id", i.monitor());
-            }
-            add("I", k[2], k[0], i.to(), i.toNs()).args = a;
-            Ev fin = add("f", k[1], k[0], i.to(), i.toNs());
-            fin.id = flowId;
-            fin.bindEnclosing = true;
-            flowId++;
-        }
-
-        /** The critical path's own track: one slice per segment longer than 0. */
-        void criticalPath(List<Ev> slices) {
-            for (CriticalPath.Segment sg : path.segments()) {
-                if (sg.durationNs() <= 0) {
-                    continue;
-                }
-                String what = switch (sg.state()) {
-                    case RUNNING -> "running";
-                    case BLOCKED -> "blocked on " + className(sg.monitor());
-                    case DEADLOCKED -> "deadlocked on " + className(sg.monitor());
-                    case WAITING -> "wait on " + className(sg.monitor());
-                    case SLEEPING -> "sleep";
-                    case JOINING -> "join " + r.threadByObject(sg.monitor()).map(RecordedThread::name)
-                            .orElse("thread object " + sg.monitor());
-                    case STARTING -> "starting";
-                    case DEAD -> "dead";
-                };
-                Ev e = add("X", sg.thread().name() + ": " + what, "critical", CRITICAL_TID, sg.startNs());
-                e.dur = Math.max(0, sg.endNs() - start) - e.ts;
-                Map<String, Object> a = new LinkedHashMap<>();
-                a.put("thread", sg.thread().name());
-                a.put("tid", tid(sg.thread()));
-                a.put("state", sg.state().name().toLowerCase(java.util.Locale.ROOT));
-                if (sg.monitor() != 0) {
-                    a.put("monitor_id", sg.monitor());
-                }
-                if (sg.via() != null) {
-                    a.put("from", sg.via().from().name());
-                    a.put("via", sg.via().kind().name().toLowerCase(java.util.Locale.ROOT));
-                }
-                e.args = a;
-                slices.add(e);
-            }
-        }
-
-        /** Trims a slice that would partially overlap the previous one on its track (only possible with lost data). */
-        void nest(List<Ev> slices) {
-            Map<Long, List<Ev>> byTid = new TreeMap<>();
-            for (Ev e : slices) {
-                byTid.computeIfAbsent(e.tid, k -> new ArrayList<>()).add(e);
-            }
-            for (List<Ev> list : byTid.values()) {
-                list.sort(Comparator.<Ev>comparingLong(e -> e.ts).thenComparingLong(e -> -e.dur));
-                List<Ev> open = new ArrayList<>();
-                for (Ev e : list) {
-                    while (!open.isEmpty() && end(open.get(open.size() - 1)) <= e.ts) {
-                        open.remove(open.size() - 1);
-                    }
-                    if (!open.isEmpty() && end(e) > end(open.get(open.size() - 1))) {
-                        e.dur = end(open.get(open.size() - 1)) - e.ts;
-                    }
-                    open.add(e);
-                }
-            }
-        }
-
-        static long end(Ev e) {
-            return e.ts + e.dur;
-        }
-
-        Map<String, Object> monitorArgs(Interval in) {
-            Map<String, Object> a = new LinkedHashMap<>();
-            a.put("monitor", className(in.monitor()));
-            a.put("monitor_id", in.monitor());
-            a.put("stack", stack(in.begin().stackId()));
-            return a;
-        }
-
-        Map<String, Object> stackArgs(Interval in) {
-            Map<String, Object> a = new LinkedHashMap<>();
-            a.put("stack", stack(in.begin().stackId()));
-            return a;
-        }
-
-        final Map<Integer, List<String>> stacks = new java.util.HashMap<>();
-
-        /** The readable frames of a stack, made once per stack id (shared by every event with it). */
-        List<String> stack(int stackId) {
-            return stacks.computeIfAbsent(stackId, id -> {
-                List<String> stack = new ArrayList<>();
-                for (Frame fr : r.frames(id)) {
-                    stack.add(Text.wellFormed(r.describe(fr)));
-                }
-                return List.copyOf(stack);
-            });
-        }
-
-        final Map<Long, String> classNames = new java.util.HashMap<>();
-
-        String className(long obj) {
+        SerializedString className(long obj) {
             return classNames.computeIfAbsent(obj, o -> {
                 String c = r.objectClassName(o);
-                return c.isEmpty() ? "object " + o : c;
+                return s(Text.wellFormed(c.isEmpty() ? "object " + o : c));
             });
+        }
+
+        String joinedName(long obj) {
+            RecordedThread joined = r.threadByObject(obj).orElse(null);
+            return joined == null ? "thread object " + obj : joined.name();
         }
 
         void writeMetadataEvents() throws IOException {
@@ -460,7 +686,7 @@ public final class ChromeTraceWriter implements Exporter {
             Map<Long, RecordedThread> tracks = new LinkedHashMap<>();
             Map<Long, Long> firstStart = new LinkedHashMap<>();
             boolean gc = false;
-            for (RecordedThread t : r.threads()) {
+            for (RecordedThread t : threads) {
                 if (t.isSystem()) {
                     gc = true;
                     continue;
@@ -481,7 +707,11 @@ public final class ChromeTraceWriter implements Exporter {
                 meta("thread_name", GC_TID, "name", "GC");
                 meta("thread_sort_index", GC_TID, "sort_index", index++);
             }
-            if (path.segments().stream().anyMatch(sg -> sg.durationNs() > 0)) {
+            boolean path = false;
+            for (int s = 0; s < x.segments() && !path; s++) {
+                path = x.segmentEndNs(s) > x.segmentStartNs(s);
+            }
+            if (path) {
                 meta("thread_name", CRITICAL_TID, "name", "critical path");
                 meta("thread_sort_index", CRITICAL_TID, "sort_index", index);
             }
@@ -494,59 +724,14 @@ public final class ChromeTraceWriter implements Exporter {
             g.writeNumberField("pid", pid);
             g.writeNumberField("tid", tid);
             g.writeObjectFieldStart("args");
-            writeValue(key, value);
-            g.writeEndObject();
-            g.writeEndObject();
-        }
-
-        void writeEvent(Ev e) throws IOException {
-            g.writeStartObject();
-            g.writeStringField("name", Text.wellFormed(e.name));
-            g.writeStringField("cat", e.cat);
-            g.writeStringField("ph", e.ph);
-            g.writeFieldName("ts");
-            g.writeNumber(Text.micros(e.ts));
-            if (e.dur >= 0) {
-                g.writeFieldName("dur");
-                g.writeNumber(Text.micros(e.dur));
-            }
-            g.writeNumberField("pid", pid);
-            g.writeNumberField("tid", e.tid);
-            if (e.ph.equals("I")) {
-                g.writeStringField("s", "t");
-            }
-            if (e.id != 0) {
-                g.writeNumberField("id", e.id);
-            }
-            if (e.bindEnclosing) {
-                g.writeStringField("bp", "e");
-            }
-            Map<String, Object> args = e.args != null ? e.args : e.lazyArgs != null ? e.lazyArgs.get() : null;
-            if (args != null && !args.isEmpty()) {
-                g.writeObjectFieldStart("args");
-                for (Map.Entry<String, Object> a : args.entrySet()) {
-                    writeValue(a.getKey(), a.getValue());
-                }
-                g.writeEndObject();
-            }
-            g.writeEndObject();
-        }
-
-        void writeValue(String key, Object v) throws IOException {
             g.writeFieldName(key);
-            if (v instanceof Number n) {
-                g.writeNumber(n.longValue());
-            } else if (v instanceof Boolean b) {
-                g.writeBoolean(b);
-            } else if (v instanceof List<?> list) {
-                g.writeStartArray();
-                for (Object o : list) {
-                    g.writeString(Text.wellFormed(o instanceof String str ? str : String.valueOf(o)));
-                }
-                g.writeEndArray();
+            if (value instanceof Integer i) {
+                g.writeNumber(i);
             } else {
-                g.writeString(Text.wellFormed(v instanceof String str ? str : String.valueOf(v)));
+                g.writeString(Text.wellFormed((String) value));
             }
+            g.writeEndObject();
+            g.writeEndObject();
         }
     }
 }

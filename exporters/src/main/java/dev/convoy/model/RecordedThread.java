@@ -110,6 +110,26 @@ public final class RecordedThread {
         return records.get(checked(i) * SnapshotFormat.RECORD_BYTES + 8) & 0xFF;
     }
 
+    /** Object id of record {@code i} without making its {@link Event}. */
+    public long obj(int i) {
+        return records.getLong(checked(i) * SnapshotFormat.RECORD_BYTES + 16);
+    }
+
+    /** First argument of record {@code i} without making its {@link Event}. */
+    public long arg(int i) {
+        return records.getLong(checked(i) * SnapshotFormat.RECORD_BYTES + 24);
+    }
+
+    /** Second argument of record {@code i} without making its {@link Event}. */
+    public long arg2(int i) {
+        return records.getLong(checked(i) * SnapshotFormat.RECORD_BYTES + 32);
+    }
+
+    /** {@code FLAG_*} bits of record {@code i} without making its {@link Event}. */
+    public int flags(int i) {
+        return records.get(checked(i) * SnapshotFormat.RECORD_BYTES + 9) & 0xFF;
+    }
+
     /** Record {@code i} (0 = oldest) as an {@link Event} bound to this ring and position. */
     public Event event(int i) {
         int at = checked(i) * SnapshotFormat.RECORD_BYTES;

@@ -1,0 +1,1211 @@
+package dev.convoy.analysis;
+
+import static dev.convoy.snapshot.SnapshotFormat.*;
+
+import dev.convoy.analysis.Interactions.Kind;
+import dev.convoy.analysis.ThreadStates.State;
+import dev.convoy.model.Event;
+import dev.convoy.model.MonitorState;
+import dev.convoy.model.RecordedThread;
+import dev.convoy.model.Recording;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@link Intervals}, {@link Interactions}, {@link ThreadStates} and {@link CriticalPath} of
+ * a recording in primitive arrays, for writers that stream: the same rules (see
+ * {@code docs/analysis.md}; tests hold the two to the same results), but no object per
+ * event or interval. Built in one pass over each ring (intervals, calls) and one pass over
+ * {@link Recording#events()} (owners, handoffs, notify binding).
+ *
+ * <p>What it keeps: per interval about 60 bytes (start, end, monitor, record indexes,
+ * owner, the interaction that ended it), per thread-state span 20 bytes, per interaction
+ * (arrow) 45 bytes, per critical-path segment 45 bytes, and per monitor the notify calls
+ * not yet bound and the wakes waiting for a notify. Nothing per event.
+ *
+ * <p>Intervals are numbered per ring in {@link Intervals#of(RecordedThread, long)} order;
+ * interactions globally, in derivation order.
+ */
+public final class ContentionIndex {
+    /** Interval kinds, as {@link Interval.Kind} ordinals. */
+    public static final int BLOCKED = 0;
+    public static final int WAITING = 1;
+    public static final int SLEEPING = 2;
+    public static final int JOINING = 3;
+    public static final int GC = 4;
+
+    private static final int OPEN = 1;
+    private static final int TIMED_OUT = 2;
+    private static final int ENDS_AT_INTERRUPT = 4;
+    private static final int INTERRUPT_USED = 8;
+    private static final int NEXT_IS_INTERRUPT = 16;
+    private static final int CRITICAL = 32;
+    private static final int DEADLOCKED = 64;
+
+    private static final Kind[] KINDS = Kind.values();
+    private static final State[] STATES = State.values();
+
+    /** The intervals of one ring (start order), its spans and a few record indexes. */
+    private static final class Ring {
+        final RecordedThread t;
+        int n;
+        long[] start = new long[8];
+        long[] end = new long[8];
+        long[] monitor = new long[8];
+        byte[] kind = new byte[8];
+        byte[] flags = new byte[8];
+        int[] begin = new int[8];
+        int[] endIdx = new int[8];
+        int[] owner; // ring position + 1, 0 unknown (BLOCKED)
+        int[] ender; // interaction id, or -2 - ring position of the waiter for a TIMEOUT, -1 none
+        long[] maxEnd; // prefix maximum of end
+        int[] byBegin; // interval ids by begin record index
+        int[] byEnd; // closed interval ids by end record index
+        int[] interrupted = new int[0]; // THREAD_INTERRUPTED record indexes
+        boolean[] interruptUsed;
+        int firstStart = -1;
+        int firstEnd = -1;
+        boolean sorted = true;
+        long[] spanStart;
+        long[] spanEnd;
+        int[] spanIv; // interval id, -1 RUNNING, -2 DEAD
+        int spans;
+
+        Ring(RecordedThread t) {
+            this.t = t;
+        }
+
+        void add(int k, long mon, int b, int e, long endNs, int f) {
+            if (n == start.length) {
+                int c = 2 * n;
+                start = Arrays.copyOf(start, c);
+                end = Arrays.copyOf(end, c);
+                monitor = Arrays.copyOf(monitor, c);
+                kind = Arrays.copyOf(kind, c);
+                flags = Arrays.copyOf(flags, c);
+                begin = Arrays.copyOf(begin, c);
+                endIdx = Arrays.copyOf(endIdx, c);
+            }
+            start[n] = t.ts(b);
+            end[n] = endNs;
+            monitor[n] = mon;
+            kind[n] = (byte) k;
+            flags[n] = (byte) f;
+            begin[n] = b;
+            endIdx[n] = e;
+            n++;
+        }
+
+        /** Interval id whose begin (or end) record is {@code idx}, -1 if none. */
+        int find(int[] ids, int[] key, int idx) {
+            int lo = 0;
+            int hi = ids.length - 1;
+            while (lo <= hi) {
+                int mid = (lo + hi) >>> 1;
+                int v = key[ids[mid]];
+                if (v < idx) {
+                    lo = mid + 1;
+                } else if (v > idx) {
+                    hi = mid - 1;
+                } else {
+                    return ids[mid];
+                }
+            }
+            return -1;
+        }
+    }
+
+    private final Recording r;
+    private final RecordedThread[] threads;
+    private final Map<RecordedThread, Integer> position = new IdentityHashMap<>();
+    private final Ring[] rings;
+    private final Map<Long, Integer> byObject = new HashMap<>();
+    private final Map<Long, Integer> byJavaId = new HashMap<>();
+
+    // interactions (arrows): derivation order
+    private int count;
+    private byte[] iKind = new byte[64];
+    private int[] iFrom = new int[64];
+    private long[] iFromNs = new long[64];
+    private int[] iTo = new int[64];
+    private long[] iToNs = new long[64];
+    private long[] iMonitor = new long[64];
+    private int[] iCall = new int[64]; // call number among calls of its type, -1 none
+    private int[] startOf;
+    private int[] startCall; // per START_CALL in event order: its interaction, -1
+    private int[] interruptCall;
+    private int[] notifyFirst; // per NOTIFY/NOTIFY_ALL call in event order: first bound interaction, -1
+    private int[] notifyNext; // per interaction: the next one bound to the same call, -1
+    private int notifyCalls;
+
+    // the critical path
+    private int segs;
+    private int[] sRing = new int[16];
+    private byte[] sState = new byte[16];
+    private long[] sStart = new long[16];
+    private long[] sEnd = new long[16];
+    private long[] sMonitor = new long[16];
+    private int[] sVia = new int[16]; // interaction id, -1 none
+
+    private ContentionIndex(Recording r) {
+        this.r = r;
+        this.threads = r.threads().toArray(new RecordedThread[0]);
+        this.rings = new Ring[threads.length];
+        for (int k = 0; k < threads.length; k++) {
+            position.put(threads[k], k);
+        }
+    }
+
+    /** Builds the index of a recording. */
+    public static ContentionIndex of(Recording r) {
+        ContentionIndex x = new ContentionIndex(r);
+        x.build();
+        return x;
+    }
+
+    private void build() {
+        long snapshot = r.snapshotMonotonicNs();
+        List<long[]> starts = new ArrayList<>();
+        List<long[]> interrupts = new ArrayList<>();
+        for (int k = 0; k < threads.length; k++) {
+            rings[k] = scan(k, snapshot, starts, interrupts);
+            RecordedThread t = threads[k];
+            if (!t.isSystem()) {
+                if (t.threadObject() != 0) {
+                    prefer(byObject, t.threadObject(), k);
+                }
+                if (t.javaThreadId() >= 0) {
+                    prefer(byJavaId, t.javaThreadId(), k);
+                }
+            }
+        }
+        startOf = new int[threads.length];
+        Arrays.fill(startOf, -1);
+        starts(sortCalls(starts));
+        interrupts(sortCalls(interrupts));
+        for (Ring g : rings) {
+            if (g.t.isSystem()) {
+                continue;
+            }
+            for (int i = 0; i < g.n; i++) {
+                if (g.kind[i] == WAITING && (g.flags[i] & TIMED_OUT) != 0) {
+                    ender(g, i, -2 - position.get(g.t), g.end[i], Kind.TIMEOUT);
+                }
+            }
+        }
+        joins();
+        merged();
+        deadlocks();
+        for (Ring g : rings) {
+            if (!g.t.isSystem()) {
+                spans(g, snapshot);
+            }
+        }
+        walk();
+    }
+
+    private void prefer(Map<Long, Integer> map, long key, int k) {
+        Integer found = map.get(key);
+        if (found == null || threads[found].isLate() && !threads[k].isLate()) {
+            map.put(key, k);
+        }
+    }
+
+    /** {@link Interactions#target}: the ring of a Thread object, else of a Java id; -1 if none. */
+    private int target(long threadObject, long javaId) {
+        Integer k = threadObject != 0 ? byObject.get(threadObject) : javaId >= 0 ? byJavaId.get(javaId) : null;
+        return k == null ? -1 : k;
+    }
+
+    /** The per-ring scan of {@link Intervals}, plus the ring's calls and interrupt records. */
+    private Ring scan(int k, long snapshot, List<long[]> starts, List<long[]> interrupts) {
+        RecordedThread t = threads[k];
+        Ring g = new Ring(t);
+        int enter = -1;
+        int wait = -1;
+        int gc = -1;
+        int sleep = -1;
+        int join = -1;
+        int n = t.eventCount();
+        int[] ti = new int[4];
+        int tiCount = 0;
+        long prevTs = Long.MIN_VALUE;
+        for (int i = 0; i < n; i++) {
+            long ts = t.ts(i);
+            if (ts < prevTs) {
+                g.sorted = false;
+            }
+            prevTs = ts;
+            switch (t.rawType(i)) {
+                case EVENT_MONITOR_ENTER -> enter = i;
+                case EVENT_GC_START -> gc = i;
+                case EVENT_SLEEP -> sleep = i;
+                case EVENT_JOIN -> join = i;
+                case EVENT_MONITOR_WAIT -> {
+                    if (join < 0 || t.obj(join) != t.obj(i)) {
+                        wait = i;
+                    }
+                }
+                case EVENT_MONITOR_ENTERED -> {
+                    if (enter >= 0 && t.obj(enter) == t.obj(i)) {
+                        g.add(BLOCKED, t.obj(i), enter, i, ts, 0);
+                    }
+                    enter = -1;
+                }
+                case EVENT_MONITOR_WAITED -> {
+                    if (join < 0 || t.obj(join) != t.obj(i)) {
+                        if (wait >= 0 && t.obj(wait) == t.obj(i)) {
+                            int f = (t.flags(i) & FLAG_TIMED_OUT) != 0 ? TIMED_OUT : 0;
+                            if (i + 1 < n && t.rawType(i + 1) == EVENT_THREAD_INTERRUPTED) {
+                                f |= NEXT_IS_INTERRUPT;
+                            }
+                            g.add(WAITING, t.obj(i), wait, i, ts, f);
+                        }
+                        wait = -1;
+                    }
+                }
+                case EVENT_SLEPT -> {
+                    if (sleep >= 0) {
+                        g.add(SLEEPING, 0, sleep, i, ts, 0);
+                    }
+                    sleep = -1;
+                }
+                case EVENT_JOINED -> {
+                    if (join >= 0 && t.obj(join) == t.obj(i)) {
+                        g.add(JOINING, t.obj(i), join, i, ts, 0);
+                    }
+                    join = -1;
+                }
+                case EVENT_THREAD_INTERRUPTED -> {
+                    if (tiCount == ti.length) {
+                        ti = Arrays.copyOf(ti, 2 * tiCount);
+                    }
+                    ti[tiCount++] = i;
+                    if (sleep >= 0) {
+                        g.add(SLEEPING, 0, sleep, i, ts, ENDS_AT_INTERRUPT);
+                        sleep = -1;
+                    }
+                    if (join >= 0) {
+                        g.add(JOINING, t.obj(join), join, i, ts, ENDS_AT_INTERRUPT);
+                        join = -1;
+                    }
+                }
+                case EVENT_GC_FINISH -> {
+                    if (gc >= 0) {
+                        g.add(GC, 0, gc, i, ts, 0);
+                    }
+                    gc = -1;
+                }
+                case EVENT_START_CALL -> starts.add(new long[] {ts, k, i});
+                case EVENT_INTERRUPT_CALL -> interrupts.add(new long[] {ts, k, i});
+                case EVENT_THREAD_START -> g.firstStart = g.firstStart < 0 ? i : g.firstStart;
+                case EVENT_THREAD_END -> g.firstEnd = g.firstEnd < 0 ? i : g.firstEnd;
+                default -> {
+                }
+            }
+        }
+        long openEnd = t.endNs() != 0 ? t.endNs() : snapshot;
+        int[] open = {enter, wait, sleep, join, gc};
+        int[] kinds = {BLOCKED, WAITING, SLEEPING, JOINING, GC};
+        for (int j = 0; j < open.length; j++) {
+            int b = open[j];
+            if (b >= 0) {
+                long mon = kinds[j] == BLOCKED || kinds[j] == WAITING || kinds[j] == JOINING ? t.obj(b) : 0;
+                g.add(kinds[j], mon, b, -1, Math.max(t.ts(b), openEnd), OPEN);
+            }
+        }
+        sortByStart(g);
+        g.interrupted = Arrays.copyOf(ti, tiCount);
+        g.interruptUsed = new boolean[tiCount];
+        g.owner = new int[g.n];
+        g.ender = new int[g.n];
+        Arrays.fill(g.ender, -1);
+        g.maxEnd = new long[g.n];
+        long max = Long.MIN_VALUE;
+        for (int i = 0; i < g.n; i++) {
+            max = Math.max(max, g.end[i]);
+            g.maxEnd[i] = max;
+        }
+        g.byBegin = order(g.n, g.begin, false, g);
+        g.byEnd = order(g.n, g.endIdx, true, g);
+        return g;
+    }
+
+    private static int[] order(int n, int[] key, boolean closedOnly, Ring g) {
+        int m = 0;
+        int[] ids = new int[n];
+        for (int i = 0; i < n; i++) {
+            if (!closedOnly || (g.flags[i] & OPEN) == 0) {
+                ids[m++] = i;
+            }
+        }
+        ids = Arrays.copyOf(ids, m);
+        long[] k = new long[n];
+        for (int i = 0; i < n; i++) {
+            k[i] = key[i];
+        }
+        return sortStable(ids, k);
+    }
+
+    /** Reorders the ring's intervals by start time, stably (as {@link Intervals} sorts them). */
+    private static void sortByStart(Ring g) {
+        boolean sorted = true;
+        for (int i = 1; i < g.n && sorted; i++) {
+            sorted = g.start[i - 1] <= g.start[i];
+        }
+        int n = g.n;
+        if (sorted) {
+            return;
+        }
+        int[] ids = new int[n];
+        for (int i = 0; i < n; i++) {
+            ids[i] = i;
+        }
+        ids = sortStable(ids, g.start);
+        long[] start = new long[n];
+        long[] end = new long[n];
+        long[] mon = new long[n];
+        byte[] kind = new byte[n];
+        byte[] flags = new byte[n];
+        int[] begin = new int[n];
+        int[] endIdx = new int[n];
+        for (int i = 0; i < n; i++) {
+            int j = ids[i];
+            start[i] = g.start[j];
+            end[i] = g.end[j];
+            mon[i] = g.monitor[j];
+            kind[i] = g.kind[j];
+            flags[i] = g.flags[j];
+            begin[i] = g.begin[j];
+            endIdx[i] = g.endIdx[j];
+        }
+        g.start = start;
+        g.end = end;
+        g.monitor = mon;
+        g.kind = kind;
+        g.flags = flags;
+        g.begin = begin;
+        g.endIdx = endIdx;
+    }
+
+    /** {@code ids} sorted stably by {@code key[id]} (merge sort). */
+    static int[] sortStable(int[] ids, long[] key) {
+        int n = ids.length;
+        boolean sorted = true;
+        for (int i = 1; i < n && sorted; i++) {
+            sorted = key[ids[i - 1]] <= key[ids[i]];
+        }
+        if (sorted) {
+            return ids;
+        }
+        int[] a = ids.clone();
+        int[] b = new int[n];
+        for (int width = 1; width < n; width *= 2) {
+            for (int lo = 0; lo < n; lo += 2 * width) {
+                int mid = Math.min(lo + width, n);
+                int hi = Math.min(lo + 2 * width, n);
+                int i = lo;
+                int j = mid;
+                int o = lo;
+                while (i < mid && j < hi) {
+                    b[o++] = key[a[j]] < key[a[i]] ? a[j++] : a[i++];
+                }
+                while (i < mid) {
+                    b[o++] = a[i++];
+                }
+                while (j < hi) {
+                    b[o++] = a[j++];
+                }
+            }
+            int[] tmp = a;
+            a = b;
+            b = tmp;
+        }
+        return a;
+    }
+
+    /** Calls {ts, ring, index} in the order of {@link Recording#events()}. */
+    private static List<long[]> sortCalls(List<long[]> calls) {
+        calls.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0])
+                : a[1] != b[1] ? Long.compare(a[1], b[1]) : Long.compare(a[2], b[2]));
+        return calls;
+    }
+
+    private int interaction(Kind kind, int from, long fromNs, int to, long toNs, long monitor, int call) {
+        if (count == iKind.length) {
+            int c = 2 * count;
+            iKind = Arrays.copyOf(iKind, c);
+            iFrom = Arrays.copyOf(iFrom, c);
+            iFromNs = Arrays.copyOf(iFromNs, c);
+            iTo = Arrays.copyOf(iTo, c);
+            iToNs = Arrays.copyOf(iToNs, c);
+            iMonitor = Arrays.copyOf(iMonitor, c);
+            iCall = Arrays.copyOf(iCall, c);
+        }
+        iKind[count] = (byte) kind.ordinal();
+        iFrom[count] = from;
+        iFromNs[count] = fromNs;
+        iTo[count] = to;
+        iToNs[count] = toNs;
+        iMonitor[count] = monitor;
+        iCall[count] = call;
+        return count++;
+    }
+
+    /**
+     * Records a candidate for the interaction that ended an interval: the first by
+     * (from time, derivation order of the kinds), as {@link Interactions#endedBy} picks it.
+     */
+    private void ender(Ring g, int iv, int id, long fromNs, Kind kind) {
+        int cur = g.ender[iv];
+        if (cur != -1) {
+            long curNs = cur >= 0 ? iFromNs[cur] : g.end[iv];
+            Kind curKind = cur >= 0 ? KINDS[iKind[cur]] : Kind.TIMEOUT;
+            if (curNs < fromNs || curNs == fromNs && rank(curKind) <= rank(kind)) {
+                return;
+            }
+        }
+        g.ender[iv] = id;
+    }
+
+    /** Derivation order of {@link Interactions#of}. */
+    private static int rank(Kind k) {
+        return switch (k) {
+            case START -> 0;
+            case HANDOFF -> 1;
+            case INTERRUPT -> 2;
+            case TIMEOUT -> 3;
+            case JOIN_END -> 4;
+            case NOTIFY, NOTIFY_ALL -> 5;
+        };
+    }
+
+    private void starts(List<long[]> calls) {
+        startCall = new int[calls.size()];
+        Arrays.fill(startCall, -1);
+        for (int c = 0; c < calls.size(); c++) {
+            int k = (int) calls.get(c)[1];
+            int i = (int) calls.get(c)[2];
+            RecordedThread caller = threads[k];
+            int to = target(caller.obj(i), caller.arg2(i));
+            if (to < 0 || threads[to].isLate() || to == k || startOf[to] >= 0) {
+                continue;
+            }
+            Ring g = rings[to];
+            long at = g.firstStart >= 0 ? threads[to].ts(g.firstStart) : threads[to].startNs();
+            int id = interaction(Kind.START, k, caller.ts(i), to, at, threads[to].threadObject(), c);
+            startOf[to] = id;
+            startCall[c] = id;
+        }
+    }
+
+    private static boolean resumable(int kind) {
+        return kind == WAITING || kind == SLEEPING || kind == JOINING;
+    }
+
+    private void interrupts(List<long[]> calls) {
+        interruptCall = new int[calls.size()];
+        Arrays.fill(interruptCall, -1);
+        for (int c = 0; c < calls.size(); c++) {
+            long ts = calls.get(c)[0];
+            int k = (int) calls.get(c)[1];
+            int i = (int) calls.get(c)[2];
+            int x = target(threads[k].obj(i), threads[k].arg2(i));
+            if (x < 0 || x == k) {
+                continue;
+            }
+            Ring g = rings[x];
+            int hit = -1;
+            for (int j = lastStartAtOrBefore(g, ts); j >= 0 && g.maxEnd[j] >= ts; j--) {
+                if (resumable(g.kind[j]) && (g.flags[j] & OPEN) == 0 && g.start[j] <= ts && ts <= g.end[j]
+                        && (g.flags[j] & INTERRUPT_USED) == 0) {
+                    hit = j; // innermost: the latest in start order
+                    break;
+                }
+            }
+            int effect;
+            if (hit >= 0) {
+                effect = g.endIdx[hit];
+            } else {
+                int ti = -1;
+                for (int q = 0; q < g.interrupted.length; q++) {
+                    if (threads[x].ts(g.interrupted[q]) >= ts && !g.interruptUsed[q]) {
+                        ti = q;
+                        break;
+                    }
+                }
+                if (ti < 0) {
+                    continue;
+                }
+                effect = g.interrupted[ti];
+                hit = g.find(g.byEnd, g.endIdx, effect);
+                if (hit >= 0 && (g.flags[hit] & INTERRUPT_USED) != 0) {
+                    continue;
+                }
+            }
+            if (hit >= 0) {
+                g.flags[hit] |= INTERRUPT_USED;
+            }
+            int q = Arrays.binarySearch(g.interrupted, effect);
+            if (q >= 0) {
+                g.interruptUsed[q] = true;
+            }
+            int id = interaction(Kind.INTERRUPT, k, ts, x, threads[x].ts(effect), threads[x].threadObject(), c);
+            interruptCall[c] = id;
+            if (hit >= 0) {
+                ender(g, hit, id, ts, Kind.INTERRUPT);
+            }
+        }
+    }
+
+    /** The last interval (start order) starting at or before {@code ts}, -1 if none. */
+    private static int lastStartAtOrBefore(Ring g, long ts) {
+        int lo = 0;
+        int hi = g.n - 1;
+        int found = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (g.start[mid] <= ts) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found;
+    }
+
+    private void joins() {
+        for (int k = 0; k < rings.length; k++) {
+            Ring g = rings[k];
+            if (g.t.isSystem()) {
+                continue;
+            }
+            for (int i = 0; i < g.n; i++) {
+                if (g.kind[i] != JOINING || (g.flags[i] & (OPEN | ENDS_AT_INTERRUPT)) != 0) {
+                    continue;
+                }
+                int dead = target(g.monitor[i], g.t.arg2(g.begin[i]));
+                RecordedThread d = dead < 0 ? null : threads[dead];
+                if (d == null || dead == k || !d.isEnded() || d.endNs() == 0 || d.endNs() > g.end[i]) {
+                    continue;
+                }
+                int id = interaction(Kind.JOIN_END, dead, d.endNs(), k, g.end[i], g.monitor[i], -1);
+                ender(g, i, id, d.endNs(), Kind.JOIN_END);
+            }
+        }
+    }
+
+    /** Per monitor: unbound notify calls, the notifyAll calls, wakes waiting for a notify. */
+    private static final class Monitor {
+        final ArrayDeque<long[]> unbound = new ArrayDeque<>(); // {ts, call, ring}
+        long[] allTs = new long[0];
+        int[] allCall = new int[0];
+        int[] allRing = new int[0];
+        int alls;
+        final ArrayDeque<long[]> pending = new ArrayDeque<>(); // {ring, interval}
+    }
+
+    /** Owners and handoffs ({@link MonitorOwnership}), notify binding ({@link Interactions}), in event order. */
+    private void merged() {
+        MonitorOwnership.Tracker tracker = new MonitorOwnership.Tracker(r);
+        Map<Long, Monitor> monitors = new HashMap<>();
+        int[] first = new int[16];
+        int calls = 0;
+        for (Event e : r.events()) {
+            RecordedThread owner = tracker.next(e);
+            int k = position.get(e.thread());
+            Ring g = rings[k];
+            switch (e.type()) {
+                case MONITOR_ENTER -> {
+                    int iv = g.find(g.byBegin, g.begin, e.index());
+                    if (iv >= 0 && owner != null) {
+                        g.owner[iv] = position.get(owner) + 1;
+                    }
+                }
+                case MONITOR_ENTERED -> {
+                    int iv = g.find(g.byEnd, g.endIdx, e.index());
+                    if (iv < 0 || g.kind[iv] != BLOCKED) {
+                        break;
+                    }
+                    int from = tracker.releasedBy != null ? position.get(tracker.releasedBy) : g.owner[iv] - 1;
+                    if (from < 0) {
+                        break;
+                    }
+                    long release = tracker.releasedBy != null ? tracker.releaseNs
+                            : firstWait(threads[from], g.monitor[iv], g.start[iv], g.end[iv]);
+                    int id = interaction(Kind.HANDOFF, from, release, k, g.end[iv], g.monitor[iv], -1);
+                    ender(g, iv, id, release, Kind.HANDOFF);
+                }
+                case NOTIFY, NOTIFY_ALL -> {
+                    if (calls == first.length) {
+                        first = Arrays.copyOf(first, 2 * calls);
+                    }
+                    first[calls] = -1;
+                    Monitor m = monitors.computeIfAbsent(e.obj(), o -> new Monitor());
+                    long[] call = {e.ts(), calls, k};
+                    if (e.type() == dev.convoy.model.EventType.NOTIFY) {
+                        long[] w = m.pending.pollFirst();
+                        if (w != null) {
+                            bind(call, false, w, first);
+                        } else {
+                            m.unbound.addLast(call);
+                        }
+                    } else {
+                        for (long[] w; (w = m.pending.pollFirst()) != null; ) {
+                            bind(call, true, w, first);
+                        }
+                        if (m.alls == m.allTs.length) {
+                            int c = Math.max(4, 2 * m.alls);
+                            m.allTs = Arrays.copyOf(m.allTs, c);
+                            m.allCall = Arrays.copyOf(m.allCall, c);
+                            m.allRing = Arrays.copyOf(m.allRing, c);
+                        }
+                        m.allTs[m.alls] = e.ts();
+                        m.allCall[m.alls] = calls;
+                        m.allRing[m.alls++] = k;
+                    }
+                    calls++;
+                }
+                case MONITOR_WAITED -> {
+                    if (g.t.isSystem()) {
+                        break;
+                    }
+                    int iv = g.find(g.byEnd, g.endIdx, e.index());
+                    if (iv < 0 || g.kind[iv] != WAITING
+                            || (g.flags[iv] & (TIMED_OUT | INTERRUPT_USED | NEXT_IS_INTERRUPT)) != 0) {
+                        break;
+                    }
+                    Monitor m = monitors.computeIfAbsent(e.obj(), o -> new Monitor());
+                    int all = firstAtOrAfter(m, g.start[iv]);
+                    long[] n = null;
+                    for (var it = m.unbound.iterator(); it.hasNext(); ) {
+                        long[] c = it.next();
+                        if (c[0] >= g.start[iv]) {
+                            if (all < 0 || c[0] <= m.allTs[all]) {
+                                n = c;
+                                it.remove();
+                            }
+                            break;
+                        }
+                    }
+                    long[] w = {k, iv};
+                    if (n != null) {
+                        bind(n, false, w, first);
+                    } else if (all >= 0) {
+                        bind(new long[] {m.allTs[all], m.allCall[all], m.allRing[all]}, true, w, first);
+                    } else {
+                        m.pending.addLast(w);
+                    }
+                }
+                default -> {
+                }
+            }
+        }
+        notifyCalls = calls;
+        notifyFirst = Arrays.copyOf(first, calls);
+    }
+
+    private void bind(long[] call, boolean all, long[] waiter, int[] first) {
+        Ring g = rings[(int) waiter[0]];
+        int iv = (int) waiter[1];
+        int c = (int) call[1];
+        int id = interaction(all ? Kind.NOTIFY_ALL : Kind.NOTIFY, (int) call[2], call[0], (int) waiter[0], g.end[iv],
+                g.monitor[iv], c);
+        if (notifyNext == null || notifyNext.length < iKind.length) {
+            int old = notifyNext == null ? 0 : notifyNext.length;
+            notifyNext = notifyNext == null ? new int[iKind.length] : Arrays.copyOf(notifyNext, iKind.length);
+            Arrays.fill(notifyNext, old, notifyNext.length, -1);
+        }
+        // append to the call's list, keeping bind order
+        if (first[c] < 0) {
+            first[c] = id;
+        } else {
+            int last = first[c];
+            while (notifyNext[last] >= 0) {
+                last = notifyNext[last];
+            }
+            notifyNext[last] = id;
+        }
+        ender(g, iv, id, call[0], all ? Kind.NOTIFY_ALL : Kind.NOTIFY);
+    }
+
+    private static int firstAtOrAfter(Monitor m, long ns) {
+        int lo = 0;
+        int hi = m.alls;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (m.allTs[mid] < ns) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo < m.alls ? lo : -1;
+    }
+
+    /** The owner's first MONITOR_WAIT (ring order) on the monitor within [lo, hi]; else hi (the acquisition). */
+    private long firstWait(RecordedThread t, long monitor, long lo, long hi) {
+        int n = t.eventCount();
+        int i = 0;
+        if (rings[position.get(t)].sorted) {
+            int a = 0;
+            int b = n;
+            while (a < b) {
+                int mid = (a + b) >>> 1;
+                if (t.ts(mid) < lo) {
+                    a = mid + 1;
+                } else {
+                    b = mid;
+                }
+            }
+            i = a;
+        }
+        for (; i < n; i++) {
+            long ts = t.ts(i);
+            if (ts > hi && rings[position.get(t)].sorted) {
+                break;
+            }
+            if (ts >= lo && ts <= hi && t.rawType(i) == EVENT_MONITOR_WAIT && t.obj(i) == monitor) {
+                return ts;
+            }
+        }
+        return hi;
+    }
+
+    private void deadlocks() {
+        for (Deadlocks.Deadlock d : Deadlocks.find(r)) {
+            for (int i = 0; i < d.threads().size(); i++) {
+                Ring g = rings[position.get(d.threads().get(i))];
+                MonitorState w = d.waits().get(i);
+                int last = -1;
+                for (int j = 0; j < g.n; j++) {
+                    if (g.kind[j] == BLOCKED && (g.flags[j] & OPEN) != 0 && g.end[j] > g.start[j]
+                            && (w.object() == 0 || g.monitor[j] == w.object())) {
+                        last = j;
+                    }
+                }
+                if (last >= 0) {
+                    g.flags[last] |= DEADLOCKED;
+                }
+            }
+        }
+    }
+
+    /** The spans of {@link ThreadStates} for one Java ring. */
+    private static void spans(Ring g, long snapshot) {
+        RecordedThread t = g.t;
+        long begin = t.eventCount() > 0 ? Math.min(t.startNs(), t.ts(0)) : t.startNs();
+        boolean dead = t.isEnded() && t.endNs() != 0;
+        long lifeEnd = dead ? Math.max(begin, t.endNs()) : Math.max(begin, snapshot);
+        int[] list = new int[g.n];
+        int m = 0;
+        for (int i = 0; i < g.n; i++) {
+            if (g.kind[i] != GC && g.end[i] > g.start[i]) {
+                list[m++] = i;
+            }
+        }
+        long[] bounds = new long[2 * m + 2];
+        int b = 0;
+        bounds[b++] = begin;
+        bounds[b++] = lifeEnd;
+        for (int j = 0; j < m; j++) {
+            bounds[b++] = Math.max(begin, Math.min(lifeEnd, g.start[list[j]]));
+            bounds[b++] = Math.max(begin, Math.min(lifeEnd, g.end[list[j]]));
+        }
+        Arrays.sort(bounds);
+        int cap = 2 * m + 4;
+        g.spanStart = new long[cap];
+        g.spanEnd = new long[cap];
+        g.spanIv = new int[cap];
+        int[] active = new int[8];
+        int actives = 0;
+        int next = 0;
+        for (int q = 1; q < bounds.length; q++) {
+            long a = bounds[q - 1];
+            long e = bounds[q];
+            if (e == a) {
+                continue;
+            }
+            while (next < m && g.start[list[next]] <= a) {
+                if (actives == active.length) {
+                    active = Arrays.copyOf(active, 2 * actives);
+                }
+                active[actives++] = list[next++];
+            }
+            int w = 0;
+            for (int j = 0; j < actives; j++) {
+                if (g.end[active[j]] > a) {
+                    active[w++] = active[j];
+                }
+            }
+            actives = w;
+            int inner = -1;
+            for (int j = 0; j < actives; j++) {
+                int in = active[j];
+                if (inner < 0 || g.start[in] > g.start[inner]
+                        || g.start[in] == g.start[inner] && g.end[in] <= g.end[inner]) {
+                    inner = in;
+                }
+            }
+            if (g.spans > 0 && g.spanIv[g.spans - 1] == inner) {
+                g.spanEnd[g.spans - 1] = e;
+            } else {
+                g.spanStart[g.spans] = a;
+                g.spanEnd[g.spans] = e;
+                g.spanIv[g.spans++] = inner;
+            }
+        }
+        if (g.spans == 0) {
+            g.spanStart[0] = begin;
+            g.spanEnd[0] = lifeEnd;
+            g.spanIv[0] = -1;
+            g.spans = 1;
+        }
+        if (dead) {
+            g.spanStart[g.spans] = lifeEnd;
+            g.spanEnd[g.spans] = Math.max(lifeEnd, snapshot);
+            g.spanIv[g.spans++] = -2;
+        }
+    }
+
+    private static State state(Ring g, int iv) {
+        if (iv == -1) {
+            return State.RUNNING;
+        }
+        if (iv == -2) {
+            return State.DEAD;
+        }
+        if ((g.flags[iv] & DEADLOCKED) != 0) {
+            return State.DEADLOCKED;
+        }
+        return switch (g.kind[iv]) {
+            case BLOCKED -> State.BLOCKED;
+            case WAITING -> State.WAITING;
+            case SLEEPING -> State.SLEEPING;
+            case JOINING -> State.JOINING;
+            default -> State.RUNNING;
+        };
+    }
+
+    private record Visit(int ring, long ns) {
+    }
+
+    /** {@link CriticalPath#of(Recording, ThreadStates, Interactions)} on the arrays. */
+    private void walk() {
+        int end = -1;
+        long endNs = Long.MIN_VALUE;
+        long mainEnd = 0;
+        for (RecordedThread t : threads) {
+            if (!t.isSystem() && t.javaThreadId() == 1 && t.isEnded()) {
+                mainEnd = t.endNs();
+                break;
+            }
+        }
+        for (int k = 0; k < threads.length; k++) {
+            RecordedThread t = threads[k];
+            if (!t.isSystem() && t.isEnded() && t.endNs() != 0 && t.endNs() > endNs
+                    && CriticalPath.isApplicationWork(t, mainEnd)) {
+                end = k;
+                endNs = t.endNs();
+            }
+        }
+        if (end < 0) {
+            long latest = Long.MIN_VALUE;
+            for (int k = 0; k < threads.length; k++) {
+                RecordedThread t = threads[k];
+                for (int i = 0; !t.isSystem() && i < t.eventCount(); i++) {
+                    if (t.ts(i) > latest) {
+                        latest = t.ts(i);
+                        end = k;
+                    }
+                }
+            }
+            endNs = r.snapshotMonotonicNs();
+        }
+        if (end < 0) {
+            return;
+        }
+        long floor = r.startMonotonicNs();
+        Set<Visit> visited = new HashSet<>();
+        int cur = end;
+        long t = endNs;
+        int guard = 0;
+        long limit = 16;
+        for (Ring g : rings) {
+            if (!g.t.isSystem()) {
+                limit += 2L * g.spans + 2;
+            }
+        }
+        while (t > floor && guard++ < limit) {
+            Ring g = rings[cur];
+            int sp = spanBefore(g, t);
+            if (sp < 0) {
+                int st = startOf[cur];
+                if (st >= 0 && iFromNs[st] <= t && visited.add(new Visit(iFrom[st], iFromNs[st]))) {
+                    segment(cur, State.STARTING, iFromNs[st], t, 0, -1, st);
+                    cur = iFrom[st];
+                    t = iFromNs[st];
+                    continue;
+                }
+                break;
+            }
+            int iv = g.spanIv[sp];
+            State s = state(g, iv);
+            if (iv < 0) {
+                segment(cur, State.RUNNING, g.spanStart[sp], t, 0, -1, -1);
+                t = g.spanStart[sp];
+                continue;
+            }
+            int via = g.spanEnd[sp] == g.end[iv] ? g.ender[iv] : -1;
+            if (via >= 0 && iFrom[via] != cur && g.spanStart[sp] <= iFromNs[via] && iFromNs[via] <= t
+                    && visited.add(new Visit(iFrom[via], iFromNs[via]))) {
+                segment(cur, s, iFromNs[via], t, g.monitor[iv], iv, via);
+                cur = iFrom[via];
+                t = iFromNs[via];
+            } else {
+                segment(cur, s, g.spanStart[sp], t, g.monitor[iv], iv, -1);
+                t = g.spanStart[sp];
+            }
+        }
+        reverse();
+    }
+
+    private static int spanBefore(Ring g, long t) {
+        int lo = 0;
+        int hi = g.spans - 1;
+        int found = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (g.spanStart[mid] < t) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found >= 0 && t <= g.spanEnd[found] ? found : -1;
+    }
+
+    private void segment(int ring, State state, long start, long end, long monitor, int iv, int via) {
+        if (segs == sRing.length) {
+            int c = 2 * segs;
+            sRing = Arrays.copyOf(sRing, c);
+            sState = Arrays.copyOf(sState, c);
+            sStart = Arrays.copyOf(sStart, c);
+            sEnd = Arrays.copyOf(sEnd, c);
+            sMonitor = Arrays.copyOf(sMonitor, c);
+            sVia = Arrays.copyOf(sVia, c);
+        }
+        sRing[segs] = ring;
+        sState[segs] = (byte) state.ordinal();
+        sStart[segs] = start;
+        sEnd[segs] = end;
+        sMonitor[segs] = monitor;
+        sVia[segs] = via;
+        segs++;
+        if (iv >= 0) {
+            rings[ring].flags[iv] |= CRITICAL;
+        }
+    }
+
+    /** The walked segments in time order, consecutive RUNNING segments of one thread merged. */
+    private void reverse() {
+        int[] ring = new int[segs];
+        byte[] state = new byte[segs];
+        long[] start = new long[segs];
+        long[] end = new long[segs];
+        long[] monitor = new long[segs];
+        int[] via = new int[segs];
+        int out = 0;
+        for (int i = segs - 1; i >= 0; i--) {
+            if (out > 0 && sState[i] == State.RUNNING.ordinal() && state[out - 1] == State.RUNNING.ordinal()
+                    && ring[out - 1] == sRing[i] && via[out - 1] < 0) {
+                end[out - 1] = sEnd[i];
+                continue;
+            }
+            ring[out] = sRing[i];
+            state[out] = sState[i];
+            start[out] = sStart[i];
+            end[out] = sEnd[i];
+            monitor[out] = sMonitor[i];
+            via[out] = sVia[i];
+            out++;
+        }
+        sRing = ring;
+        sState = state;
+        sStart = start;
+        sEnd = end;
+        sMonitor = monitor;
+        sVia = via;
+        segs = out;
+    }
+
+    // ---- access for writers
+
+    /** The rings, in {@link Recording#threads()} order. */
+    public RecordedThread thread(int ring) {
+        return threads[ring];
+    }
+
+    /** Position of a ring in {@link Recording#threads()}. */
+    public int ring(RecordedThread t) {
+        return position.get(t);
+    }
+
+    /** The interval of a ring beginning at its record {@code index}, -1 if none. */
+    public int intervalAt(int ring, int index) {
+        Ring g = rings[ring];
+        return g.find(g.byBegin, g.begin, index);
+    }
+
+    /** Kind of an interval ({@link #BLOCKED} ... {@link #GC}). */
+    public int kind(int ring, int iv) {
+        return rings[ring].kind[iv];
+    }
+
+    public long startNs(int ring, int iv) {
+        return rings[ring].start[iv];
+    }
+
+    public long endNs(int ring, int iv) {
+        return rings[ring].end[iv];
+    }
+
+    public long monitor(int ring, int iv) {
+        return rings[ring].monitor[iv];
+    }
+
+    /** Record index of the interval's begin. */
+    public int begin(int ring, int iv) {
+        return rings[ring].begin[iv];
+    }
+
+    public boolean isOpen(int ring, int iv) {
+        return (rings[ring].flags[iv] & OPEN) != 0;
+    }
+
+    public boolean timedOut(int ring, int iv) {
+        return (rings[ring].flags[iv] & TIMED_OUT) != 0;
+    }
+
+    /** SLEEPING or JOINING ended by THREAD_INTERRUPTED. */
+    public boolean interrupted(int ring, int iv) {
+        return (rings[ring].flags[iv] & ENDS_AT_INTERRUPT) != 0;
+    }
+
+    /** A segment of the critical path lies in this interval ({@link CriticalPath#isOnPath}). */
+    public boolean isOnPath(int ring, int iv) {
+        return (rings[ring].flags[iv] & CRITICAL) != 0;
+    }
+
+    /** Owner at a BLOCKED interval's MONITOR_ENTER ({@link MonitorOwnership#ownerAt}), null if unknown. */
+    public RecordedThread owner(int ring, int iv) {
+        int o = rings[ring].owner[iv];
+        return o == 0 ? null : threads[o - 1];
+    }
+
+    /** Number of interactions drawn as arrows (every kind but TIMEOUT). */
+    public int interactions() {
+        return count;
+    }
+
+    public Kind kind(int id) {
+        return KINDS[iKind[id]];
+    }
+
+    public RecordedThread from(int id) {
+        return threads[iFrom[id]];
+    }
+
+    public long fromNs(int id) {
+        return iFromNs[id];
+    }
+
+    public RecordedThread to(int id) {
+        return threads[iTo[id]];
+    }
+
+    public long toNs(int id) {
+        return iToNs[id];
+    }
+
+    public long monitor(int id) {
+        return iMonitor[id];
+    }
+
+    /** The START interaction of the n-th START_CALL in event order, -1 if it started nothing. */
+    public int startCall(int n) {
+        return n < startCall.length ? startCall[n] : -1;
+    }
+
+    /** The INTERRUPT interaction of the n-th INTERRUPT_CALL in event order, -1 if none. */
+    public int interruptCall(int n) {
+        return n < interruptCall.length ? interruptCall[n] : -1;
+    }
+
+    /** The interactions bound to the n-th NOTIFY/NOTIFY_ALL call in event order, in bind order. */
+    public int[] notifyCall(int n) {
+        if (n >= notifyCalls || notifyFirst[n] < 0) {
+            return new int[0];
+        }
+        int[] out = new int[4];
+        int m = 0;
+        for (int id = notifyFirst[n]; id >= 0; id = notifyNext[id]) {
+            if (m == out.length) {
+                out = Arrays.copyOf(out, 2 * m);
+            }
+            out[m++] = id;
+        }
+        return Arrays.copyOf(out, m);
+    }
+
+    /** Interaction ids sorted stably by a key. */
+    public int[] sortedBy(boolean byFromNs, java.util.function.IntPredicate which) {
+        int[] ids = new int[count];
+        int m = 0;
+        for (int i = 0; i < count; i++) {
+            if (which.test(i)) {
+                ids[m++] = i;
+            }
+        }
+        return sortStable(Arrays.copyOf(ids, m), byFromNs ? iFromNs : iToNs);
+    }
+
+    /** Number of critical-path segments, in time order. */
+    public int segments() {
+        return segs;
+    }
+
+    public RecordedThread segmentThread(int s) {
+        return threads[sRing[s]];
+    }
+
+    public State segmentState(int s) {
+        return STATES[sState[s]];
+    }
+
+    public long segmentStartNs(int s) {
+        return sStart[s];
+    }
+
+    public long segmentEndNs(int s) {
+        return sEnd[s];
+    }
+
+    public long segmentMonitor(int s) {
+        return sMonitor[s];
+    }
+
+    /** The interaction the walk followed back from this segment, -1 if none. */
+    public int segmentVia(int s) {
+        return sVia[s];
+    }
+}

@@ -1,0 +1,205 @@
+package dev.convoy.export;
+
+import static dev.convoy.snapshot.SnapshotFormat.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.convoy.model.Recording;
+import dev.convoy.schema.ChromeTraceChecker;
+import dev.convoy.snapshot.SnapshotReader;
+import dev.convoy.snapshot.SnapshotWriter;
+import dev.convoy.testing.Fixtures;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The streaming {@link ChromeTraceWriter} against {@link ReferenceChromeTraceWriter} (the
+ * writer before streaming, on the object analyses): the same events, compared as a
+ * multiset after parsing (flow ids replaced by the pair of events they join), on the
+ * hand-built fixtures and on random recordings with handoffs, notify/notifyAll, joins,
+ * interrupts, starts, sleeps, lost records, late and ended threads and GC.
+ */
+class ChromeStreamingTest {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void fixtures() throws Exception {
+        sameEvents(Fixtures.all());
+        sameEvents(Fixtures.contention(Fixtures.base()));
+        sameEvents(Fixtures.contention(Fixtures.deadlock(Fixtures.base())));
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
+            26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40})
+    void randomRecordings(long seed) throws Exception {
+        sameEvents(random(seed));
+    }
+
+    static void sameEvents(SnapshotWriter.Builder b) throws Exception {
+        Recording r = SnapshotReader.read(b.toBytes());
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        new ReferenceChromeTraceWriter().write(r, expected);
+        ByteArrayOutputStream actual = new ByteArrayOutputStream();
+        new ChromeTraceWriter().write(r, actual);
+        ChromeTraceChecker.check(actual.toByteArray(), "streamed");
+        JsonNode e = JSON.readTree(expected.toByteArray());
+        JsonNode a = JSON.readTree(actual.toByteArray());
+        assertEquals(canonical(e.get("metadata")), canonical(a.get("metadata")));
+        assertEquals(events(e.get("traceEvents")), events(a.get("traceEvents")));
+    }
+
+    /** The events as sorted canonical strings; a flow's s and f become one entry without their id. */
+    static List<String> events(JsonNode array) {
+        List<String> out = new ArrayList<>();
+        Map<Long, String[]> flows = new HashMap<>();
+        for (JsonNode ev : array) {
+            String ph = ev.path("ph").asText();
+            if (ph.equals("s") || ph.equals("f")) {
+                Map<String, Object> m = JSON.convertValue(ev, TreeMap.class);
+                m.remove("id");
+                flows.computeIfAbsent(ev.get("id").asLong(), k -> new String[2])[ph.equals("s") ? 0 : 1] =
+                        canonical(JSON.valueToTree(m));
+            } else {
+                out.add(canonical(ev));
+            }
+        }
+        for (String[] f : flows.values()) {
+            out.add("flow " + f[0] + " -> " + f[1]);
+        }
+        out.sort(null);
+        return out;
+    }
+
+    /** JSON with object keys sorted. */
+    static String canonical(JsonNode n) {
+        if (n.isObject()) {
+            TreeMap<String, String> m = new TreeMap<>();
+            for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> f = it.next();
+                m.put(f.getKey(), canonical(f.getValue()));
+            }
+            return m.toString();
+        }
+        if (n.isArray()) {
+            List<String> l = new ArrayList<>();
+            n.forEach(x -> l.add(canonical(x)));
+            return l.toString();
+        }
+        return n.isNumber() ? n.decimalValue().stripTrailingZeros().toPlainString() : n.toString();
+    }
+
+    /** A random recording on the fixtures' classes and stacks; times on a 1 µs grid so that rings tie. */
+    static SnapshotWriter.Builder random(long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        SnapshotWriter.Builder b = Fixtures.base();
+        int threads = 3 + rnd.nextInt(6);
+        int monitors = 1 + rnd.nextInt(4);
+        for (int k = 0; k < threads; k++) {
+            b.object(5000 + k, 0x3000_0000 + k, OBJ_THREAD, Fixtures.C_THREAD);
+        }
+        for (int m = 0; m < monitors; m++) {
+            b.object(6000 + m, 0x4000_0000 + m, OBJ_PLAIN, Fixtures.C_LOCK);
+        }
+        int[] stacks = {0, Fixtures.S_WAIT, Fixtures.S_RUN, Fixtures.S_INIT, Fixtures.S_GONE};
+        for (int k = 0; k < threads; k++) {
+            long obj = 5000 + k;
+            long jid = k == 0 ? 1 : 50 + k;
+            boolean late = k > 0 && rnd.nextInt(6) == 0;
+            boolean ended = rnd.nextInt(3) == 0;
+            long t = Fixtures.T0 + 1000L * rnd.nextInt(100);
+            long start = t;
+            List<long[]> ev = new ArrayList<>();
+            if (!late) {
+                ev.add(new long[] {t, EVENT_THREAD_START, 0, 0, obj, 0, jid});
+            }
+            int ops = 5 + rnd.nextInt(30);
+            for (int o = 0; o < ops; o++) {
+                long mon = 6000 + rnd.nextInt(monitors);
+                int other = rnd.nextInt(threads);
+                long otherObj = 5000 + other;
+                long otherJid = other == 0 ? 1 : 50 + other;
+                int st = stacks[rnd.nextInt(stacks.length)];
+                t += 1000L * (1 + rnd.nextInt(20));
+                switch (rnd.nextInt(9)) {
+                    case 0, 1 -> {
+                        ev.add(new long[] {t, EVENT_MONITOR_ENTER, 0, st, mon, 0, 0});
+                        t += 1000L * (1 + rnd.nextInt(30));
+                        if (rnd.nextInt(12) != 0) {
+                            ev.add(new long[] {t, EVENT_MONITOR_ENTERED, 0, 0, mon, 0, 0});
+                        }
+                    }
+                    case 2 -> {
+                        ev.add(new long[] {t, EVENT_MONITOR_WAIT, 0, st, mon, rnd.nextBoolean() ? 0 : 50, 0});
+                        t += 1000L * (1 + rnd.nextInt(40));
+                        ev.add(new long[] {t, EVENT_MONITOR_WAITED, rnd.nextInt(5) == 0 ? FLAG_TIMED_OUT : 0, 0, mon, 0,
+                                0});
+                        if (rnd.nextInt(8) == 0) {
+                            t += 1000;
+                            ev.add(new long[] {t, EVENT_THREAD_INTERRUPTED, 0, st, 0, 0, 0});
+                        }
+                    }
+                    case 3 -> ev.add(new long[] {t, rnd.nextBoolean() ? EVENT_NOTIFY : EVENT_NOTIFY_ALL, 0, st, mon, 0,
+                            0});
+                    case 4 -> {
+                        ev.add(new long[] {t, EVENT_SLEEP, 0, st, 0, 1 + rnd.nextInt(5), 0});
+                        t += 1000L * (1 + rnd.nextInt(30));
+                        ev.add(new long[] {t, rnd.nextInt(4) == 0 ? EVENT_THREAD_INTERRUPTED : EVENT_SLEPT, 0, 0, 0, 0, 0});
+                    }
+                    case 5 -> {
+                        ev.add(new long[] {t, EVENT_JOIN, 0, st, otherObj, 0, otherJid});
+                        t += 1000;
+                        ev.add(new long[] {t, EVENT_MONITOR_WAIT, 0, Fixtures.S_WAIT, otherObj, 0, 0});
+                        t += 1000L * (1 + rnd.nextInt(60));
+                        ev.add(new long[] {t, EVENT_MONITOR_WAITED, 0, 0, otherObj, 0, 0});
+                        t += 1000;
+                        ev.add(new long[] {t, rnd.nextInt(5) == 0 ? EVENT_THREAD_INTERRUPTED : EVENT_JOINED, 0, 0,
+                                otherObj, 0, otherJid});
+                    }
+                    case 6 -> ev.add(new long[] {t, EVENT_START_CALL, 0, st, otherObj, 0, otherJid});
+                    case 7 -> ev.add(new long[] {t, EVENT_INTERRUPT_CALL, 0, st, otherObj, rnd.nextInt(2), otherJid});
+                    default -> {
+                        ev.add(new long[] {t, EVENT_MONITOR_ENTER, 0, st, mon, 0, 0});
+                        ev.add(new long[] {t + 1000, EVENT_MONITOR_ENTERED, 0, 0, mon, 0, 0});
+                        t += 1000;
+                    }
+                }
+            }
+            long end = ended ? t + 1000L * (1 + rnd.nextInt(5)) : 0;
+            if (ended) {
+                ev.add(new long[] {end, EVENT_THREAD_END, 0, 0, obj, 0, jid});
+            }
+            SnapshotWriter.ThreadBuilder tb = b.thread(100 + k, jid, obj, k == 0 ? "main" : "t" + k)
+                    .span(start, end).flags((late ? RING_LATE : 0) | (ended ? RING_ENDED : 0));
+            int drop = rnd.nextInt(4) == 0 ? rnd.nextInt(Math.max(1, ev.size() / 3)) : 0; // a wrapped ring
+            for (long[] e : ev.subList(drop, ev.size())) {
+                tb.event(e[0], (int) e[1], (int) e[2], (int) e[3], e[4], e[5], e[6]);
+            }
+            if (!ended && rnd.nextInt(4) == 0) {
+                long mon = 6000 + rnd.nextInt(monitors);
+                tb.event(t + 1000, EVENT_MONITOR_ENTER, 0, Fixtures.S_RUN, mon, 0, 0);
+                b.monitor(100 + k, MSTATE_BLOCKED, mon, 0x4000_0000, rnd.nextBoolean() ? 1 : 50 + rnd.nextInt(threads));
+            }
+        }
+        SnapshotWriter.ThreadBuilder gc = b.thread(99, -1, 0, "GC").flags(RING_SYSTEM).span(Fixtures.T0, 0);
+        long t = Fixtures.T0;
+        for (int i = 0; i < rnd.nextInt(4); i++) {
+            t += 1000L * (1 + rnd.nextInt(200));
+            gc.event(t, EVENT_GC_START, 0, 0, 0);
+            t += 1000L * (1 + rnd.nextInt(20));
+            gc.event(t, EVENT_GC_FINISH, 0, 0, 0);
+        }
+        return b;
+    }
+}
