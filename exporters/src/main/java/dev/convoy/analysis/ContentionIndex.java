@@ -103,6 +103,41 @@ public final class ContentionIndex {
             n++;
         }
 
+        int beginCursor;
+        int endCursor;
+
+        /** The interval beginning at record {@code idx}: a cursor when records come in ring order. */
+        int atBegin(int idx) {
+            if (!sorted) {
+                return find(byBegin, begin, idx);
+            }
+            while (beginCursor < byBegin.length && begin[byBegin[beginCursor]] < idx) {
+                beginCursor++;
+            }
+            return beginCursor < byBegin.length && begin[byBegin[beginCursor]] == idx ? byBegin[beginCursor] : -1;
+        }
+
+        /** The closed interval ending at record {@code idx}, as {@link #atBegin}. */
+        int atEnd(int idx) {
+            if (!sorted) {
+                return find(byEnd, endIdx, idx);
+            }
+            while (endCursor < byEnd.length && endIdx[byEnd[endCursor]] < idx) {
+                endCursor++;
+            }
+            return endCursor < byEnd.length && endIdx[byEnd[endCursor]] == idx ? byEnd[endCursor] : -1;
+        }
+
+        void trim() {
+            start = Arrays.copyOf(start, n);
+            end = Arrays.copyOf(end, n);
+            monitor = Arrays.copyOf(monitor, n);
+            kind = Arrays.copyOf(kind, n);
+            flags = Arrays.copyOf(flags, n);
+            begin = Arrays.copyOf(begin, n);
+            endIdx = Arrays.copyOf(endIdx, n);
+        }
+
         /** Interval id whose begin (or end) record is {@code idx}, -1 if none. */
         int find(int[] ids, int[] key, int idx) {
             int lo = 0;
@@ -209,6 +244,13 @@ public final class ContentionIndex {
             }
         }
         walk();
+        iKind = Arrays.copyOf(iKind, count);
+        iFrom = Arrays.copyOf(iFrom, count);
+        iFromNs = Arrays.copyOf(iFromNs, count);
+        iTo = Arrays.copyOf(iTo, count);
+        iToNs = Arrays.copyOf(iToNs, count);
+        iMonitor = Arrays.copyOf(iMonitor, count);
+        iCall = Arrays.copyOf(iCall, count);
     }
 
     private void prefer(Map<Long, Integer> map, long key, int k) {
@@ -321,6 +363,7 @@ public final class ContentionIndex {
                 g.add(kinds[j], mon, b, -1, Math.max(t.ts(b), openEnd), OPEN);
             }
         }
+        g.trim();
         sortByStart(g);
         g.interrupted = Arrays.copyOf(ti, tiCount);
         g.interruptUsed = new boolean[tiCount];
@@ -625,13 +668,13 @@ public final class ContentionIndex {
             Ring g = rings[k];
             switch (e.type()) {
                 case MONITOR_ENTER -> {
-                    int iv = g.find(g.byBegin, g.begin, e.index());
+                    int iv = g.atBegin(e.index());
                     if (iv >= 0 && owner != null) {
                         g.owner[iv] = position.get(owner) + 1;
                     }
                 }
                 case MONITOR_ENTERED -> {
-                    int iv = g.find(g.byEnd, g.endIdx, e.index());
+                    int iv = g.atEnd(e.index());
                     if (iv < 0 || g.kind[iv] != BLOCKED) {
                         break;
                     }
@@ -678,7 +721,7 @@ public final class ContentionIndex {
                     if (g.t.isSystem()) {
                         break;
                     }
-                    int iv = g.find(g.byEnd, g.endIdx, e.index());
+                    int iv = g.atEnd(e.index());
                     if (iv < 0 || g.kind[iv] != WAITING
                             || (g.flags[iv] & (TIMED_OUT | INTERRUPT_USED | NEXT_IS_INTERRUPT)) != 0) {
                         break;
@@ -708,6 +751,10 @@ public final class ContentionIndex {
                 default -> {
                 }
             }
+        }
+        for (Ring g : rings) {
+            g.beginCursor = 0;
+            g.endCursor = 0;
         }
         notifyCalls = calls;
         notifyFirst = Arrays.copyOf(first, calls);
@@ -1060,10 +1107,12 @@ public final class ContentionIndex {
         return position.get(t);
     }
 
-    /** The interval of a ring beginning at its record {@code index}, -1 if none. */
+    /**
+     * The interval of a ring beginning at its record {@code index}, -1 if none; fastest when
+     * called for the records in the order of {@link Recording#events()}.
+     */
     public int intervalAt(int ring, int index) {
-        Ring g = rings[ring];
-        return g.find(g.byBegin, g.begin, index);
+        return rings[ring].atBegin(index);
     }
 
     /** Kind of an interval ({@link #BLOCKED} ... {@link #GC}). */

@@ -109,13 +109,20 @@ public final class ChromeTraceWriter implements Exporter {
     private static final SerializedString HANDOFF_NAME = s("lock handoff");
 
     /** Category, flow name and destination instant name of each arrow kind. */
-    private static final Map<Kind, SerializedString[]> ARROWS = Map.of(
-            Kind.START, new SerializedString[] {s("start"), s("starts thread"), s("started")},
-            Kind.NOTIFY, new SerializedString[] {s("notify"), s("notify"), s("notified")},
-            Kind.NOTIFY_ALL, new SerializedString[] {s("notify"), s("notifyAll"), s("notified")},
-            Kind.INTERRUPT, new SerializedString[] {s("interrupt"), s("interrupt"), s("woken by interrupt")},
-            Kind.JOIN_END, new SerializedString[] {s("join"), s("thread ended"), s("joined")},
-            Kind.HANDOFF, new SerializedString[] {HANDOFF, HANDOFF_NAME, s("monitor acquired")});
+    private static final SerializedString[][] ARROWS = new SerializedString[Kind.values().length][];
+
+    static {
+        ARROWS[Kind.START.ordinal()] = new SerializedString[] {s("start"), s("starts thread"), s("started")};
+        ARROWS[Kind.NOTIFY.ordinal()] = new SerializedString[] {s("notify"), s("notify"), s("notified")};
+        ARROWS[Kind.NOTIFY_ALL.ordinal()] = new SerializedString[] {s("notify"), s("notifyAll"), s("notified")};
+        ARROWS[Kind.INTERRUPT.ordinal()] = new SerializedString[] {s("interrupt"), s("interrupt"), s("woken by interrupt")};
+        ARROWS[Kind.JOIN_END.ordinal()] = new SerializedString[] {s("join"), s("thread ended"), s("joined")};
+        ARROWS[Kind.HANDOFF.ordinal()] = new SerializedString[] {HANDOFF, HANDOFF_NAME, s("monitor acquired")};
+    }
+
+    private static SerializedString[] arrow(Kind k) {
+        return ARROWS[k.ordinal()];
+    }
 
     private static final class Run {
         final Recording r;
@@ -277,7 +284,7 @@ public final class ChromeTraceWriter implements Exporter {
                         return;
                     }
                     RecordedThread target = r.threadByObject(e.obj()).orElse(null);
-                    SerializedString cat = ARROWS.get(isStart ? Kind.START : Kind.INTERRUPT)[0];
+                    SerializedString cat = arrow(isStart ? Kind.START : Kind.INTERRUPT)[0];
                     begin(isStart ? "Thread.start" : "Thread.interrupt", cat, V_I, tid(ring), e.ts());
                     g.writeFieldName(ARGS);
                     g.writeStartObject();
@@ -495,7 +502,7 @@ public final class ChromeTraceWriter implements Exporter {
         void destination(int id) throws IOException {
             Kind k = x.kind(id);
             int ring = x.ring(x.to(id));
-            SerializedString[] a = ARROWS.get(k);
+            SerializedString[] a = arrow(k);
             begin(a[2].getValue(), a[0], V_I, tid(ring), x.toNs(id));
             g.writeFieldName(ARGS);
             g.writeStartObject();
@@ -514,7 +521,7 @@ public final class ChromeTraceWriter implements Exporter {
         }
 
         void flow(SerializedString ph, int id, int ring, long ns) throws IOException {
-            SerializedString[] a = ARROWS.get(x.kind(id));
+            SerializedString[] a = arrow(x.kind(id));
             g.writeStartObject();
             g.writeFieldName(NAME);
             g.writeString(a[1]);
