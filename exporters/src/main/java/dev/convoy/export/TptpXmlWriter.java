@@ -16,10 +16,8 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamWriter;
@@ -80,9 +78,9 @@ public final class TptpXmlWriter implements Exporter {
         final XMLStreamWriter w;
         final MonitorOwnership.Tracker owners;
         final RingState rings;
-        final Set<Long> classes = new HashSet<>();
-        final Set<Long> objects = new HashSet<>();
-        final Set<Long> methods = new HashSet<>();
+        final LongSet classes = new LongSet();
+        final LongSet objects = new LongSet();
+        final LongSet methods = new LongSet();
         /** Owner at the MONITOR_ENTER being written; begin of the MONITOR_WAITED or SLEPT being written. */
         RecordedThread owner;
         Event begin;
@@ -93,7 +91,7 @@ public final class TptpXmlWriter implements Exporter {
             this.owners = new MonitorOwnership.Tracker(r);
             this.rings = new RingState(r);
             this.epochOffset = r.startEpochNs() - r.startMonotonicNs();
-            this.raw = w instanceof org.codehaus.stax2.XMLStreamWriter2 w2 ? w2 : null;
+            this.raw = (org.codehaus.stax2.XMLStreamWriter2) w; // Woodstox, as XmlFactory makes it
         }
 
         /** {@link Recording#toEpochNs} is start.epoch.ns + (ts - start.monotonic.ns): the offset taken once. */
@@ -216,72 +214,199 @@ public final class TptpXmlWriter implements Exporter {
                 return;
             }
             Event e = it.event();
+            long ring = t.ringId();
+            long ts = e.ts();
             switch (e.type()) {
-                case GC_START -> empty("gcStart", "time", time);
-                case GC_FINISH -> empty("gcFinish", "time", time);
-                case MONITOR_ENTER -> {
-                    String obj = defineObject(e.obj(), e.ts());
-                    defineStack(e.stackId());
-                    String owner = this.owner == null ? "0" : Long.toUnsignedString(this.owner.ringId());
-                    withStack("monContendedEnter", e.stackId(), "threadIdRef", tid, "time", time,
-                            "objIdRef", obj, "threadOwner", owner);
+                case GC_START, GC_FINISH -> {
+                    open(e.type() == EventType.GC_START ? "gcStart" : "gcFinish").at(ts);
+                    end();
                 }
-                case MONITOR_ENTERED -> empty("monContendedEntered", "threadIdRef", tid, "time", time,
-                        "objIdRef", defineObject(e.obj(), e.ts()));
-                case MONITOR_WAIT -> {
-                    String obj = defineObject(e.obj(), e.ts());
+                case MONITOR_ENTER -> {
+                    defineObject(e.obj(), ts);
                     defineStack(e.stackId());
-                    withStack("monWait", e.stackId(), "threadIdRef", tid, "time", time, "objIdRef", obj,
-                            "timeout", Long.toString(e.arg()));
+                    open("monContendedEnter").num("threadIdRef", ring).at(ts).num("objIdRef", e.obj())
+                            .num("threadOwner", owner == null ? 0 : owner.ringId());
+                    end(e.stackId());
+                }
+                case MONITOR_ENTERED -> {
+                    defineObject(e.obj(), ts);
+                    open("monContendedEntered").num("threadIdRef", ring).at(ts).num("objIdRef", e.obj());
+                    end();
+                }
+                case MONITOR_WAIT -> {
+                    defineObject(e.obj(), ts);
+                    defineStack(e.stackId());
+                    open("monWait").num("threadIdRef", ring).at(ts).num("objIdRef", e.obj())
+                            .signed("timeout", e.arg());
+                    end(e.stackId());
                 }
                 case MONITOR_WAITED -> {
-                    String obj = defineObject(e.obj(), e.ts());
-                    Event wait = begin;
-                    List<String> a = new ArrayList<>(List.of("threadIdRef", tid, "time", time, "objIdRef", obj));
-                    if (wait != null) {
-                        a.add("timeout");
-                        a.add(Long.toString(wait.arg()));
+                    defineObject(e.obj(), ts);
+                    open("monWaited").num("threadIdRef", ring).at(ts).num("objIdRef", e.obj());
+                    if (begin != null) {
+                        signed("timeout", begin.arg());
                     }
-                    a.add("isTimedOut");
-                    a.add(e.timedOut() ? "1" : "0");
-                    empty("monWaited", a.toArray(String[]::new));
+                    num("isTimedOut", e.timedOut() ? 1 : 0);
+                    end();
                 }
                 case START_CALL, INTERRUPT_CALL -> {
-                    List<String> a = new ArrayList<>(List.of("threadId", tid, "time", time));
                     if (e.obj() != 0) {
-                        a.add("objIdRef");
-                        a.add(defineObject(e.obj(), e.ts()));
+                        defineObject(e.obj(), ts);
                     }
                     defineStack(e.stackId());
-                    withStack(e.type() == EventType.START_CALL ? "callStart" : "callInterrupt", e.stackId(),
-                            a.toArray(String[]::new));
+                    open(e.type() == EventType.START_CALL ? "callStart" : "callInterrupt").num("threadId", ring).at(ts);
+                    if (e.obj() != 0) {
+                        num("objIdRef", e.obj());
+                    }
+                    end(e.stackId());
                 }
                 case NOTIFY, NOTIFY_ALL -> {
-                    String obj = defineObject(e.obj(), e.ts());
+                    defineObject(e.obj(), ts);
                     defineStack(e.stackId());
-                    withStack("callNotify", e.stackId(), "threadId", tid, "time", time, "objIdRef", obj,
-                            "isNotifyAll", e.type() == EventType.NOTIFY_ALL ? "1" : "0");
+                    open("callNotify").num("threadId", ring).at(ts).num("objIdRef", e.obj())
+                            .num("isNotifyAll", e.type() == EventType.NOTIFY_ALL ? 1 : 0);
+                    end(e.stackId());
                 }
                 case THREAD_INTERRUPTED -> {
                     defineStack(e.stackId());
-                    withStack("threadInterrupted", e.stackId(), "threadId", tid, "time", time);
+                    open("threadInterrupted").num("threadId", ring).at(ts);
+                    end(e.stackId());
                 }
                 case SLEEP -> {
                     // the seed's TRCThreadSleepingEvent: a monWait whose objIdRef is -1 is Thread.sleep
                     defineStack(e.stackId());
-                    withStack("monWait", e.stackId(), "threadIdRef", tid, "time", time, "objIdRef", SLEEP_OBJ,
-                            "timeout", Long.toString(e.arg()));
+                    open("monWait").num("threadIdRef", ring).at(ts).signed("objIdRef", -1).signed("timeout", e.arg());
+                    end(e.stackId());
                 }
                 case SLEPT -> {
-                    Event sleep = begin;
-                    if (sleep != null) { // a SLEPT after the sleep ended by an InterruptedException has none
-                        empty("monWaited", "threadIdRef", tid, "time", time, "objIdRef", SLEEP_OBJ,
-                                "timeout", Long.toString(sleep.arg()), "isTimedOut", "1");
+                    if (begin != null) { // a SLEPT after the sleep ended by an InterruptedException has none
+                        open("monWaited").num("threadIdRef", ring).at(ts).signed("objIdRef", -1)
+                                .signed("timeout", begin.arg()).num("isTimedOut", 1);
+                        end();
                     }
                 }
                 default -> {
                 }
             }
+        }
+
+        /*
+         * The per-event elements: built as text into one reusable buffer and handed to the
+         * Woodstox writer as raw text. Their values are digits, '.' and '-' only, so the text
+         * is exactly what writeEmptyElement/writeAttribute would write.
+         */
+        char[] buf = new char[512];
+        int len;
+
+        String element;
+
+        Run open(String element) {
+            this.element = element;
+            len = 0;
+            put('<');
+            return put(element);
+        }
+
+        Run put(char c) {
+            if (len == buf.length) {
+                buf = java.util.Arrays.copyOf(buf, 2 * len);
+            }
+            buf[len++] = c;
+            return this;
+        }
+
+        Run put(String v) {
+            int n = v.length();
+            if (len + n > buf.length) {
+                buf = java.util.Arrays.copyOf(buf, Math.max(2 * buf.length, len + n));
+            }
+            v.getChars(0, n, buf, len);
+            len += n;
+            return this;
+        }
+
+        Run name(String attr) {
+            return put(' ').put(attr).put('=').put('"');
+        }
+
+        /** An unsigned decimal attribute (ids as {@link Long#toUnsignedString}). */
+        Run num(String attr, long v) {
+            name(attr);
+            if (v < 0) {
+                put(Long.toUnsignedString(v));
+            } else {
+                digits(v, 0);
+            }
+            return put('"');
+        }
+
+        /** A signed decimal attribute. */
+        Run signed(String attr, long v) {
+            if (v >= 0) {
+                return num(attr, v);
+            }
+            return name(attr).put(Long.toString(v)).put('"');
+        }
+
+        /** {@code time}: epoch seconds with 9 fraction digits ({@link Text#seconds}). */
+        Run at(long monotonicNs) {
+            long ns = monotonicNs + epochOffset;
+            name("time");
+            if (ns < 0) {
+                put(Text.seconds(ns));
+            } else {
+                digits(ns / 1_000_000_000L, 0);
+                put('.');
+                digits(ns % 1_000_000_000L, 9);
+            }
+            return put('"');
+        }
+
+        /** v (&ge; 0) in decimal, left-padded with zeros to {@code width}. */
+        void digits(long v, int width) {
+            int n = 1;
+            for (long x = v; x >= 10; x /= 10) {
+                n++;
+            }
+            n = Math.max(n, width);
+            if (len + n > buf.length) {
+                buf = java.util.Arrays.copyOf(buf, 2 * buf.length + n);
+            }
+            for (int i = len + n - 1; i >= len; i--) {
+                buf[i] = (char) ('0' + v % 10);
+                v /= 10;
+            }
+            len += n;
+        }
+
+        /** Ends an empty element and writes it. */
+        void end() throws XMLStreamException {
+            put('/').put('>').put('\n');
+            raw.writeRaw(buf, 0, len);
+        }
+
+        /** Ends an element with its stack's annotation children and writes it. */
+        void end(int stackId) throws XMLStreamException {
+            char[] frames = frameXml.computeIfAbsent(stackId, id -> {
+                StringBuilder sb = new StringBuilder();
+                for (Frame f : r.frames(id)) {
+                    sb.append("<annotation name=\"frame\" value=\"").append(Long.toUnsignedString(f.methodId()))
+                            .append(':').append(f.location()).append("\"/>");
+                }
+                return sb.toString().toCharArray();
+            });
+            if (frames.length == 0) {
+                end();
+                return;
+            }
+            put('>');
+            if (len + frames.length > buf.length) {
+                buf = java.util.Arrays.copyOf(buf, 2 * (len + frames.length));
+            }
+            System.arraycopy(frames, 0, buf, len, frames.length);
+            len += frames.length;
+            put('<').put('/').put(element).put('>').put('\n');
+            raw.writeRaw(buf, 0, len);
         }
 
         String defineClass(long classId, long ts) throws XMLStreamException {
@@ -296,9 +421,9 @@ public final class TptpXmlWriter implements Exporter {
             return Long.toUnsignedString(classId);
         }
 
-        String defineObject(long objId, long ts) throws XMLStreamException {
-            String id = Long.toUnsignedString(objId);
+        void defineObject(long objId, long ts) throws XMLStreamException {
             if (objId != 0 && objects.add(objId)) {
+                String id = Long.toUnsignedString(objId);
                 ObjectInfo o = r.objects().get(objId);
                 String cls = o == null ? null : defineClass(o.classId(), ts);
                 List<String> a = new ArrayList<>(List.of("objId", id));
@@ -310,11 +435,10 @@ public final class TptpXmlWriter implements Exporter {
                 a.add(time(ts));
                 empty("objAlloc", a.toArray(String[]::new));
             }
-            return id;
         }
 
         /** Stacks whose methods are all defined already. */
-        final Set<Integer> stacksDefined = new HashSet<>();
+        final LongSet stacksDefined = new LongSet();
 
         void defineStack(int stackId) throws XMLStreamException {
             if (!stacksDefined.add(stackId)) {
@@ -361,43 +485,9 @@ public final class TptpXmlWriter implements Exporter {
          * Per stack id its frames as the XML of the {@code annotation} elements, made once
          * (the values are digits, ':' and '-': nothing to escape).
          */
-        final Map<Integer, String> frameXml = new java.util.HashMap<>();
+        final Map<Integer, char[]> frameXml = new java.util.HashMap<>();
 
-        void withStack(String element, int stackId, String... attrs) throws XMLStreamException {
-            String xml = frameXml.computeIfAbsent(stackId, id -> {
-                StringBuilder sb = new StringBuilder();
-                for (Frame f : r.frames(id)) {
-                    sb.append("<annotation name=\"frame\" value=\"").append(Long.toUnsignedString(f.methodId()))
-                            .append(':').append(f.location()).append("\"/>");
-                }
-                return sb.toString();
-            });
-            if (xml.isEmpty()) {
-                empty(element, attrs);
-                return;
-            }
-            if (raw != null && plain(attrs)) {
-                raw.writeRaw(startTag(element, attrs).append('>').toString());
-                raw.writeRaw(xml);
-                raw.writeRaw("</" + element + ">\n");
-                return;
-            }
-            w.writeStartElement(element);
-            attributes(attrs);
-            if (raw != null) {
-                raw.writeRaw(xml);
-            } else {
-                for (Frame f : r.frames(stackId)) {
-                    w.writeEmptyElement("annotation");
-                    w.writeAttribute("name", "frame");
-                    w.writeAttribute("value", Long.toUnsignedString(f.methodId()) + ":" + f.location());
-                }
-            }
-            w.writeEndElement();
-            nl();
-        }
-
-        /** The writer's raw output (Woodstox), null if it has none. */
+        /** The writer's raw output (Woodstox). */
         org.codehaus.stax2.XMLStreamWriter2 raw;
 
         /**
@@ -429,7 +519,7 @@ public final class TptpXmlWriter implements Exporter {
         }
 
         void empty(String element, String... attrs) throws XMLStreamException {
-            if (raw != null && plain(attrs)) {
+            if (plain(attrs)) {
                 raw.writeRaw(startTag(element, attrs).append("/>\n").toString());
                 return;
             }
