@@ -105,8 +105,8 @@ public final class MonitorOwnership {
      */
     public static final class Tracker {
         private final Recording r;
-        private final Map<Long, RecordedThread> holder = new HashMap<>();
-        private final Map<Long, Event> releasedByWait = new HashMap<>();
+        private final LongMap<RecordedThread> holder = new LongMap<>();
+        private final LongMap<Event> releasedByWait = new LongMap<>();
         /** Per ring listed as blocked in SECTION_MONITORS: the index of its unfinished last enter on that monitor. */
         private final Map<RecordedThread, Integer> pendingEnter = new HashMap<>();
         RecordedThread releasedBy;

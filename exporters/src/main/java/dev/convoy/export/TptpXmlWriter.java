@@ -196,21 +196,8 @@ public final class TptpXmlWriter implements Exporter {
 
         void writeItem(Item it) throws XMLStreamException {
             RecordedThread t = it.thread();
-            String tid = Long.toUnsignedString(t.ringId());
-            String time = time(it.ts());
-            if (it.rank() == THREAD_START) {
-                List<String> a = new ArrayList<>(List.of("threadId", tid, "time", time, "threadName", t.name(),
-                        "groupName", t.group(), "parentName", t.parentGroup()));
-                if (t.threadObject() != 0) {
-                    defineObject(t.threadObject(), it.ts());
-                    a.add("objIdRef");
-                    a.add(Long.toUnsignedString(t.threadObject()));
-                }
-                empty("threadStart", a.toArray(String[]::new));
-                return;
-            }
-            if (it.rank() == THREAD_END) {
-                empty("threadEnd", "threadIdRef", tid, "time", time);
+            if (it.rank() != EVENT) {
+                writeThread(it);
                 return;
             }
             Event e = it.event();
@@ -335,7 +322,7 @@ public final class TptpXmlWriter implements Exporter {
             if (v < 0) {
                 put(Long.toUnsignedString(v));
             } else {
-                digits(v, 0);
+                digits(v);
             }
             return put('"');
         }
@@ -348,6 +335,10 @@ public final class TptpXmlWriter implements Exporter {
             return name(attr).put(Long.toString(v)).put('"');
         }
 
+        /** The whole seconds last written by {@link #at} and their digits. */
+        long second = -1;
+        String secondText;
+
         /** {@code time}: epoch seconds with 9 fraction digits ({@link Text#seconds}). */
         Run at(long monotonicNs) {
             long ns = monotonicNs + epochOffset;
@@ -355,28 +346,43 @@ public final class TptpXmlWriter implements Exporter {
             if (ns < 0) {
                 put(Text.seconds(ns));
             } else {
-                digits(ns / 1_000_000_000L, 0);
-                put('.');
-                digits(ns % 1_000_000_000L, 9);
+                long sec = ns / 1_000_000_000L;
+                if (sec != second) {
+                    second = sec;
+                    secondText = Long.toString(sec) + '.';
+                }
+                put(secondText);
+                int frac = (int) (ns - sec * 1_000_000_000L);
+                room(9);
+                for (int i = len + 8; i >= len; i--) {
+                    buf[i] = (char) ('0' + frac % 10);
+                    frac /= 10;
+                }
+                len += 9;
             }
             return put('"');
         }
 
-        /** v (&ge; 0) in decimal, left-padded with zeros to {@code width}. */
-        void digits(long v, int width) {
-            int n = 1;
-            for (long x = v; x >= 10; x /= 10) {
-                n++;
-            }
-            n = Math.max(n, width);
+        private final char[] digitTmp = new char[20];
+
+        /** v (&ge; 0) in decimal. */
+        void digits(long v) {
+            int at = digitTmp.length;
+            do {
+                long q = v / 10;
+                digitTmp[--at] = (char) ('0' + (v - q * 10));
+                v = q;
+            } while (v > 0);
+            int n = digitTmp.length - at;
+            room(n);
+            System.arraycopy(digitTmp, at, buf, len, n);
+            len += n;
+        }
+
+        void room(int n) {
             if (len + n > buf.length) {
                 buf = java.util.Arrays.copyOf(buf, 2 * buf.length + n);
             }
-            for (int i = len + n - 1; i >= len; i--) {
-                buf[i] = (char) ('0' + v % 10);
-                v /= 10;
-            }
-            len += n;
         }
 
         /** Ends an empty element and writes it. */
@@ -407,6 +413,24 @@ public final class TptpXmlWriter implements Exporter {
             len += frames.length;
             put('<').put('/').put(element).put('>').put('\n');
             raw.writeRaw(buf, 0, len);
+        }
+
+        void writeThread(Item it) throws XMLStreamException {
+            RecordedThread t = it.thread();
+            String tid = Long.toUnsignedString(t.ringId());
+            String time = time(it.ts());
+            if (it.rank() == THREAD_START) {
+                List<String> a = new ArrayList<>(List.of("threadId", tid, "time", time, "threadName", t.name(),
+                        "groupName", t.group(), "parentName", t.parentGroup()));
+                if (t.threadObject() != 0) {
+                    defineObject(t.threadObject(), it.ts());
+                    a.add("objIdRef");
+                    a.add(Long.toUnsignedString(t.threadObject()));
+                }
+                empty("threadStart", a.toArray(String[]::new));
+            } else {
+                empty("threadEnd", "threadIdRef", tid, "time", time);
+            }
         }
 
         String defineClass(long classId, long ts) throws XMLStreamException {
