@@ -65,16 +65,16 @@ public final class ContentionIndex {
         int[] endIdx = new int[8];
         int[] owner; // ring position + 1, 0 unknown (BLOCKED)
         int[] ender; // interaction id, or -2 - ring position of the waiter for a TIMEOUT, -1 none
-        long[] maxEnd; // prefix maximum of end
-        int[] byBegin; // interval ids by begin record index
-        int[] byEnd; // closed interval ids by end record index
+        long[] maxEnd; // prefix maximum of end, made when an interrupt call needs it
+        int[] byBegin; // interval ids by begin record index; null: the identity
+        int[] byEnd; // closed interval ids by end record index; null: the identity (none open)
         int[] interrupted = new int[0]; // THREAD_INTERRUPTED record indexes
         boolean[] interruptUsed;
         int firstStart = -1;
         int firstEnd = -1;
         boolean sorted = true;
         long[] spanStart;
-        long[] spanEnd;
+        long lastSpanEnd; // spans are contiguous: span i ends where span i + 1 starts
         int[] spanIv; // interval id, -1 RUNNING, -2 DEAD
         int spans;
 
@@ -111,10 +111,19 @@ public final class ContentionIndex {
             if (!sorted) {
                 return find(byBegin, begin, idx);
             }
-            while (beginCursor < byBegin.length && begin[byBegin[beginCursor]] < idx) {
+            int len = byBegin == null ? n : byBegin.length;
+            while (beginCursor < len && begin[id(byBegin, beginCursor)] < idx) {
                 beginCursor++;
             }
-            return beginCursor < byBegin.length && begin[byBegin[beginCursor]] == idx ? byBegin[beginCursor] : -1;
+            return beginCursor < len && begin[id(byBegin, beginCursor)] == idx ? id(byBegin, beginCursor) : -1;
+        }
+
+        static int id(int[] ids, int pos) {
+            return ids == null ? pos : ids[pos];
+        }
+
+        long spanEnd(int i) {
+            return i + 1 < spans ? spanStart[i + 1] : lastSpanEnd;
         }
 
         /** The closed interval ending at record {@code idx}, as {@link #atBegin}. */
@@ -122,10 +131,11 @@ public final class ContentionIndex {
             if (!sorted) {
                 return find(byEnd, endIdx, idx);
             }
-            while (endCursor < byEnd.length && endIdx[byEnd[endCursor]] < idx) {
+            int len = byEnd == null ? n : byEnd.length;
+            while (endCursor < len && endIdx[id(byEnd, endCursor)] < idx) {
                 endCursor++;
             }
-            return endCursor < byEnd.length && endIdx[byEnd[endCursor]] == idx ? byEnd[endCursor] : -1;
+            return endCursor < len && endIdx[id(byEnd, endCursor)] == idx ? id(byEnd, endCursor) : -1;
         }
 
         void trim() {
@@ -141,16 +151,16 @@ public final class ContentionIndex {
         /** Interval id whose begin (or end) record is {@code idx}, -1 if none. */
         int find(int[] ids, int[] key, int idx) {
             int lo = 0;
-            int hi = ids.length - 1;
+            int hi = (ids == null ? n : ids.length) - 1;
             while (lo <= hi) {
                 int mid = (lo + hi) >>> 1;
-                int v = key[ids[mid]];
+                int v = key[id(ids, mid)];
                 if (v < idx) {
                     lo = mid + 1;
                 } else if (v > idx) {
                     hi = mid - 1;
                 } else {
-                    return ids[mid];
+                    return id(ids, mid);
                 }
             }
             return -1;
@@ -370,12 +380,6 @@ public final class ContentionIndex {
         g.owner = new int[g.n];
         g.ender = new int[g.n];
         Arrays.fill(g.ender, -1);
-        g.maxEnd = new long[g.n];
-        long max = Long.MIN_VALUE;
-        for (int i = 0; i < g.n; i++) {
-            max = Math.max(max, g.end[i]);
-            g.maxEnd[i] = max;
-        }
         g.byBegin = order(g.n, g.begin, false, g);
         g.byEnd = order(g.n, g.endIdx, true, g);
         return g;
@@ -394,7 +398,13 @@ public final class ContentionIndex {
         for (int i = 0; i < n; i++) {
             k[i] = key[i];
         }
-        return sortStable(ids, k);
+        ids = sortStable(ids, k);
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] != i) {
+                return ids;
+            }
+        }
+        return ids.length == n ? null : ids;
     }
 
     /** Reorders the ring's intervals by start time, stably (as {@link Intervals} sorts them). */
@@ -565,6 +575,14 @@ public final class ContentionIndex {
                 continue;
             }
             Ring g = rings[x];
+            if (g.maxEnd == null) {
+                g.maxEnd = new long[g.n];
+                long max = Long.MIN_VALUE;
+                for (int j = 0; j < g.n; j++) {
+                    max = Math.max(max, g.end[j]);
+                    g.maxEnd[j] = max;
+                }
+            }
             int hit = -1;
             for (int j = lastStartAtOrBefore(g, ts); j >= 0 && g.maxEnd[j] >= ts; j--) {
                 if (resumable(g.kind[j]) && (g.flags[j] & OPEN) == 0 && g.start[j] <= ts && ts <= g.end[j]
@@ -870,7 +888,6 @@ public final class ContentionIndex {
         Arrays.sort(bounds);
         int cap = 2 * m + 4;
         g.spanStart = new long[cap];
-        g.spanEnd = new long[cap];
         g.spanIv = new int[cap];
         int[] active = new int[8];
         int actives = 0;
@@ -902,25 +919,25 @@ public final class ContentionIndex {
                     inner = in;
                 }
             }
-            if (g.spans > 0 && g.spanIv[g.spans - 1] == inner) {
-                g.spanEnd[g.spans - 1] = e;
-            } else {
+            if (g.spans == 0 || g.spanIv[g.spans - 1] != inner) {
                 g.spanStart[g.spans] = a;
-                g.spanEnd[g.spans] = e;
                 g.spanIv[g.spans++] = inner;
             }
+            g.lastSpanEnd = e;
         }
         if (g.spans == 0) {
             g.spanStart[0] = begin;
-            g.spanEnd[0] = lifeEnd;
             g.spanIv[0] = -1;
             g.spans = 1;
+            g.lastSpanEnd = lifeEnd;
         }
         if (dead) {
             g.spanStart[g.spans] = lifeEnd;
-            g.spanEnd[g.spans] = Math.max(lifeEnd, snapshot);
             g.spanIv[g.spans++] = -2;
+            g.lastSpanEnd = Math.max(lifeEnd, snapshot);
         }
+        g.spanStart = Arrays.copyOf(g.spanStart, g.spans);
+        g.spanIv = Arrays.copyOf(g.spanIv, g.spans);
     }
 
     private static State state(Ring g, int iv) {
@@ -1011,7 +1028,7 @@ public final class ContentionIndex {
                 t = g.spanStart[sp];
                 continue;
             }
-            int via = g.spanEnd[sp] == g.end[iv] ? g.ender[iv] : -1;
+            int via = g.spanEnd(sp) == g.end[iv] ? g.ender[iv] : -1;
             if (via >= 0 && iFrom[via] != cur && g.spanStart[sp] <= iFromNs[via] && iFromNs[via] <= t
                     && visited.add(new Visit(iFrom[via], iFromNs[via]))) {
                 segment(cur, s, iFromNs[via], t, g.monitor[iv], iv, via);
@@ -1038,7 +1055,7 @@ public final class ContentionIndex {
                 hi = mid - 1;
             }
         }
-        return found >= 0 && t <= g.spanEnd[found] ? found : -1;
+        return found >= 0 && t <= g.spanEnd(found) ? found : -1;
     }
 
     private void segment(int ring, State state, long start, long end, long monitor, int iv, int via) {
