@@ -133,89 +133,90 @@ public final class Recording {
         return orders;
     }
 
-    /** A k-way merge of the rings by (ts, ring position, record order). */
+    /**
+     * A k-way merge of the rings by (ts, ring position, record order): a tournament tree of
+     * losers, so each event costs one comparison per level.
+     */
     private final class Merge implements java.util.Iterator<Event> {
         final int[][] order = orders();
-        final int[] pos = new int[threads.size()];
-        final int[] heap = new int[threads.size()]; // ring positions, a binary min-heap
-        final long[] head = new long[threads.size()]; // time of each ring's next record
         final RecordedThread[] rings = threads.toArray(new RecordedThread[0]);
-        int size;
+        final int k = rings.length;
+        final int[] pos = new int[k];
+        final long[] head = new long[k]; // time of each ring's next record
+        final boolean[] done = new boolean[k]; // ring exhausted: greater than any other
+        final int[] tree = new int[Math.max(1, k)]; // [0] the winner, [1..k-1] the losers
+        int remaining;
 
         Merge() {
-            for (int k = 0; k < rings.length; k++) {
-                if (rings[k].eventCount() > 0) {
-                    head[k] = ts(k);
-                    heap[size++] = k;
-                    up(size - 1);
+            java.util.Arrays.fill(tree, -1);
+            for (int r = 0; r < k; r++) {
+                remaining += rings[r].eventCount();
+                done[r] = rings[r].eventCount() == 0;
+                if (!done[r]) {
+                    head[r] = ts(r);
+                }
+                int winner = r;
+                int t = (r + k) / 2;
+                for (; t > 0; t /= 2) {
+                    if (tree[t] < 0) {
+                        tree[t] = winner;
+                        break;
+                    }
+                    if (less(tree[t], winner)) {
+                        int w = tree[t];
+                        tree[t] = winner;
+                        winner = w;
+                    }
+                }
+                if (t == 0) {
+                    tree[0] = winner;
                 }
             }
         }
 
-        long ts(int k) {
-            int[] o = order[k];
-            return rings[k].ts(o == null ? pos[k] : o[pos[k]]);
+        long ts(int r) {
+            int[] o = order[r];
+            return rings[r].ts(o == null ? pos[r] : o[pos[r]]);
         }
 
         boolean less(int a, int b) {
+            if (done[a] || done[b]) {
+                return !done[a] || done[b] && a < b;
+            }
             long x = head[a];
             long y = head[b];
             return x < y || x == y && a < b;
         }
 
-        void up(int i) {
-            while (i > 0) {
-                int p = (i - 1) / 2;
-                if (!less(heap[i], heap[p])) {
-                    break;
-                }
-                int tmp = heap[i];
-                heap[i] = heap[p];
-                heap[p] = tmp;
-                i = p;
-            }
-        }
-
-        void down(int i) {
-            while (true) {
-                int l = 2 * i + 1;
-                int m = i;
-                if (l < size && less(heap[l], heap[m])) {
-                    m = l;
-                }
-                if (l + 1 < size && less(heap[l + 1], heap[m])) {
-                    m = l + 1;
-                }
-                if (m == i) {
-                    return;
-                }
-                int tmp = heap[i];
-                heap[i] = heap[m];
-                heap[m] = tmp;
-                i = m;
-            }
-        }
-
         @Override
         public boolean hasNext() {
-            return size > 0;
+            return remaining > 0;
         }
 
         @Override
         public Event next() {
-            if (size == 0) {
+            if (remaining == 0) {
                 throw new java.util.NoSuchElementException();
             }
-            int k = heap[0];
-            RecordedThread t = rings[k];
-            int[] o = order[k];
-            Event e = t.event(o == null ? pos[k] : o[pos[k]]);
-            if (++pos[k] == t.eventCount()) {
-                heap[0] = heap[--size];
+            remaining--;
+            int r = tree[0];
+            RecordedThread t = rings[r];
+            int[] o = order[r];
+            Event e = t.event(o == null ? pos[r] : o[pos[r]]);
+            if (++pos[r] == t.eventCount()) {
+                done[r] = true;
             } else {
-                head[k] = ts(k);
+                head[r] = ts(r);
             }
-            down(0);
+            int winner = r;
+            for (int n = (r + k) / 2; n > 0; n /= 2) {
+                if (less(tree[n], winner)) {
+                    int w = tree[n];
+                    tree[n] = winner;
+                    winner = w;
+                }
+            }
+            tree[0] = winner;
             return e;
         }
     }
