@@ -25,10 +25,10 @@ import java.util.Set;
  * event or interval. Built in one pass over each ring (intervals, calls) and one pass over
  * {@link Recording#events()} (owners, handoffs, notify binding).
  *
- * <p>What it keeps: per interval about 60 bytes (start, end, monitor, record indexes,
- * owner, the interaction that ended it), per thread-state span 20 bytes, per interaction
- * (arrow) 45 bytes, per critical-path segment 45 bytes, and per monitor the notify calls
- * not yet bound and the wakes waiting for a notify. Nothing per event.
+ * <p>What it keeps: per interval 42 to 58 bytes (start, end, monitor, record indexes, owner,
+ * the interaction that ended it), per thread-state span 12, per interaction (arrow) 41, per
+ * critical-path segment 33, per notify, start or interrupt call 4, and per monitor the
+ * notify calls not yet bound and the wakes waiting for a notify. No object per event.
  *
  * <p>Intervals are numbered per ring in {@link Intervals#of(RecordedThread, long)} order;
  * interactions globally, in derivation order.
