@@ -1,5 +1,7 @@
 package dev.convoy.export;
 
+import com.ctc.wstx.stax.WstxInputFactory;
+import com.ctc.wstx.stax.WstxOutputFactory;
 import com.fasterxml.jackson.dataformat.xml.XmlFactory;
 import dev.convoy.analysis.MonitorOwnership;
 import dev.convoy.model.ClassInfo;
@@ -53,7 +55,8 @@ public final class TptpXmlWriter implements Exporter {
     /** Writes the trace to a stream (not closed). */
     public void write(Recording r, OutputStream os) throws IOException {
         try {
-            XMLStreamWriter w = new XmlFactory().getXMLOutputFactory()
+            // Woodstox named, not looked up: in the agent's shaded jar the StAX lookup finds the JDK's writer
+            XMLStreamWriter w = new XmlFactory(new WstxInputFactory(), new WstxOutputFactory()).getXMLOutputFactory()
                     .createXMLStreamWriter(os, StandardCharsets.UTF_8.name());
             new Run(r, w).write();
             w.flush();
@@ -91,7 +94,7 @@ public final class TptpXmlWriter implements Exporter {
             this.owners = new MonitorOwnership.Tracker(r);
             this.rings = new RingState(r);
             this.epochOffset = r.startEpochNs() - r.startMonotonicNs();
-            this.raw = (org.codehaus.stax2.XMLStreamWriter2) w; // Woodstox, as XmlFactory makes it
+            this.raw = (org.codehaus.stax2.XMLStreamWriter2) w; // Woodstox, see write
         }
 
         /** {@link Recording#toEpochNs} is start.epoch.ns + (ts - start.monotonic.ns): the offset taken once. */
