@@ -71,7 +71,6 @@ public final class ContentionIndex {
         int[] interrupted = new int[0]; // THREAD_INTERRUPTED record indexes
         boolean[] interruptUsed;
         int firstStart = -1;
-        int firstEnd = -1;
         boolean sorted = true;
         long[] spanStart;
         long lastSpanEnd; // spans are contiguous: span i ends where span i + 1 starts
@@ -182,7 +181,6 @@ public final class ContentionIndex {
     private int[] iTo = new int[64];
     private long[] iToNs = new long[64];
     private long[] iMonitor = new long[64];
-    private int[] iCall = new int[64]; // call number among calls of its type, -1 none
     private int[] startOf;
     private int[] startCall; // per START_CALL in event order: its interaction, -1
     private int[] interruptCall;
@@ -260,7 +258,6 @@ public final class ContentionIndex {
         iTo = Arrays.copyOf(iTo, count);
         iToNs = Arrays.copyOf(iToNs, count);
         iMonitor = Arrays.copyOf(iMonitor, count);
-        iCall = Arrays.copyOf(iCall, count);
     }
 
     private void prefer(Map<Long, Integer> map, long key, int k) {
@@ -358,7 +355,6 @@ public final class ContentionIndex {
                 case EVENT_START_CALL -> starts.add(new long[] {ts, k, i});
                 case EVENT_INTERRUPT_CALL -> interrupts.add(new long[] {ts, k, i});
                 case EVENT_THREAD_START -> g.firstStart = g.firstStart < 0 ? i : g.firstStart;
-                case EVENT_THREAD_END -> g.firstEnd = g.firstEnd < 0 ? i : g.firstEnd;
                 default -> {
                 }
             }
@@ -491,7 +487,7 @@ public final class ContentionIndex {
         return calls;
     }
 
-    private int interaction(Kind kind, int from, long fromNs, int to, long toNs, long monitor, int call) {
+    private int interaction(Kind kind, int from, long fromNs, int to, long toNs, long monitor) {
         if (count == iKind.length) {
             int c = 2 * count;
             iKind = Arrays.copyOf(iKind, c);
@@ -500,7 +496,6 @@ public final class ContentionIndex {
             iTo = Arrays.copyOf(iTo, c);
             iToNs = Arrays.copyOf(iToNs, c);
             iMonitor = Arrays.copyOf(iMonitor, c);
-            iCall = Arrays.copyOf(iCall, c);
         }
         iKind[count] = (byte) kind.ordinal();
         iFrom[count] = from;
@@ -508,7 +503,6 @@ public final class ContentionIndex {
         iTo[count] = to;
         iToNs[count] = toNs;
         iMonitor[count] = monitor;
-        iCall[count] = call;
         return count++;
     }
 
@@ -553,7 +547,7 @@ public final class ContentionIndex {
             }
             Ring g = rings[to];
             long at = g.firstStart >= 0 ? threads[to].ts(g.firstStart) : threads[to].startNs();
-            int id = interaction(Kind.START, k, caller.ts(i), to, at, threads[to].threadObject(), c);
+            int id = interaction(Kind.START, k, caller.ts(i), to, at, threads[to].threadObject());
             startOf[to] = id;
             startCall[c] = id;
         }
@@ -618,7 +612,7 @@ public final class ContentionIndex {
             if (q >= 0) {
                 g.interruptUsed[q] = true;
             }
-            int id = interaction(Kind.INTERRUPT, k, ts, x, threads[x].ts(effect), threads[x].threadObject(), c);
+            int id = interaction(Kind.INTERRUPT, k, ts, x, threads[x].ts(effect), threads[x].threadObject());
             interruptCall[c] = id;
             if (hit >= 0) {
                 ender(g, hit, id, ts, Kind.INTERRUPT);
@@ -658,7 +652,7 @@ public final class ContentionIndex {
                 if (d == null || dead == k || !d.isEnded() || d.endNs() == 0 || d.endNs() > g.end[i]) {
                     continue;
                 }
-                int id = interaction(Kind.JOIN_END, dead, d.endNs(), k, g.end[i], g.monitor[i], -1);
+                int id = interaction(Kind.JOIN_END, dead, d.endNs(), k, g.end[i], g.monitor[i]);
                 ender(g, i, id, d.endNs(), Kind.JOIN_END);
             }
         }
@@ -677,6 +671,7 @@ public final class ContentionIndex {
     /** Owners and handoffs ({@link MonitorOwnership}), notify binding ({@link Interactions}), in event order. */
     private void merged() {
         MonitorOwnership.Tracker tracker = new MonitorOwnership.Tracker(r);
+        List<long[]> deferred = new ArrayList<>();
         Map<Long, Monitor> monitors = new HashMap<>();
         int[] first = new int[16];
         int calls = 0;
@@ -696,14 +691,12 @@ public final class ContentionIndex {
                     if (iv < 0 || g.kind[iv] != BLOCKED) {
                         break;
                     }
-                    int from = tracker.releasedBy != null ? position.get(tracker.releasedBy) : g.owner[iv] - 1;
-                    if (from < 0) {
-                        break;
+                    int by = tracker.releasedBy != null ? position.get(tracker.releasedBy) : -1;
+                    if (g.sorted) {
+                        handoff(k, iv, by, tracker.releaseNs);
+                    } else { // its MONITOR_ENTER may come later in event order: after the pass
+                        deferred.add(new long[] {k, iv, by, tracker.releaseNs});
                     }
-                    long release = tracker.releasedBy != null ? tracker.releaseNs
-                            : firstWait(threads[from], g.monitor[iv], g.start[iv], g.end[iv]);
-                    int id = interaction(Kind.HANDOFF, from, release, k, g.end[iv], g.monitor[iv], -1);
-                    ender(g, iv, id, release, Kind.HANDOFF);
                 }
                 case NOTIFY, NOTIFY_ALL -> {
                     if (calls == first.length) {
@@ -770,6 +763,9 @@ public final class ContentionIndex {
                 }
             }
         }
+        for (long[] d : deferred) {
+            handoff((int) d[0], (int) d[1], (int) d[2], d[3]);
+        }
         for (Ring g : rings) {
             g.beginCursor = 0;
             g.endCursor = 0;
@@ -778,12 +774,28 @@ public final class ContentionIndex {
         notifyFirst = Arrays.copyOf(first, calls);
     }
 
+    /**
+     * The handoff of a closed BLOCKED interval ({@link MonitorOwnership#handoffs}): from the
+     * thread the tracker saw release the monitor ({@code by}, at {@code releaseNs}), else from
+     * the owner at the enter, released at its first wait within the block or at the acquisition.
+     */
+    private void handoff(int k, int iv, int by, long releaseNs) {
+        Ring g = rings[k];
+        int from = by >= 0 ? by : g.owner[iv] - 1;
+        if (from < 0) {
+            return;
+        }
+        long release = by >= 0 ? releaseNs : firstWait(threads[from], g.monitor[iv], g.start[iv], g.end[iv]);
+        int id = interaction(Kind.HANDOFF, from, release, k, g.end[iv], g.monitor[iv]);
+        ender(g, iv, id, release, Kind.HANDOFF);
+    }
+
     private void bind(long[] call, boolean all, long[] waiter, int[] first) {
         Ring g = rings[(int) waiter[0]];
         int iv = (int) waiter[1];
         int c = (int) call[1];
         int id = interaction(all ? Kind.NOTIFY_ALL : Kind.NOTIFY, (int) call[2], call[0], (int) waiter[0], g.end[iv],
-                g.monitor[iv], c);
+                g.monitor[iv]);
         if (notifyNext == null || notifyNext.length < iKind.length) {
             int old = notifyNext == null ? 0 : notifyNext.length;
             notifyNext = notifyNext == null ? new int[iKind.length] : Arrays.copyOf(notifyNext, iKind.length);

@@ -374,7 +374,7 @@ public final class ChromeTraceWriter implements Exporter {
             }
             long tid = tid(ring);
             long ts = rel(x.startNs(ring, iv));
-            long end = rel(x.endNs(ring, iv));
+            long end = Math.max(ts, rel(x.endNs(ring, iv))); // reordered records can end an interval before it starts
             g.writeStartObject();
             g.writeFieldName(NAME);
             g.writeString(Text.wellFormed(name));
@@ -559,7 +559,7 @@ public final class ChromeTraceWriter implements Exporter {
                 case DEAD -> "dead";
             };
             long ts = rel(x.segmentStartNs(s));
-            long end = rel(x.segmentEndNs(s));
+            long end = Math.max(ts, rel(x.segmentEndNs(s)));
             g.writeStartObject();
             g.writeFieldName(NAME);
             g.writeString(Text.wellFormed(t.name() + ": " + what));

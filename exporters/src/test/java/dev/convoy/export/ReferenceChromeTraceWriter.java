@@ -28,25 +28,11 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Chrome trace JSON (Perfetto, chrome://tracing, DevTools), following
- * {@code shared/formats/chrome-trace.md}.
- *
- * <p>Layout: {@code {"traceEvents":[...],"metadata":{...}}}, compact, UTF-8, raw non-ASCII.
- * One process (pid from INFO); one track per Java thread (tid = Java thread id) named by
- * {@code thread_name} and ordered by {@code thread_sort_index} (thread "main" first, then
- * by start); GC pauses on their own track {@link #GC_TID}. {@code X} slices for blocked
- * (cat {@code monitor}, name {@code "blocked on <class>"}) and waiting ({@code "wait on
- * <class>"}) intervals; {@code I} thread-scoped instants for thread start and end; lock
- * handoffs as v1 flows (cat {@code handoff}): an {@code s} on a 0-length {@code "monitor
- * released"} instant on the owner's track at the release moment, an {@code f} with
- * {@code bp:"e"} on a 0-length {@code "monitor acquired"} instant at the acquisition.
- * Contention analysis ({@code docs/analysis.md}): {@code sleep} and {@code join <thread>}
- * slices, instants for Thread.start/interrupt, notify/notifyAll and InterruptedException,
- * an arrow for every {@link Interactions} kind but TIMEOUT (same scheme as handoffs:
- * {@code s} after the source instant, {@code f} after a destination instant where the
- * other thread ran), {@code "critical": true} on slices the critical path passes through
- * and the path itself on track {@link #CRITICAL_TID}.
- * Timestamps are microseconds since recording start with up to 3 decimals, clamped at 0.
+ * The Chrome trace writer as it was before it streamed, kept as the test oracle of
+ * {@link ChromeTraceWriter}: it builds every event as an object on the object analyses
+ * ({@code Intervals}, {@code MonitorOwnership}, {@code Interactions}, {@code ThreadStates},
+ * {@code CriticalPath}), sorts them and writes them. {@code ChromeStreamingTest} compares the
+ * two outputs as sets of events; {@code ChromeHeapTest} shows the memory difference.
  */
 final class ReferenceChromeTraceWriter implements Exporter {
     /** Track id of GC pauses: fits in a signed 32-bit int, far above any Java thread id seen in practice. */
