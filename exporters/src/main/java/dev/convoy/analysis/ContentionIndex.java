@@ -28,7 +28,8 @@ import java.util.Set;
  * <p>What it keeps: per interval 42 to 58 bytes (start, end, monitor, record indexes, owner,
  * the interaction that ended it), per thread-state span 12, per interaction (arrow) 41, per
  * critical-path segment 33, per notify, start or interrupt call 4, and per monitor the
- * notify calls not yet bound and the wakes waiting for a notify. No object per event.
+ * notify calls a wake could still bind and the wakes waiting for a notify. No object per
+ * event.
  *
  * <p>Intervals are numbered per ring in {@link Intervals#of(RecordedThread, long)} order;
  * interactions globally, in derivation order.
@@ -658,8 +659,12 @@ public final class ContentionIndex {
         }
     }
 
-    /** Per monitor: unbound notify calls, the notifyAll calls, wakes waiting for a notify. */
+    /**
+     * Per monitor: unbound notify calls, the notifyAll calls, wakes waiting for a notify.
+     * The calls are pruned ({@link #prune}); the wakes are kept until a notify binds them.
+     */
     private static final class Monitor {
+        int limit = 64; // prune the calls when there are more
         final ArrayDeque<long[]> unbound = new ArrayDeque<>(); // {ts, call, ring}
         long[] allTs = new long[0];
         int[] allCall = new int[0];
@@ -668,9 +673,44 @@ public final class ContentionIndex {
         final ArrayDeque<long[]> pending = new ArrayDeque<>(); // {ring, interval}
     }
 
+    /**
+     * Drops the calls no wake can bind any more: a wake binds a call made at or after its
+     * wait began, and every wake still to come on the monitor began its wait at or after the
+     * oldest wait now open on it, or later than now. Only when every ring is in time order.
+     */
+    private void prune(Monitor m, long monitor, long now, long[] openWait, long[] openMonitor) {
+        long lo = now;
+        for (int k = 0; k < openWait.length; k++) {
+            if (openWait[k] != Long.MAX_VALUE && openMonitor[k] == monitor) {
+                lo = Math.min(lo, openWait[k]);
+            }
+        }
+        while (!m.unbound.isEmpty() && m.unbound.peekFirst()[0] < lo) {
+            m.unbound.pollFirst();
+        }
+        int drop = 0;
+        while (drop < m.alls && m.allTs[drop] < lo) {
+            drop++;
+        }
+        if (drop > 0) {
+            m.alls -= drop;
+            System.arraycopy(m.allTs, drop, m.allTs, 0, m.alls);
+            System.arraycopy(m.allCall, drop, m.allCall, 0, m.alls);
+            System.arraycopy(m.allRing, drop, m.allRing, 0, m.alls);
+        }
+        m.limit = Math.max(64, 2 * Math.max(m.unbound.size(), m.alls));
+    }
+
     /** Owners and handoffs ({@link MonitorOwnership}), notify binding ({@link Interactions}), in event order. */
     private void merged() {
         MonitorOwnership.Tracker tracker = new MonitorOwnership.Tracker(r);
+        boolean inOrder = true;
+        for (Ring g : rings) {
+            inOrder &= g.sorted;
+        }
+        long[] openWait = new long[rings.length]; // per ring: the start of its open MONITOR_WAIT, MAX_VALUE none
+        long[] openMonitor = new long[rings.length];
+        Arrays.fill(openWait, Long.MAX_VALUE);
         List<long[]> deferred = new ArrayList<>();
         Map<Long, Monitor> monitors = new HashMap<>();
         int[] first = new int[16];
@@ -680,6 +720,10 @@ public final class ContentionIndex {
             int k = position.get(e.thread());
             Ring g = rings[k];
             switch (e.type()) {
+                case MONITOR_WAIT -> {
+                    openWait[k] = e.ts();
+                    openMonitor[k] = e.obj();
+                }
                 case MONITOR_ENTER -> {
                     int iv = g.atBegin(e.index());
                     if (iv >= 0 && owner != null) {
@@ -727,8 +771,12 @@ public final class ContentionIndex {
                         m.allRing[m.alls++] = k;
                     }
                     calls++;
+                    if (inOrder && Math.max(m.unbound.size(), m.alls) > m.limit) {
+                        prune(m, e.obj(), e.ts(), openWait, openMonitor);
+                    }
                 }
                 case MONITOR_WAITED -> {
+                    openWait[k] = Long.MAX_VALUE;
                     if (g.t.isSystem()) {
                         break;
                     }

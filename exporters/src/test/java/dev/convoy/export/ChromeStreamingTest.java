@@ -40,6 +40,44 @@ class ChromeStreamingTest {
         sameEvents(Fixtures.contention(Fixtures.deadlock(Fixtures.base())));
     }
 
+    /** The benchmark's workload on 3 monitors: thousands of notify calls per monitor. */
+    @Test
+    void notifyHeavySynthetic() throws Exception {
+        sameEvents(ExportBenchmark.synthetic(40_000, 8, 3, 5));
+    }
+
+    /**
+     * Hundreds of notify and notifyAll calls nobody waits for (the index prunes such calls)
+     * while one long wait, begun early, is open: its wake binds the first notify made after
+     * it began, hundreds of calls back, not a later one.
+     */
+    @Test
+    void longWaitBindsAnOldNotifyDespitePruning() throws Exception {
+        SnapshotWriter.Builder b = Fixtures.base();
+        long q = 6000;
+        b.object(q, 0x4000_0000, OBJ_PLAIN, Fixtures.C_LOCK);
+        b.thread(100, 1, 5000, "main").span(Fixtures.t(0), 0)
+                .event(Fixtures.t(50), EVENT_MONITOR_WAIT, 0, Fixtures.S_WAIT, q, 0, 0)
+                .event(Fixtures.t(5000), EVENT_MONITOR_WAITED, 0, 0, q, 0, 0);
+        SnapshotWriter.ThreadBuilder n = b.thread(101, 51, 5001, "notifier").span(Fixtures.t(0), 0);
+        for (int i = 0; i < 400; i++) {
+            n.event(Fixtures.t(10 + 10L * i), i % 3 == 0 ? EVENT_NOTIFY_ALL : EVENT_NOTIFY, 0, Fixtures.S_RUN, q, 0, 0);
+        }
+        sameEvents(b);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        new ChromeTraceWriter().write(SnapshotReader.read(b.toBytes()), out);
+        JsonNode start = null;
+        for (JsonNode ev : JSON.readTree(out.toByteArray()).get("traceEvents")) {
+            if (ev.path("ph").asText().equals("s") && ev.path("cat").asText().equals("notify")) {
+                assertNull(start, "one arrow");
+                start = ev;
+            }
+        }
+        assertNotNull(start);
+        assertEquals("notify", start.path("name").asText(), "the call at 50 us is a notify");
+        assertEquals(50, start.get("ts").asLong(), "the first call at or after the wait began");
+    }
+
     @ParameterizedTest
     @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
             26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40})
