@@ -4,7 +4,7 @@ package dev.convoy.analysis;
  * A map from long to V without boxing the keys (open addressing, linear probing with a
  * mixed hash, deletion by backward shift). Null values are not stored.
  */
-final class LongMap<V> {
+public final class LongMap<V> {
     private long[] keys = new long[64];
     private Object[] values = new Object[64];
     private int size;
@@ -14,8 +14,9 @@ final class LongMap<V> {
         return (int) (h ^ (h >>> 32)) & (keys.length - 1);
     }
 
+    /** The value of k, null if none. */
     @SuppressWarnings("unchecked")
-    V get(long k) {
+    public V get(long k) {
         int mask = keys.length - 1;
         for (int i = slot(k); values[i] != null; i = (i + 1) & mask) {
             if (keys[i] == k) {
@@ -25,7 +26,8 @@ final class LongMap<V> {
         return null;
     }
 
-    void put(long k, V v) {
+    /** Maps k to v (not null). */
+    public void put(long k, V v) {
         if (2 * (size + 1) > keys.length) {
             grow();
         }
@@ -45,7 +47,7 @@ final class LongMap<V> {
 
     /** Removes the key; returns its value, null if absent. */
     @SuppressWarnings("unchecked")
-    V remove(long k) {
+    public V remove(long k) {
         int mask = keys.length - 1;
         int i = slot(k);
         while (values[i] != null && keys[i] != k) {

@@ -3,11 +3,11 @@ package dev.convoy.export;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.Interactions.Kind;
+import dev.convoy.analysis.LongMap;
 import dev.convoy.model.Event;
 import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
@@ -20,7 +20,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -105,7 +104,23 @@ public final class ChromeTraceWriter implements Exporter {
     private static final SerializedString V_T = s("t");
     private static final SerializedString V_E = s("e");
     private static final SerializedString V_MONITOR = s("monitor");
+    private static final SerializedString GC = s("GC");
+    private static final SerializedString CAT_GC = s("gc");
+    private static final SerializedString SLEEP = s("sleep");
     private static final SerializedString HANDOFF = s("handoff");
+    private static final SerializedString THREAD_START = s("thread start");
+    private static final SerializedString THREAD_END = s("thread end");
+    private static final SerializedString CAT_THREAD = s("thread");
+    private static final SerializedString CAT_NOTIFY = s("notify");
+    private static final SerializedString CAT_INTERRUPT = s("interrupt");
+    private static final SerializedString CAT_JOIN = s("join");
+    private static final SerializedString START_CALL = s("Thread.start");
+    private static final SerializedString INTERRUPT_CALL = s("Thread.interrupt");
+    private static final SerializedString NOTIFY = s("notify");
+    private static final SerializedString NOTIFY_ALL = s("notifyAll");
+    private static final SerializedString INTERRUPTED = s("InterruptedException");
+    private static final SerializedString RELEASED = s("monitor released");
+    private static final SerializedString TERMINATED = s("terminated");
     private static final SerializedString HANDOFF_NAME = s("lock handoff");
 
     /** Category, flow name and destination instant name of each arrow kind. */
@@ -133,9 +148,9 @@ public final class ChromeTraceWriter implements Exporter {
         final RecordedThread[] threads;
         final long[] tids;
         final SerializedString[] names;
-        final Map<Integer, SerializedString> stacks = new HashMap<>();
-        final Map<Long, SerializedString> classNames = new HashMap<>();
-        final Map<Long, long[]> open = new HashMap<>(); // per track: stack of open slice ends, [0] = depth
+        final LongMap<SerializedString> stacks = new LongMap<>();
+        final LongMap<Names> monitorNames = new LongMap<>();
+        final LongMap<long[]> open = new LongMap<>(); // per track: stack of open slice ends, [0] = depth
         final char[] num = new char[24];
         int starts;
         int interrupts;
@@ -237,7 +252,7 @@ public final class ChromeTraceWriter implements Exporter {
                 switch (pick) {
                     case 0 -> {
                         RecordedThread t = threads[RingState.ring(startMarks, si)];
-                        threadMark("thread start", RingState.ring(startMarks, si++), t.startNs());
+                        threadMark(THREAD_START, RingState.ring(startMarks, si++), t.startNs());
                     }
                     case 1 -> {
                         event(e);
@@ -248,7 +263,7 @@ public final class ChromeTraceWriter implements Exporter {
                     case 4 -> segment(sg++);
                     case 5 -> {
                         RecordedThread t = threads[RingState.ring(endMarks, ei)];
-                        threadMark("thread end", RingState.ring(endMarks, ei++), t.endNs());
+                        threadMark(THREAD_END, RingState.ring(endMarks, ei++), t.endNs());
                     }
                     default -> {
                         return;
@@ -257,8 +272,8 @@ public final class ChromeTraceWriter implements Exporter {
             }
         }
 
-        void threadMark(String name, int ring, long ns) throws IOException {
-            begin(name, "thread", V_I, tid(ring), ns);
+        void threadMark(SerializedString name, int ring, long ns) throws IOException {
+            begin(name, CAT_THREAD, V_I, tid(ring), ns);
             g.writeFieldName(ARGS);
             g.writeStartObject();
             g.writeFieldName(NAME);
@@ -285,7 +300,7 @@ public final class ChromeTraceWriter implements Exporter {
                     }
                     RecordedThread target = r.threadByObject(e.obj()).orElse(null);
                     SerializedString cat = arrow(isStart ? Kind.START : Kind.INTERRUPT)[0];
-                    begin(isStart ? "Thread.start" : "Thread.interrupt", cat, V_I, tid(ring), e.ts());
+                    begin(isStart ? START_CALL : INTERRUPT_CALL, cat, V_I, tid(ring), e.ts());
                     g.writeFieldName(ARGS);
                     g.writeStartObject();
                     g.writeFieldName(THREAD);
@@ -311,7 +326,7 @@ public final class ChromeTraceWriter implements Exporter {
                     if (t.isSystem()) {
                         return;
                     }
-                    begin(e.type() == EventType.NOTIFY ? "notify" : "notifyAll", "notify", V_I, tid(ring), e.ts());
+                    begin(e.type() == EventType.NOTIFY ? NOTIFY : NOTIFY_ALL, CAT_NOTIFY, V_I, tid(ring), e.ts());
                     g.writeFieldName(ARGS);
                     g.writeStartObject();
                     monitorArgs(e.obj());
@@ -331,7 +346,7 @@ public final class ChromeTraceWriter implements Exporter {
                     if (t.isSystem()) {
                         return;
                     }
-                    begin("InterruptedException", "interrupt", V_I, tid(ring), e.ts());
+                    begin(INTERRUPTED, CAT_INTERRUPT, V_I, tid(ring), e.ts());
                     g.writeFieldName(ARGS);
                     g.writeStartObject();
                     stack(e.stackId());
@@ -348,28 +363,28 @@ public final class ChromeTraceWriter implements Exporter {
             int kind = x.kind(ring, iv);
             long mon = x.monitor(ring, iv);
             boolean open = x.isOpen(ring, iv);
-            String name;
-            String cat;
+            SerializedString name;
+            SerializedString cat;
             switch (kind) {
                 case ContentionIndex.GC -> {
-                    name = "GC";
-                    cat = "gc";
+                    name = GC;
+                    cat = CAT_GC;
                 }
                 case ContentionIndex.BLOCKED -> {
-                    name = "blocked on " + className(mon).getValue();
-                    cat = "monitor";
+                    name = names(mon).blocked();
+                    cat = V_MONITOR;
                 }
                 case ContentionIndex.SLEEPING -> {
-                    name = "sleep";
-                    cat = "sleep";
+                    name = SLEEP;
+                    cat = SLEEP;
                 }
                 case ContentionIndex.JOINING -> {
-                    name = "join " + joinedName(mon);
-                    cat = "join";
+                    name = s(Text.wellFormed("join " + joinedName(mon)));
+                    cat = CAT_JOIN;
                 }
                 default -> {
-                    name = "wait on " + className(mon).getValue();
-                    cat = "monitor";
+                    name = names(mon).waitOn();
+                    cat = V_MONITOR;
                 }
             }
             long tid = tid(ring);
@@ -377,7 +392,7 @@ public final class ChromeTraceWriter implements Exporter {
             long end = Math.max(ts, rel(x.endNs(ring, iv))); // reordered records can end an interval before it starts
             g.writeStartObject();
             g.writeFieldName(NAME);
-            g.writeString(Text.wellFormed(name));
+            g.writeString(name);
             g.writeFieldName(CAT);
             g.writeString(cat);
             g.writeFieldName(PH);
@@ -481,13 +496,13 @@ public final class ChromeTraceWriter implements Exporter {
         void source(int id) throws IOException {
             int ring = x.ring(x.from(id));
             if (x.kind(id) == Kind.HANDOFF) {
-                begin("monitor released", HANDOFF, V_I, tid(ring), x.fromNs(id));
+                begin(RELEASED, HANDOFF, V_I, tid(ring), x.fromNs(id));
                 g.writeFieldName(ARGS);
                 g.writeStartObject();
                 monitorArgs(x.monitor(id));
                 g.writeEndObject();
             } else {
-                begin("terminated", "join", V_I, tid(ring), x.fromNs(id));
+                begin(TERMINATED, CAT_JOIN, V_I, tid(ring), x.fromNs(id));
                 g.writeFieldName(ARGS);
                 g.writeStartObject();
                 g.writeFieldName("joiner");
@@ -503,7 +518,7 @@ public final class ChromeTraceWriter implements Exporter {
             Kind k = x.kind(id);
             int ring = x.ring(x.to(id));
             SerializedString[] a = arrow(k);
-            begin(a[2].getValue(), a[0], V_I, tid(ring), x.toNs(id));
+            begin(a[2], a[0], V_I, tid(ring), x.toNs(id));
             g.writeFieldName(ARGS);
             g.writeStartObject();
             if (k != Kind.HANDOFF) {
@@ -596,11 +611,8 @@ public final class ChromeTraceWriter implements Exporter {
         }
 
         /** Opens an event object and writes name, cat, ph, ts, pid, tid (and s for an instant). */
-        void begin(String name, String cat, SerializedString ph, long tid, long ns) throws IOException {
-            begin(name, s(cat), ph, tid, ns);
-        }
-
-        void begin(String name, SerializableString cat, SerializedString ph, long tid, long ns) throws IOException {
+        void begin(SerializedString name, SerializedString cat, SerializedString ph, long tid, long ns)
+                throws IOException {
             g.writeStartObject();
             g.writeFieldName(NAME);
             g.writeString(name);
@@ -674,11 +686,23 @@ public final class ChromeTraceWriter implements Exporter {
             g.writeRawValue(json);
         }
 
+        /** A monitor's class name and its slices' names, made once per monitor. */
+        record Names(SerializedString cls, SerializedString blocked, SerializedString waitOn) {
+        }
+
+        Names names(long obj) {
+            Names n = monitorNames.get(obj);
+            if (n == null) {
+                String c = r.objectClassName(obj);
+                String cls = Text.wellFormed(c.isEmpty() ? "object " + obj : c);
+                n = new Names(s(cls), s("blocked on " + cls), s("wait on " + cls));
+                monitorNames.put(obj, n);
+            }
+            return n;
+        }
+
         SerializedString className(long obj) {
-            return classNames.computeIfAbsent(obj, o -> {
-                String c = r.objectClassName(o);
-                return s(Text.wellFormed(c.isEmpty() ? "object " + o : c));
-            });
+            return names(obj).cls();
         }
 
         String joinedName(long obj) {
