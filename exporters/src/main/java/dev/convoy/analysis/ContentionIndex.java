@@ -35,11 +35,15 @@ import java.util.Set;
  * interactions globally, in derivation order.
  */
 public final class ContentionIndex {
-    /** Interval kinds, as {@link Interval.Kind} ordinals. */
+    /** Interval kind BLOCKED ({@link Interval.Kind} ordinals, as the others). */
     public static final int BLOCKED = 0;
+    /** Interval kind WAITING. */
     public static final int WAITING = 1;
+    /** Interval kind SLEEPING. */
     public static final int SLEEPING = 2;
+    /** Interval kind JOINING. */
     public static final int JOINING = 3;
+    /** Interval kind GC. */
     public static final int GC = 4;
 
     private static final int OPEN = 1;
@@ -1197,14 +1201,17 @@ public final class ContentionIndex {
         return rings[ring].kind[iv];
     }
 
+    /** Start of an interval (its begin record's time). */
     public long startNs(int ring, int iv) {
         return rings[ring].start[iv];
     }
 
+    /** End of an interval: its end record's time, or the thread's end or the snapshot when open. */
     public long endNs(int ring, int iv) {
         return rings[ring].end[iv];
     }
 
+    /** Monitor of an interval, the joined Thread object for JOINING, 0 for SLEEPING and GC. */
     public long monitor(int ring, int iv) {
         return rings[ring].monitor[iv];
     }
@@ -1214,10 +1221,12 @@ public final class ContentionIndex {
         return rings[ring].begin[iv];
     }
 
+    /** Still open at the snapshot. */
     public boolean isOpen(int ring, int iv) {
         return (rings[ring].flags[iv] & OPEN) != 0;
     }
 
+    /** A WAITING interval ended by its timeout. */
     public boolean timedOut(int ring, int iv) {
         return (rings[ring].flags[iv] & TIMED_OUT) != 0;
     }
@@ -1243,26 +1252,32 @@ public final class ContentionIndex {
         return count;
     }
 
+    /** Kind of an interaction. */
     public Kind kind(int id) {
         return KINDS[iKind[id]];
     }
 
+    /** The active thread of an interaction. */
     public RecordedThread from(int id) {
         return threads[iFrom[id]];
     }
 
+    /** When the active thread acted. */
     public long fromNs(int id) {
         return iFromNs[id];
     }
 
+    /** The thread an interaction made run. */
     public RecordedThread to(int id) {
         return threads[iTo[id]];
     }
 
+    /** When that thread ran. */
     public long toNs(int id) {
         return iToNs[id];
     }
 
+    /** The monitor or Thread object of an interaction. */
     public long monitor(int id) {
         return iMonitor[id];
     }
@@ -1310,22 +1325,27 @@ public final class ContentionIndex {
         return segs;
     }
 
+    /** The thread a critical-path segment is on. */
     public RecordedThread segmentThread(int s) {
         return threads[sRing[s]];
     }
 
+    /** Its state (STARTING between a Thread.start call and the start). */
     public State segmentState(int s) {
         return STATES[sState[s]];
     }
 
+    /** Its start. */
     public long segmentStartNs(int s) {
         return sStart[s];
     }
 
+    /** Its end. */
     public long segmentEndNs(int s) {
         return sEnd[s];
     }
 
+    /** Its monitor or joined Thread object, 0 if none. */
     public long segmentMonitor(int s) {
         return sMonitor[s];
     }
