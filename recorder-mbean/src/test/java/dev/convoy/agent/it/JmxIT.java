@@ -225,9 +225,17 @@ class JmxIT {
         TabularData monitors = (TabularData) s.get("mostContendedMonitors");
         List<String> classes = monitors.values().stream().map(v -> (String) ((CompositeData) v).get("monitorClass"))
                 .sorted().toList();
-        assertEquals(List.of(Deadlock.LockA.class.getName(), Deadlock.LockB.class.getName()), classes);
+        // the app's own contended monitors are exactly the two locks; the JMX and RMI threads serving
+        // this test may contend on JDK monitors (e.g. a java.lang.Thread) too
+        assertEquals(List.of(Deadlock.LockA.class.getName(), Deadlock.LockB.class.getName()),
+                classes.stream().filter(c -> !isJdkClass(c)).toList(), classes::toString);
         String[] deadlocks = (String[]) s.get("deadlocks");
         assertEquals(1, deadlocks.length, Arrays.toString(deadlocks));
         assertInstanceOf(String.class, deadlocks[0]);
+    }
+
+    private static boolean isJdkClass(String name) {
+        return name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("sun.")
+                || name.startsWith("com.sun.") || name.startsWith("jdk.");
     }
 }
