@@ -168,6 +168,62 @@ public final class SuiteReport {
         return t;
     }
 
+    /**
+     * The paired H2 table: per configuration, the median over runs of each run's median paired
+     * overhead (recording off vs on in the same JVM), the runs' quartiles of the pairs, and the
+     * throughput and contention event rate while recording.
+     */
+    public static String pairedTable(Measurements m) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("| Configuration | Pairs | Throughput lost to recording, median of runs (%) | Per run: median "
+                + "[p25, p75] of the pairs (%) | ops/s while on | contended enters + waits /s while on |\n");
+        sb.append("|---|---:|---:|---|---:|---:|\n");
+        for (SuiteConfig c : m.configs()) {
+            if (!m.has(c)) {
+                continue;
+            }
+            StringBuilder per = new StringBuilder();
+            for (Map<String, String> run : m.runs(c)) {
+                if (per.length() > 0) {
+                    per.append("; ");
+                }
+                per.append(signed(Double.parseDouble(run.get("overhead_pct")))).append(" [")
+                        .append(signed(Double.parseDouble(run.get("overhead_p25_pct")))).append(", ")
+                        .append(signed(Double.parseDouble(run.get("overhead_p75_pct")))).append(']');
+            }
+            sb.append("| ").append(c == SuiteConfig.NONE ? "no agent (A/A control: both phases the same)" : c.label())
+                    .append(" | ").append(num(sum(m.values(c, "pairs"))))
+                    .append(" | ").append(signed(med(m.values(c, "overhead_pct"))))
+                    .append(" | ").append(per)
+                    .append(" | ").append(num(med(m.values(c, "ops_per_s_on"))))
+                    .append(" | ").append(num(med(m.values(c, "contention_events_per_s_on"))))
+                    .append(" |\n");
+        }
+        return sb.toString();
+    }
+
+    /**
+     * The 1 % target on the paired measurement: met when the median of the runs is at most 1 %,
+     * resolved when the A/A control's median is within ±1 % (the method can see 1 %).
+     */
+    public static List<Target> pairedTargets(Measurements m) {
+        List<Target> t = new ArrayList<>();
+        List<Double> control = m.values(SuiteConfig.NONE, "overhead_pct");
+        double aa = control.isEmpty() ? Double.NaN : med(control);
+        for (SuiteConfig c : List.of(SuiteConfig.RING, SuiteConfig.DEFAULT, SuiteConfig.CONTAN)) {
+            List<Double> v = m.values(c, "overhead_pct");
+            if (v.isEmpty()) {
+                continue;
+            }
+            double o = med(v);
+            t.add(new Target("H2 throughput overhead ≤ 1 % (paired phases in one JVM), " + c.label(),
+                    signed(o) + " % (A/A control " + signed(aa) + " %)", o <= 1.0,
+                    o <= 1.0 ? "margin " + f1(1.0 - o) + " points" : "over by " + f1(o - 1.0) + " points",
+                    !Double.isNaN(aa) && Math.abs(aa) <= 1.0));
+        }
+        return t;
+    }
+
     /** The snapshot-under-load table: pause seen by the hiccup meter during vs. between operations. */
     public static String snapshotTable(Measurements m) {
         StringBuilder sb = new StringBuilder();

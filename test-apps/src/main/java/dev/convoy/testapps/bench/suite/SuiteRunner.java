@@ -52,8 +52,8 @@ public final class SuiteRunner {
                    boolean quick, Path out, String marker, Path plot, Path work, boolean keep) {
     }
 
-    static final List<String> WORKLOADS = List.of("pingpong", "contended", "handoff", "churn", "h2", "snapshot",
-            "memory");
+    static final List<String> WORKLOADS = List.of("pingpong", "contended", "handoff", "churn", "h2", "h2ab",
+            "snapshot", "memory");
     static final List<String> MEMORY_PHASES = List.of("start", "p0", "p1", "p2", "churn");
 
     private SuiteRunner() {
@@ -164,6 +164,12 @@ public final class SuiteRunner {
                     "ops_per_s", "ops/s", true, 0, false), w,
                     List.of("h2", "clients=8", "warmup=" + (quick ? 1 : 2), "seconds=" + (quick ? 2 : 4)), nine,
                     runs, false, List.of());
+            case "h2ab" -> new Workload(new Measurements.Spec(id,
+                    "H2, recording switched on and off inside one JVM (paired phases)", "overhead_pct", "%", false, 0,
+                    false), w, List.of("h2ab", "clients=8", "warmup=" + (quick ? 1 : 3), "pairs=" + (quick ? 6 : 30),
+                    "phase=" + (quick ? 200 : 400)),
+                    List.of(SuiteConfig.NONE, SuiteConfig.RING, SuiteConfig.DEFAULT, SuiteConfig.CONTAN),
+                    Math.min(runs, 3), false, List.of());
             case "snapshot" -> new Workload(new Measurements.Spec(id, "Snapshot under load", "ops", "", false, 0, false),
                     w, List.of("snapshot", "seconds=" + (quick ? 3 : 8), "interval=150"),
                     List.of(SuiteConfig.NONE, SuiteConfig.RING, SuiteConfig.DEFAULT, SuiteConfig.JFR0S),
@@ -236,7 +242,7 @@ public final class SuiteRunner {
         if (plot != null) {
             List<Plot.Panel> panels = new ArrayList<>();
             for (Measurements m : all) {
-                if (!m.spec().id().equals("snapshot") && !m.spec().id().equals("memory")) {
+                if (!List.of("snapshot", "memory", "h2ab").contains(m.spec().id())) {
                     panels.add(Plot.panel(m));
                 }
             }
@@ -281,6 +287,10 @@ public final class SuiteRunner {
                 case "snapshot" -> {
                     sb.append(SuiteReport.snapshotTable(m));
                     targets.addAll(SuiteReport.snapshotTargets(m));
+                }
+                case "h2ab" -> {
+                    sb.append(SuiteReport.pairedTable(m));
+                    targets.addAll(SuiteReport.pairedTargets(m));
                 }
                 case "memory" -> {
                     sb.append(SuiteReport.memoryTable(m, MEMORY_PHASES));

@@ -44,6 +44,8 @@ import javax.management.ObjectName;
  *   <li>{@code churn threads=}: short-lived threads started and joined one after another.</li>
  *   <li>{@code h2 clients= warmup= seconds= rows=}: the H2 database (in memory, on the classpath
  *       only in the benchmark) driven through JDBC by concurrent clients.</li>
+ *   <li>{@code h2ab clients= warmup= pairs= phase= rows=}: the same H2 clients, Convoy's recording
+ *       switched on and off in alternating phases inside one JVM (paired overhead).</li>
  *   <li>{@code snapshot seconds= interval=}: a hiccup meter while snapshots/dumps are taken.</li>
  *   <li>{@code memory phases=}: resident memory as live threads with events grow, then churn.</li>
  * </ul>
@@ -66,7 +68,7 @@ public final class Workloads {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("usage: Workloads contended|handoff|churn|h2|snapshot|memory [key=value ...]");
+            System.err.println("usage: Workloads contended|handoff|churn|h2|h2ab|snapshot|memory [key=value ...]");
             System.exit(2);
         }
         Map<String, String> a = new LinkedHashMap<>();
@@ -88,6 +90,8 @@ public final class Workloads {
             case "churn" -> churn(intArg(a, "threads", 10_000), out);
             case "h2" -> h2(intArg(a, "clients", 8), intArg(a, "warmup", 2), intArg(a, "seconds", 4),
                     intArg(a, "rows", 8), out);
+            case "h2ab" -> h2ab(intArg(a, "clients", 8), intArg(a, "warmup", 3), intArg(a, "pairs", 24),
+                    intArg(a, "phase", 500), intArg(a, "rows", 8), out);
             case "snapshot" -> snapshot(intArg(a, "seconds", 5), intArg(a, "interval", 200), out);
             case "memory" -> memory(a.getOrDefault("phases", "64,256,1024"), out);
             default -> {
@@ -252,18 +256,7 @@ public final class Workloads {
 
     static void h2(int clients, int warmupSeconds, int seconds, int rows, Map<String, Object> out)
             throws Exception {
-        String url = "jdbc:h2:mem:bench" + ProcessHandle.current().pid() + ";DB_CLOSE_DELAY=-1";
-        try (Connection c = DriverManager.getConnection(url, "sa", "");
-             Statement st = c.createStatement()) {
-            st.execute("CREATE TABLE acct(id INT PRIMARY KEY, balance BIGINT, note VARCHAR(64))");
-            try (PreparedStatement ins = c.prepareStatement("INSERT INTO acct VALUES(?, 0, ?)")) {
-                for (int i = 0; i < rows * 64; i++) {
-                    ins.setInt(1, i);
-                    ins.setString(2, "row " + i);
-                    ins.executeUpdate();
-                }
-            }
-        }
+        String url = h2Table(rows);
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         long[][] hist = new long[clients][MAX_US + 1];
         long[] opsDone = new long[clients];
@@ -296,17 +289,7 @@ public final class Workloads {
                             before = ti.getBlockedCount() + ti.getWaitedCount();
                         }
                         try {
-                            if (rnd.nextInt(4) == 0) {
-                                upd.setInt(1, rnd.nextInt(rows)); // hot rows: row-lock and monitor contention
-                                upd.executeUpdate();
-                            } else {
-                                int from = rnd.nextInt(rows * 64 - 32);
-                                sel.setInt(1, from);
-                                sel.setInt(2, from + 32);
-                                try (ResultSet r = sel.executeQuery()) {
-                                    r.next();
-                                }
-                            }
+                            h2Op(upd, sel, rows, rnd);
                         } catch (SQLException e) {
                             errors[id]++; // e.g. a lock time-out; counted, not fatal
                             continue;
@@ -349,6 +332,139 @@ public final class Workloads {
         out.put("p99_us", (double) percentile(merged, 0.99));
         out.put("contention_events_per_s", evs / (double) seconds);
         out.put("errors", errs);
+    }
+
+    /** An in-memory H2 database with a table of {@code rows * 64} accounts; returns its URL. */
+    static String h2Table(int rows) throws SQLException {
+        String url = "jdbc:h2:mem:bench" + ProcessHandle.current().pid() + ";DB_CLOSE_DELAY=-1";
+        try (Connection c = DriverManager.getConnection(url, "sa", "");
+             Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE acct(id INT PRIMARY KEY, balance BIGINT, note VARCHAR(64))");
+            try (PreparedStatement ins = c.prepareStatement("INSERT INTO acct VALUES(?, 0, ?)")) {
+                for (int i = 0; i < rows * 64; i++) {
+                    ins.setInt(1, i);
+                    ins.setString(2, "row " + i);
+                    ins.executeUpdate();
+                }
+            }
+        }
+        return url;
+    }
+
+    /** One client operation: 25 % an update of one of {@code rows} hot rows, 75 % a range sum. */
+    static void h2Op(PreparedStatement upd, PreparedStatement sel, int rows, ThreadLocalRandom rnd)
+            throws SQLException {
+        if (rnd.nextInt(4) == 0) {
+            upd.setInt(1, rnd.nextInt(rows)); // hot rows: row-lock and monitor contention
+            upd.executeUpdate();
+        } else {
+            int from = rnd.nextInt(rows * 64 - 32);
+            sel.setInt(1, from);
+            sel.setInt(2, from + 32);
+            try (ResultSet r = sel.executeQuery()) {
+                r.next();
+            }
+        }
+    }
+
+    /**
+     * H2 overhead measured inside one JVM: the same clients run throughout while the main thread
+     * switches Convoy's recording on and off (the MBean's Recording attribute: off disables the
+     * JVMTI events) in phases of {@code phaseMs}, {@code pairs} on/off pairs in alternating order
+     * (on-off, off-on, ...) so that drift cancels. The figure is the median over pairs of
+     * {@code rate(off) / rate(on) - 1}: the throughput lost to recording, with the JVM, its JIT
+     * state and its heap the same on both sides. Without Convoy both phases are identical: an A/A
+     * control that shows the method's own resolution.
+     */
+    static void h2ab(int clients, int warmupSeconds, int pairs, int phaseMs, int rows, Map<String, Object> out)
+            throws Exception {
+        String url = h2Table(rows);
+        boolean convoy = convoyPresent();
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName name = new ObjectName(MBEAN);
+        java.util.concurrent.atomic.LongAdder ops = new java.util.concurrent.atomic.LongAdder();
+        boolean[] stop = new boolean[1];
+        List<Thread> ts = new ArrayList<>();
+        CountDownLatch ready = new CountDownLatch(clients);
+        for (int ci = 0; ci < clients; ci++) {
+            Thread t = new Thread(() -> {
+                try (Connection c = DriverManager.getConnection(url, "sa", "");
+                     PreparedStatement upd = c.prepareStatement("UPDATE acct SET balance = balance + 1 WHERE id = ?");
+                     PreparedStatement sel = c.prepareStatement(
+                             "SELECT SUM(balance) FROM acct WHERE id BETWEEN ? AND ?")) {
+                    ready.countDown();
+                    ThreadLocalRandom rnd = ThreadLocalRandom.current();
+                    while (!stop[0]) {
+                        try {
+                            h2Op(upd, sel, rows, rnd);
+                            ops.increment();
+                        } catch (SQLException e) {
+                            // a lock time-out: not an operation done
+                        }
+                    }
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, "h2-client-" + ci);
+            t.setDaemon(true);
+            t.start();
+            ts.add(t);
+        }
+        ready.await();
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        long[] ids = ts.stream().mapToLong(Thread::getId).toArray();
+        Thread.sleep(warmupSeconds * 1000L);
+        List<Double> overhead = new ArrayList<>();
+        double onOps = 0;
+        double onEvents = 0;
+        double onSeconds = 0;
+        for (int p = 0; p < pairs; p++) {
+            double[] rate = new double[2]; // [off, on]
+            for (int half = 0; half < 2; half++) {
+                boolean on = (p % 2 == 0) == (half == 0);
+                if (convoy) {
+                    server.setAttribute(name, new Attribute("Recording", on));
+                }
+                Thread.sleep(20); // let the switch settle
+                long ev0 = contentionEvents(mx, ids);
+                long a = ops.sum();
+                long t0 = System.nanoTime();
+                Thread.sleep(phaseMs);
+                long b = ops.sum();
+                long t1 = System.nanoTime();
+                long ev1 = contentionEvents(mx, ids);
+                rate[on ? 1 : 0] = (b - a) / ((t1 - t0) / 1e9);
+                if (on) {
+                    onOps += b - a;
+                    onEvents += ev1 - ev0;
+                    onSeconds += (t1 - t0) / 1e9;
+                }
+            }
+            overhead.add(100.0 * (rate[0] / rate[1] - 1));
+        }
+        stop[0] = true;
+        if (convoy) {
+            server.setAttribute(name, new Attribute("Recording", true));
+        }
+        double[] sorted = overhead.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        out.put("mode", convoy ? "convoy" : "aa-control");
+        out.put("pairs", pairs);
+        out.put("overhead_pct", median(overhead));
+        out.put("overhead_p25_pct", sorted[(int) Math.floor(0.25 * (sorted.length - 1))]);
+        out.put("overhead_p75_pct", sorted[(int) Math.ceil(0.75 * (sorted.length - 1))]);
+        out.put("ops_per_s_on", onOps / onSeconds);
+        out.put("contention_events_per_s_on", onEvents / onSeconds);
+    }
+
+    /** Contended enters plus waits of these threads so far (ThreadInfo without stacks: no safepoint). */
+    static long contentionEvents(ThreadMXBean mx, long[] ids) {
+        long n = 0;
+        for (ThreadInfo ti : mx.getThreadInfo(ids)) {
+            if (ti != null) {
+                n += ti.getBlockedCount() + ti.getWaitedCount();
+            }
+        }
+        return n;
     }
 
     /** The smallest bucket value at or below which a fraction {@code q} of the counts lie. */
