@@ -19,20 +19,23 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * {@link Intervals}, {@link Interactions}, {@link ThreadStates} and {@link CriticalPath} of
- * a recording in primitive arrays, for writers that stream: the same rules (see
- * {@code docs/analysis.md}; tests hold the two to the same results), but no object per
- * event or interval. Built in one pass over each ring (intervals, calls) and one pass over
- * {@link Recording#events()} (owners, handoffs, notify binding).
+ * The contention analysis of a recording (the rules of {@code docs/analysis.md}): intervals,
+ * owners and handoffs, interactions, thread states and the critical path, in primitive
+ * arrays. The one implementation of those rules: the streaming Chrome writer reads it
+ * directly; {@link Intervals}, {@link Interactions}, {@link ThreadStates},
+ * {@link CriticalPath} and {@link MonitorOwnership#handoffs()} are views that materialize
+ * their objects from it. Built in one pass over each ring (intervals, calls) and one pass
+ * over {@link Recording#events()} (owners, handoffs, notify binding).
  *
  * <p>What it keeps: per interval 42 to 58 bytes (start, end, monitor, record indexes, owner,
- * the interaction that ended it), per thread-state span 12, per interaction (arrow) 41, per
- * critical-path segment 33, per notify, start or interrupt call 4, and per monitor the
- * notify calls a wake could still bind and the wakes waiting for a notify. No object per
- * event.
+ * the interaction that ended it), per thread-state span 12, per interaction (arrow) 49, per
+ * critical-path segment 37, per start or interrupt call 4, per notify call 12, and per
+ * monitor the notify calls a wake could still bind and the wakes waiting for a notify. No
+ * object per event.
  *
  * <p>Intervals are numbered per ring in {@link Intervals#of(RecordedThread, long)} order;
- * interactions globally, in derivation order.
+ * interactions globally, in derivation order. TIMEOUT is not an interaction of the index (it
+ * is no arrow): a WAITING interval that {@link #timedOut} has one.
  */
 public final class ContentionIndex {
     /** Interval kind BLOCKED ({@link Interval.Kind} ordinals, as the others). */
@@ -76,6 +79,9 @@ public final class ContentionIndex {
         int[] interrupted = new int[0]; // THREAD_INTERRUPTED record indexes
         boolean[] interruptUsed;
         int firstStart = -1;
+        int firstEnd = -1; // the first THREAD_END record
+        int[] joinWaits; // the join's MONITOR_WAIT/WAITED record indexes, when asked for
+        int joinWaitCount;
         boolean sorted = true;
         long[] spanStart;
         long lastSpanEnd; // spans are contiguous: span i ends where span i + 1 starts
@@ -186,12 +192,16 @@ public final class ContentionIndex {
     private int[] iTo = new int[64];
     private long[] iToNs = new long[64];
     private long[] iMonitor = new long[64];
+    private int[] iCause = new int[64]; // record index of the cause on the from ring, -1 none
+    private int[] iEnded = new int[64]; // interval of the to ring it ended; -1 none; <= -2: none, effect record -2 - v
     private int[] startOf;
     private int[] startCall; // per START_CALL in event order: its interaction, -1
     private int[] interruptCall;
     private int[] notifyFirst; // per NOTIFY/NOTIFY_ALL call in event order: first bound interaction, -1
     private int[] notifyNext; // per interaction: the next one bound to the same call, -1
     private int notifyCalls;
+    private int[] notifyRing; // per NOTIFY/NOTIFY_ALL call in event order: its ring and record index
+    private int[] notifyRecord;
 
     // the critical path
     private int segs;
@@ -201,10 +211,14 @@ public final class ContentionIndex {
     private long[] sEnd = new long[16];
     private long[] sMonitor = new long[16];
     private int[] sVia = new int[16]; // interaction id, -1 none
+    private int[] sIv = new int[16]; // interval of the segment's ring, -1 none
+    private int pathEnd = -1;
+    private long pathStartNs;
+    private long pathEndNs;
 
-    private ContentionIndex(Recording r) {
+    private ContentionIndex(Recording r, RecordedThread[] threads) {
         this.r = r;
-        this.threads = r.threads().toArray(new RecordedThread[0]);
+        this.threads = threads;
         this.rings = new Ring[threads.length];
         for (int k = 0; k < threads.length; k++) {
             position.put(threads[k], k);
@@ -213,9 +227,25 @@ public final class ContentionIndex {
 
     /** Builds the index of a recording. */
     public static ContentionIndex of(Recording r) {
-        ContentionIndex x = new ContentionIndex(r);
+        ContentionIndex x = new ContentionIndex(r, r.threads().toArray(new RecordedThread[0]));
         x.build();
         return x;
+    }
+
+    /**
+     * The intervals of one ring alone (its ring 0), open ones ending at the thread's end or
+     * {@code snapshotNs}: the interval accessors only, no interactions, spans or path.
+     */
+    static ContentionIndex intervalsOnly(RecordedThread t, long snapshotNs) {
+        ContentionIndex x = new ContentionIndex(null, new RecordedThread[] {t});
+        x.rings[0] = scan(t, 0, snapshotNs, null, null, false);
+        return x;
+    }
+
+    /** The MONITOR_WAIT and MONITOR_WAITED record indexes of a ring that belong to a {@code Thread.join}. */
+    static int[] joinWaits(RecordedThread t) {
+        Ring g = scan(t, 0, t.endNs(), null, null, true);
+        return Arrays.copyOf(g.joinWaits, g.joinWaitCount);
     }
 
     private void build() {
@@ -223,7 +253,7 @@ public final class ContentionIndex {
         List<long[]> starts = new ArrayList<>();
         List<long[]> interrupts = new ArrayList<>();
         for (int k = 0; k < threads.length; k++) {
-            rings[k] = scan(k, snapshot, starts, interrupts);
+            rings[k] = scan(threads[k], k, snapshot, starts, interrupts, false);
             RecordedThread t = threads[k];
             if (!t.isSystem()) {
                 if (t.threadObject() != 0) {
@@ -263,6 +293,8 @@ public final class ContentionIndex {
         iTo = Arrays.copyOf(iTo, count);
         iToNs = Arrays.copyOf(iToNs, count);
         iMonitor = Arrays.copyOf(iMonitor, count);
+        iCause = Arrays.copyOf(iCause, count);
+        iEnded = Arrays.copyOf(iEnded, count);
     }
 
     private void prefer(Map<Long, Integer> map, long key, int k) {
@@ -272,16 +304,23 @@ public final class ContentionIndex {
         }
     }
 
-    /** {@link Interactions#target}: the ring of a Thread object, else of a Java id; -1 if none. */
+    /** The Java thread's ring of a Thread object, else of a Java id (one not met late preferred); -1 if none. */
     private int target(long threadObject, long javaId) {
         Integer k = threadObject != 0 ? byObject.get(threadObject) : javaId >= 0 ? byJavaId.get(javaId) : null;
         return k == null ? -1 : k;
     }
 
-    /** The per-ring scan of {@link Intervals}, plus the ring's calls and interrupt records. */
-    private Ring scan(int k, long snapshot, List<long[]> starts, List<long[]> interrupts) {
-        RecordedThread t = threads[k];
+    /**
+     * The intervals of a ring (the pairing rules of {@link Intervals}), plus its calls (when
+     * {@code starts} and {@code interrupts} are given), interrupt records and, if asked, the
+     * records of its joins' waits.
+     */
+    private static Ring scan(RecordedThread t, int k, long snapshot, List<long[]> starts, List<long[]> interrupts,
+                             boolean joinWaits) {
         Ring g = new Ring(t);
+        if (joinWaits) {
+            g.joinWaits = new int[4];
+        }
         int enter = -1;
         int wait = -1;
         int gc = -1;
@@ -305,6 +344,8 @@ public final class ContentionIndex {
                 case EVENT_MONITOR_WAIT -> {
                     if (join < 0 || t.obj(join) != t.obj(i)) {
                         wait = i;
+                    } else {
+                        joinWait(g, i);
                     }
                 }
                 case EVENT_MONITOR_ENTERED -> {
@@ -323,6 +364,8 @@ public final class ContentionIndex {
                             g.add(WAITING, t.obj(i), wait, i, ts, f);
                         }
                         wait = -1;
+                    } else {
+                        joinWait(g, i);
                     }
                 }
                 case EVENT_SLEPT -> {
@@ -357,9 +400,18 @@ public final class ContentionIndex {
                     }
                     gc = -1;
                 }
-                case EVENT_START_CALL -> starts.add(new long[] {ts, k, i});
-                case EVENT_INTERRUPT_CALL -> interrupts.add(new long[] {ts, k, i});
+                case EVENT_START_CALL -> {
+                    if (starts != null) {
+                        starts.add(new long[] {ts, k, i});
+                    }
+                }
+                case EVENT_INTERRUPT_CALL -> {
+                    if (interrupts != null) {
+                        interrupts.add(new long[] {ts, k, i});
+                    }
+                }
                 case EVENT_THREAD_START -> g.firstStart = g.firstStart < 0 ? i : g.firstStart;
+                case EVENT_THREAD_END -> g.firstEnd = g.firstEnd < 0 ? i : g.firstEnd;
                 default -> {
                 }
             }
@@ -384,6 +436,15 @@ public final class ContentionIndex {
         g.byBegin = order(g.n, g.begin, false, g);
         g.byEnd = order(g.n, g.endIdx, true, g);
         return g;
+    }
+
+    private static void joinWait(Ring g, int i) {
+        if (g.joinWaits != null) {
+            if (g.joinWaitCount == g.joinWaits.length) {
+                g.joinWaits = Arrays.copyOf(g.joinWaits, 2 * g.joinWaitCount);
+            }
+            g.joinWaits[g.joinWaitCount++] = i;
+        }
     }
 
     private static int[] order(int n, int[] key, boolean closedOnly, Ring g) {
@@ -492,7 +553,11 @@ public final class ContentionIndex {
         return calls;
     }
 
-    private int interaction(Kind kind, int from, long fromNs, int to, long toNs, long monitor) {
+    /**
+     * A new interaction; {@code cause}: its record on the from ring, -1 none; {@code ended}: the
+     * interval of the to ring it ended, else -1, or {@code -2 - record} of its effect.
+     */
+    private int interaction(Kind kind, int from, long fromNs, int to, long toNs, long monitor, int cause, int ended) {
         if (count == iKind.length) {
             int c = 2 * count;
             iKind = Arrays.copyOf(iKind, c);
@@ -501,7 +566,11 @@ public final class ContentionIndex {
             iTo = Arrays.copyOf(iTo, c);
             iToNs = Arrays.copyOf(iToNs, c);
             iMonitor = Arrays.copyOf(iMonitor, c);
+            iCause = Arrays.copyOf(iCause, c);
+            iEnded = Arrays.copyOf(iEnded, c);
         }
+        iCause[count] = cause;
+        iEnded[count] = ended;
         iKind[count] = (byte) kind.ordinal();
         iFrom[count] = from;
         iFromNs[count] = fromNs;
@@ -527,7 +596,7 @@ public final class ContentionIndex {
         g.ender[iv] = id;
     }
 
-    /** Derivation order of {@link Interactions#of}. */
+    /** The order in which the kinds were first derived, the tie-breaker of {@link Interactions#all()}. */
     private static int rank(Kind k) {
         return switch (k) {
             case START -> 0;
@@ -552,7 +621,8 @@ public final class ContentionIndex {
             }
             Ring g = rings[to];
             long at = g.firstStart >= 0 ? threads[to].ts(g.firstStart) : threads[to].startNs();
-            int id = interaction(Kind.START, k, caller.ts(i), to, at, threads[to].threadObject());
+            int id = interaction(Kind.START, k, caller.ts(i), to, at, threads[to].threadObject(), i,
+                    g.firstStart >= 0 ? -2 - g.firstStart : -1);
             startOf[to] = id;
             startCall[c] = id;
         }
@@ -617,7 +687,8 @@ public final class ContentionIndex {
             if (q >= 0) {
                 g.interruptUsed[q] = true;
             }
-            int id = interaction(Kind.INTERRUPT, k, ts, x, threads[x].ts(effect), threads[x].threadObject());
+            int id = interaction(Kind.INTERRUPT, k, ts, x, threads[x].ts(effect), threads[x].threadObject(), i,
+                    hit >= 0 ? hit : -2 - effect);
             interruptCall[c] = id;
             if (hit >= 0) {
                 ender(g, hit, id, ts, Kind.INTERRUPT);
@@ -657,7 +728,7 @@ public final class ContentionIndex {
                 if (d == null || dead == k || !d.isEnded() || d.endNs() == 0 || d.endNs() > g.end[i]) {
                     continue;
                 }
-                int id = interaction(Kind.JOIN_END, dead, d.endNs(), k, g.end[i], g.monitor[i]);
+                int id = interaction(Kind.JOIN_END, dead, d.endNs(), k, g.end[i], g.monitor[i], rings[dead].firstEnd, i);
                 ender(g, i, id, d.endNs(), Kind.JOIN_END);
             }
         }
@@ -718,6 +789,8 @@ public final class ContentionIndex {
         List<long[]> deferred = new ArrayList<>();
         Map<Long, Monitor> monitors = new HashMap<>();
         int[] first = new int[16];
+        notifyRing = new int[16];
+        notifyRecord = new int[16];
         int calls = 0;
         for (Event e : r.events()) {
             RecordedThread owner = tracker.next(e);
@@ -749,8 +822,12 @@ public final class ContentionIndex {
                 case NOTIFY, NOTIFY_ALL -> {
                     if (calls == first.length) {
                         first = Arrays.copyOf(first, 2 * calls);
+                        notifyRing = Arrays.copyOf(notifyRing, 2 * calls);
+                        notifyRecord = Arrays.copyOf(notifyRecord, 2 * calls);
                     }
                     first[calls] = -1;
+                    notifyRing[calls] = k;
+                    notifyRecord[calls] = e.index();
                     Monitor m = monitors.computeIfAbsent(e.obj(), o -> new Monitor());
                     long[] call = {e.ts(), calls, k};
                     if (e.type() == dev.convoy.model.EventType.NOTIFY) {
@@ -824,6 +901,8 @@ public final class ContentionIndex {
         }
         notifyCalls = calls;
         notifyFirst = Arrays.copyOf(first, calls);
+        notifyRing = Arrays.copyOf(notifyRing, calls);
+        notifyRecord = Arrays.copyOf(notifyRecord, calls);
     }
 
     /**
@@ -838,7 +917,7 @@ public final class ContentionIndex {
             return;
         }
         long release = by >= 0 ? releaseNs : firstWait(threads[from], g.monitor[iv], g.start[iv], g.end[iv]);
-        int id = interaction(Kind.HANDOFF, from, release, k, g.end[iv], g.monitor[iv]);
+        int id = interaction(Kind.HANDOFF, from, release, k, g.end[iv], g.monitor[iv], -1, iv);
         ender(g, iv, id, release, Kind.HANDOFF);
     }
 
@@ -847,7 +926,7 @@ public final class ContentionIndex {
         int iv = (int) waiter[1];
         int c = (int) call[1];
         int id = interaction(all ? Kind.NOTIFY_ALL : Kind.NOTIFY, (int) call[2], call[0], (int) waiter[0], g.end[iv],
-                g.monitor[iv]);
+                g.monitor[iv], notifyRecord[c], iv);
         if (notifyNext == null || notifyNext.length < iKind.length) {
             int old = notifyNext == null ? 0 : notifyNext.length;
             notifyNext = notifyNext == null ? new int[iKind.length] : Arrays.copyOf(notifyNext, iKind.length);
@@ -1026,7 +1105,23 @@ public final class ContentionIndex {
     private record Visit(int ring, long ns) {
     }
 
-    /** {@link CriticalPath#of(Recording, ThreadStates, Interactions)} on the arrays. */
+    /**
+     * Whether a thread's end can end the recording's work: not one of the JVM's own threads
+     * (groups {@code system} and {@code InnocuousThreadGroup}), and not a thread started
+     * after the main thread ended (shutdown hooks, the JVM's DestroyJavaVM thread), whose
+     * ends would otherwise always be the last and make the path a few microseconds of exit.
+     */
+    private static boolean isApplicationWork(RecordedThread t, long mainEnd) {
+        if ("system".equals(t.group()) || "InnocuousThreadGroup".equals(t.group())) {
+            return false;
+        }
+        return mainEnd == 0 || t.javaThreadId() == 1 || t.startNs() <= mainEnd;
+    }
+
+    /**
+     * The critical path ({@link CriticalPath}): from its end (the Java thread that ended
+     * last, at its end; else the one with the latest record, at the snapshot) back in time.
+     */
     private void walk() {
         int end = -1;
         long endNs = Long.MIN_VALUE;
@@ -1040,7 +1135,7 @@ public final class ContentionIndex {
         for (int k = 0; k < threads.length; k++) {
             RecordedThread t = threads[k];
             if (!t.isSystem() && t.isEnded() && t.endNs() != 0 && t.endNs() > endNs
-                    && CriticalPath.isApplicationWork(t, mainEnd)) {
+                    && isApplicationWork(t, mainEnd)) {
                 end = k;
                 endNs = t.endNs();
             }
@@ -1058,6 +1153,9 @@ public final class ContentionIndex {
             }
             endNs = r.snapshotMonotonicNs();
         }
+        pathEnd = end;
+        pathStartNs = endNs;
+        pathEndNs = endNs;
         if (end < 0) {
             return;
         }
@@ -1103,6 +1201,7 @@ public final class ContentionIndex {
                 t = g.spanStart[sp];
             }
         }
+        pathStartNs = t;
         reverse();
     }
 
@@ -1131,7 +1230,9 @@ public final class ContentionIndex {
             sEnd = Arrays.copyOf(sEnd, c);
             sMonitor = Arrays.copyOf(sMonitor, c);
             sVia = Arrays.copyOf(sVia, c);
+            sIv = Arrays.copyOf(sIv, c);
         }
+        sIv[segs] = iv;
         sRing[segs] = ring;
         sState[segs] = (byte) state.ordinal();
         sStart[segs] = start;
@@ -1152,6 +1253,7 @@ public final class ContentionIndex {
         long[] end = new long[segs];
         long[] monitor = new long[segs];
         int[] via = new int[segs];
+        int[] iv = new int[segs];
         int out = 0;
         for (int i = segs - 1; i >= 0; i--) {
             if (out > 0 && sState[i] == State.RUNNING.ordinal() && state[out - 1] == State.RUNNING.ordinal()
@@ -1165,6 +1267,7 @@ public final class ContentionIndex {
             end[out] = sEnd[i];
             monitor[out] = sMonitor[i];
             via[out] = sVia[i];
+            iv[out] = sIv[i];
             out++;
         }
         sRing = ring;
@@ -1173,14 +1276,25 @@ public final class ContentionIndex {
         sEnd = end;
         sMonitor = monitor;
         sVia = via;
+        sIv = iv;
         segs = out;
     }
 
-    // ---- access for writers
+    // ---- access for writers and the object views
+
+    /** Number of rings. */
+    public int rings() {
+        return threads.length;
+    }
 
     /** The rings, in {@link Recording#threads()} order. */
     public RecordedThread thread(int ring) {
         return threads[ring];
+    }
+
+    /** Number of intervals of a ring. */
+    public int intervalCount(int ring) {
+        return rings[ring].n;
     }
 
     /** Position of a ring in {@link Recording#threads()}. */
@@ -1221,6 +1335,11 @@ public final class ContentionIndex {
         return rings[ring].begin[iv];
     }
 
+    /** Record index of the interval's end, -1 while open. */
+    public int end(int ring, int iv) {
+        return rings[ring].endIdx[iv];
+    }
+
     /** Still open at the snapshot. */
     public boolean isOpen(int ring, int iv) {
         return (rings[ring].flags[iv] & OPEN) != 0;
@@ -1245,6 +1364,42 @@ public final class ContentionIndex {
     public RecordedThread owner(int ring, int iv) {
         int o = rings[ring].owner[iv];
         return o == 0 ? null : threads[o - 1];
+    }
+
+    /**
+     * The interaction that ended an interval ({@link Interactions#endedBy}: the first by the
+     * time its thread acted, then by derivation order); -2 for the interval's own timeout, -1
+     * none. Only for the rings of Java threads.
+     */
+    public int endedBy(int ring, int iv) {
+        int e = rings[ring].ender[iv];
+        return e <= -2 ? -2 : e;
+    }
+
+    /** Number of thread-state spans of a Java thread's ring (0 for the GC ring). */
+    public int spans(int ring) {
+        return rings[ring].spans;
+    }
+
+    /** Start of a span. */
+    public long spanStartNs(int ring, int s) {
+        return rings[ring].spanStart[s];
+    }
+
+    /** End of a span: the start of the next one. */
+    public long spanEndNs(int ring, int s) {
+        return rings[ring].spanEnd(s);
+    }
+
+    /** The interval giving a span's state, -1 for RUNNING and DEAD. */
+    public int spanInterval(int ring, int s) {
+        int iv = rings[ring].spanIv[s];
+        return iv < 0 ? -1 : iv;
+    }
+
+    /** The state of a span. */
+    public State spanState(int ring, int s) {
+        return state(rings[ring], rings[ring].spanIv[s]);
     }
 
     /** Number of interactions drawn as arrows (every kind but TIMEOUT). */
@@ -1282,6 +1437,22 @@ public final class ContentionIndex {
         return iMonitor[id];
     }
 
+    /** Record index (on the {@link #from} ring) of the call or THREAD_END that caused an interaction, -1 none. */
+    public int cause(int id) {
+        return iCause[id];
+    }
+
+    /** The interval (of the {@link #to} ring) an interaction ended, -1 none. */
+    public int ended(int id) {
+        return Math.max(-1, iEnded[id]);
+    }
+
+    /** Record index (on the {@link #to} ring) that shows the thread running, -1 if not recorded. */
+    public int effect(int id) {
+        int v = iEnded[id];
+        return v >= 0 ? rings[iTo[id]].endIdx[v] : v == -1 ? -1 : -2 - v;
+    }
+
     /** The START interaction of the n-th START_CALL in event order, -1 if it started nothing. */
     public int startCall(int n) {
         return n < startCall.length ? startCall[n] : -1;
@@ -1306,6 +1477,21 @@ public final class ContentionIndex {
             out[m++] = id;
         }
         return Arrays.copyOf(out, m);
+    }
+
+    /** Number of NOTIFY and NOTIFY_ALL calls. */
+    public int notifyCalls() {
+        return notifyCalls;
+    }
+
+    /** The ring of the n-th NOTIFY/NOTIFY_ALL call in event order. */
+    public int notifyCallRing(int n) {
+        return notifyRing[n];
+    }
+
+    /** Its record index on that ring. */
+    public int notifyCallRecord(int n) {
+        return notifyRecord[n];
     }
 
     /** Interaction ids sorted stably by a key. */
@@ -1353,5 +1539,25 @@ public final class ContentionIndex {
     /** The interaction the walk followed back from this segment, -1 if none. */
     public int segmentVia(int s) {
         return sVia[s];
+    }
+
+    /** The interval of the segment's ring the segment lies in, -1 for RUNNING and STARTING. */
+    public int segmentInterval(int s) {
+        return sIv[s];
+    }
+
+    /** Where the critical path ends, null for a recording without Java threads. */
+    public RecordedThread pathEnd() {
+        return pathEnd < 0 ? null : threads[pathEnd];
+    }
+
+    /** Where the walk back stopped (the path's start). */
+    public long pathStartNs() {
+        return pathStartNs;
+    }
+
+    /** The end of the critical path. */
+    public long pathEndNs() {
+        return pathEndNs;
     }
 }
