@@ -78,9 +78,9 @@ public final class ContentionReport {
     private ContentionReport(Recording r) {
         this.r = r;
         this.stats = MonitorStatistics.of(r);
-        this.interactions = Interactions.of(r);
+        this.interactions = Interactions.of(ContentionIndex.of(r));
         this.deadlocks = Deadlocks.find(r);
-        this.path = CriticalPath.of(r, ThreadStates.of(r), interactions);
+        this.path = CriticalPath.of(interactions);
     }
 
     /** Analyses a recording. */

@@ -1,25 +1,20 @@
 package dev.convoy.analysis;
 
 import dev.convoy.analysis.Interactions.Interaction;
-import dev.convoy.analysis.ThreadStates.Span;
 import dev.convoy.analysis.ThreadStates.State;
-import dev.convoy.model.Event;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 
 /**
  * The critical path: the chain of dependent activity across threads that ends at the end
- * of the recording's work, found by walking back in time from that end through
- * {@link ThreadStates} and {@link Interactions}:
+ * of the recording's work, found by walking back in time from that end through the thread
+ * states and the interactions (a view of the path a {@link ContentionIndex} walks):
  * <ul>
  * <li>while the current thread was RUNNING, the path stays on it;</li>
  * <li>when it was BLOCKED, WAITING, JOINING or SLEEPING, and the interval of that state
@@ -33,10 +28,11 @@ import java.util.Set;
  *     is a STARTING segment of the started thread); a thread without a known starter ends
  *     the walk, as does the recording start.</li>
  * </ul>
- * The end ({@link #of(Recording)}): the Java thread that ended last, at its end; when no
- * thread ended, the Java thread with the latest record, at the snapshot time. The segments
- * are contiguous, so {@link #lengthNs()} = {@code endNs - startNs} = the sum of their
- * durations.
+ * The end: the Java thread that ended last, at its end (not a JVM thread of the groups
+ * {@code system} or {@code InnocuousThreadGroup}, nor one started after the main thread
+ * ended); when no thread ended, the Java thread with the latest record, at the snapshot
+ * time. The segments are contiguous, so {@link #lengthNs()} = {@code endNs - startNs} = the
+ * sum of their durations.
  */
 public final class CriticalPath {
 
@@ -82,120 +78,27 @@ public final class CriticalPath {
 
     /** The path of a recording, ending at the default end (see the class comment). */
     public static CriticalPath of(Recording r) {
-        Interactions in = Interactions.of(r);
-        return of(r, ThreadStates.of(r), in);
+        return of(Interactions.of(r));
     }
 
-    /** The path from already computed states and interactions of the recording. */
-    public static CriticalPath of(Recording r, ThreadStates states, Interactions interactions) {
-        RecordedThread end = null;
-        long endNs = Long.MIN_VALUE;
-        long mainEnd = r.javaThreads().stream().filter(t -> t.javaThreadId() == 1 && t.isEnded())
-                .mapToLong(RecordedThread::endNs).findFirst().orElse(0);
-        for (RecordedThread t : r.javaThreads()) {
-            if (t.isEnded() && t.endNs() != 0 && t.endNs() > endNs && isApplicationWork(t, mainEnd)) {
-                end = t;
-                endNs = t.endNs();
-            }
-        }
-        if (end == null) {
-            long latest = Long.MIN_VALUE;
-            for (RecordedThread t : r.javaThreads()) {
-                for (Event e : t.events()) {
-                    if (e.ts() > latest) {
-                        latest = e.ts();
-                        end = t;
-                    }
-                }
-            }
-            endNs = r.snapshotMonotonicNs();
-        }
-        if (end == null) {
-            return new CriticalPath(List.of(), null, endNs, endNs);
-        }
-        return of(r, states, interactions, end, endNs);
+    /** The path of an index as objects. */
+    public static CriticalPath of(ContentionIndex x) {
+        return of(Interactions.of(x));
     }
 
-    /**
-     * Whether a thread's end can end the recording's work: not one of the JVM's own threads
-     * (groups {@code system} and {@code InnocuousThreadGroup}), and not a thread started
-     * after the main thread ended (shutdown hooks, the JVM's DestroyJavaVM thread), whose
-     * ends would otherwise always be the last and make the path a few microseconds of exit.
-     */
-    static boolean isApplicationWork(RecordedThread t, long mainEnd) {
-        if ("system".equals(t.group()) || "InnocuousThreadGroup".equals(t.group())) {
-            return false;
+    /** The path of the index an interactions view was made of, its interactions as {@code via}. */
+    public static CriticalPath of(Interactions interactions) {
+        ContentionIndex x = interactions.index();
+        List<Segment> segments = new ArrayList<>();
+        for (int s = 0; s < x.segments(); s++) {
+            RecordedThread t = x.segmentThread(s);
+            int iv = x.segmentInterval(s);
+            int via = x.segmentVia(s);
+            segments.add(new Segment(t, x.segmentState(s), x.segmentStartNs(s), x.segmentEndNs(s),
+                    x.segmentMonitor(s), iv < 0 ? null : interactions.interval(x.ring(t), iv),
+                    via < 0 ? null : interactions.interaction(via)));
         }
-        return mainEnd == 0 || t.javaThreadId() == 1 || t.startNs() <= mainEnd;
-    }
-
-    /** The path ending on {@code endThread} at {@code endNs}. */
-    public static CriticalPath of(Recording r, ThreadStates states, Interactions interactions,
-                                  RecordedThread endThread, long endNs) {
-        long floor = r.startMonotonicNs();
-        List<Segment> back = new ArrayList<>();
-        Set<String> visited = new HashSet<>();
-        RecordedThread cur = endThread;
-        long t = endNs;
-        int guard = 0;
-        int limit = 16;
-        for (List<Span> l : states.all().values()) {
-            limit += 2 * l.size() + 2;
-        }
-        while (t > floor && guard++ < limit) {
-            Span sp = spanBefore(states.of(cur), t);
-            if (sp == null) {
-                Optional<Interaction> start = interactions.startOf(cur);
-                if (start.isPresent() && start.get().fromNs() <= t
-                        && visited.add(start.get().from().ringId() + "@" + start.get().fromNs())) {
-                    Interaction st = start.get();
-                    back.add(new Segment(cur, State.STARTING, st.fromNs(), t, 0, null, st));
-                    cur = st.from();
-                    t = st.fromNs();
-                    continue;
-                }
-                break;
-            }
-            if (sp.state() == State.RUNNING || sp.state() == State.DEAD) {
-                back.add(new Segment(cur, State.RUNNING, sp.startNs(), t, 0, null, null));
-                t = sp.startNs();
-                continue;
-            }
-            Interval in = sp.interval();
-            Interaction via = in != null && sp.endNs() == in.endNs() ? interactions.endedBy(in).orElse(null) : null;
-            if (via != null && via.from() != cur && sp.startNs() <= via.fromNs() && via.fromNs() <= t
-                    && visited.add(via.from().ringId() + "@" + via.fromNs())) {
-                back.add(new Segment(cur, sp.state(), via.fromNs(), t, sp.monitor(), in, via));
-                cur = via.from();
-                t = via.fromNs();
-            } else {
-                back.add(new Segment(cur, sp.state(), sp.startNs(), t, sp.monitor(), in, null));
-                t = sp.startNs();
-            }
-        }
-        List<Segment> fwd = new ArrayList<>();
-        for (int i = back.size() - 1; i >= 0; i--) {
-            Segment s = back.get(i);
-            Segment last = fwd.isEmpty() ? null : fwd.get(fwd.size() - 1);
-            if (last != null && s.state() == State.RUNNING && last.state() == State.RUNNING
-                    && last.thread() == s.thread() && last.via() == null) {
-                fwd.set(fwd.size() - 1, new Segment(s.thread(), State.RUNNING, last.startNs(), s.endNs(), 0, null, null));
-            } else {
-                fwd.add(s);
-            }
-        }
-        return new CriticalPath(fwd, endThread, t, endNs);
-    }
-
-    /** The span with {@code startNs < t <= endNs}, null if t is at or before the first span's start. */
-    private static Span spanBefore(List<Span> spans, long t) {
-        for (int i = spans.size() - 1; i >= 0; i--) {
-            Span s = spans.get(i);
-            if (s.startNs() < t && t <= s.endNs()) {
-                return s;
-            }
-        }
-        return null;
+        return new CriticalPath(segments, x.pathEnd(), x.pathStartNs(), x.pathEndNs());
     }
 
     /** The segments in time order, contiguous from {@link #startNs()} to {@link #endNs()}. */

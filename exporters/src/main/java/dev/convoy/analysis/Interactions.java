@@ -4,30 +4,26 @@ import dev.convoy.model.Event;
 import dev.convoy.model.EventType;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
-import java.util.Deque;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.IdentityHashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Interactions between threads (TPTP 4.5 contention analysis design, "Entities for thread
  * interaction reflection"): an active thread ({@code from}) made another thread
- * ({@code to}) run. Derived from a recording as follows (details in
- * {@code docs/analysis.md}):
+ * ({@code to}) run. A view of a {@link ContentionIndex}, which derives them as follows
+ * (details in {@code docs/analysis.md}):
  * <ul>
  * <li>{@link Kind#START}: a START_CALL on the starter's ring and the started thread's
  *     THREAD_START (the ring whose Thread object is the call's obj, else whose Java id is
  *     its arg2; not a late ring; one start per thread).</li>
- * <li>{@link Kind#HANDOFF}: {@link MonitorOwnership#handoffs()}.</li>
+ * <li>{@link Kind#HANDOFF}: the previous owner (the owner derivation of
+ *     {@link MonitorOwnership}) at its release, and the blocked thread at its
+ *     MONITOR_ENTERED.</li>
  * <li>{@link Kind#NOTIFY} / {@link Kind#NOTIFY_ALL}: the seed's binding rule. In the order
  *     of {@link Recording#events()}, a MONITOR_WAITED that ends a WAITING interval, not
  *     timed out and not interrupted, binds to the oldest unbound NOTIFY on the same
@@ -92,24 +88,104 @@ public final class Interactions {
         }
     }
 
+    private final ContentionIndex x;
+    private final List<Interval>[] intervals;
+    private final Interaction[] byId;
     private final List<Interaction> all;
     private final List<Notification> notifications;
     private final Map<Interval, Interaction> endedBy = new HashMap<>();
     private final Map<RecordedThread, Interaction> startOf = new IdentityHashMap<>();
-    private final MonitorOwnership ownership;
 
-    private Interactions(List<Interaction> all, List<Notification> notifications, MonitorOwnership ownership) {
-        this.all = List.copyOf(all);
-        this.notifications = List.copyOf(notifications);
-        this.ownership = ownership;
-        for (Interaction i : this.all) {
-            if (i.ended() != null) {
-                endedBy.putIfAbsent(i.ended(), i);
-            }
-            if (i.kind() == Kind.START) {
-                startOf.putIfAbsent(i.to(), i);
+    @SuppressWarnings("unchecked")
+    private Interactions(ContentionIndex x) {
+        this.x = x;
+        this.intervals = new List[x.rings()];
+        this.byId = new Interaction[x.interactions()];
+        for (int id = 0; id < byId.length; id++) {
+            RecordedThread from = x.from(id);
+            RecordedThread to = x.to(id);
+            int cause = x.cause(id);
+            int effect = x.effect(id);
+            int ended = x.ended(id);
+            byId[id] = new Interaction(x.kind(id), from, x.fromNs(id), to, x.toNs(id), x.monitor(id),
+                    cause < 0 ? null : from.event(cause), effect < 0 ? null : to.event(effect),
+                    ended < 0 ? null : interval(x.ring(to), ended));
+            if (x.kind(id) == Kind.START) {
+                startOf.putIfAbsent(to, byId[id]);
             }
         }
+        // derivation order: by kind, each in index order (handoffs by blocked interval, timeouts by
+        // ring and interval); then by toNs, fromNs
+        List<Interaction> out = new ArrayList<>();
+        for (Kind k : new Kind[] {Kind.START, Kind.HANDOFF, Kind.INTERRUPT, Kind.TIMEOUT, Kind.JOIN_END, null}) {
+            if (k == Kind.TIMEOUT) {
+                timeouts(out);
+                continue;
+            }
+            int from = out.size();
+            for (Interaction i : byId) {
+                if (i.kind() == k || k == null && (i.kind() == Kind.NOTIFY || i.kind() == Kind.NOTIFY_ALL)) {
+                    out.add(i);
+                }
+            }
+            if (k == Kind.HANDOFF) {
+                // by the blocked interval's start, then ring (the order of Intervals.of(r))
+                out.subList(from, out.size()).sort(Comparator.comparingLong((Interaction i) -> i.ended().startNs())
+                        .thenComparingInt(i -> x.ring(i.to())));
+            }
+        }
+        out.sort(Comparator.comparingLong(Interaction::toNs).thenComparingLong(Interaction::fromNs));
+        this.all = List.copyOf(out);
+        List<Notification> calls = new ArrayList<>();
+        for (int n = 0; n < x.notifyCalls(); n++) {
+            List<Interaction> woke = new ArrayList<>();
+            for (int id : x.notifyCall(n)) {
+                woke.add(byId[id]);
+            }
+            calls.add(new Notification(x.thread(x.notifyCallRing(n)).event(x.notifyCallRecord(n)), List.copyOf(woke)));
+        }
+        this.notifications = List.copyOf(calls);
+    }
+
+    /**
+     * The TIMEOUT interactions of the timed-out waits of Java threads, and the interaction
+     * that ended each interval (a timeout ends its wait unless another thread acted first).
+     */
+    private void timeouts(List<Interaction> out) {
+        for (int k = 0; k < x.rings(); k++) {
+            boolean java = !x.thread(k).isSystem();
+            for (int iv = 0; iv < x.intervalCount(k); iv++) {
+                int by = x.endedBy(k, iv);
+                Interaction timeout = null;
+                if (java && x.kind(k, iv) == ContentionIndex.WAITING && x.timedOut(k, iv)) {
+                    Interval in = interval(k, iv);
+                    timeout = new Interaction(Kind.TIMEOUT, in.thread(), in.endNs(), in.thread(), in.endNs(),
+                            in.monitor(), null, in.end(), in);
+                    out.add(timeout);
+                }
+                if (by != -1) {
+                    endedBy.put(interval(k, iv), by == -2 ? timeout : byId[by]);
+                }
+            }
+        }
+    }
+
+    /** Interval {@code iv} of a ring as an object, made once. */
+    Interval interval(int ring, int iv) {
+        if (intervals[ring] == null) {
+            intervals[ring] = Intervals.of(x, ring);
+        }
+        return intervals[ring].get(iv);
+    }
+
+    /** The object of interaction {@code id} of the index. */
+    Interaction interaction(int id) {
+        return byId[id];
+    }
+
+    /** The index this is a view of. */
+    public ContentionIndex index() {
+        return x;
     }
 
     /** Every interaction, by {@code toNs} (ties: {@code fromNs}, then derivation order). */
@@ -137,268 +213,13 @@ public final class Interactions {
         return Optional.ofNullable(startOf.get(t));
     }
 
-    /** The owner derivation the handoffs come from. */
-    public MonitorOwnership ownership() {
-        return ownership;
-    }
-
-    /** Derives every interaction of the recording. */
+    /** Every interaction of the recording. */
     public static Interactions of(Recording r) {
-        return of(r, MonitorOwnership.of(r));
+        return of(ContentionIndex.of(r));
     }
 
-    /** Derives every interaction, reusing an owner derivation of the same recording. */
-    public static Interactions of(Recording r, MonitorOwnership ownership) {
-        long snapshot = r.snapshotMonotonicNs();
-        Map<RecordedThread, List<Interval>> intervals = new IdentityHashMap<>();
-        Map<Event, Interval> byEnd = new HashMap<>();
-        for (RecordedThread t : r.javaThreads()) {
-            List<Interval> list = Intervals.of(t, snapshot);
-            intervals.put(t, list);
-            for (Interval in : list) {
-                if (in.end() != null) {
-                    byEnd.put(in.end(), in);
-                }
-            }
-        }
-        List<Interaction> out = new ArrayList<>();
-        starts(r, out);
-        for (MonitorOwnership.Handoff h : ownership.handoffs()) {
-            out.add(new Interaction(Kind.HANDOFF, h.from(), h.releaseNs(), h.to(), h.acquireNs(), h.monitor(),
-                    null, h.blocked().end(), h.blocked()));
-        }
-        Set<Interval> interrupted = interrupts(r, intervals, byEnd, out);
-        for (List<Interval> list : intervals.values()) {
-            for (Interval in : list) {
-                if (in.kind() == Interval.Kind.WAITING && in.timedOut()) {
-                    out.add(new Interaction(Kind.TIMEOUT, in.thread(), in.endNs(), in.thread(), in.endNs(),
-                            in.monitor(), null, in.end(), in));
-                }
-            }
-        }
-        joins(r, intervals, out);
-        List<Notification> notifications = notifies(r, byEnd, interrupted, out);
-        // stable sort: ties keep derivation order
-        List<Interaction> sorted = new ArrayList<>(out);
-        sorted.sort(Comparator.comparingLong(Interaction::toNs).thenComparingLong(Interaction::fromNs));
-        return new Interactions(sorted, notifications, ownership);
-    }
-
-    /** The ring of a target thread: its Thread object, else its Java id; prefers a ring that was not met late. */
-    static Optional<RecordedThread> target(Recording r, long threadObject, long javaId) {
-        RecordedThread found = null;
-        for (RecordedThread t : r.javaThreads()) {
-            boolean match = threadObject != 0 ? t.threadObject() == threadObject : javaId >= 0 && t.javaThreadId() == javaId;
-            if (match && (found == null || found.isLate() && !t.isLate())) {
-                found = t;
-            }
-        }
-        return Optional.ofNullable(found);
-    }
-
-    private static void starts(Recording r, List<Interaction> out) {
-        Set<RecordedThread> started = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (Event e : r.events()) {
-            if (e.type() != EventType.START_CALL) {
-                continue;
-            }
-            RecordedThread t = target(r, e.obj(), e.arg2()).orElse(null);
-            if (t == null || t.isLate() || t == e.thread() || !started.add(t)) {
-                continue;
-            }
-            Event threadStart = t.events().stream().filter(x -> x.type() == EventType.THREAD_START).findFirst()
-                    .orElse(null);
-            long at = threadStart != null ? threadStart.ts() : t.startNs();
-            out.add(new Interaction(Kind.START, e.thread(), e.ts(), t, at, t.threadObject(), e, threadStart, null));
-        }
-    }
-
-    private static boolean resumable(Interval in) {
-        return in.kind() == Interval.Kind.WAITING || in.kind() == Interval.Kind.SLEEPING
-                || in.kind() == Interval.Kind.JOINING;
-    }
-
-    private static Set<Interval> interrupts(Recording r, Map<RecordedThread, List<Interval>> intervals,
-                                            Map<Event, Interval> byEnd, List<Interaction> out) {
-        Set<Interval> used = new HashSet<>();
-        Set<Event> usedEvents = new HashSet<>();
-        for (Event e : r.events()) {
-            if (e.type() != EventType.INTERRUPT_CALL) {
-                continue;
-            }
-            RecordedThread x = target(r, e.obj(), e.arg2()).orElse(null);
-            if (x == null || x == e.thread()) {
-                continue;
-            }
-            Interval hit = null;
-            for (Interval in : intervals.getOrDefault(x, List.of())) {
-                if (resumable(in) && !in.isOpen() && in.startNs() <= e.ts() && e.ts() <= in.endNs()
-                        && !used.contains(in)) {
-                    hit = in; // innermost wins: intervals are in start order
-                }
-            }
-            Event effect = null;
-            if (hit != null) {
-                effect = hit.end();
-            } else {
-                for (Event c : x.events()) {
-                    if (c.type() == EventType.THREAD_INTERRUPTED && c.ts() >= e.ts() && !usedEvents.contains(c)) {
-                        effect = c;
-                        break;
-                    }
-                }
-                if (effect == null) {
-                    continue;
-                }
-                hit = byEnd.get(effect);
-                if (hit != null && used.contains(hit)) {
-                    continue;
-                }
-            }
-            if (hit != null) {
-                used.add(hit);
-            }
-            usedEvents.add(effect);
-            out.add(new Interaction(Kind.INTERRUPT, e.thread(), e.ts(), x, effect.ts(), x.threadObject(), e, effect,
-                    hit));
-        }
-        // a wait whose next record is THREAD_INTERRUPTED was interrupted, even by uninstrumented code
-        Set<Interval> interrupted = new HashSet<>(used);
-        for (List<Interval> list : intervals.values()) {
-            for (Interval in : list) {
-                if (in.kind() == Interval.Kind.WAITING && in.end() != null) {
-                    List<Event> ev = in.thread().events();
-                    int i = ev.indexOf(in.end());
-                    if (i >= 0 && i + 1 < ev.size() && ev.get(i + 1).type() == EventType.THREAD_INTERRUPTED) {
-                        interrupted.add(in);
-                    }
-                }
-            }
-        }
-        return interrupted;
-    }
-
-    private static void joins(Recording r, Map<RecordedThread, List<Interval>> intervals, List<Interaction> out) {
-        for (List<Interval> list : intervals.values()) {
-            for (Interval in : list) {
-                if (in.kind() != Interval.Kind.JOINING || in.end() == null || in.end().type() != EventType.JOINED) {
-                    continue;
-                }
-                RecordedThread dead = target(r, in.monitor(), in.begin().arg2()).orElse(null);
-                if (dead == null || dead == in.thread() || !dead.isEnded() || dead.endNs() == 0
-                        || dead.endNs() > in.endNs()) {
-                    continue;
-                }
-                Event end = dead.events().stream().filter(x -> x.type() == EventType.THREAD_END).findFirst().orElse(null);
-                out.add(new Interaction(Kind.JOIN_END, dead, dead.endNs(), in.thread(), in.endNs(), in.monitor(),
-                        end, in.end(), in));
-            }
-        }
-    }
-
-    private static final class Pending {
-        final Event call;
-        final List<Interaction> woke = new ArrayList<>();
-
-        Pending(Event call) {
-            this.call = call;
-        }
-    }
-
-    private static List<Notification> notifies(Recording r, Map<Event, Interval> byEnd, Set<Interval> interrupted,
-                                               List<Interaction> out) {
-        List<Pending> calls = new ArrayList<>();
-        Map<Long, Deque<Pending>> unbound = new HashMap<>();
-        Map<Long, List<Pending>> alls = new HashMap<>(); // NOTIFY_ALL calls per monitor, in time order
-        Map<Long, Deque<Interval>> pending = new HashMap<>();
-        for (Event e : r.events()) {
-            switch (e.type()) {
-                case NOTIFY -> {
-                    Pending n = new Pending(e);
-                    calls.add(n);
-                    Deque<Interval> waiting = pending.getOrDefault(e.obj(), new ArrayDeque<>());
-                    Interval w = waiting.pollFirst();
-                    if (w != null) {
-                        bind(n, w, out);
-                    } else {
-                        unbound.computeIfAbsent(e.obj(), k -> new ArrayDeque<>()).addLast(n);
-                    }
-                }
-                case NOTIFY_ALL -> {
-                    Pending n = new Pending(e);
-                    calls.add(n);
-                    Deque<Interval> waiting = pending.remove(e.obj());
-                    if (waiting != null) {
-                        for (Interval w : waiting) {
-                            bind(n, w, out);
-                        }
-                    }
-                    alls.computeIfAbsent(e.obj(), k -> new ArrayList<>()).add(n);
-                }
-                case MONITOR_WAITED -> {
-                    Interval w = byEnd.get(e);
-                    if (w == null || w.kind() != Interval.Kind.WAITING || w.timedOut() || interrupted.contains(w)) {
-                        continue;
-                    }
-                    // the first notifyAll at or after the wait began woke it, unless an unbound notify came first
-                    Pending all = firstAtOrAfter(alls.get(e.obj()), w.startNs());
-                    Pending n = null;
-                    Deque<Pending> q = unbound.get(e.obj());
-                    if (q != null) {
-                        for (Iterator<Pending> it = q.iterator(); it.hasNext(); ) {
-                            Pending c = it.next();
-                            if (c.call.ts() >= w.startNs()) {
-                                if (all == null || c.call.ts() <= all.call.ts()) {
-                                    n = c;
-                                    it.remove();
-                                }
-                                break;
-                            }
-                        }
-                    }
-                    if (n == null) {
-                        n = all;
-                    }
-                    if (n != null) {
-                        bind(n, w, out);
-                    } else {
-                        pending.computeIfAbsent(e.obj(), k -> new ArrayDeque<>()).addLast(w);
-                    }
-                }
-                default -> {
-                }
-            }
-        }
-        List<Notification> result = new ArrayList<>();
-        for (Pending p : calls) {
-            result.add(new Notification(p.call, List.copyOf(p.woke)));
-        }
-        return result;
-    }
-
-    /** The first call of a time-ordered list made at or after {@code ns}, or null. */
-    private static Pending firstAtOrAfter(List<Pending> calls, long ns) {
-        if (calls == null) {
-            return null;
-        }
-        int lo = 0;
-        int hi = calls.size();
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (calls.get(mid).call.ts() < ns) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo < calls.size() ? calls.get(lo) : null;
-    }
-
-    private static void bind(Pending n, Interval w, List<Interaction> out) {
-        Kind kind = n.call.type() == EventType.NOTIFY_ALL ? Kind.NOTIFY_ALL : Kind.NOTIFY;
-        Interaction i = new Interaction(kind, n.call.thread(), n.call.ts(), w.thread(), w.endNs(), w.monitor(),
-                n.call, w.end(), w);
-        n.woke.add(i);
-        out.add(i);
+    /** The interactions of an index as objects. */
+    public static Interactions of(ContentionIndex x) {
+        return new Interactions(x);
     }
 }

@@ -10,11 +10,12 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Pairs begin and end events of each ring into {@link Interval}s: MONITOR_ENTER with the
- * next MONITOR_ENTERED on the same monitor (BLOCKED), MONITOR_WAIT with MONITOR_WAITED
- * (WAITING), SLEEP with SLEPT (SLEEPING), JOIN with JOINED on the same Thread object
- * (JOINING), GC_START with GC_FINISH (GC). A SLEEP or JOIN still open at a
- * THREAD_INTERRUPTED ends there (the InterruptedException left the call).
+ * The intervals of each ring as {@link Interval} objects, made from the pairing of
+ * {@link ContentionIndex}: MONITOR_ENTER with the next MONITOR_ENTERED on the same monitor
+ * (BLOCKED), MONITOR_WAIT with MONITOR_WAITED (WAITING), SLEEP with SLEPT (SLEEPING), JOIN
+ * with JOINED on the same Thread object (JOINING), GC_START with GC_FINISH (GC). A SLEEP or
+ * JOIN still open at a THREAD_INTERRUPTED ends there (the InterruptedException left the
+ * call).
  *
  * <p>Joins: {@code Thread.join} waits on the joined Thread object, so the MONITOR_WAIT and
  * MONITOR_WAITED on that object between a JOIN and its end are the join's
@@ -42,7 +43,21 @@ public final class Intervals {
 
     /** Intervals of one ring in start order; open ones end at the thread's end or {@code snapshotNs}. */
     public static List<Interval> of(RecordedThread t, long snapshotNs) {
-        return scan(t, snapshotNs, null);
+        return of(ContentionIndex.intervalsOnly(t, snapshotNs), 0);
+    }
+
+    /** The intervals of a ring of an index, in its interval numbering (start order). */
+    public static List<Interval> of(ContentionIndex x, int ring) {
+        RecordedThread t = x.thread(ring);
+        Interval.Kind[] kinds = Interval.Kind.values();
+        int n = x.intervalCount(ring);
+        List<Interval> out = new ArrayList<>(n);
+        for (int iv = 0; iv < n; iv++) {
+            int end = x.end(ring, iv);
+            out.add(new Interval(kinds[x.kind(ring, iv)], t, x.monitor(ring, iv), x.startNs(ring, iv),
+                    x.endNs(ring, iv), t.event(x.begin(ring, iv)), end < 0 ? null : t.event(end)));
+        }
+        return out;
     }
 
     /**
@@ -52,7 +67,9 @@ public final class Intervals {
      */
     public static Set<Event> joinWaits(RecordedThread t) {
         Set<Event> inner = new HashSet<>();
-        scan(t, t.endNs(), inner);
+        for (int i : ContentionIndex.joinWaits(t)) {
+            inner.add(t.event(i));
+        }
         return inner;
     }
 
@@ -63,103 +80,5 @@ public final class Intervals {
             inner.addAll(joinWaits(t));
         }
         return inner;
-    }
-
-    private static List<Interval> scan(RecordedThread t, long snapshotNs, Set<Event> joinInner) {
-        List<Interval> out = new ArrayList<>();
-        Event enter = null;
-        Event wait = null;
-        Event gc = null;
-        Event sleep = null;
-        Event join = null;
-        for (Event e : t.events()) {
-            switch (e.type()) {
-                case MONITOR_ENTER -> enter = e;
-                case GC_START -> gc = e;
-                case SLEEP -> sleep = e;
-                case JOIN -> join = e;
-                case MONITOR_WAIT -> {
-                    if (join != null && join.obj() == e.obj()) {
-                        add(joinInner, e);
-                    } else {
-                        wait = e;
-                    }
-                }
-                case MONITOR_ENTERED -> {
-                    if (enter != null && enter.obj() == e.obj()) {
-                        out.add(new Interval(Interval.Kind.BLOCKED, t, e.obj(), enter.ts(), e.ts(), enter, e));
-                    }
-                    enter = null;
-                }
-                case MONITOR_WAITED -> {
-                    if (join != null && join.obj() == e.obj()) {
-                        add(joinInner, e);
-                    } else {
-                        if (wait != null && wait.obj() == e.obj()) {
-                            out.add(new Interval(Interval.Kind.WAITING, t, e.obj(), wait.ts(), e.ts(), wait, e));
-                        }
-                        wait = null;
-                    }
-                }
-                case SLEPT -> {
-                    if (sleep != null) {
-                        out.add(new Interval(Interval.Kind.SLEEPING, t, 0, sleep.ts(), e.ts(), sleep, e));
-                    }
-                    sleep = null;
-                }
-                case JOINED -> {
-                    if (join != null && join.obj() == e.obj()) {
-                        out.add(new Interval(Interval.Kind.JOINING, t, e.obj(), join.ts(), e.ts(), join, e));
-                    }
-                    join = null;
-                }
-                case THREAD_INTERRUPTED -> {
-                    if (sleep != null) {
-                        out.add(new Interval(Interval.Kind.SLEEPING, t, 0, sleep.ts(), e.ts(), sleep, e));
-                        sleep = null;
-                    }
-                    if (join != null) {
-                        out.add(new Interval(Interval.Kind.JOINING, t, join.obj(), join.ts(), e.ts(), join, e));
-                        join = null;
-                    }
-                }
-                case GC_FINISH -> {
-                    if (gc != null) {
-                        out.add(new Interval(Interval.Kind.GC, t, 0, gc.ts(), e.ts(), gc, e));
-                    }
-                    gc = null;
-                }
-                default -> {
-                }
-            }
-        }
-        long openEnd = t.endNs() != 0 ? t.endNs() : snapshotNs;
-        if (enter != null) {
-            out.add(open(Interval.Kind.BLOCKED, t, enter.obj(), enter, openEnd));
-        }
-        if (wait != null) {
-            out.add(open(Interval.Kind.WAITING, t, wait.obj(), wait, openEnd));
-        }
-        if (sleep != null) {
-            out.add(open(Interval.Kind.SLEEPING, t, 0, sleep, openEnd));
-        }
-        if (join != null) {
-            out.add(open(Interval.Kind.JOINING, t, join.obj(), join, openEnd));
-        }
-        if (gc != null) {
-            out.add(open(Interval.Kind.GC, t, 0, gc, openEnd));
-        }
-        out.sort(Comparator.comparingLong(Interval::startNs));
-        return out;
-    }
-
-    private static Interval open(Interval.Kind kind, RecordedThread t, long monitor, Event begin, long openEnd) {
-        return new Interval(kind, t, monitor, begin.ts(), Math.max(begin.ts(), openEnd), begin, null);
-    }
-
-    private static void add(Set<Event> set, Event e) {
-        if (set != null) {
-            set.add(e);
-        }
     }
 }

@@ -7,6 +7,7 @@ import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotFormat;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,15 +28,14 @@ import java.util.Optional;
  * <li>otherwise unknown.</li>
  * </ol>
  * "Before" is the order of {@link Recording#events()} (time, ties in file order). The
- * entering thread itself is never its own owner. Immutable once built.
+ * entering thread itself is never its own owner. The rule is the {@link Tracker}, which
+ * {@link ContentionIndex} and the streaming writers apply too; the {@link #handoffs()} are a
+ * view of the index's. Immutable once built.
  */
 public final class MonitorOwnership {
+    private final Recording r;
     private final Map<Event, RecordedThread> owners = new HashMap<>();
-    private final List<Handoff> handoffs = new ArrayList<>();
-    private final Map<Event, Release> handedBy = new HashMap<>();
-
-    private record Release(RecordedThread by, long ts) {
-    }
+    private List<Handoff> handoffs;
 
     /**
      * A lock handoff: {@code to}, blocked on the monitor, got it from {@code from}.
@@ -57,15 +57,20 @@ public final class MonitorOwnership {
         }
     }
 
-    private MonitorOwnership() {
+    private MonitorOwnership(Recording r) {
+        this.r = r;
     }
 
     /** Derives the owners of every MONITOR_ENTER of the recording. */
     public static MonitorOwnership of(Recording r) {
-        MonitorOwnership mo = new MonitorOwnership();
-        mo.derive(r);
-        mo.pairHandoffs(r);
-        mo.handedBy.clear(); // only needed to pair the handoffs
+        MonitorOwnership mo = new MonitorOwnership(r);
+        Tracker tr = new Tracker(r);
+        for (Event e : r.events()) {
+            RecordedThread owner = tr.next(e);
+            if (owner != null) {
+                mo.owners.put(e, owner);
+            }
+        }
         return mo;
     }
 
@@ -79,22 +84,23 @@ public final class MonitorOwnership {
         return ownerAt(enter).map(RecordedThread::javaThreadId).orElse(0L);
     }
 
-    /** Handoffs of every closed BLOCKED interval whose owner is known, by acquisition time. */
-    public List<Handoff> handoffs() {
-        return handoffs;
-    }
-
-    private void derive(Recording r) {
-        Tracker tr = new Tracker(r);
-        for (Event e : r.events()) {
-            RecordedThread owner = tr.next(e);
-            if (owner != null) {
-                owners.put(e, owner);
+    /**
+     * Handoffs of every closed BLOCKED interval whose owner is known, by acquisition time: the
+     * HANDOFF interactions of {@link ContentionIndex} (made on first use).
+     */
+    public synchronized List<Handoff> handoffs() {
+        if (handoffs == null) {
+            Interactions in = Interactions.of(ContentionIndex.of(r));
+            List<Handoff> out = new ArrayList<>();
+            for (Interactions.Interaction i : in.of(Interactions.Kind.HANDOFF)) {
+                out.add(new Handoff(i.from(), i.to(), i.monitor(), i.fromNs(), i.ended()));
             }
-            if (tr.releasedBy != null) {
-                handedBy.put(e, new Release(tr.releasedBy, tr.releaseNs));
-            }
+            // ties: by the blocked interval's start, then ring (the order of Intervals.of(r))
+            out.sort(Comparator.comparingLong(Handoff::acquireNs).thenComparingLong(h -> h.blocked().startNs())
+                    .thenComparingInt(h -> in.index().ring(h.to())));
+            handoffs = List.copyOf(out);
         }
+        return handoffs;
     }
 
     /**
@@ -191,55 +197,5 @@ public final class MonitorOwnership {
             }
         }
         return found;
-    }
-
-    private static final long[] NONE = {};
-
-    /** Timestamps of a ring's MONITOR_WAITs per monitor, in ring order. */
-    private static Map<Long, long[]> waitsByMonitor(RecordedThread t) {
-        Map<Long, long[]> out = new HashMap<>();
-        Map<Long, Integer> n = new HashMap<>();
-        for (Event e : t.events()) {
-            if (e.type() == EventType.MONITOR_WAIT) {
-                long[] a = out.getOrDefault(e.obj(), NONE);
-                int k = n.getOrDefault(e.obj(), 0);
-                if (k == a.length) {
-                    a = java.util.Arrays.copyOf(a, Math.max(4, 2 * k));
-                    out.put(e.obj(), a);
-                }
-                a[k] = e.ts();
-                n.put(e.obj(), k + 1);
-            }
-        }
-        out.replaceAll((k, v) -> java.util.Arrays.copyOf(v, n.get(k)));
-        return out;
-    }
-
-    private void pairHandoffs(Recording r) {
-        Map<RecordedThread, Map<Long, long[]>> waitTimes = new HashMap<>();
-        for (Interval in : Intervals.of(r)) {
-            if (in.kind() != Interval.Kind.BLOCKED || in.isOpen()) {
-                continue;
-            }
-            Release rel = handedBy.get(in.end());
-            RecordedThread from = rel != null ? rel.by() : owners.get(in.begin());
-            if (from == null) {
-                continue;
-            }
-            long release = rel != null ? rel.ts() : in.endNs();
-            if (rel == null) {
-                // the first MONITOR_WAIT (in ring order) of the owner on the monitor within the block
-                long[] waits = waitTimes.computeIfAbsent(from, MonitorOwnership::waitsByMonitor)
-                        .getOrDefault(in.monitor(), NONE);
-                for (long ts : waits) {
-                    if (ts >= in.startNs() && ts <= in.endNs()) {
-                        release = ts;
-                        break;
-                    }
-                }
-            }
-            handoffs.add(new Handoff(from, in.thread(), in.monitor(), release, in));
-        }
-        handoffs.sort((a, b) -> Long.compare(a.acquireNs(), b.acquireNs()));
     }
 }

@@ -1,7 +1,5 @@
 package dev.convoy.analysis;
 
-import dev.convoy.model.Event;
-import dev.convoy.model.MonitorState;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import java.util.ArrayList;
@@ -12,13 +10,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The state sequence of every Java thread (the TPTP model's TRCThread*Event sequence: a
- * state lasts until the next one). Per thread the spans cover, without gap or overlap,
- * the time from its start ({@link RecordedThread#startNs()}, or its first record if
- * earlier) to its end, then one DEAD span from its end to the snapshot:
+ * state lasts until the next one), a view of the spans of a {@link ContentionIndex}. Per
+ * thread the spans cover, without gap or overlap, the time from its start
+ * ({@link RecordedThread#startNs()}, or its first record if earlier) to its end, then one
+ * DEAD span from its end to the snapshot:
  * <ul>
  * <li>BLOCKED, WAITING, SLEEPING, JOINING: its {@link Intervals} of those kinds (the
  *     waits of a join are the join's); where intervals nest (a contended enter of the
@@ -91,100 +89,27 @@ public final class ThreadStates {
 
     /** Computes the state sequences of all Java threads. */
     public static ThreadStates of(Recording r) {
-        long snapshot = r.snapshotMonotonicNs();
-        Map<RecordedThread, MonitorState> deadlocked = new IdentityHashMap<>();
-        for (Deadlocks.Deadlock d : Deadlocks.find(r)) {
-            for (int i = 0; i < d.threads().size(); i++) {
-                deadlocked.put(d.threads().get(i), d.waits().get(i));
-            }
-        }
+        return of(ContentionIndex.of(r));
+    }
+
+    /** The state sequences of an index's Java threads as objects. */
+    public static ThreadStates of(ContentionIndex x) {
         Map<RecordedThread, List<Span>> out = new LinkedHashMap<>();
-        for (RecordedThread t : r.javaThreads()) {
-            out.put(t, List.copyOf(states(t, snapshot, deadlocked.get(t))));
+        for (int k = 0; k < x.rings(); k++) {
+            RecordedThread t = x.thread(k);
+            if (t.isSystem()) {
+                continue;
+            }
+            List<Interval> intervals = Intervals.of(x, k);
+            List<Span> spans = new ArrayList<>();
+            for (int s = 0; s < x.spans(k); s++) {
+                int iv = x.spanInterval(k, s);
+                spans.add(new Span(t, x.spanState(k, s), x.spanStartNs(k, s), x.spanEndNs(k, s),
+                        iv < 0 ? 0 : x.monitor(k, iv), iv < 0 ? null : intervals.get(iv)));
+            }
+            out.put(t, List.copyOf(spans));
         }
         return new ThreadStates(out);
-    }
-
-    private static List<Span> states(RecordedThread t, long snapshot, MonitorState deadlock) {
-        long begin = t.startNs();
-        for (Event e : t.events()) {
-            begin = Math.min(begin, e.ts());
-            break;
-        }
-        long lifeEnd = t.isEnded() && t.endNs() != 0 ? Math.max(begin, t.endNs()) : Math.max(begin, snapshot);
-        List<Interval> intervals = new ArrayList<>();
-        for (Interval in : Intervals.of(t, snapshot)) {
-            if (in.kind() != Interval.Kind.GC && in.endNs() > in.startNs()) {
-                intervals.add(in);
-            }
-        }
-        Interval deadlockInterval = null;
-        if (deadlock != null) {
-            for (Interval in : intervals) {
-                if (in.kind() == Interval.Kind.BLOCKED && in.isOpen()
-                        && (deadlock.object() == 0 || in.monitor() == deadlock.object())) {
-                    deadlockInterval = in; // the last one
-                }
-            }
-        }
-        TreeSet<Long> bounds = new TreeSet<>();
-        bounds.add(begin);
-        bounds.add(lifeEnd);
-        for (Interval in : intervals) {
-            bounds.add(clamp(in.startNs(), begin, lifeEnd));
-            bounds.add(clamp(in.endNs(), begin, lifeEnd));
-        }
-        List<Span> out = new ArrayList<>();
-        List<Interval> active = new ArrayList<>(); // intervals covering the current segment
-        int next = 0; // intervals are in start order
-        Long prev = null;
-        for (long b : bounds) {
-            if (prev != null) {
-                long a = prev;
-                while (next < intervals.size() && intervals.get(next).startNs() <= a) {
-                    active.add(intervals.get(next++));
-                }
-                active.removeIf(in -> in.endNs() <= a);
-                Interval inner = null;
-                for (Interval in : active) {
-                    if (inner == null || in.startNs() > inner.startNs()
-                            || in.startNs() == inner.startNs() && in.endNs() <= inner.endNs()) {
-                        inner = in;
-                    }
-                }
-                Span s = inner == null ? new Span(t, State.RUNNING, a, b, 0, null)
-                        : new Span(t, inner == deadlockInterval ? State.DEADLOCKED : state(inner.kind()), a, b,
-                        inner.monitor(), inner);
-                Span last = out.isEmpty() ? null : out.get(out.size() - 1);
-                if (last != null && last.state() == s.state() && last.interval() == s.interval()) {
-                    out.set(out.size() - 1, new Span(t, s.state(), last.startNs(), b, s.monitor(), s.interval()));
-                } else {
-                    out.add(s);
-                }
-            }
-            prev = b;
-        }
-        if (out.isEmpty()) {
-            out.add(new Span(t, State.RUNNING, begin, lifeEnd, 0, null));
-        }
-        if (t.isEnded() && t.endNs() != 0) {
-            out.add(new Span(t, State.DEAD, lifeEnd, Math.max(lifeEnd, snapshot), 0, null));
-        }
-        return out;
-    }
-
-    private static long clamp(long v, long lo, long hi) {
-        return Math.max(lo, Math.min(hi, v));
-    }
-
-    private static State state(Interval.Kind k) {
-        return switch (k) {
-            case BLOCKED -> State.BLOCKED;
-            case WAITING -> State.WAITING;
-            case SLEEPING -> State.SLEEPING;
-            case JOINING -> State.JOINING;
-            case GC -> State.RUNNING;
-        };
     }
 
     /** Threads with at least one span in a state, for convenience. */

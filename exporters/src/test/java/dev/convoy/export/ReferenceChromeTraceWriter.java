@@ -10,7 +10,6 @@ import dev.convoy.analysis.Interactions.Interaction;
 import dev.convoy.analysis.Interval;
 import dev.convoy.analysis.Intervals;
 import dev.convoy.analysis.MonitorOwnership;
-import dev.convoy.analysis.ThreadStates;
 import dev.convoy.model.Event;
 import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
@@ -29,10 +28,15 @@ import java.util.TreeMap;
 
 /**
  * The Chrome trace writer as it was before it streamed, kept as the test oracle of
- * {@link ChromeTraceWriter}: it builds every event as an object on the object analyses
- * ({@code Intervals}, {@code MonitorOwnership}, {@code Interactions}, {@code ThreadStates},
- * {@code CriticalPath}), sorts them and writes them. {@code ChromeStreamingTest} compares the
- * two outputs as sets of events; {@code ChromeHeapTest} shows the memory difference.
+ * {@link ChromeTraceWriter}'s rendering: it builds every event as an object from the object
+ * views ({@code Intervals}, {@code Interactions}, {@code CriticalPath}; the owner of a
+ * blocked enter from {@code MonitorOwnership}), sorts them and writes them, where the
+ * streamed writer reads the {@code ContentionIndex} arrays while merging the events in
+ * time order. Both rest on the same analysis, so {@code ChromeStreamingTest} checks the
+ * streamed rendering (call numbering, arrow ends, slice nesting and trimming, event order)
+ * and the views' materialization (causes, effects, ended intervals, path membership), not
+ * the analysis rules (those have tests with expected results of their own).
+ * {@code ChromeHeapTest} shows the memory difference.
  */
 final class ReferenceChromeTraceWriter implements Exporter {
     /** Track id of GC pauses: fits in a signed 32-bit int, far above any Java thread id seen in practice. */
@@ -97,8 +101,8 @@ final class ReferenceChromeTraceWriter implements Exporter {
             this.start = r.startMonotonicNs();
             this.pid = r.pid();
             this.owners = MonitorOwnership.of(r);
-            this.interactions = Interactions.of(r, owners);
-            this.path = CriticalPath.of(r, ThreadStates.of(r), interactions);
+            this.interactions = Interactions.of(r);
+            this.path = CriticalPath.of(interactions);
         }
 
         long tid(RecordedThread t) {
@@ -185,17 +189,17 @@ final class ReferenceChromeTraceWriter implements Exporter {
             }
             criticalPath(slices);
             nest(slices);
-            for (MonitorOwnership.Handoff h : owners.handoffs()) {
+            for (Interaction h : interactions.of(Interactions.Kind.HANDOFF)) {
                 java.util.function.Supplier<Map<String, Object>> a = () -> {
                     Map<String, Object> m = new LinkedHashMap<>();
                     m.put("monitor", className(h.monitor()));
                     m.put("monitor_id", h.monitor());
                     return m;
                 };
-                add("I", "monitor released", HANDOFF, h.from(), h.releaseNs()).lazyArgs = a;
-                add("s", HANDOFF_NAME, HANDOFF, h.from(), h.releaseNs()).id = flowId;
-                add("I", "monitor acquired", HANDOFF, h.to(), h.acquireNs()).lazyArgs = a;
-                Ev fin = add("f", HANDOFF_NAME, HANDOFF, h.to(), h.acquireNs());
+                add("I", "monitor released", HANDOFF, h.from(), h.fromNs()).lazyArgs = a;
+                add("s", HANDOFF_NAME, HANDOFF, h.from(), h.fromNs()).id = flowId;
+                add("I", "monitor acquired", HANDOFF, h.to(), h.toNs()).lazyArgs = a;
+                Ev fin = add("f", HANDOFF_NAME, HANDOFF, h.to(), h.toNs());
                 fin.id = flowId;
                 fin.bindEnclosing = true;
                 flowId++;

@@ -11,9 +11,9 @@ import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 
+import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.CriticalPath;
 import dev.convoy.analysis.Deadlocks;
-import dev.convoy.analysis.Interactions;
 import dev.convoy.analysis.Interval;
 import dev.convoy.analysis.Intervals;
 import dev.convoy.analysis.MonitorStatistics;
@@ -80,15 +80,16 @@ final class SnapshotJson {
         long snapshotNs = r.snapshotMonotonicNs();
         long startNs = r.startMonotonicNs();
         MonitorStatistics stats = MonitorStatistics.of(r);
-        ThreadStates states = ThreadStates.of(r);
-        CriticalPath path = CriticalPath.of(r, states, Interactions.of(r));
+        ContentionIndex x = ContentionIndex.of(r);
+        ThreadStates states = ThreadStates.of(x);
+        CriticalPath path = CriticalPath.of(x);
 
         Map<Long, StackTally> threadStacks = new HashMap<>();
         Map<Long, MonitorRow> monitors = new LinkedHashMap<>();
         Map<String, StackTally> callerStacks = new HashMap<>(); // kind|class|caller
         for (RecordedThread t : r.javaThreads()) {
             StackTally ts = threadStacks.computeIfAbsent(t.ringId(), k -> new StackTally());
-            for (Interval in : Intervals.of(t, snapshotNs)) {
+            for (Interval in : Intervals.of(x, x.ring(t))) {
                 if (in.kind() != Interval.Kind.BLOCKED && in.kind() != Interval.Kind.WAITING) {
                     continue;
                 }
