@@ -184,7 +184,8 @@ final class ReferenceChromeTraceWriter implements Exporter {
                 Ev e = add("X", name, cat, in.thread(), in.startNs());
                 boolean critical = in.kind() != Interval.Kind.GC && path.isOnPath(in);
                 e.lazyArgs = () -> sliceArgs(in, critical);
-                e.dur = Math.max(0, in.endNs() - start) - e.ts;
+                // an end older than the begin (records out of time order): duration 0
+                e.dur = Math.max(0, Math.max(0, in.endNs() - start) - e.ts);
                 slices.add(e);
             }
             criticalPath(slices);
