@@ -159,7 +159,7 @@ public final class ContentionReport {
                 continue;
             }
             RecordedThread from = i.kind() == Kind.TIMEOUT ? null : i.from();
-            String by = from == null ? "(timeout)" : from.name();
+            String by = from == null ? "(timeout)" : from.label();
             String key = by + "\u0000" + (from == null ? -1 : from.ringId()) + "\u0000" + how;
             Cause c = out.get(key);
             long ns = i.ended().durationNs();
@@ -255,7 +255,7 @@ public final class ContentionReport {
         }
         List<List<String>> rows = new ArrayList<>();
         for (ThreadRow t : top) {
-            rows.add(List.of(t.thread().name(), Long.toString(t.blockedCount()), duration(t.blockedNs()),
+            rows.add(List.of(t.thread().label(), Long.toString(t.blockedCount()), duration(t.blockedNs()),
                     Long.toString(t.waitedCount()), duration(t.waitedNs()), duration(total(t))));
         }
         o.table(List.of("thread", "blocks", "blocked", "waits", "waited", "total"),
@@ -271,16 +271,16 @@ public final class ContentionReport {
                 ns -= c.ns();
             }
             for (Cause c : cs.stream().limit(TOP_SITES).toList()) {
-                causes.add(List.of(t.thread().name(), c.by(), c.how(), Long.toString(c.count()), duration(c.ns())));
+                causes.add(List.of(t.thread().label(), c.by(), c.how(), Long.toString(c.count()), duration(c.ns())));
             }
             if (cs.size() > TOP_SITES) {
                 Cause rest = cs.stream().skip(TOP_SITES).reduce(new Cause(null, "", "", 0, 0),
                         (a, c) -> new Cause(null, "", "", a.count() + c.count(), a.ns() + c.ns()));
-                causes.add(List.of(t.thread().name(), "(others)", "-", Long.toString(rest.count()),
+                causes.add(List.of(t.thread().label(), "(others)", "-", Long.toString(rest.count()),
                         duration(rest.ns())));
             }
             if (count > 0) {
-                causes.add(List.of(t.thread().name(), "(not recorded)", "open or unattributed",
+                causes.add(List.of(t.thread().label(), "(not recorded)", "open or unattributed",
                         Long.toString(count), duration(ns)));
             }
         }
@@ -302,8 +302,8 @@ public final class ContentionReport {
                 RecordedThread t = d.threads().get(i);
                 MonitorState w = d.waits().get(i);
                 RecordedThread owner = d.threads().get((i + 1) % d.threads().size());
-                o.line(o.bullet() + t.name() + " is blocked on " + monitorName(w.object(), w.identityHash())
-                        + ", held by " + owner.name());
+                o.line(o.bullet() + t.label() + " is blocked on " + monitorName(w.object(), w.identityHash())
+                        + ", held by " + owner.label());
                 List<String> frames = new ArrayList<>();
                 Event enter = lastEnter(t, w.object());
                 if (enter != null) {
@@ -337,8 +337,8 @@ public final class ContentionReport {
             return;
         }
         Segment first = path.segments().get(0);
-        o.line("Length " + duration(path.lengthNs()) + ", from " + first.thread().name() + " at "
-                + offset(path.startNs()) + " to the end of " + path.endThread().name() + " at "
+        o.line("Length " + duration(path.lengthNs()) + ", from " + first.thread().label() + " at "
+                + offset(path.startNs()) + " to the end of " + path.endThread().label() + " at "
                 + offset(path.endNs()) + ", through " + path.segments().stream().map(s -> s.thread())
                 .distinct().count() + " threads in " + path.segments().size() + " segments.");
         List<List<String>> states = new ArrayList<>();
@@ -378,8 +378,8 @@ public final class ContentionReport {
             String on = s.monitor() == 0 ? "-" : s.state() == State.JOINING
                     ? r.threadByObject(s.monitor()).map(RecordedThread::name).orElse(monitorName(s.monitor(), 0))
                     : monitorName(s.monitor(), r.identityHash(s.monitor()));
-            String via = s.via() == null ? "-" : kind(s.via().kind()) + " by " + s.via().from().name();
-            rows.add(List.of(s.thread().name(), s.state().name().toLowerCase(Locale.ROOT), on, offset(s.startNs()),
+            String via = s.via() == null ? "-" : kind(s.via().kind()) + " by " + s.via().from().label();
+            rows.add(List.of(s.thread().label(), s.state().name().toLowerCase(Locale.ROOT), on, offset(s.startNs()),
                     duration(s.durationNs()), via));
         }
         o.table(List.of("thread", "state", "on", "at", "time", "ended by"),

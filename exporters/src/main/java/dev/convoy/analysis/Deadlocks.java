@@ -34,8 +34,8 @@ public final class Deadlocks {
                 MonitorState w = waits.get(i);
                 String monitor = w.object() != 0 ? r.objectClassName(w.object()) + "#" + w.object()
                         : String.format("monitor@%08x", w.identityHash());
-                parts.add(threads.get(i).name() + " blocked on " + monitor + " owned by "
-                        + threads.get((i + 1) % threads.size()).name());
+                parts.add(threads.get(i).label() + " blocked on " + monitor + " owned by "
+                        + threads.get((i + 1) % threads.size()).label());
             }
             return String.join("; ", parts);
         }

@@ -199,6 +199,9 @@ public final class RecordedThread {
     public long torn() { return torn; }
     /** Thread name at snapshot time or at its end. */
     public String name() { return name; }
+
+    /** The name to show a person: the name, or {@code "thread <java id>"} when it is empty (unnamed virtual threads). */
+    public String label() { return name.isEmpty() ? "thread " + javaThreadId : name; }
     /** Thread group name, "" if none. */
     public String group() { return group; }
     /** Parent thread group name, "" if none. */

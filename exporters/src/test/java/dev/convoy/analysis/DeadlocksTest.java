@@ -6,6 +6,7 @@ import static dev.convoy.snapshot.SnapshotFormat.MSTATE_BLOCKED;
 import static dev.convoy.snapshot.SnapshotFormat.MSTATE_WAITING;
 import static dev.convoy.testing.Fixtures.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 
@@ -33,6 +34,25 @@ class DeadlocksTest {
         assertEquals(List.of(M2, M1), d.waits().stream().map(MonitorState::object).toList());
         assertEquals("main blocked on com.example.Lock#" + M2 + " owned by worker-1; worker-1 blocked on "
                 + "java.lang.Object#" + M1 + " owned by main", d.describe(r));
+    }
+
+    /** An unnamed thread (a virtual thread has no name unless given one) is shown by its Java id. */
+    @Test
+    void anUnnamedThreadIsShownByItsJavaId() throws Exception {
+        SnapshotWriter.Builder b = base();
+        b.thread(R_MAIN, 1, O_MAIN, "main").span(T0, 0)
+                .event(T0, EVENT_THREAD_START, 0, O_MAIN, 1)
+                .event(t(300), EVENT_MONITOR_ENTER, S_RUN, M2, 0);
+        b.thread(R_W1, 12, O_W1, "").span(t(50), 0)
+                .event(t(310), EVENT_MONITOR_ENTER, S_INIT, M1, 0);
+        b.monitor(R_MAIN, MSTATE_BLOCKED, M2, 0xAAAA0002, 12);
+        b.monitor(R_W1, MSTATE_BLOCKED, M1, 0xAAAA0001, 1);
+        Recording r = read(b);
+        Deadlocks.Deadlock d = Deadlocks.find(r).get(0);
+        assertEquals("main blocked on com.example.Lock#" + M2 + " owned by thread 12; thread 12 blocked on "
+                + "java.lang.Object#" + M1 + " owned by main", d.describe(r));
+        String report = ContentionReport.of(r).render(ContentionReport.Style.TEXT);
+        assertTrue(report.contains("thread 12 is blocked on"), report);
     }
 
     @Test

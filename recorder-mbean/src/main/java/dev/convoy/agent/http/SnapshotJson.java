@@ -128,7 +128,7 @@ final class SnapshotJson {
             g.writeStartObject();
             g.writeNumberField("ring", t.ringId());
             g.writeNumberField("javaThreadId", t.javaThreadId());
-            g.writeStringField("name", t.name());
+            g.writeStringField("name", t.label());
             g.writeStringField("group", t.group());
             g.writeStringField("state", stateAtSnapshot(r, t));
             g.writeNumberField("events", t.eventCount());
@@ -192,7 +192,7 @@ final class SnapshotJson {
                 MonitorState w = d.waits().get(i);
                 g.writeStartObject();
                 g.writeNumberField("ring", t.ringId());
-                g.writeStringField("name", t.name());
+                g.writeStringField("name", t.label());
                 g.writeNumberField("monitor", w.object());
                 g.writeStringField("monitorClass", w.object() != 0 ? className(r, w.object()) : "");
                 g.writeNumberField("stack", lastEnterStack(t));
@@ -204,7 +204,7 @@ final class SnapshotJson {
         g.writeEndArray();
 
         g.writeObjectFieldStart("criticalPath");
-        g.writeStringField("endThread", path.endThread() == null ? "" : path.endThread().name());
+        g.writeStringField("endThread", path.endThread() == null ? "" : path.endThread().label());
         g.writeNumberField("lengthNs", path.lengthNs());
         g.writeObjectFieldStart("nsByState");
         for (Map.Entry<ThreadStates.State, Long> e : path.nsByState().entrySet()) {
@@ -216,7 +216,7 @@ final class SnapshotJson {
         g.writeArrayFieldStart("segments");
         for (CriticalPath.Segment s : segs.subList(0, Math.min(MAX_SEGMENTS, segs.size()))) {
             g.writeStartObject();
-            g.writeStringField("thread", s.thread().name());
+            g.writeStringField("thread", s.thread().label());
             g.writeNumberField("ring", s.thread().ringId());
             g.writeStringField("state", s.state().name());
             g.writeNumberField("startNs", s.startNs() - startNs);
