@@ -90,14 +90,27 @@ static void free_state(JNIEnv *jni, cv_thread *t) {
     free(t);
 }
 
-/* Under registry_lock: frees the oldest ended unpinned states until `need` fits. */
+/* A state whose Thread object has been collected: its thread ended without a ThreadEnd
+ * (virtual threads get none, the recorder does not ask for their events). */
+static int thread_gone(JNIEnv *jni, const cv_thread *t) {
+    return jni && t->thread_ref && (*jni)->IsSameObject(jni, t->thread_ref, NULL);
+}
+
+/* Under registry_lock: frees unpinned states of ended threads until `need` fits: first
+ * those whose Thread object is gone (their end time is unknown), then the oldest ended. */
 static int make_room(JNIEnv *jni, uint64_t need) {
     while (memory_in_use + need > ring_budget) {
         cv_thread **victim = NULL;
+        int victim_gone = 0;
         for (cv_thread **p = &registry; *p; p = &(*p)->next) {
             cv_thread *t = *p;
-            if (!(t->flags & RING_ENDED) || t->pins) continue;
-            if (!victim || t->end_ns < (*victim)->end_ns) victim = p;
+            if (t->pins) continue;
+            int gone = !(t->flags & RING_ENDED) && thread_gone(jni, t);
+            if (!(t->flags & RING_ENDED) && !gone) continue;
+            if (!victim || (gone && !victim_gone) || (gone == victim_gone && t->end_ns < (*victim)->end_ns)) {
+                victim = p;
+                victim_gone = gone;
+            }
         }
         if (!victim) return 0;
         cv_thread *t = *victim;

@@ -3,6 +3,7 @@ package dev.convoy.agent.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +18,7 @@ import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.testapps.ExitUnderContention;
 import dev.convoy.testapps.ThreadChurn;
+import dev.convoy.testapps.VirtualThreadChurn;
 
 /** Memory cap, shutdown races and start-up errors, in fresh JVMs on every JDK of {@link Jdks}. */
 class LifecycleIT {
@@ -58,6 +60,31 @@ class LifecycleIT {
         assertTrue(r.infoLong("records.written", -1) > writtenInSnapshot,
                 "the totals still count the evicted rings' records: " + r.info());
         assertEquals(0, r.infoLong("records.dropped", -1), "every thread got a ring: " + r.info());
+    }
+
+    /**
+     * Virtual threads get no ThreadEnd, so their rings are never marked ended; once their Thread
+     * objects are collected the cap frees those rings first. Without that, 400 virtual threads
+     * fill a 1 MiB cap and every later thread records nothing.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void ringsOfVirtualThreadsThatEndedAreFreedForLaterThreads(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("buffer=4k,memory=1m"),
+                VirtualThreadChurn.class.getName(), "400");
+        assumeFalse((run.stdout() + run.stderr()).matches("(?s).*virtual.threads.need.JDK.21.*"), jdk.label() + " has no virtual threads: skipped");
+        Recording r = run.assertSucceeded().recording();
+        assertTrue(r.infoLong("threads.evicted", -1) > 0, () -> "the cap forced evictions: " + r.info());
+        assertEquals(0, r.infoLong("records.dropped", -1), () -> "every thread got a ring: " + r.info());
+        RecordedThread after = r.threads().stream().filter(t -> t.name().equals(VirtualThreadChurn.AFTER_THREAD))
+                .findFirst().orElseThrow(() -> new AssertionError("the thread started after the virtual ones was not "
+                        + "recorded: " + r.info()));
+        assertTrue(after.events().stream().anyMatch(e -> e.type() == EventType.MONITOR_WAIT
+                && r.objectClassName(e.obj()).equals(VirtualThreadChurn.AfterLock.class.getName())), after::toString);
+        assertTrue(r.threads().stream().anyMatch(t -> t.events().stream().anyMatch(e -> e.type() == EventType.MONITOR_WAIT
+                        && r.objectClassName(e.obj()).equals(VirtualThreadChurn.VirtualLock.class.getName()))),
+                "the latest virtual threads' waits are kept");
     }
 
     @ParameterizedTest(name = "{0}")
