@@ -97,6 +97,7 @@ public final class ChromeTraceWriter implements Exporter {
     private static final SerializedString OWNER_TID = s("owner_tid");
     private static final SerializedString THREAD = s("thread");
     private static final SerializedString THREAD_TID = s("thread_tid");
+    private static final SerializedString UNKNOWN = s("unknown");
     private static final SerializedString V_X = s("X");
     private static final SerializedString V_I = s("I");
     private static final SerializedString V_S = s("s");
@@ -303,14 +304,7 @@ public final class ChromeTraceWriter implements Exporter {
                     begin(isStart ? START_CALL : INTERRUPT_CALL, cat, V_I, tid(ring), e.ts());
                     g.writeFieldName(ARGS);
                     g.writeStartObject();
-                    g.writeFieldName(THREAD);
-                    if (target == null) {
-                        g.writeString("unknown");
-                    } else {
-                        g.writeString(names[x.ring(target)]);
-                    }
-                    g.writeFieldName(THREAD_TID);
-                    g.writeNumber(target == null ? 0 : tid(x.ring(target)));
+                    threadArgs(THREAD, THREAD_TID, target);
                     if (!isStart) {
                         g.writeBooleanField("target_waiting", e.arg() == 1);
                     }
@@ -418,14 +412,7 @@ public final class ChromeTraceWriter implements Exporter {
                     monitorArgs(mon);
                     stack(beginEvent.stackId());
                     RecordedThread owner = x.owner(ring, iv);
-                    g.writeFieldName(OWNER);
-                    if (owner == null) {
-                        g.writeString("unknown");
-                    } else {
-                        g.writeString(names[x.ring(owner)]);
-                    }
-                    g.writeFieldName(OWNER_TID);
-                    g.writeNumber(owner == null ? 0 : tid(x.ring(owner)));
+                    threadArgs(OWNER, OWNER_TID, owner);
                     if (open) {
                         g.writeFieldName(RESULT);
                         g.writeString("still blocked at snapshot");
@@ -658,6 +645,14 @@ public final class ChromeTraceWriter implements Exporter {
                 whole /= 10;
             } while (whole > 0);
             g.writeNumber(num, at, num.length - at);
+        }
+
+        /** {@code "<name>":"<thread name>","<tid>":<tid>}, "unknown" and 0 for no thread. */
+        void threadArgs(SerializedString nameField, SerializedString tidField, RecordedThread t) throws IOException {
+            g.writeFieldName(nameField);
+            g.writeString(t == null ? UNKNOWN : names[x.ring(t)]);
+            g.writeFieldName(tidField);
+            g.writeNumber(t == null ? 0 : tid(x.ring(t)));
         }
 
         void monitorArgs(long mon) throws IOException {

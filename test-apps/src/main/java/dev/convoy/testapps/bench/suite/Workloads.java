@@ -270,10 +270,7 @@ public final class Workloads {
         for (int ci = 0; ci < clients; ci++) {
             int id = ci;
             Thread t = new Thread(() -> {
-                try (Connection c = DriverManager.getConnection(url, "sa", "");
-                     PreparedStatement upd = c.prepareStatement("UPDATE acct SET balance = balance + 1 WHERE id = ?");
-                     PreparedStatement sel = c.prepareStatement(
-                             "SELECT SUM(balance) FROM acct WHERE id BETWEEN ? AND ?")) {
+                h2Session(url, (upd, sel) -> {
                     ready.countDown();
                     ThreadLocalRandom rnd = ThreadLocalRandom.current();
                     long before = 0;
@@ -302,9 +299,7 @@ public final class Workloads {
                     }
                     ThreadInfo ti = mx.getThreadInfo(Thread.currentThread().getId());
                     events[id] = ti.getBlockedCount() + ti.getWaitedCount() - before;
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
-                }
+                });
             }, "h2-client-" + ci);
             t.start();
             ts.add(t);
@@ -351,6 +346,22 @@ public final class Workloads {
         return url;
     }
 
+    /** What a client does with its own connection's two statements. */
+    interface H2Client {
+        void run(PreparedStatement update, PreparedStatement rangeSum) throws SQLException;
+    }
+
+    /** Runs {@code client} on a new connection to {@code url} with the workload's two statements. */
+    static void h2Session(String url, H2Client client) {
+        try (Connection c = DriverManager.getConnection(url, "sa", "");
+             PreparedStatement upd = c.prepareStatement("UPDATE acct SET balance = balance + 1 WHERE id = ?");
+             PreparedStatement sel = c.prepareStatement("SELECT SUM(balance) FROM acct WHERE id BETWEEN ? AND ?")) {
+            client.run(upd, sel);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** One client operation: 25 % an update of one of {@code rows} hot rows, 75 % a range sum. */
     static void h2Op(PreparedStatement upd, PreparedStatement sel, int rows, ThreadLocalRandom rnd)
             throws SQLException {
@@ -388,10 +399,7 @@ public final class Workloads {
         CountDownLatch ready = new CountDownLatch(clients);
         for (int ci = 0; ci < clients; ci++) {
             Thread t = new Thread(() -> {
-                try (Connection c = DriverManager.getConnection(url, "sa", "");
-                     PreparedStatement upd = c.prepareStatement("UPDATE acct SET balance = balance + 1 WHERE id = ?");
-                     PreparedStatement sel = c.prepareStatement(
-                             "SELECT SUM(balance) FROM acct WHERE id BETWEEN ? AND ?")) {
+                h2Session(url, (upd, sel) -> {
                     ready.countDown();
                     ThreadLocalRandom rnd = ThreadLocalRandom.current();
                     while (!stop[0]) {
@@ -402,9 +410,7 @@ public final class Workloads {
                             // a lock time-out: not an operation done
                         }
                     }
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
-                }
+                });
             }, "h2-client-" + ci);
             t.setDaemon(true);
             t.start();
