@@ -119,8 +119,8 @@ class GroundTruthIT {
                         if (enter != null && enter.obj() == e.obj()) {
                             bc++;
                             bn += e.ts() - enter.ts();
-                            byClass.computeIfAbsent(r.objectClassName(e.obj()), k -> new long[4])[0]++;
-                            byClass.get(r.objectClassName(e.obj()))[1] += e.ts() - enter.ts();
+                            byClass.computeIfAbsent(classOf(r, e.obj()), k -> new long[4])[0]++;
+                            byClass.get(classOf(r, e.obj()))[1] += e.ts() - enter.ts();
                         }
                         enter = null;
                     }
@@ -129,8 +129,8 @@ class GroundTruthIT {
                         if (wait != null && wait.obj() == e.obj()) {
                             wc++;
                             wn += e.ts() - wait.ts();
-                            byClass.computeIfAbsent(r.objectClassName(e.obj()), k -> new long[4])[2]++;
-                            byClass.get(r.objectClassName(e.obj()))[3] += e.ts() - wait.ts();
+                            byClass.computeIfAbsent(classOf(r, e.obj()), k -> new long[4])[2]++;
+                            byClass.get(classOf(r, e.obj()))[3] += e.ts() - wait.ts();
                         }
                         wait = null;
                     }
@@ -143,14 +143,14 @@ class GroundTruthIT {
             if (enter != null) {
                 bc++;
                 bn += end - enter.ts();
-                byClass.computeIfAbsent(r.objectClassName(enter.obj()), k -> new long[4])[0]++;
-                byClass.get(r.objectClassName(enter.obj()))[1] += end - enter.ts();
+                byClass.computeIfAbsent(classOf(r, enter.obj()), k -> new long[4])[0]++;
+                byClass.get(classOf(r, enter.obj()))[1] += end - enter.ts();
             }
             if (wait != null) {
                 wc++;
                 wn += end - wait.ts();
-                byClass.computeIfAbsent(r.objectClassName(wait.obj()), k -> new long[4])[2]++;
-                byClass.get(r.objectClassName(wait.obj()))[3] += end - wait.ts();
+                byClass.computeIfAbsent(classOf(r, wait.obj()), k -> new long[4])[2]++;
+                byClass.get(classOf(r, wait.obj()))[3] += end - wait.ts();
             }
             String n = t.name();
             assertEquals(List.of(bc, bn, wc, wn), List.of(row.blockedCount(), row.blockedNs(), row.waitedCount(),
@@ -163,6 +163,12 @@ class GroundTruthIT {
             long callers = stats.blockCallers(c.className()).stream().mapToLong(x -> x.stats().totalNs()).sum();
             assertEquals(c.blocked().totalNs(), callers, "block callers add up for " + c.className());
         }
+    }
+
+    /** The class a monitor is counted under: its class name, or MonitorStatistics' name for an undescribed one. */
+    private static String classOf(Recording r, long monitor) {
+        String c = r.objectClassName(monitor);
+        return c.isEmpty() ? MonitorStatistics.UNKNOWN_CLASS : c;
     }
 
     @ParameterizedTest(name = "{0}")
