@@ -220,7 +220,8 @@ class JmxIT {
         for (String t : List.of(Deadlock.THREAD_A, Deadlock.THREAD_B)) {
             CompositeData row = rows.stream().filter(r -> t.equals(r.get("name"))).findFirst().orElseThrow();
             assertEquals("blocked", row.get("state"));
-            assertEquals(1L, row.get("blockedCount"));
+            // the deadlocked enter; a JDK monitor contended while the thread started may add one
+            assertTrue((Long) row.get("blockedCount") >= 1L, row::toString);
         }
         TabularData monitors = (TabularData) s.get("mostContendedMonitors");
         List<String> classes = monitors.values().stream().map(v -> (String) ((CompositeData) v).get("monitorClass"))
@@ -229,6 +230,12 @@ class JmxIT {
         // this test may contend on JDK monitors (e.g. a java.lang.Thread) too
         assertEquals(List.of(Deadlock.LockA.class.getName(), Deadlock.LockB.class.getName()),
                 classes.stream().filter(c -> !isJdkClass(c)).toList(), classes::toString);
+        for (Object v : monitors.values()) {
+            CompositeData m = (CompositeData) v;
+            if (!isJdkClass((String) m.get("monitorClass"))) {
+                assertEquals(1L, m.get("blockedCount"), () -> "one deadlocked enter on " + m);
+            }
+        }
         String[] deadlocks = (String[]) s.get("deadlocks");
         assertEquals(1, deadlocks.length, Arrays.toString(deadlocks));
         assertInstanceOf(String.class, deadlocks[0]);
