@@ -26,8 +26,9 @@ public final class LongMap<V> {
         return null;
     }
 
-    /** Maps k to v (not null). */
-    public void put(long k, V v) {
+    /** Maps k to v (not null); returns the previous value, null if there was none. */
+    @SuppressWarnings("unchecked")
+    public V put(long k, V v) {
         if (2 * (size + 1) > keys.length) {
             grow();
         }
@@ -35,14 +36,16 @@ public final class LongMap<V> {
         int i = slot(k);
         while (values[i] != null) {
             if (keys[i] == k) {
+                V old = (V) values[i];
                 values[i] = v;
-                return;
+                return old;
             }
             i = (i + 1) & mask;
         }
         keys[i] = k;
         values[i] = v;
         size++;
+        return null;
     }
 
     /** Removes the key; returns its value, null if absent. */

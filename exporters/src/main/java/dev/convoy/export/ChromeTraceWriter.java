@@ -524,19 +524,7 @@ public final class ChromeTraceWriter implements Exporter {
 
         void flow(SerializedString ph, int id, int ring, long ns) throws IOException {
             SerializedString[] a = arrow(x.kind(id));
-            g.writeStartObject();
-            g.writeFieldName(NAME);
-            g.writeString(a[1]);
-            g.writeFieldName(CAT);
-            g.writeString(a[0]);
-            g.writeFieldName(PH);
-            g.writeString(ph);
-            g.writeFieldName(TS);
-            micros(rel(ns));
-            g.writeFieldName(PID);
-            g.writeNumber(pid);
-            g.writeFieldName(TID);
-            g.writeNumber(tid(ring));
+            begin(a[1], a[0], ph, tid(ring), ns);
             g.writeFieldName(ID);
             g.writeNumber(id + 1L);
             if (ph == V_F) {

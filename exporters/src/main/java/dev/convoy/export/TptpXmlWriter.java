@@ -3,6 +3,7 @@ package dev.convoy.export;
 import com.ctc.wstx.stax.WstxInputFactory;
 import com.ctc.wstx.stax.WstxOutputFactory;
 import com.fasterxml.jackson.dataformat.xml.XmlFactory;
+import dev.convoy.analysis.LongMap;
 import dev.convoy.analysis.MonitorOwnership;
 import dev.convoy.model.ClassInfo;
 import dev.convoy.model.Event;
@@ -81,9 +82,9 @@ public final class TptpXmlWriter implements Exporter {
         final XMLStreamWriter w;
         final MonitorOwnership.Tracker owners;
         final RingState rings;
-        final LongSet classes = new LongSet();
-        final LongSet objects = new LongSet();
-        final LongSet methods = new LongSet();
+        final LongMap<Boolean> classes = new LongMap<Boolean>();
+        final LongMap<Boolean> objects = new LongMap<Boolean>();
+        final LongMap<Boolean> methods = new LongMap<Boolean>();
         /** Owner at the MONITOR_ENTER being written; begin of the MONITOR_WAITED or SLEPT being written. */
         RecordedThread owner;
         Event begin;
@@ -441,7 +442,7 @@ public final class TptpXmlWriter implements Exporter {
             if (classId == 0 || c == null) {
                 return null;
             }
-            if (classes.add(classId)) {
+            if (defines(classes, classId)) {
                 empty("classDef", "name", c.dottedName(), "sourceName", c.sourceFile(),
                         "classId", Long.toUnsignedString(classId), "time", time(ts));
             }
@@ -449,7 +450,7 @@ public final class TptpXmlWriter implements Exporter {
         }
 
         void defineObject(long objId, long ts) throws XMLStreamException {
-            if (objId != 0 && objects.add(objId)) {
+            if (objId != 0 && defines(objects, objId)) {
                 String id = Long.toUnsignedString(objId);
                 ObjectInfo o = r.objects().get(objId);
                 String cls = o == null ? null : defineClass(o.classId(), ts);
@@ -465,10 +466,10 @@ public final class TptpXmlWriter implements Exporter {
         }
 
         /** Stacks whose methods are all defined already. */
-        final LongSet stacksDefined = new LongSet();
+        final LongMap<Boolean> stacksDefined = new LongMap<Boolean>();
 
         void defineStack(int stackId) throws XMLStreamException {
-            if (!stacksDefined.add(stackId)) {
+            if (!defines(stacksDefined, stackId)) {
                 return;
             }
             StackTrace st = r.stacks().get(stackId);
@@ -476,7 +477,7 @@ public final class TptpXmlWriter implements Exporter {
                 return;
             }
             for (Frame f : st.frames()) {
-                if (!methods.add(f.methodId())) {
+                if (!defines(methods, f.methodId())) {
                     continue;
                 }
                 MethodInfo m = r.methods().get(f.methodId());
@@ -568,5 +569,10 @@ public final class TptpXmlWriter implements Exporter {
         static String uuid(String seed) {
             return UUID.nameUUIDFromBytes(seed.getBytes(StandardCharsets.UTF_8)).toString();
         }
+    }
+
+    /** Marks id as defined in {@code set}; true the first time. */
+    private static boolean defines(LongMap<Boolean> set, long id) {
+        return set.put(id, Boolean.TRUE) == null;
     }
 }
