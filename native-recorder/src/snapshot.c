@@ -346,7 +346,10 @@ int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *
     free(sc.methods);
     buf_counted_section_end(b, mark, nm);
 
-    /* CLASSES, then OBJECTS (methods and monitor states may have tagged new classes) */
+    /* CLASSES, then OBJECTS (methods and monitor states may have tagged new classes). After
+     * the rings: an object id is described before any thread can read it (objects.h), so
+     * every object a copied record names is in OBJECTS, and its class in CLASSES, unless
+     * the table was full (objects.dropped). */
     obj_ctx oc = {b, jni, 0};
     mark = buf_counted_section_begin(b, SECTION_CLASSES);
     objects_foreach(visit_class, &oc);

@@ -1,0 +1,396 @@
+/*
+ * objects.c against a mock jvmtiEnv and JNIEnv: a jobject is a pointer to a fake_obj,
+ * whose tag, identity hash and class the mock functions read and write. Only the
+ * functions objects.c calls are filled in; any other call crashes on a NULL pointer.
+ *
+ * The mock's SetTag checks the contract of objects.h at the moment a tag would become
+ * visible to GetTag: the entry it names must already be described, and so must the
+ * class entry of a non-class object. Violations are counted (atomically: the mock also
+ * runs on the threads of the concurrent test) and each test checks the count.
+ *
+ * The object table is process-wide and initialised once; each test uses objects of its
+ * own, and the objects_foreach test checks against every object any test tagged.
+ */
+#include "arch.h"
+#include "check.h"
+#include "objects.h"
+#include "snapshot_format.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fake_obj {
+    jlong tag;               /* atomic: GetTag acquires, SetTag releases */
+    jint hash;
+    struct fake_obj *cls;    /* NULL for a class */
+    int fail_set_tag;        /* SetTag calls still to fail (JVMTI_ERROR_INTERNAL) */
+    int set_tag_failed;      /* the mock failed a SetTag on it */
+    uint32_t weak_refs;      /* NewWeakGlobalRef calls on it (atomic) */
+    int registered;
+} fake_obj;
+
+#define MAX_TAGGED 8192
+
+static pthread_mutex_t tagged_lock = PTHREAD_MUTEX_INITIALIZER;
+static fake_obj *tagged[MAX_TAGGED];   /* every object the mock tagged, by any test */
+static size_t ntagged;
+static uint64_t violations;            /* contract violations seen in SetTag (atomic) */
+static uint64_t settag_calls;          /* (atomic) */
+static jlong last_failed_tag;          /* the tag of the last SetTag the mock failed */
+
+static fake_obj *as_fake(jobject o) {
+    return (fake_obj *)(void *)o;
+}
+
+static jobject as_jobject(fake_obj *o) {
+    return (jobject)(void *)o;
+}
+
+static void violation(const char *what, jlong tag) {
+    fprintf(stderr, "  mock SetTag(%lld): %s\n", (long long)tag, what);
+    fetch_add_relaxed(&violations, 1);
+}
+
+static jvmtiError JNICALL mock_get_tag(jvmtiEnv *env, jobject object, jlong *tag_ptr) {
+    *tag_ptr = __atomic_load_n(&as_fake(object)->tag, __ATOMIC_ACQUIRE);
+    return JVMTI_ERROR_NONE;
+}
+
+static jvmtiError JNICALL mock_set_tag(jvmtiEnv *env, jobject object, jlong tag) {
+    fake_obj *o = as_fake(object);
+    fetch_add_relaxed(&settag_calls, 1);
+    /* The contract: before GetTag can return `tag`, its entry (and its class's) is described. */
+    int found = 0;
+    uint32_t hash = objects_hash((uint64_t)tag, &found);
+    if (!found) {
+        violation("the entry is not described yet", tag);
+    } else if (hash != (uint32_t)o->hash) {
+        violation("the entry describes another hash", tag);
+    }
+    if (o->cls && !o->cls->set_tag_failed) {
+        jlong ctag = __atomic_load_n(&o->cls->tag, __ATOMIC_ACQUIRE);
+        int cfound = 0;
+        uint32_t chash = objects_hash((uint64_t)ctag, &cfound);
+        if (ctag == 0 || !cfound || chash != (uint32_t)o->cls->hash) {
+            violation("the class entry is not described", tag);
+        }
+    }
+    if (__atomic_load_n(&o->tag, __ATOMIC_ACQUIRE) != 0) violation("the object is tagged already", tag);
+    if (o->fail_set_tag > 0) {
+        o->fail_set_tag--;
+        o->set_tag_failed = 1;
+        last_failed_tag = tag;
+        return JVMTI_ERROR_INTERNAL;
+    }
+    __atomic_store_n(&o->tag, tag, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&tagged_lock);
+    if (!o->registered && ntagged < MAX_TAGGED) {
+        o->registered = 1;
+        tagged[ntagged++] = o;
+    }
+    pthread_mutex_unlock(&tagged_lock);
+    return JVMTI_ERROR_NONE;
+}
+
+static jvmtiError JNICALL mock_get_object_hash_code(jvmtiEnv *env, jobject object, jint *hash_code_ptr) {
+    *hash_code_ptr = as_fake(object)->hash;
+    sched_yield(); /* widens the window the old objects.c left between SetTag and the description */
+    return JVMTI_ERROR_NONE;
+}
+
+static jclass JNICALL mock_get_object_class(JNIEnv *env, jobject obj) {
+    return (jclass)as_jobject(as_fake(obj)->cls);
+}
+
+static void JNICALL mock_delete_local_ref(JNIEnv *env, jobject obj) {
+}
+
+static jweak JNICALL mock_new_weak_global_ref(JNIEnv *env, jobject obj) {
+    fetch_add_relaxed(&as_fake(obj)->weak_refs, 1);
+    return (jweak)obj;
+}
+
+static jboolean JNICALL mock_exception_check(JNIEnv *env) {
+    return JNI_FALSE;
+}
+
+static void JNICALL mock_exception_clear(JNIEnv *env) {
+}
+
+static struct jvmtiInterface_1_ mock_jvmti_functions = {
+    .GetTag = mock_get_tag,
+    .SetTag = mock_set_tag,
+    .GetObjectHashCode = mock_get_object_hash_code,
+};
+
+static struct JNINativeInterface_ mock_jni_functions = {
+    .GetObjectClass = mock_get_object_class,
+    .DeleteLocalRef = mock_delete_local_ref,
+    .NewWeakGlobalRef = mock_new_weak_global_ref,
+    .ExceptionCheck = mock_exception_check,
+    .ExceptionClear = mock_exception_clear,
+};
+
+static jvmtiEnv mock_jvmti_env = &mock_jvmti_functions;
+static JNIEnv mock_jni_env = &mock_jni_functions;
+static jvmtiEnv *const jvmti = &mock_jvmti_env;
+static JNIEnv *const jni = &mock_jni_env;
+
+static void setup(void) {
+    static int done;
+    if (!done) {
+        done = 1;
+        CHECK(objects_init(1 << 20) == 0);
+    }
+}
+
+static uint64_t id_of(fake_obj *o, uint32_t kind) {
+    return objects_id(jvmti, jni, as_jobject(o), kind);
+}
+
+/* A copy of the described entry with this id (e.id = 0 if none). */
+typedef struct {
+    uint64_t id;
+    cv_object e;
+    int seen;
+} find_ctx;
+
+static void visit_find(void *p, const cv_object *o) {
+    find_ctx *c = p;
+    if (o->id == c->id) {
+        c->e = *o;
+        c->seen++;
+    }
+}
+
+static cv_object entry(uint64_t id, int *seen) {
+    find_ctx c;
+    memset(&c, 0, sizeof(c));
+    c.id = id;
+    objects_foreach(visit_find, &c);
+    *seen = c.seen;
+    return c.e;
+}
+
+TEST(objects_describe_an_object_and_its_class_before_tagging_it) {
+    setup();
+    uint64_t v0 = load_relaxed(&violations);
+    static fake_obj cls = {.hash = 0x1111};
+    static fake_obj obj = {.hash = 0x2222, .cls = &cls};
+    uint64_t id = id_of(&obj, OBJ_PLAIN);
+    CHECK(id != 0);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+    CHECK_EQ_U64(obj.tag, id);
+    CHECK(cls.tag != 0 && (uint64_t)cls.tag != id);
+    int found = 0;
+    CHECK_EQ_U64(objects_hash(id, &found), 0x2222);
+    CHECK(found);
+    int seen = 0;
+    cv_object e = entry(id, &seen);
+    CHECK_EQ_U64(seen, 1);
+    CHECK_EQ_U64(e.kind, OBJ_PLAIN);
+    CHECK_EQ_U64(e.hash, 0x2222);
+    CHECK_EQ_U64(e.class_id, cls.tag);
+    CHECK(e.ref == NULL);
+    cv_object c = entry((uint64_t)cls.tag, &seen);
+    CHECK_EQ_U64(seen, 1);
+    CHECK_EQ_U64(c.kind, OBJ_CLASS);
+    CHECK_EQ_U64(c.hash, 0x1111);
+    CHECK_EQ_U64(c.class_id, 0);
+    CHECK(c.ref == (jweak)as_jobject(&cls));
+}
+
+TEST(objects_same_object_same_id_distinct_objects_distinct_ids) {
+    setup();
+    uint64_t v0 = load_relaxed(&violations);
+    static fake_obj cls = {.hash = 0x3333};
+    static fake_obj a = {.hash = 0x4444, .cls = &cls};
+    static fake_obj b = {.hash = 0x4444, .cls = &cls}; /* identity hashes may collide */
+    uint64_t ida = id_of(&a, OBJ_PLAIN);
+    uint64_t calls = load_relaxed(&settag_calls);
+    CHECK(ida != 0);
+    CHECK_EQ_U64(id_of(&a, OBJ_PLAIN), ida);
+    CHECK_EQ_U64(id_of(&a, OBJ_THREAD), ida);          /* the first kind stays */
+    CHECK_EQ_U64(load_relaxed(&settag_calls), calls);  /* later sights only read the tag */
+    uint64_t idb = id_of(&b, OBJ_PLAIN);
+    CHECK(idb != 0 && idb != ida);
+    int seen = 0;
+    CHECK_EQ_U64(entry(idb, &seen).class_id, entry(ida, &seen).class_id);
+    CHECK_EQ_U64(entry(ida, &seen).kind, OBJ_PLAIN);
+    CHECK_EQ_U64(objects_id(jvmti, jni, NULL, OBJ_PLAIN), 0);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+TEST(objects_class_id_names_a_described_class_with_one_weak_ref) {
+    setup();
+    uint64_t v0 = load_relaxed(&violations);
+    static fake_obj cls = {.hash = 0x5555};
+    static fake_obj objs[8];
+    for (int i = 0; i < 8; i++) {
+        objs[i].hash = 0x5600 + i;
+        objs[i].cls = &cls;
+        uint64_t id = id_of(&objs[i], OBJ_PLAIN);
+        int seen = 0;
+        cv_object e = entry(id, &seen);
+        CHECK_EQ_U64(seen, 1);
+        cv_object c = entry(e.class_id, &seen);
+        CHECK_EQ_U64(seen, 1);
+        CHECK_EQ_U64(c.kind, OBJ_CLASS);
+        CHECK_EQ_U64(c.hash, 0x5555);
+    }
+    CHECK_EQ_U64(load_relaxed(&cls.weak_refs), 1);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+static void visit_hash(void *p, const cv_object *o) {
+    uint64_t *ctx = p; /* [0] hash wanted, [1] count */
+    if (o->kind != OBJ_CLASS && o->hash == (uint32_t)ctx[0]) ctx[1]++;
+}
+
+static uint64_t described_with_hash(uint32_t hash) {
+    uint64_t ctx[2] = {hash, 0};
+    objects_foreach(visit_hash, ctx);
+    return ctx[1];
+}
+
+TEST(objects_set_tag_failure_leaves_no_description_behind) {
+    setup();
+    uint64_t v0 = load_relaxed(&violations);
+    static fake_obj cls = {.hash = 0x7777};
+    static fake_obj a = {.hash = 0x7001, .cls = &cls, .fail_set_tag = 1};
+    static fake_obj b = {.hash = 0x7002, .cls = &cls};
+    CHECK_EQ_U64(id_of(&a, OBJ_PLAIN), 0);
+    CHECK_EQ_U64(a.tag, 0);
+    uint64_t failed = (uint64_t)last_failed_tag;
+    CHECK(failed != 0);
+    int found = 1;
+    objects_hash(failed, &found);
+    CHECK(!found);                                      /* the failed entry does not stay described */
+    CHECK_EQ_U64(described_with_hash(0x7001), 0);
+    /* ...and its id is not handed out again: a snapshot may have been copying the entry. */
+    uint64_t idb = id_of(&b, OBJ_PLAIN);
+    CHECK(idb != 0 && idb != failed);
+    CHECK_EQ_U64(objects_hash(idb, &found), 0x7002);
+    CHECK(found);
+    int seen = 0;
+    cv_object e = entry(idb, &seen);
+    CHECK_EQ_U64(seen, 1);
+    CHECK_EQ_U64(e.kind, OBJ_PLAIN);
+    CHECK_EQ_U64(e.class_id, cls.tag);
+    uint64_t ida = id_of(&a, OBJ_PLAIN);                  /* SetTag works again */
+    CHECK(ida != 0 && ida != idb);
+    CHECK_EQ_U64(objects_hash(ida, &found), 0x7001);
+    CHECK_EQ_U64(described_with_hash(0x7001), 1);
+    CHECK_EQ_U64(described_with_hash(0x7002), 1);
+
+    /* A class whose SetTag fails: its object still gets an id, with no class. */
+    static fake_obj cls2 = {.hash = 0x7778, .fail_set_tag = 1};
+    static fake_obj c = {.hash = 0x7003, .cls = &cls2};
+    uint64_t idc = id_of(&c, OBJ_PLAIN);
+    CHECK(idc != 0);
+    CHECK_EQ_U64(cls2.tag, 0);
+    CHECK_EQ_U64(entry(idc, &seen).class_id, 0);
+    CHECK_EQ_U64(objects_hash(idc, &found), 0x7003);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+typedef struct {
+    size_t n;
+    int wrong;
+} all_ctx;
+
+static void visit_all(void *p, const cv_object *o) {
+    all_ctx *c = p;
+    c->n++;
+    fake_obj *match = NULL;
+    pthread_mutex_lock(&tagged_lock);
+    for (size_t i = 0; i < ntagged; i++) {
+        if ((uint64_t)tagged[i]->tag == o->id) match = tagged[i];
+    }
+    pthread_mutex_unlock(&tagged_lock);
+    if (!match || o->hash != (uint32_t)match->hash ||
+        o->class_id != (match->cls ? (uint64_t)match->cls->tag : 0) ||
+        (o->kind == OBJ_CLASS) != (match->cls == NULL)) {
+        fprintf(stderr, "  entry %llu describes no tagged object\n", (unsigned long long)o->id);
+        c->wrong++;
+    }
+}
+
+TEST(objects_foreach_visits_exactly_the_described_entries) {
+    setup();
+    static fake_obj cls = {.hash = 0x9999};
+    static fake_obj objs[16];
+    for (int i = 0; i < 16; i++) {
+        objs[i].hash = 0x9900 + i;
+        objs[i].cls = &cls;
+        CHECK(id_of(&objs[i], i % 2 ? OBJ_THREAD : OBJ_PLAIN) != 0);
+    }
+    all_ctx c = {0, 0};
+    objects_foreach(visit_all, &c);
+    CHECK_EQ_U64(c.n, ntagged);
+    CHECK_EQ_U64(c.wrong, 0);
+    CHECK(objects_count() >= ntagged); /* ids of failed SetTags are used up, never described */
+    CHECK_EQ_U64(objects_dropped(), 0);
+}
+
+#define RACE_ROUNDS 500
+#define RACE_OBJECTS 4
+#define RACE_THREADS 4
+
+static fake_obj race_cls[RACE_ROUNDS];
+static fake_obj race_objs[RACE_ROUNDS][RACE_OBJECTS];
+static pthread_barrier_t race_barrier;
+
+typedef struct {
+    int index;
+    uint64_t ids[RACE_ROUNDS][RACE_OBJECTS];
+    int undescribed;
+} race_thread;
+
+static void *race(void *p) {
+    race_thread *t = p;
+    for (int r = 0; r < RACE_ROUNDS; r++) {
+        pthread_barrier_wait(&race_barrier);
+        for (int k = 0; k < RACE_OBJECTS; k++) {
+            fake_obj *o = &race_objs[r][(k + t->index) % RACE_OBJECTS];
+            uint64_t id = id_of(o, OBJ_PLAIN);
+            int found = 0;
+            if (id == 0 || objects_hash(id, &found) != (uint32_t)o->hash || !found) t->undescribed++;
+            t->ids[r][(k + t->index) % RACE_OBJECTS] = id;
+        }
+    }
+    return NULL;
+}
+
+TEST(objects_id_handed_to_any_thread_is_described) {
+    setup();
+    uint64_t v0 = load_relaxed(&violations);
+    for (int r = 0; r < RACE_ROUNDS; r++) {
+        race_cls[r].hash = 0x100000 + r;
+        for (int k = 0; k < RACE_OBJECTS; k++) {
+            race_objs[r][k].hash = 0x200000 + r * RACE_OBJECTS + k;
+            race_objs[r][k].cls = &race_cls[r];
+        }
+    }
+    static race_thread ts[RACE_THREADS];
+    pthread_t th[RACE_THREADS];
+    CHECK(pthread_barrier_init(&race_barrier, NULL, RACE_THREADS) == 0);
+    for (int i = 0; i < RACE_THREADS; i++) {
+        ts[i].index = i;
+        CHECK(pthread_create(&th[i], NULL, race, &ts[i]) == 0);
+    }
+    for (int i = 0; i < RACE_THREADS; i++) pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&race_barrier);
+    int disagree = 0;
+    for (int i = 0; i < RACE_THREADS; i++) {
+        CHECK_EQ_U64(ts[i].undescribed, 0);
+        for (int r = 0; r < RACE_ROUNDS; r++) {
+            for (int k = 0; k < RACE_OBJECTS; k++) disagree += ts[i].ids[r][k] != ts[0].ids[r][k];
+        }
+    }
+    CHECK_EQ_U64(disagree, 0);
+    for (int r = 0; r < RACE_ROUNDS; r++) CHECK_EQ_U64(load_relaxed(&race_cls[r].weak_refs), 1);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
