@@ -190,14 +190,13 @@ static void put_method(JNIEnv *jni, cv_buf *b, jmethodID m) {
 }
 
 typedef struct {
-    cv_buf *b;
+    cv_buf *classes;    /* SECTION_CLASSES, being written */
+    cv_buf *objects;    /* SECTION_OBJECTS' payload, copied in after */
     JNIEnv *jni;
-    uint32_t count;
+    uint32_t nclasses, nobjects;
 } obj_ctx;
 
-static void visit_class(void *p, const cv_object *o) {
-    obj_ctx *c = p;
-    if (o->kind != OBJ_CLASS) return;
+static void put_class(obj_ctx *c, const cv_object *o) {
     jvmtiEnv *jvmti = g_cv.jvmti;
     JNIEnv *jni = c->jni;
     char *sig = NULL, *source = NULL;
@@ -207,21 +206,22 @@ static void visit_class(void *p, const cv_object *o) {
         if ((*jvmti)->GetSourceFileName(jvmti, (jclass)cls, &source) != JVMTI_ERROR_NONE) source = NULL;
         (*jni)->DeleteLocalRef(jni, cls);
     }
-    buf_u64(c->b, o->id);
-    buf_str(c->b, sig);
-    buf_str(c->b, source);
+    buf_u64(c->classes, o->id);
+    buf_str(c->classes, sig);
+    buf_str(c->classes, source);
     if (sig) (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
     if (source) (*jvmti)->Deallocate(jvmti, (unsigned char *)source);
-    c->count++;
+    c->nclasses++;
 }
 
 static void visit_object(void *p, const cv_object *o) {
     obj_ctx *c = p;
-    buf_u64(c->b, o->id);
-    buf_u32(c->b, o->hash);
-    buf_u32(c->b, o->kind);
-    buf_u64(c->b, o->class_id);
-    c->count++;
+    if (o->kind == OBJ_CLASS) put_class(c, o);
+    buf_u64(c->objects, o->id);
+    buf_u32(c->objects, o->hash);
+    buf_u32(c->objects, o->kind);
+    buf_u64(c->objects, o->class_id);
+    c->nobjects++;
 }
 
 int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *b, cv_error *err) {
@@ -346,19 +346,24 @@ int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *
     free(sc.methods);
     buf_counted_section_end(b, mark, nm);
 
-    /* CLASSES, then OBJECTS (methods and monitor states may have tagged new classes). After
-     * the rings: an object id is described before any thread can read it (objects.h), so
-     * every object a copied record names is in OBJECTS, and its class in CLASSES, unless
-     * the table was full (objects.dropped). */
-    obj_ctx oc = {b, jni, 0};
+    /* CLASSES and OBJECTS from one pass over the table, after the rings and the methods
+     * (which may tag new classes). An object id is described before any thread can read
+     * it, and an object's class before the object (objects.h), so every object a copied
+     * record names is in OBJECTS, and every object's class in CLASSES, unless the table
+     * was full (objects.dropped). Two passes would miss the class of an object tagged
+     * between them. */
+    cv_buf objs;
+    buf_init(&objs);
+    obj_ctx oc = {b, &objs, jni, 0, 0};
     mark = buf_counted_section_begin(b, SECTION_CLASSES);
-    objects_foreach(visit_class, &oc);
-    buf_counted_section_end(b, mark, oc.count);
-
-    oc.count = 0;
-    mark = buf_counted_section_begin(b, SECTION_OBJECTS);
     objects_foreach(visit_object, &oc);
-    buf_counted_section_end(b, mark, oc.count);
+    buf_counted_section_end(b, mark, oc.nclasses);
+
+    mark = buf_counted_section_begin(b, SECTION_OBJECTS);
+    buf_bytes(b, objs.data, objs.len);
+    buf_counted_section_end(b, mark, oc.nobjects);
+    int objects_failed = objs.failed;
+    buf_free(&objs);
 
     /* MONITORS */
     mark = buf_counted_section_begin(b, SECTION_MONITORS);
@@ -370,7 +375,7 @@ int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *
     mark = buf_section_begin(b, SECTION_END);
     buf_section_end(b, mark);
 
-    if (b->failed || rings_failed || monitors_failed) {
+    if (b->failed || rings_failed || objects_failed || monitors_failed) {
         return cv_fail(err, "out of memory while encoding the snapshot");
     }
     return 0;
