@@ -5,6 +5,7 @@ import static dev.convoy.snapshot.SnapshotFormat.*;
 import dev.convoy.analysis.Interactions.Kind;
 import dev.convoy.analysis.ThreadStates.State;
 import dev.convoy.model.Event;
+import dev.convoy.model.EventType;
 import dev.convoy.model.MonitorState;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
@@ -778,131 +779,172 @@ public final class ContentionIndex {
 
     /** Owners and handoffs ({@link MonitorOwnership}), notify binding ({@link Interactions}), in event order. */
     private void merged() {
-        MonitorOwnership.Tracker tracker = new MonitorOwnership.Tracker(r);
-        boolean inOrder = true;
-        for (Ring g : rings) {
-            inOrder &= g.sorted;
-        }
-        long[] openWait = new long[rings.length]; // per ring: the start of its open MONITOR_WAIT, MAX_VALUE none
-        long[] openMonitor = new long[rings.length];
-        Arrays.fill(openWait, Long.MAX_VALUE);
-        List<long[]> deferred = new ArrayList<>();
-        Map<Long, Monitor> monitors = new HashMap<>();
+        new MergedPass().run();
+    }
+
+    /**
+     * The pass of {@link #merged}: a small loop over the records in event order and one
+     * method per record type, so that the JIT compiles each once and quickly (one large
+     * loop body was recompiled many times over a long conversion).
+     */
+    private final class MergedPass {
+        final MonitorOwnership.Tracker tracker = new MonitorOwnership.Tracker(r);
+        final boolean inOrder;
+        final long[] openWait = new long[rings.length]; // per ring: the start of its open MONITOR_WAIT, MAX_VALUE none
+        final long[] openMonitor = new long[rings.length];
+        final List<long[]> deferred = new ArrayList<>();
+        final LongMap<Monitor> monitors = new LongMap<>();
         int[] first = new int[16];
-        notifyRing = new int[16];
-        notifyRecord = new int[16];
-        int calls = 0;
-        for (Event e : r.events()) {
-            RecordedThread owner = tracker.next(e);
-            int k = position.get(e.thread());
-            Ring g = rings[k];
-            switch (e.type()) {
-                case MONITOR_WAIT -> {
-                    openWait[k] = e.ts();
-                    openMonitor[k] = e.obj();
-                }
-                case MONITOR_ENTER -> {
-                    int iv = g.atBegin(e.index());
-                    if (iv >= 0 && owner != null) {
-                        g.owner[iv] = position.get(owner) + 1;
+        int calls;
+
+        MergedPass() {
+            boolean sorted = true;
+            for (Ring g : rings) {
+                sorted &= g.sorted;
+            }
+            inOrder = sorted;
+            Arrays.fill(openWait, Long.MAX_VALUE);
+            notifyRing = new int[16];
+            notifyRecord = new int[16];
+        }
+
+        void run() {
+            Recording.Cursor cur = r.cursor();
+            while (cur.next()) {
+                int k = cur.ring();
+                int index = cur.record();
+                RecordedThread t = rings[k].t;
+                EventType type = t.type(index);
+                long obj = t.obj(index);
+                long ts = cur.ts();
+                RecordedThread owner = tracker.next(t, index, type, obj, ts);
+                switch (type) {
+                    case MONITOR_WAIT -> {
+                        openWait[k] = ts;
+                        openMonitor[k] = obj;
                     }
-                }
-                case MONITOR_ENTERED -> {
-                    int iv = g.atEnd(e.index());
-                    if (iv < 0 || g.kind[iv] != BLOCKED) {
-                        break;
+                    case MONITOR_ENTER -> enter(rings[k], index, owner);
+                    case MONITOR_ENTERED -> entered(k, index);
+                    case NOTIFY, NOTIFY_ALL -> notifyCall(k, index, type == EventType.NOTIFY_ALL, obj, ts);
+                    case MONITOR_WAITED -> waited(k, index, obj);
+                    default -> {
                     }
-                    int by = tracker.releasedBy != null ? position.get(tracker.releasedBy) : -1;
-                    if (g.sorted) {
-                        handoff(k, iv, by, tracker.releaseNs);
-                    } else { // its MONITOR_ENTER may come later in event order: after the pass
-                        deferred.add(new long[] {k, iv, by, tracker.releaseNs});
-                    }
-                }
-                case NOTIFY, NOTIFY_ALL -> {
-                    if (calls == first.length) {
-                        first = Arrays.copyOf(first, 2 * calls);
-                        notifyRing = Arrays.copyOf(notifyRing, 2 * calls);
-                        notifyRecord = Arrays.copyOf(notifyRecord, 2 * calls);
-                    }
-                    first[calls] = -1;
-                    notifyRing[calls] = k;
-                    notifyRecord[calls] = e.index();
-                    Monitor m = monitors.computeIfAbsent(e.obj(), o -> new Monitor());
-                    long[] call = {e.ts(), calls, k};
-                    if (e.type() == dev.convoy.model.EventType.NOTIFY) {
-                        long[] w = m.pending.pollFirst();
-                        if (w != null) {
-                            bind(call, false, w, first);
-                        } else {
-                            m.unbound.addLast(call);
-                        }
-                    } else {
-                        for (long[] w; (w = m.pending.pollFirst()) != null; ) {
-                            bind(call, true, w, first);
-                        }
-                        if (m.alls == m.allTs.length) {
-                            int c = Math.max(4, 2 * m.alls);
-                            m.allTs = Arrays.copyOf(m.allTs, c);
-                            m.allCall = Arrays.copyOf(m.allCall, c);
-                            m.allRing = Arrays.copyOf(m.allRing, c);
-                        }
-                        m.allTs[m.alls] = e.ts();
-                        m.allCall[m.alls] = calls;
-                        m.allRing[m.alls++] = k;
-                    }
-                    calls++;
-                    if (inOrder && Math.max(m.unbound.size(), m.alls) > m.limit) {
-                        prune(m, e.obj(), e.ts(), openWait, openMonitor);
-                    }
-                }
-                case MONITOR_WAITED -> {
-                    openWait[k] = Long.MAX_VALUE;
-                    if (g.t.isSystem()) {
-                        break;
-                    }
-                    int iv = g.atEnd(e.index());
-                    if (iv < 0 || g.kind[iv] != WAITING
-                            || (g.flags[iv] & (TIMED_OUT | INTERRUPT_USED | NEXT_IS_INTERRUPT)) != 0) {
-                        break;
-                    }
-                    Monitor m = monitors.computeIfAbsent(e.obj(), o -> new Monitor());
-                    int all = firstAtOrAfter(m, g.start[iv]);
-                    long[] n = null;
-                    for (var it = m.unbound.iterator(); it.hasNext(); ) {
-                        long[] c = it.next();
-                        if (c[0] >= g.start[iv]) {
-                            if (all < 0 || c[0] <= m.allTs[all]) {
-                                n = c;
-                                it.remove();
-                            }
-                            break;
-                        }
-                    }
-                    long[] w = {k, iv};
-                    if (n != null) {
-                        bind(n, false, w, first);
-                    } else if (all >= 0) {
-                        bind(new long[] {m.allTs[all], m.allCall[all], m.allRing[all]}, true, w, first);
-                    } else {
-                        m.pending.addLast(w);
-                    }
-                }
-                default -> {
                 }
             }
+            for (long[] d : deferred) {
+                handoff((int) d[0], (int) d[1], (int) d[2], d[3]);
+            }
+            for (Ring g : rings) {
+                g.beginCursor = 0;
+                g.endCursor = 0;
+            }
+            notifyCalls = calls;
+            notifyFirst = Arrays.copyOf(first, calls);
+            notifyRing = Arrays.copyOf(notifyRing, calls);
+            notifyRecord = Arrays.copyOf(notifyRecord, calls);
         }
-        for (long[] d : deferred) {
-            handoff((int) d[0], (int) d[1], (int) d[2], d[3]);
+
+        void enter(Ring g, int index, RecordedThread owner) {
+            int iv = g.atBegin(index);
+            if (iv >= 0 && owner != null) {
+                g.owner[iv] = position.get(owner) + 1;
+            }
         }
-        for (Ring g : rings) {
-            g.beginCursor = 0;
-            g.endCursor = 0;
+
+        void entered(int k, int index) {
+            Ring g = rings[k];
+            int iv = g.atEnd(index);
+            if (iv < 0 || g.kind[iv] != BLOCKED) {
+                return;
+            }
+            int by = tracker.releasedBy != null ? position.get(tracker.releasedBy) : -1;
+            if (g.sorted) {
+                handoff(k, iv, by, tracker.releaseNs);
+            } else { // its MONITOR_ENTER may come later in event order: after the pass
+                deferred.add(new long[] {k, iv, by, tracker.releaseNs});
+            }
         }
-        notifyCalls = calls;
-        notifyFirst = Arrays.copyOf(first, calls);
-        notifyRing = Arrays.copyOf(notifyRing, calls);
-        notifyRecord = Arrays.copyOf(notifyRecord, calls);
+
+        Monitor monitor(long obj) {
+            Monitor m = monitors.get(obj);
+            if (m == null) {
+                m = new Monitor();
+                monitors.put(obj, m);
+            }
+            return m;
+        }
+
+        void notifyCall(int k, int index, boolean all, long obj, long ts) {
+            if (calls == first.length) {
+                first = Arrays.copyOf(first, 2 * calls);
+                notifyRing = Arrays.copyOf(notifyRing, 2 * calls);
+                notifyRecord = Arrays.copyOf(notifyRecord, 2 * calls);
+            }
+            first[calls] = -1;
+            notifyRing[calls] = k;
+            notifyRecord[calls] = index;
+            Monitor m = monitor(obj);
+            long[] call = {ts, calls, k};
+            if (!all) {
+                long[] w = m.pending.pollFirst();
+                if (w != null) {
+                    bind(call, false, w, first);
+                } else {
+                    m.unbound.addLast(call);
+                }
+            } else {
+                for (long[] w; (w = m.pending.pollFirst()) != null; ) {
+                    bind(call, true, w, first);
+                }
+                if (m.alls == m.allTs.length) {
+                    int c = Math.max(4, 2 * m.alls);
+                    m.allTs = Arrays.copyOf(m.allTs, c);
+                    m.allCall = Arrays.copyOf(m.allCall, c);
+                    m.allRing = Arrays.copyOf(m.allRing, c);
+                }
+                m.allTs[m.alls] = ts;
+                m.allCall[m.alls] = calls;
+                m.allRing[m.alls++] = k;
+            }
+            calls++;
+            if (inOrder && Math.max(m.unbound.size(), m.alls) > m.limit) {
+                prune(m, obj, ts, openWait, openMonitor);
+            }
+        }
+
+        void waited(int k, int index, long obj) {
+            openWait[k] = Long.MAX_VALUE;
+            Ring g = rings[k];
+            if (g.t.isSystem()) {
+                return;
+            }
+            int iv = g.atEnd(index);
+            if (iv < 0 || g.kind[iv] != WAITING
+                    || (g.flags[iv] & (TIMED_OUT | INTERRUPT_USED | NEXT_IS_INTERRUPT)) != 0) {
+                return;
+            }
+            Monitor m = monitor(obj);
+            int all = firstAtOrAfter(m, g.start[iv]);
+            long[] n = null;
+            for (var it = m.unbound.iterator(); it.hasNext(); ) {
+                long[] c = it.next();
+                if (c[0] >= g.start[iv]) {
+                    if (all < 0 || c[0] <= m.allTs[all]) {
+                        n = c;
+                        it.remove();
+                    }
+                    break;
+                }
+            }
+            long[] w = {k, iv};
+            if (n != null) {
+                bind(n, false, w, first);
+            } else if (all >= 0) {
+                bind(new long[] {m.allTs[all], m.allCall[all], m.allRing[all]}, true, w, first);
+            } else {
+                m.pending.addLast(w);
+            }
+        }
     }
 
     /**

@@ -112,7 +112,7 @@ public final class MonitorOwnership {
     public static final class Tracker {
         private final Recording r;
         private final LongMap<RecordedThread> holder = new LongMap<>();
-        private final LongMap<Event> releasedByWait = new LongMap<>();
+        private final LongMap<Release> releasedByWait = new LongMap<>();
         /** Per ring listed as blocked in SECTION_MONITORS: the index of its unfinished last enter on that monitor. */
         private final Map<RecordedThread, Integer> pendingEnter = new HashMap<>();
         RecordedThread releasedBy;
@@ -142,38 +142,45 @@ public final class MonitorOwnership {
 
         /** Takes the next event; returns the owner at a MONITOR_ENTER (null when unknown or not an enter). */
         public RecordedThread next(Event e) {
+            return next(e.thread(), e.index(), e.type(), e.obj(), e.ts());
+        }
+
+        /**
+         * {@link #next(Event)} for record {@code index} of ring {@code t}, of the given type,
+         * object and time: the same, without an {@link Event}.
+         */
+        public RecordedThread next(RecordedThread t, int index, EventType type, long obj, long ts) {
             releasedBy = null;
-            RecordedThread t = e.thread();
-            switch (e.type()) {
+            switch (type) {
                 case MONITOR_ENTERED, MONITOR_WAITED -> {
-                    if (e.type() == EventType.MONITOR_ENTERED) {
-                        RecordedThread prev = holder.get(e.obj());
-                        Event wait = releasedByWait.get(e.obj());
+                    if (type == EventType.MONITOR_ENTERED) {
+                        RecordedThread prev = holder.get(obj);
+                        Release wait = releasedByWait.get(obj);
                         if (prev != null && prev != t) {
                             releasedBy = prev;
-                            releaseNs = e.ts();
-                        } else if (prev == null && wait != null && wait.thread() != t) {
-                            releasedBy = wait.thread();
-                            releaseNs = wait.ts();
+                            releaseNs = ts;
+                        } else if (prev == null && wait != null && wait.by() != t) {
+                            releasedBy = wait.by();
+                            releaseNs = wait.ns();
                         }
                     }
-                    releasedByWait.remove(e.obj());
-                    holder.put(e.obj(), t);
+                    releasedByWait.remove(obj);
+                    holder.put(obj, t);
                     return null;
                 }
                 case MONITOR_WAIT -> {
-                    if (holder.remove(e.obj()) == t) {
-                        releasedByWait.put(e.obj(), e);
+                    if (holder.remove(obj) == t) {
+                        releasedByWait.put(obj, new Release(t, ts));
                     } else {
-                        releasedByWait.remove(e.obj());
+                        releasedByWait.remove(obj);
                     }
                     return null;
                 }
                 case MONITOR_ENTER -> {
-                    Integer pending = pendingEnter.get(t);
-                    RecordedThread owner = pending != null && pending == e.index() ? ownerAtSnapshot(r, e) : null;
+                    Integer pending = pendingEnter.isEmpty() ? null : pendingEnter.get(t);
+                    RecordedThread owner = pending != null && pending == index ? ownerAtSnapshot(r, t) : null;
                     if (owner == null || owner == t) {
-                        owner = holder.get(e.obj());
+                        owner = holder.get(obj);
                     }
                     return owner != null && owner != t ? owner : null;
                 }
@@ -182,11 +189,15 @@ public final class MonitorOwnership {
                 }
             }
         }
+
+        /** A monitor released by a wait: who waited, when. */
+        private record Release(RecordedThread by, long ns) {
+        }
     }
 
     /** The Java thread SECTION_MONITORS names as owner for the blocked thread of this enter. */
-    private static RecordedThread ownerAtSnapshot(Recording r, Event enter) {
-        long owner = r.monitorState(enter.thread().ringId()).map(MonitorState::ownerThreadId).orElse(-1L);
+    private static RecordedThread ownerAtSnapshot(Recording r, RecordedThread blocked) {
+        long owner = r.monitorState(blocked.ringId()).map(MonitorState::ownerThreadId).orElse(-1L);
         if (owner < 0) {
             return null;
         }

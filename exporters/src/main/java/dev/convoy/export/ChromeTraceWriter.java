@@ -1,26 +1,18 @@
 package dev.convoy.export;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.io.SerializedString;
-import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.Interactions.Kind;
 import dev.convoy.analysis.LongMap;
-import dev.convoy.model.Event;
 import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -60,116 +52,142 @@ public final class ChromeTraceWriter implements Exporter {
 
     /** Writes the trace to a stream (not closed). */
     public void write(Recording r, OutputStream os) throws IOException {
-        try (JsonGenerator g = factory().createGenerator(os, JsonEncoding.UTF8)) {
-            g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-            new Run(r, g).write();
-        }
+        JsonSink o = new JsonSink(os, 1 << 16);
+        new Run(r, o).write();
+        o.flush();
     }
 
-    /** Raw UTF-8, and supplementary characters as 4-byte UTF-8: Perfetto rejects escaped surrogates. */
-    private static JsonFactory factory() {
-        return JsonFactory.builder().disable(JsonWriteFeature.ESCAPE_NON_ASCII)
-                .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8).build();
+    private static byte[] q(String v) {
+        return JsonSink.quote(v);
     }
 
-    private static SerializedString s(String v) {
-        return new SerializedString(v);
+    private static byte[] k(String name) {
+        return JsonSink.key(name);
     }
 
-    private static final SerializedString NAME = s("name");
-    private static final SerializedString CAT = s("cat");
-    private static final SerializedString PH = s("ph");
-    private static final SerializedString TS = s("ts");
-    private static final SerializedString DUR = s("dur");
-    private static final SerializedString PID = s("pid");
-    private static final SerializedString TID = s("tid");
-    private static final SerializedString ID = s("id");
-    private static final SerializedString ARGS = s("args");
-    private static final SerializedString SCOPE = s("s");
-    private static final SerializedString BP = s("bp");
-    private static final SerializedString STACK = s("stack");
-    private static final SerializedString MONITOR = s("monitor");
-    private static final SerializedString MONITOR_ID = s("monitor_id");
-    private static final SerializedString CRITICAL = s("critical");
-    private static final SerializedString RESULT = s("result");
-    private static final SerializedString TIMEOUT_MS = s("timeout_ms");
-    private static final SerializedString OWNER = s("owner");
-    private static final SerializedString OWNER_TID = s("owner_tid");
-    private static final SerializedString THREAD = s("thread");
-    private static final SerializedString THREAD_TID = s("thread_tid");
-    private static final SerializedString UNKNOWN = s("unknown");
-    private static final SerializedString V_X = s("X");
-    private static final SerializedString V_I = s("I");
-    private static final SerializedString V_S = s("s");
-    private static final SerializedString V_F = s("f");
-    private static final SerializedString V_T = s("t");
-    private static final SerializedString V_E = s("e");
-    private static final SerializedString V_MONITOR = s("monitor");
-    private static final SerializedString GC = s("GC");
-    private static final SerializedString CAT_GC = s("gc");
-    private static final SerializedString SLEEP = s("sleep");
-    private static final SerializedString HANDOFF = s("handoff");
-    private static final SerializedString THREAD_START = s("thread start");
-    private static final SerializedString THREAD_END = s("thread end");
-    private static final SerializedString CAT_THREAD = s("thread");
-    private static final SerializedString CAT_NOTIFY = s("notify");
-    private static final SerializedString CAT_INTERRUPT = s("interrupt");
-    private static final SerializedString CAT_JOIN = s("join");
-    private static final SerializedString START_CALL = s("Thread.start");
-    private static final SerializedString INTERRUPT_CALL = s("Thread.interrupt");
-    private static final SerializedString NOTIFY = s("notify");
-    private static final SerializedString NOTIFY_ALL = s("notifyAll");
-    private static final SerializedString INTERRUPTED = s("InterruptedException");
-    private static final SerializedString RELEASED = s("monitor released");
-    private static final SerializedString TERMINATED = s("terminated");
-    private static final SerializedString HANDOFF_NAME = s("lock handoff");
+    private static byte[] a(String fragment) {
+        return JsonSink.ascii(fragment);
+    }
+
+    private static final byte[] NAME = a("\"name\":");
+    private static final byte[] CAT = a(",\"cat\":");
+    private static final byte[] PH_X = a(",\"ph\":\"X\",\"ts\":");
+    private static final byte[] PH_I = a(",\"ph\":\"I\",\"ts\":");
+    private static final byte[] PH_S = a(",\"ph\":\"s\",\"ts\":");
+    private static final byte[] PH_F = a(",\"ph\":\"f\",\"ts\":");
+    private static final byte[] DUR = a(",\"dur\":");
+    private static final byte[] SCOPE_T = a(",\"s\":\"t\"");
+    private static final byte[] ID = a(",\"id\":");
+    private static final byte[] BP_E = a(",\"bp\":\"e\"");
+    private static final byte[] ARGS = a(",\"args\":");
+    private static final byte[] STACK = k("stack");
+    private static final byte[] MONITOR = k("monitor");
+    private static final byte[] MONITOR_ID = k("monitor_id");
+    private static final byte[] CRITICAL = k("critical");
+    private static final byte[] RESULT = k("result");
+    private static final byte[] TIMEOUT_MS = k("timeout_ms");
+    private static final byte[] REQUESTED_MS = k("requested_ms");
+    private static final byte[] OWNER = k("owner");
+    private static final byte[] OWNER_TID = k("owner_tid");
+    private static final byte[] THREAD = k("thread");
+    private static final byte[] THREAD_TID = k("thread_tid");
+    private static final byte[] K_NAME = k("name");
+    private static final byte[] K_TID = k("tid");
+    private static final byte[] K_STATE = k("state");
+    private static final byte[] K_FROM = k("from");
+    private static final byte[] K_VIA = k("via");
+    private static final byte[] K_BY = k("by");
+    private static final byte[] K_BY_TID = k("by_tid");
+    private static final byte[] K_JOINER = k("joiner");
+    private static final byte[] K_WOKE = k("woke");
+    private static final byte[] K_OPEN = k("open");
+    private static final byte[] K_TARGET_WAITING = k("target_waiting");
+    private static final byte[] UNKNOWN = q("unknown");
+    private static final byte[] V_MONITOR = q("monitor");
+    private static final byte[] GC = q("GC");
+    private static final byte[] CAT_GC = q("gc");
+    private static final byte[] SLEEP = q("sleep");
+    private static final byte[] HANDOFF = q("handoff");
+    private static final byte[] THREAD_START = q("thread start");
+    private static final byte[] THREAD_END = q("thread end");
+    private static final byte[] CAT_THREAD = q("thread");
+    private static final byte[] CAT_NOTIFY = q("notify");
+    private static final byte[] CAT_INTERRUPT = q("interrupt");
+    private static final byte[] CAT_JOIN = q("join");
+    private static final byte[] CAT_CRITICAL = q("critical");
+    private static final byte[] START_CALL = q("Thread.start");
+    private static final byte[] INTERRUPT_CALL = q("Thread.interrupt");
+    private static final byte[] NOTIFY = q("notify");
+    private static final byte[] NOTIFY_ALL = q("notifyAll");
+    private static final byte[] INTERRUPTED = q("InterruptedException");
+    private static final byte[] RELEASED = q("monitor released");
+    private static final byte[] TERMINATED = q("terminated");
+    private static final byte[] HANDOFF_NAME = q("lock handoff");
 
     /** Category, flow name and destination instant name of each arrow kind. */
-    private static final SerializedString[][] ARROWS = new SerializedString[Kind.values().length][];
+    private static final byte[][][] ARROWS = new byte[Kind.values().length][][];
 
     static {
-        ARROWS[Kind.START.ordinal()] = new SerializedString[] {s("start"), s("starts thread"), s("started")};
-        ARROWS[Kind.NOTIFY.ordinal()] = new SerializedString[] {s("notify"), s("notify"), s("notified")};
-        ARROWS[Kind.NOTIFY_ALL.ordinal()] = new SerializedString[] {s("notify"), s("notifyAll"), s("notified")};
-        ARROWS[Kind.INTERRUPT.ordinal()] = new SerializedString[] {s("interrupt"), s("interrupt"), s("woken by interrupt")};
-        ARROWS[Kind.JOIN_END.ordinal()] = new SerializedString[] {s("join"), s("thread ended"), s("joined")};
-        ARROWS[Kind.HANDOFF.ordinal()] = new SerializedString[] {HANDOFF, HANDOFF_NAME, s("monitor acquired")};
+        ARROWS[Kind.START.ordinal()] = new byte[][] {q("start"), q("starts thread"), q("started")};
+        ARROWS[Kind.NOTIFY.ordinal()] = new byte[][] {q("notify"), q("notify"), q("notified")};
+        ARROWS[Kind.NOTIFY_ALL.ordinal()] = new byte[][] {q("notify"), q("notifyAll"), q("notified")};
+        ARROWS[Kind.INTERRUPT.ordinal()] = new byte[][] {q("interrupt"), q("interrupt"), q("woken by interrupt")};
+        ARROWS[Kind.JOIN_END.ordinal()] = new byte[][] {q("join"), q("thread ended"), q("joined")};
+        ARROWS[Kind.HANDOFF.ordinal()] = new byte[][] {HANDOFF, HANDOFF_NAME, q("monitor acquired")};
     }
 
-    private static SerializedString[] arrow(Kind k) {
+    private static final byte[] STILL_BLOCKED = q("still blocked at snapshot");
+    private static final byte[] STILL_SLEEPING = q("still sleeping at snapshot");
+    private static final byte[] STILL_JOINING = q("still joining at snapshot");
+    private static final byte[] STILL_WAITING = q("still waiting at snapshot");
+    private static final byte[] V_INTERRUPTED = q("interrupted");
+    private static final byte[] SLEPT = q("slept");
+    private static final byte[] JOINED = q("joined");
+    private static final byte[] TIMED_OUT = q("timed out");
+    private static final byte[] NOTIFIED = q("notified");
+
+    private static byte[][] arrow(Kind k) {
         return ARROWS[k.ordinal()];
     }
 
     private static final class Run {
         final Recording r;
-        final JsonGenerator g;
+        final JsonSink o;
         final long start;
         final long pid;
         final ContentionIndex x;
         final RecordedThread[] threads;
         final long[] tids;
-        final SerializedString[] names;
-        final LongMap<SerializedString> stacks = new LongMap<>();
+        final byte[][] names; // per ring: its thread's name, quoted
+        final byte[][] pidTid; // per ring: ,"pid":P,"tid":T
+        final byte[] pidTidCritical;
+        final LongMap<byte[]> stacks = new LongMap<>();
         final LongMap<Names> monitorNames = new LongMap<>();
         final LongMap<long[]> open = new LongMap<>(); // per track: stack of open slice ends, [0] = depth
-        final char[] num = new char[24];
         int starts;
         int interrupts;
         int notifies;
 
-        Run(Recording r, JsonGenerator g) {
+        Run(Recording r, JsonSink o) {
             this.r = r;
-            this.g = g;
+            this.o = o;
             this.start = r.startMonotonicNs();
             this.pid = r.pid();
             this.x = ContentionIndex.of(r);
             this.threads = r.threads().toArray(new RecordedThread[0]);
             this.tids = new long[threads.length];
-            this.names = new SerializedString[threads.length];
+            this.names = new byte[threads.length][];
+            this.pidTid = new byte[threads.length][];
             for (int k = 0; k < threads.length; k++) {
                 tids[k] = tid(threads[k]);
-                names[k] = s(Text.wellFormed(threads[k].name()));
+                names[k] = q(Text.wellFormed(threads[k].name()));
+                pidTid[k] = pidTid(tids[k]);
             }
+            pidTidCritical = pidTid(CRITICAL_TID);
+        }
+
+        byte[] pidTid(long tid) {
+            return a(",\"pid\":" + pid + ",\"tid\":" + tid);
         }
 
         static long tid(RecordedThread t) {
@@ -185,22 +203,19 @@ public final class ChromeTraceWriter implements Exporter {
         }
 
         void write() throws IOException {
-            g.writeStartObject();
-            g.writeArrayFieldStart("traceEvents");
+            o.raw(a("{\"traceEvents\":["));
             writeMetadataEvents();
             timeline();
-            g.writeEndArray();
-            g.writeObjectFieldStart("metadata");
+            o.raw(a("],\"metadata\":")).open();
             long epoch = r.startEpochNs();
-            g.writeStringField("start_time", Instant.ofEpochSecond(Math.floorDiv(epoch, 1_000_000_000L),
+            o.key(k("start_time")).string(Instant.ofEpochSecond(Math.floorDiv(epoch, 1_000_000_000L),
                     Math.floorMod(epoch, 1_000_000_000L)).toString());
-            g.writeStringField("start_epoch_ns", Long.toString(epoch));
-            g.writeStringField("snapshot_version", r.versionMajor() + "." + r.versionMinor());
+            o.key(k("start_epoch_ns")).string(Long.toString(epoch));
+            o.key(k("snapshot_version")).string(r.versionMajor() + "." + r.versionMinor());
             for (Map.Entry<String, String> i : r.info().entrySet()) {
-                g.writeStringField(Text.wellFormed(i.getKey()), Text.wellFormed(i.getValue()));
+                o.key(k(Text.wellFormed(i.getKey()))).string(Text.wellFormed(i.getValue()));
             }
-            g.writeEndObject();
-            g.writeEndObject();
+            o.ch('}').ch('}');
         }
 
         /**
@@ -219,8 +234,8 @@ public final class ChromeTraceWriter implements Exporter {
             int so = 0;
             int de = 0;
             int sg = 0;
-            Iterator<Event> it = r.events().iterator();
-            Event e = it.hasNext() ? it.next() : null;
+            Recording.Cursor c = r.cursor();
+            boolean more = c.next();
             while (true) {
                 int pick = -1;
                 long best = Long.MAX_VALUE;
@@ -228,9 +243,9 @@ public final class ChromeTraceWriter implements Exporter {
                     pick = 0;
                     best = RingState.ts(startMarks, si);
                 }
-                if (e != null && (pick < 0 || e.ts() < best)) {
+                if (more && (pick < 0 || c.ts() < best)) {
                     pick = 1;
-                    best = e.ts();
+                    best = c.ts();
                 }
                 if (so < sources.length && (pick < 0 || x.fromNs(sources[so]) < best)) {
                     pick = 2;
@@ -256,8 +271,8 @@ public final class ChromeTraceWriter implements Exporter {
                         threadMark(THREAD_START, RingState.ring(startMarks, si++), t.startNs());
                     }
                     case 1 -> {
-                        event(e);
-                        e = it.hasNext() ? it.next() : null;
+                        event(c.ring(), c.thread(), c.record());
+                        more = c.next();
                     }
                     case 2 -> source(sources[so++]);
                     case 3 -> destination(dests[de++]);
@@ -273,92 +288,93 @@ public final class ChromeTraceWriter implements Exporter {
             }
         }
 
-        void threadMark(SerializedString name, int ring, long ns) throws IOException {
-            begin(name, CAT_THREAD, V_I, tid(ring), ns);
-            g.writeFieldName(ARGS);
-            g.writeStartObject();
-            g.writeFieldName(NAME);
-            g.writeString(names[ring]);
-            g.writeEndObject();
-            g.writeEndObject();
+        void threadMark(byte[] name, int ring, long ns) throws IOException {
+            begin(name, CAT_THREAD, PH_I, ring, ns);
+            o.raw(ARGS).open().key(K_NAME).raw(names[ring]).ch('}').ch('}');
         }
 
-        void event(Event e) throws IOException {
-            RecordedThread t = e.thread();
-            int ring = x.ring(t);
-            switch (e.type()) {
+        /** Record {@code i} of ring {@code ring} ({@code t}); one small method per kind keeps the JIT's work small. */
+        void event(int ring, RecordedThread t, int i) throws IOException {
+            EventType type = t.type(i);
+            switch (type) {
                 case MONITOR_ENTER, MONITOR_WAIT, SLEEP, JOIN, GC_START -> {
-                    int iv = x.intervalAt(ring, e.index());
+                    int iv = x.intervalAt(ring, i);
                     if (iv >= 0) {
-                        slice(ring, iv, e);
+                        slice(ring, iv, t, i);
                     }
                 }
-                case START_CALL, INTERRUPT_CALL -> {
-                    boolean isStart = e.type() == EventType.START_CALL;
-                    int id = isStart ? x.startCall(starts++) : x.interruptCall(interrupts++);
-                    if (t.isSystem()) {
-                        return;
-                    }
-                    RecordedThread target = r.threadByObject(e.obj()).orElse(null);
-                    SerializedString cat = arrow(isStart ? Kind.START : Kind.INTERRUPT)[0];
-                    begin(isStart ? START_CALL : INTERRUPT_CALL, cat, V_I, tid(ring), e.ts());
-                    g.writeFieldName(ARGS);
-                    g.writeStartObject();
-                    threadArgs(THREAD, THREAD_TID, target);
-                    if (!isStart) {
-                        g.writeBooleanField("target_waiting", e.arg() == 1);
-                    }
-                    stack(e.stackId());
-                    g.writeEndObject();
-                    g.writeEndObject();
-                    if (id >= 0) {
-                        flow(V_S, id, ring, e.ts());
-                    }
-                }
-                case NOTIFY, NOTIFY_ALL -> {
-                    int[] woke = x.notifyCall(notifies++);
-                    if (t.isSystem()) {
-                        return;
-                    }
-                    begin(e.type() == EventType.NOTIFY ? NOTIFY : NOTIFY_ALL, CAT_NOTIFY, V_I, tid(ring), e.ts());
-                    g.writeFieldName(ARGS);
-                    g.writeStartObject();
-                    monitorArgs(e.obj());
-                    g.writeArrayFieldStart("woke");
-                    for (int id : woke) {
-                        g.writeString(names[x.ring(x.to(id))]);
-                    }
-                    g.writeEndArray();
-                    stack(e.stackId());
-                    g.writeEndObject();
-                    g.writeEndObject();
-                    for (int id : woke) {
-                        flow(V_S, id, ring, e.ts());
-                    }
-                }
-                case THREAD_INTERRUPTED -> {
-                    if (t.isSystem()) {
-                        return;
-                    }
-                    begin(INTERRUPTED, CAT_INTERRUPT, V_I, tid(ring), e.ts());
-                    g.writeFieldName(ARGS);
-                    g.writeStartObject();
-                    stack(e.stackId());
-                    g.writeEndObject();
-                    g.writeEndObject();
-                }
+                case START_CALL -> call(ring, t, i, true);
+                case INTERRUPT_CALL -> call(ring, t, i, false);
+                case NOTIFY -> notifyCall(ring, t, i, NOTIFY);
+                case NOTIFY_ALL -> notifyCall(ring, t, i, NOTIFY_ALL);
+                case THREAD_INTERRUPTED -> interrupted(ring, t, i);
                 default -> {
                 }
             }
         }
 
-        /** The slice of an interval, written at its start. */
-        void slice(int ring, int iv, Event beginEvent) throws IOException {
+        /** A Thread.start or Thread.interrupt call, and its arrow's s. */
+        void call(int ring, RecordedThread t, int i, boolean isStart) throws IOException {
+            int id = isStart ? x.startCall(starts++) : x.interruptCall(interrupts++);
+            if (t.isSystem()) {
+                return;
+            }
+            RecordedThread target = r.threadByObject(t.obj(i)).orElse(null);
+            byte[] cat = arrow(isStart ? Kind.START : Kind.INTERRUPT)[0];
+            begin(isStart ? START_CALL : INTERRUPT_CALL, cat, PH_I, ring, t.ts(i));
+            o.raw(ARGS).open();
+            threadArgs(THREAD, THREAD_TID, target);
+            if (!isStart) {
+                o.key(K_TARGET_WAITING).bool(t.arg(i) == 1);
+            }
+            stack(t.stackId(i));
+            o.ch('}').ch('}');
+            if (id >= 0) {
+                flow(PH_S, id, ring, t.ts(i));
+            }
+        }
+
+        /** A notify or notifyAll call, and an s for each thread it woke. */
+        void notifyCall(int ring, RecordedThread t, int i, byte[] name) throws IOException {
+            int[] woke = x.notifyCall(notifies++);
+            if (t.isSystem()) {
+                return;
+            }
+            begin(name, CAT_NOTIFY, PH_I, ring, t.ts(i));
+            o.raw(ARGS).open();
+            monitorArgs(t.obj(i));
+            o.key(K_WOKE).ch('[');
+            for (int w = 0; w < woke.length; w++) {
+                if (w > 0) {
+                    o.ch(',');
+                }
+                o.raw(names[x.ring(x.to(woke[w]))]);
+            }
+            o.ch(']');
+            stack(t.stackId(i));
+            o.ch('}').ch('}');
+            for (int id : woke) {
+                flow(PH_S, id, ring, t.ts(i));
+            }
+        }
+
+        /** An InterruptedException thrown in the thread. */
+        void interrupted(int ring, RecordedThread t, int i) throws IOException {
+            if (t.isSystem()) {
+                return;
+            }
+            begin(INTERRUPTED, CAT_INTERRUPT, PH_I, ring, t.ts(i));
+            o.raw(ARGS).open();
+            stack(t.stackId(i));
+            o.ch('}').ch('}');
+        }
+
+        /** The slice of an interval, written at its start (record {@code i} of {@code t}). */
+        void slice(int ring, int iv, RecordedThread t, int i) throws IOException {
             int kind = x.kind(ring, iv);
             long mon = x.monitor(ring, iv);
-            boolean open = x.isOpen(ring, iv);
-            SerializedString name;
-            SerializedString cat;
+            byte[] name;
+            byte[] cat;
             switch (kind) {
                 case ContentionIndex.GC -> {
                     name = GC;
@@ -373,7 +389,7 @@ public final class ChromeTraceWriter implements Exporter {
                     cat = SLEEP;
                 }
                 case ContentionIndex.JOINING -> {
-                    name = s(Text.wellFormed("join " + joinedName(mon)));
+                    name = q(Text.wellFormed("join " + joinedName(mon)));
                     cat = CAT_JOIN;
                 }
                 default -> {
@@ -381,76 +397,60 @@ public final class ChromeTraceWriter implements Exporter {
                     cat = V_MONITOR;
                 }
             }
-            long tid = tid(ring);
             long ts = rel(x.startNs(ring, iv));
             long end = Math.max(ts, rel(x.endNs(ring, iv))); // reordered records can end an interval before it starts
-            g.writeStartObject();
-            g.writeFieldName(NAME);
-            g.writeString(name);
-            g.writeFieldName(CAT);
-            g.writeString(cat);
-            g.writeFieldName(PH);
-            g.writeString(V_X);
-            g.writeFieldName(TS);
-            micros(ts);
-            g.writeFieldName(DUR);
-            micros(nest(tid, ts, end) - ts);
-            g.writeFieldName(PID);
-            g.writeNumber(pid);
-            g.writeFieldName(TID);
-            g.writeNumber(tid);
-            if (kind == ContentionIndex.GC && !open) {
-                g.writeEndObject();
+            o.element().raw(NAME).raw(name).raw(CAT).raw(cat).raw(PH_X).micros(ts)
+                    .raw(DUR).micros(nest(tid(ring), ts, end) - ts).raw(pidTid[ring]);
+            boolean open = x.isOpen(ring, iv);
+            if (kind == ContentionIndex.GC) {
+                if (open) {
+                    o.raw(ARGS).open().key(K_OPEN).bool(true).ch('}');
+                }
+                o.ch('}');
                 return;
             }
-            g.writeFieldName(ARGS);
-            g.writeStartObject();
-            long timeout = kind == ContentionIndex.GC || kind == ContentionIndex.BLOCKED ? 0 : beginEvent.arg();
+            o.raw(ARGS).open();
             switch (kind) {
-                case ContentionIndex.GC -> g.writeBooleanField("open", true);
-                case ContentionIndex.BLOCKED -> {
-                    monitorArgs(mon);
-                    stack(beginEvent.stackId());
-                    RecordedThread owner = x.owner(ring, iv);
-                    threadArgs(OWNER, OWNER_TID, owner);
-                    if (open) {
-                        g.writeFieldName(RESULT);
-                        g.writeString("still blocked at snapshot");
-                    }
-                }
-                case ContentionIndex.SLEEPING -> {
-                    stack(beginEvent.stackId());
-                    g.writeNumberField("requested_ms", timeout);
-                    g.writeFieldName(RESULT);
-                    g.writeString(open ? "still sleeping at snapshot" : x.interrupted(ring, iv) ? "interrupted" : "slept");
-                }
-                case ContentionIndex.JOINING -> {
-                    RecordedThread joined = r.threadByObject(mon).orElse(null);
-                    stack(beginEvent.stackId());
-                    g.writeFieldName(THREAD);
-                    g.writeString(Text.wellFormed(joinedName(mon)));
-                    g.writeFieldName(THREAD_TID);
-                    g.writeNumber(joined == null ? 0 : tid(x.ring(joined)));
-                    g.writeFieldName(TIMEOUT_MS);
-                    g.writeNumber(timeout);
-                    g.writeFieldName(RESULT);
-                    g.writeString(open ? "still joining at snapshot" : x.interrupted(ring, iv) ? "interrupted" : "joined");
-                }
-                default -> {
-                    monitorArgs(mon);
-                    stack(beginEvent.stackId());
-                    g.writeFieldName(TIMEOUT_MS);
-                    g.writeNumber(timeout);
-                    g.writeFieldName(RESULT);
-                    g.writeString(open ? "still waiting at snapshot" : x.timedOut(ring, iv) ? "timed out" : "notified");
-                }
+                case ContentionIndex.BLOCKED -> blockedArgs(ring, iv, t, i, mon, open);
+                case ContentionIndex.SLEEPING -> sleepArgs(ring, iv, t, i, open);
+                case ContentionIndex.JOINING -> joinArgs(ring, iv, t, i, mon, open);
+                default -> waitArgs(ring, iv, t, i, mon, open);
             }
-            if (kind != ContentionIndex.GC && x.isOnPath(ring, iv)) {
-                g.writeFieldName(CRITICAL);
-                g.writeBoolean(true);
+            if (x.isOnPath(ring, iv)) {
+                o.key(CRITICAL).bool(true);
             }
-            g.writeEndObject();
-            g.writeEndObject();
+            o.ch('}').ch('}');
+        }
+
+        void blockedArgs(int ring, int iv, RecordedThread t, int i, long mon, boolean open) throws IOException {
+            monitorArgs(mon);
+            stack(t.stackId(i));
+            threadArgs(OWNER, OWNER_TID, x.owner(ring, iv));
+            if (open) {
+                o.key(RESULT).raw(STILL_BLOCKED);
+            }
+        }
+
+        void sleepArgs(int ring, int iv, RecordedThread t, int i, boolean open) throws IOException {
+            stack(t.stackId(i));
+            o.key(REQUESTED_MS).number(t.arg(i));
+            o.key(RESULT).raw(open ? STILL_SLEEPING : x.interrupted(ring, iv) ? V_INTERRUPTED : SLEPT);
+        }
+
+        void joinArgs(int ring, int iv, RecordedThread t, int i, long mon, boolean open) throws IOException {
+            RecordedThread joined = r.threadByObject(mon).orElse(null);
+            stack(t.stackId(i));
+            o.key(THREAD).string(Text.wellFormed(joinedName(mon)));
+            o.key(THREAD_TID).number(joined == null ? 0 : tid(x.ring(joined)));
+            o.key(TIMEOUT_MS).number(t.arg(i));
+            o.key(RESULT).raw(open ? STILL_JOINING : x.interrupted(ring, iv) ? V_INTERRUPTED : JOINED);
+        }
+
+        void waitArgs(int ring, int iv, RecordedThread t, int i, long mon, boolean open) throws IOException {
+            monitorArgs(mon);
+            stack(t.stackId(i));
+            o.key(TIMEOUT_MS).number(t.arg(i));
+            o.key(RESULT).raw(open ? STILL_WAITING : x.timedOut(ring, iv) ? TIMED_OUT : NOTIFIED);
         }
 
         /**
@@ -483,55 +483,44 @@ public final class ChromeTraceWriter implements Exporter {
         void source(int id) throws IOException {
             int ring = x.ring(x.from(id));
             if (x.kind(id) == Kind.HANDOFF) {
-                begin(RELEASED, HANDOFF, V_I, tid(ring), x.fromNs(id));
-                g.writeFieldName(ARGS);
-                g.writeStartObject();
+                begin(RELEASED, HANDOFF, PH_I, ring, x.fromNs(id));
+                o.raw(ARGS).open();
                 monitorArgs(x.monitor(id));
-                g.writeEndObject();
             } else {
-                begin(TERMINATED, CAT_JOIN, V_I, tid(ring), x.fromNs(id));
-                g.writeFieldName(ARGS);
-                g.writeStartObject();
-                g.writeFieldName("joiner");
-                g.writeString(names[x.ring(x.to(id))]);
-                g.writeEndObject();
+                begin(TERMINATED, CAT_JOIN, PH_I, ring, x.fromNs(id));
+                o.raw(ARGS).open().key(K_JOINER).raw(names[x.ring(x.to(id))]);
             }
-            g.writeEndObject();
-            flow(V_S, id, ring, x.fromNs(id));
+            o.ch('}').ch('}');
+            flow(PH_S, id, ring, x.fromNs(id));
         }
 
         /** The destination instant of an arrow and its f. */
         void destination(int id) throws IOException {
             Kind k = x.kind(id);
             int ring = x.ring(x.to(id));
-            SerializedString[] a = arrow(k);
-            begin(a[2], a[0], V_I, tid(ring), x.toNs(id));
-            g.writeFieldName(ARGS);
-            g.writeStartObject();
+            byte[][] a = arrow(k);
+            begin(a[2], a[0], PH_I, ring, x.toNs(id));
+            o.raw(ARGS).open();
             if (k != Kind.HANDOFF) {
                 int from = x.ring(x.from(id));
-                g.writeFieldName("by");
-                g.writeString(names[from]);
-                g.writeNumberField("by_tid", tid(from));
+                o.key(K_BY).raw(names[from]);
+                o.key(K_BY_TID).number(tid(from));
             }
             if (k == Kind.HANDOFF || k == Kind.NOTIFY || k == Kind.NOTIFY_ALL) {
                 monitorArgs(x.monitor(id));
             }
-            g.writeEndObject();
-            g.writeEndObject();
-            flow(V_F, id, ring, x.toNs(id));
+            o.ch('}').ch('}');
+            flow(PH_F, id, ring, x.toNs(id));
         }
 
-        void flow(SerializedString ph, int id, int ring, long ns) throws IOException {
-            SerializedString[] a = arrow(x.kind(id));
-            begin(a[1], a[0], ph, tid(ring), ns);
-            g.writeFieldName(ID);
-            g.writeNumber(id + 1L);
-            if (ph == V_F) {
-                g.writeFieldName(BP);
-                g.writeString(V_E);
+        void flow(byte[] ph, int id, int ring, long ns) throws IOException {
+            byte[][] a = arrow(x.kind(id));
+            o.element().raw(NAME).raw(a[1]).raw(CAT).raw(a[0]).raw(ph).micros(rel(ns)).raw(pidTid[ring]);
+            o.raw(ID).number(id + 1L);
+            if (ph == PH_F) {
+                o.raw(BP_E);
             }
-            g.writeEndObject();
+            o.ch('}');
         }
 
         /** One slice of the critical path's track. */
@@ -540,9 +529,9 @@ public final class ChromeTraceWriter implements Exporter {
             long mon = x.segmentMonitor(s);
             String what = switch (x.segmentState(s)) {
                 case RUNNING -> "running";
-                case BLOCKED -> "blocked on " + className(mon).getValue();
-                case DEADLOCKED -> "deadlocked on " + className(mon).getValue();
-                case WAITING -> "wait on " + className(mon).getValue();
+                case BLOCKED -> "blocked on " + className(mon);
+                case DEADLOCKED -> "deadlocked on " + className(mon);
+                case WAITING -> "wait on " + className(mon);
                 case SLEEPING -> "sleep";
                 case JOINING -> "join " + joinedName(mon);
                 case STARTING -> "starting";
@@ -550,60 +539,28 @@ public final class ChromeTraceWriter implements Exporter {
             };
             long ts = rel(x.segmentStartNs(s));
             long end = Math.max(ts, rel(x.segmentEndNs(s)));
-            g.writeStartObject();
-            g.writeFieldName(NAME);
-            g.writeString(Text.wellFormed(t.name() + ": " + what));
-            g.writeFieldName(CAT);
-            g.writeString("critical");
-            g.writeFieldName(PH);
-            g.writeString(V_X);
-            g.writeFieldName(TS);
-            micros(ts);
-            g.writeFieldName(DUR);
-            micros(nest(CRITICAL_TID, ts, end) - ts);
-            g.writeFieldName(PID);
-            g.writeNumber(pid);
-            g.writeFieldName(TID);
-            g.writeNumber(CRITICAL_TID);
-            g.writeFieldName(ARGS);
-            g.writeStartObject();
-            g.writeFieldName(THREAD);
-            g.writeString(names[x.ring(t)]);
-            g.writeNumberField("tid", tid(x.ring(t)));
-            g.writeStringField("state", x.segmentState(s).name().toLowerCase(Locale.ROOT));
+            o.element().raw(NAME).string(Text.wellFormed(t.name() + ": " + what)).raw(CAT).raw(CAT_CRITICAL)
+                    .raw(PH_X).micros(ts).raw(DUR).micros(nest(CRITICAL_TID, ts, end) - ts).raw(pidTidCritical);
+            o.raw(ARGS).open();
+            o.key(THREAD).raw(names[x.ring(t)]);
+            o.key(K_TID).number(tid(x.ring(t)));
+            o.key(K_STATE).string(x.segmentState(s).name().toLowerCase(Locale.ROOT));
             if (mon != 0) {
-                g.writeFieldName(MONITOR_ID);
-                g.writeNumber(mon);
+                o.key(MONITOR_ID).number(mon);
             }
             int via = x.segmentVia(s);
             if (via >= 0) {
-                g.writeFieldName("from");
-                g.writeString(names[x.ring(x.from(via))]);
-                g.writeStringField("via", x.kind(via).name().toLowerCase(Locale.ROOT));
+                o.key(K_FROM).raw(names[x.ring(x.from(via))]);
+                o.key(K_VIA).string(x.kind(via).name().toLowerCase(Locale.ROOT));
             }
-            g.writeEndObject();
-            g.writeEndObject();
+            o.ch('}').ch('}');
         }
 
         /** Opens an event object and writes name, cat, ph, ts, pid, tid (and s for an instant). */
-        void begin(SerializedString name, SerializedString cat, SerializedString ph, long tid, long ns)
-                throws IOException {
-            g.writeStartObject();
-            g.writeFieldName(NAME);
-            g.writeString(name);
-            g.writeFieldName(CAT);
-            g.writeString(cat);
-            g.writeFieldName(PH);
-            g.writeString(ph);
-            g.writeFieldName(TS);
-            micros(rel(ns));
-            g.writeFieldName(PID);
-            g.writeNumber(pid);
-            g.writeFieldName(TID);
-            g.writeNumber(tid);
-            if (ph == V_I) {
-                g.writeFieldName(SCOPE);
-                g.writeString(V_T);
+        void begin(byte[] name, byte[] cat, byte[] ph, int ring, long ns) throws IOException {
+            o.element().raw(NAME).raw(name).raw(CAT).raw(cat).raw(ph).micros(rel(ns)).raw(pidTid[ring]);
+            if (ph == PH_I) {
+                o.raw(SCOPE_T);
             }
         }
 
@@ -611,66 +568,40 @@ public final class ChromeTraceWriter implements Exporter {
             return Math.max(0, ns - start);
         }
 
-        /** ns (&ge; 0) as microseconds with at most 3 decimals, trailing zeros removed ({@link Text#micros}). */
-        void micros(long ns) throws IOException {
-            long whole = ns / 1000;
-            int frac = (int) (ns % 1000);
-            int at = num.length;
-            if (frac != 0) {
-                int digits = 3;
-                while (frac % 10 == 0) {
-                    frac /= 10;
-                    digits--;
-                }
-                for (int i = 0; i < digits; i++) {
-                    num[--at] = (char) ('0' + frac % 10);
-                    frac /= 10;
-                }
-                num[--at] = '.';
-            }
-            do {
-                num[--at] = (char) ('0' + whole % 10);
-                whole /= 10;
-            } while (whole > 0);
-            g.writeNumber(num, at, num.length - at);
-        }
-
         /** {@code "<name>":"<thread name>","<tid>":<tid>}, "unknown" and 0 for no thread. */
-        void threadArgs(SerializedString nameField, SerializedString tidField, RecordedThread t) throws IOException {
-            g.writeFieldName(nameField);
-            g.writeString(t == null ? UNKNOWN : names[x.ring(t)]);
-            g.writeFieldName(tidField);
-            g.writeNumber(t == null ? 0 : tid(x.ring(t)));
+        void threadArgs(byte[] nameField, byte[] tidField, RecordedThread t) throws IOException {
+            o.key(nameField).raw(t == null ? UNKNOWN : names[x.ring(t)]);
+            o.key(tidField).number(t == null ? 0 : tid(x.ring(t)));
         }
 
         void monitorArgs(long mon) throws IOException {
-            g.writeFieldName(MONITOR);
-            g.writeString(className(mon));
-            g.writeFieldName(MONITOR_ID);
-            g.writeNumber(mon);
+            o.key(MONITOR).raw(names(mon).cls());
+            o.key(MONITOR_ID).number(mon);
         }
 
         /** {@code "stack":[frames]}, the array rendered once per stack id. */
         void stack(int stackId) throws IOException {
-            SerializedString json = stacks.get(stackId);
+            byte[] json = stacks.get(stackId);
             if (json == null) {
-                StringWriter w = new StringWriter();
-                try (JsonGenerator a = factory().createGenerator(w)) {
-                    a.writeStartArray();
-                    for (Frame fr : r.frames(stackId)) {
-                        a.writeString(Text.wellFormed(r.describe(fr)));
+                java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+                b.write('[');
+                boolean first = true;
+                for (Frame fr : r.frames(stackId)) {
+                    if (!first) {
+                        b.write(',');
                     }
-                    a.writeEndArray();
+                    first = false;
+                    b.writeBytes(q(Text.wellFormed(r.describe(fr))));
                 }
-                json = new SerializedString(w.toString());
+                b.write(']');
+                json = b.toByteArray();
                 stacks.put(stackId, json);
             }
-            g.writeFieldName(STACK);
-            g.writeRawValue(json);
+            o.key(STACK).raw(json);
         }
 
-        /** A monitor's class name and its slices' names, made once per monitor. */
-        record Names(SerializedString cls, SerializedString blocked, SerializedString waitOn) {
+        /** A monitor's class name and its slices' names (quoted), made once per monitor. */
+        record Names(String name, byte[] cls, byte[] blocked, byte[] waitOn) {
         }
 
         Names names(long obj) {
@@ -678,14 +609,14 @@ public final class ChromeTraceWriter implements Exporter {
             if (n == null) {
                 String c = r.objectClassName(obj);
                 String cls = Text.wellFormed(c.isEmpty() ? "object " + obj : c);
-                n = new Names(s(cls), s("blocked on " + cls), s("wait on " + cls));
+                n = new Names(cls, q(cls), q("blocked on " + cls), q("wait on " + cls));
                 monitorNames.put(obj, n);
             }
             return n;
         }
 
-        SerializedString className(long obj) {
-            return names(obj).cls();
+        String className(long obj) {
+            return names(obj).name();
         }
 
         String joinedName(long obj) {
@@ -732,20 +663,13 @@ public final class ChromeTraceWriter implements Exporter {
         }
 
         void meta(String name, long tid, String key, Object value) throws IOException {
-            g.writeStartObject();
-            g.writeStringField("name", name);
-            g.writeStringField("ph", "M");
-            g.writeNumberField("pid", pid);
-            g.writeNumberField("tid", tid);
-            g.writeObjectFieldStart("args");
-            g.writeFieldName(key);
+            o.element().raw(NAME).string(name).raw(a(",\"ph\":\"M\"")).raw(pidTid(tid)).raw(ARGS).open().key(k(key));
             if (value instanceof Integer i) {
-                g.writeNumber(i);
+                o.number(i);
             } else {
-                g.writeString(Text.wellFormed((String) value));
+                o.string(Text.wellFormed((String) value));
             }
-            g.writeEndObject();
-            g.writeEndObject();
+            o.ch('}').ch('}');
         }
     }
 }

@@ -110,6 +110,16 @@ public final class RecordedThread {
         return records.get(checked(i) * SnapshotFormat.RECORD_BYTES + 8) & 0xFF;
     }
 
+    /** Type of record {@code i} without making its {@link Event}. */
+    public EventType type(int i) {
+        return EventType.of(rawType(i));
+    }
+
+    /** Stack id of record {@code i} (0 = none) without making its {@link Event}. */
+    public int stackId(int i) {
+        return records.getInt(checked(i) * SnapshotFormat.RECORD_BYTES + 12);
+    }
+
     /** Object id of record {@code i} without making its {@link Event}. */
     public long obj(int i) {
         return records.getLong(checked(i) * SnapshotFormat.RECORD_BYTES + 16);

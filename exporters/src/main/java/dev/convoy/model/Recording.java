@@ -134,27 +134,37 @@ public final class Recording {
     }
 
     /**
-     * A k-way merge of the rings by (ts, ring position, record order): a tournament tree of
-     * losers, so each event costs one comparison per level.
+     * A cursor over the records of all rings in the order of {@link #events()}, without making
+     * {@link Event}s: for a pass over millions of records that needs only a few fields (read
+     * them with {@link RecordedThread#ts}, {@link RecordedThread#rawType}, ...).
      */
-    private final class Merge implements java.util.Iterator<Event> {
-        final int[][] order = orders();
-        final RecordedThread[] rings = threads.toArray(new RecordedThread[0]);
-        final int k = rings.length;
-        final int[] pos = new int[k];
-        final long[] head = new long[k]; // time of each ring's next record
-        final boolean[] done = new boolean[k]; // ring exhausted: greater than any other
-        final int[] tree = new int[Math.max(1, k)]; // [0] the winner, [1..k-1] the losers
-        int remaining;
+    public Cursor cursor() {
+        return new Cursor();
+    }
 
-        Merge() {
+    /**
+     * A k-way merge of the rings by (ts, ring position, record order): a tournament tree of
+     * losers, so each record costs one comparison per level.
+     */
+    public final class Cursor {
+        private final int[][] order = orders();
+        private final RecordedThread[] rings = threads.toArray(new RecordedThread[0]);
+        private final int k = rings.length;
+        private final int[] pos = new int[k];
+        private final long[] head = new long[k]; // time of each ring's next record
+        private final boolean[] done = new boolean[k]; // ring exhausted: greater than any other
+        private final int[] tree = new int[Math.max(1, k)]; // [0] the winner, [1..k-1] the losers
+        private int remaining;
+        private int ring = -1;
+        private int record = -1;
+        private long ts;
+
+        Cursor() {
             java.util.Arrays.fill(tree, -1);
             for (int r = 0; r < k; r++) {
                 remaining += rings[r].eventCount();
                 done[r] = rings[r].eventCount() == 0;
-                if (!done[r]) {
-                    head[r] = ts(r);
-                }
+                head[r] = done[r] ? Long.MAX_VALUE : headTs(r);
                 int winner = r;
                 int t = (r + k) / 2;
                 for (; t > 0; t /= 2) {
@@ -174,50 +184,125 @@ public final class Recording {
             }
         }
 
-        long ts(int r) {
-            int[] o = order[r];
-            return rings[r].ts(o == null ? pos[r] : o[pos[r]]);
+        // Each ring's next timestamps, read a batch at a time: sequential reads of one ring
+        // are cheap, while reading one record per ring in time order misses the cache on
+        // almost every record (the next record of the same ring is usually on another line).
+        // The batch also brings the records' lines into the cache for the caller.
+        private final int batch = Math.max(8, Math.min(64, (1 << 16) / Math.max(1, k)));
+        private final long[][] tsBuf = new long[k][];
+        private final int[] bufStart = new int[k]; // position of tsBuf[r][0]
+
+        private long headTs(int r) {
+            int p = pos[r];
+            long[] b = tsBuf[r];
+            if (b == null || p - bufStart[r] >= b.length) {
+                if (b == null) {
+                    b = tsBuf[r] = new long[batch];
+                }
+                RecordedThread t = rings[r];
+                int[] o = order[r];
+                int n = Math.min(b.length, t.eventCount() - p);
+                for (int i = 0; i < n; i++) {
+                    b[i] = t.ts(o == null ? p + i : o[p + i]);
+                }
+                bufStart[r] = p;
+            }
+            return b[p - bufStart[r]];
         }
 
-        boolean less(int a, int b) {
-            if (done[a] || done[b]) {
-                return !done[a] || done[b] && a < b;
-            }
+        /** Ring a's next record comes before ring b's: by time, then ring position; an exhausted ring last. */
+        private boolean less(int a, int b) {
             long x = head[a];
             long y = head[b];
-            return x < y || x == y && a < b;
+            return x < y || x == y && tieLess(a, b);
         }
+
+        private boolean tieLess(int a, int b) {
+            if (head[a] == Long.MAX_VALUE && (done[a] || done[b])) { // exhausted rings' head is MAX_VALUE too
+                return !done[a] || done[b] && a < b;
+            }
+            return a < b;
+        }
+
+        /** Records not yet reached by {@link #next}. */
+        public int remaining() {
+            return remaining;
+        }
+
+        /** Moves to the next record; false (and the cursor unchanged) when there is none. */
+        public boolean next() {
+            if (remaining == 0) {
+                return false;
+            }
+            remaining--;
+            int r = tree[0];
+            int[] o = order[r];
+            ring = r;
+            record = o == null ? pos[r] : o[pos[r]];
+            ts = head[r];
+            long hw;
+            if (++pos[r] == rings[r].eventCount()) {
+                done[r] = true;
+                hw = Long.MAX_VALUE;
+            } else {
+                hw = headTs(r);
+            }
+            head[r] = hw;
+            int winner = r;
+            for (int n = (r + k) >> 1; n > 0; n >>= 1) { // replay the winner's path; written to compile branch-free
+                int t = tree[n];
+                long ht = head[t];
+                if (ht < hw || ht == hw && tieLess(t, winner)) {
+                    tree[n] = winner;
+                    winner = t;
+                    hw = ht;
+                }
+            }
+            tree[0] = winner;
+            return true;
+        }
+
+        /** Position of the current record's ring in {@link #threads()}. */
+        public int ring() {
+            return ring;
+        }
+
+        /** The current record's ring. */
+        public RecordedThread thread() {
+            return rings[ring];
+        }
+
+        /** Index of the current record in its ring (as {@link Event#index()}). */
+        public int record() {
+            return record;
+        }
+
+        /** Timestamp of the current record. */
+        public long ts() {
+            return ts;
+        }
+
+        /** The current record as an {@link Event}. */
+        public Event event() {
+            return rings[ring].event(record);
+        }
+    }
+
+    /** {@link #events()}'s iterator: the cursor, one {@link Event} per record. */
+    private final class Merge implements java.util.Iterator<Event> {
+        final Cursor c = new Cursor();
 
         @Override
         public boolean hasNext() {
-            return remaining > 0;
+            return c.remaining() > 0;
         }
 
         @Override
         public Event next() {
-            if (remaining == 0) {
+            if (!c.next()) {
                 throw new java.util.NoSuchElementException();
             }
-            remaining--;
-            int r = tree[0];
-            RecordedThread t = rings[r];
-            int[] o = order[r];
-            Event e = t.event(o == null ? pos[r] : o[pos[r]]);
-            if (++pos[r] == t.eventCount()) {
-                done[r] = true;
-            } else {
-                head[r] = ts(r);
-            }
-            int winner = r;
-            for (int n = (r + k) / 2; n > 0; n /= 2) {
-                if (less(tree[n], winner)) {
-                    int w = tree[n];
-                    tree[n] = winner;
-                    winner = w;
-                }
-            }
-            tree[0] = winner;
-            return e;
+            return c.event();
         }
     }
 
