@@ -511,41 +511,60 @@ public final class ContentionIndex {
         g.endIdx = endIdx;
     }
 
-    /** {@code ids} sorted stably by {@code key[id]} (merge sort). */
+    /**
+     * The ids ordered by {@code key[id]}, ties in their given order: an LSD radix sort on the
+     * keys' offsets from the smallest (11 bits a pass, as many passes as the keys' range
+     * needs), linear in the number of ids; the ids as given when already in order.
+     */
     static int[] sortStable(int[] ids, long[] key) {
         int n = ids.length;
+        long[] ka = new long[n];
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
         boolean sorted = true;
-        for (int i = 1; i < n && sorted; i++) {
-            sorted = key[ids[i - 1]] <= key[ids[i]];
+        for (int i = 0; i < n; i++) {
+            long k = key[ids[i]];
+            ka[i] = k;
+            min = Math.min(min, k);
+            max = Math.max(max, k);
+            sorted &= i == 0 || ka[i - 1] <= k;
         }
         if (sorted) {
             return ids;
         }
+        for (int i = 0; i < n; i++) {
+            ka[i] -= min; // as unsigned: order kept even if the range overflows a signed long
+        }
+        int bits = 64 - Long.numberOfLeadingZeros(max - min);
         int[] a = ids.clone();
         int[] b = new int[n];
-        for (int width = 1; width < n; width *= 2) {
-            for (int lo = 0; lo < n; lo += 2 * width) {
-                int mid = Math.min(lo + width, n);
-                int hi = Math.min(lo + 2 * width, n);
-                int i = lo;
-                int j = mid;
-                int o = lo;
-                while (i < mid && j < hi) {
-                    b[o++] = key[a[j]] < key[a[i]] ? a[j++] : a[i++];
-                }
-                while (i < mid) {
-                    b[o++] = a[i++];
-                }
-                while (j < hi) {
-                    b[o++] = a[j++];
-                }
+        long[] kb = new long[n];
+        int[] count = new int[(1 << RADIX_BITS) + 1];
+        for (int shift = 0; shift < bits; shift += RADIX_BITS) {
+            Arrays.fill(count, 0);
+            for (int i = 0; i < n; i++) {
+                count[((int) (ka[i] >>> shift) & RADIX_MASK) + 1]++;
             }
-            int[] tmp = a;
+            for (int d = 0; d < RADIX_MASK + 1; d++) {
+                count[d + 1] += count[d];
+            }
+            for (int i = 0; i < n; i++) {
+                int at = count[(int) (ka[i] >>> shift) & RADIX_MASK]++;
+                b[at] = a[i];
+                kb[at] = ka[i];
+            }
+            int[] t = a;
             a = b;
-            b = tmp;
+            b = t;
+            long[] tk = ka;
+            ka = kb;
+            kb = tk;
         }
         return a;
     }
+
+    private static final int RADIX_BITS = 11;
+    private static final int RADIX_MASK = (1 << RADIX_BITS) - 1;
 
     /** Calls {ts, ring, index} in the order of {@link Recording#events()}. */
     private static List<long[]> sortCalls(List<long[]> calls) {
@@ -1408,6 +1427,11 @@ public final class ContentionIndex {
         return o == 0 ? null : threads[o - 1];
     }
 
+    /** {@link #owner} as a ring position, -1 when unknown. */
+    public int ownerRing(int ring, int iv) {
+        return rings[ring].owner[iv] - 1;
+    }
+
     /**
      * The interaction that ended an interval ({@link Interactions#endedBy}: the first by the
      * time its thread acted, then by derivation order); -2 for the interval's own timeout, -1
@@ -1459,6 +1483,11 @@ public final class ContentionIndex {
         return threads[iFrom[id]];
     }
 
+    /** {@link #from} as a ring position. */
+    public int fromRing(int id) {
+        return iFrom[id];
+    }
+
     /** When the active thread acted. */
     public long fromNs(int id) {
         return iFromNs[id];
@@ -1467,6 +1496,11 @@ public final class ContentionIndex {
     /** The thread an interaction made run. */
     public RecordedThread to(int id) {
         return threads[iTo[id]];
+    }
+
+    /** {@link #to} as a ring position. */
+    public int toRing(int id) {
+        return iTo[id];
     }
 
     /** When that thread ran. */

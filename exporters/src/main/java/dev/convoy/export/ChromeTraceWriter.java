@@ -267,8 +267,8 @@ public final class ChromeTraceWriter implements Exporter {
                 }
                 switch (pick) {
                     case 0 -> {
-                        RecordedThread t = threads[RingState.ring(startMarks, si)];
-                        threadMark(THREAD_START, RingState.ring(startMarks, si++), t.startNs());
+                        int ring = RingState.ring(startMarks, si++);
+                        threadMark(THREAD_START, ring, threads[ring].startNs());
                     }
                     case 1 -> {
                         event(c.ring(), c.thread(), c.record());
@@ -278,8 +278,8 @@ public final class ChromeTraceWriter implements Exporter {
                     case 3 -> destination(dests[de++]);
                     case 4 -> segment(sg++);
                     case 5 -> {
-                        RecordedThread t = threads[RingState.ring(endMarks, ei)];
-                        threadMark(THREAD_END, RingState.ring(endMarks, ei++), t.endNs());
+                        int ring = RingState.ring(endMarks, ei++);
+                        threadMark(THREAD_END, ring, threads[ring].endNs());
                     }
                     default -> {
                         return;
@@ -323,7 +323,7 @@ public final class ChromeTraceWriter implements Exporter {
             byte[] cat = arrow(isStart ? Kind.START : Kind.INTERRUPT)[0];
             begin(isStart ? START_CALL : INTERRUPT_CALL, cat, PH_I, ring, t.ts(i));
             o.raw(ARGS).open();
-            threadArgs(THREAD, THREAD_TID, target);
+            threadArgs(THREAD, THREAD_TID, target == null ? -1 : x.ring(target));
             if (!isStart) {
                 o.key(K_TARGET_WAITING).bool(t.arg(i) == 1);
             }
@@ -348,7 +348,7 @@ public final class ChromeTraceWriter implements Exporter {
                 if (w > 0) {
                     o.ch(',');
                 }
-                o.raw(names[x.ring(x.to(woke[w]))]);
+                o.raw(names[x.toRing(woke[w])]);
             }
             o.ch(']');
             stack(t.stackId(i));
@@ -425,7 +425,7 @@ public final class ChromeTraceWriter implements Exporter {
         void blockedArgs(int ring, int iv, RecordedThread t, int i, long mon, boolean open) throws IOException {
             monitorArgs(mon);
             stack(t.stackId(i));
-            threadArgs(OWNER, OWNER_TID, x.owner(ring, iv));
+            threadArgs(OWNER, OWNER_TID, x.ownerRing(ring, iv));
             if (open) {
                 o.key(RESULT).raw(STILL_BLOCKED);
             }
@@ -481,14 +481,14 @@ public final class ChromeTraceWriter implements Exporter {
 
         /** The source of a handoff ("monitor released") or of a join's end ("terminated"), and its s. */
         void source(int id) throws IOException {
-            int ring = x.ring(x.from(id));
+            int ring = x.fromRing(id);
             if (x.kind(id) == Kind.HANDOFF) {
                 begin(RELEASED, HANDOFF, PH_I, ring, x.fromNs(id));
                 o.raw(ARGS).open();
                 monitorArgs(x.monitor(id));
             } else {
                 begin(TERMINATED, CAT_JOIN, PH_I, ring, x.fromNs(id));
-                o.raw(ARGS).open().key(K_JOINER).raw(names[x.ring(x.to(id))]);
+                o.raw(ARGS).open().key(K_JOINER).raw(names[x.toRing(id)]);
             }
             o.ch('}').ch('}');
             flow(PH_S, id, ring, x.fromNs(id));
@@ -497,12 +497,12 @@ public final class ChromeTraceWriter implements Exporter {
         /** The destination instant of an arrow and its f. */
         void destination(int id) throws IOException {
             Kind k = x.kind(id);
-            int ring = x.ring(x.to(id));
+            int ring = x.toRing(id);
             byte[][] a = arrow(k);
             begin(a[2], a[0], PH_I, ring, x.toNs(id));
             o.raw(ARGS).open();
             if (k != Kind.HANDOFF) {
-                int from = x.ring(x.from(id));
+                int from = x.fromRing(id);
                 o.key(K_BY).raw(names[from]);
                 o.key(K_BY_TID).number(tid(from));
             }
@@ -550,7 +550,7 @@ public final class ChromeTraceWriter implements Exporter {
             }
             int via = x.segmentVia(s);
             if (via >= 0) {
-                o.key(K_FROM).raw(names[x.ring(x.from(via))]);
+                o.key(K_FROM).raw(names[x.fromRing(via)]);
                 o.key(K_VIA).string(x.kind(via).name().toLowerCase(Locale.ROOT));
             }
             o.ch('}').ch('}');
@@ -568,10 +568,10 @@ public final class ChromeTraceWriter implements Exporter {
             return Math.max(0, ns - start);
         }
 
-        /** {@code "<name>":"<thread name>","<tid>":<tid>}, "unknown" and 0 for no thread. */
-        void threadArgs(byte[] nameField, byte[] tidField, RecordedThread t) throws IOException {
-            o.key(nameField).raw(t == null ? UNKNOWN : names[x.ring(t)]);
-            o.key(tidField).number(t == null ? 0 : tid(x.ring(t)));
+        /** {@code "<name>":"<thread name>","<tid>":<tid>} of a ring, "unknown" and 0 for none (-1). */
+        void threadArgs(byte[] nameField, byte[] tidField, int ring) throws IOException {
+            o.key(nameField).raw(ring < 0 ? UNKNOWN : names[ring]);
+            o.key(tidField).number(ring < 0 ? 0 : tid(ring));
         }
 
         void monitorArgs(long mon) throws IOException {
