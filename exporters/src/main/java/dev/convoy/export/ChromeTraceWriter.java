@@ -69,12 +69,23 @@ public final class ChromeTraceWriter implements Exporter {
         return JsonSink.ascii(fragment);
     }
 
-    private static final byte[] NAME = a("\"name\":");
+    private static final byte[] NAME = a("{\"name\":");
     private static final byte[] CAT = a(",\"cat\":");
     private static final byte[] PH_X = a(",\"ph\":\"X\",\"ts\":");
     private static final byte[] PH_I = a(",\"ph\":\"I\",\"ts\":");
     private static final byte[] PH_S = a(",\"ph\":\"s\",\"ts\":");
     private static final byte[] PH_F = a(",\"ph\":\"f\",\"ts\":");
+
+    /** An event's opening up to its ts value: {@code {"name":N,"cat":C,"ph":P,"ts":}, made once. */
+    private static byte[] head(byte[] name, byte[] cat, byte[] ph) {
+        byte[] h = new byte[NAME.length + name.length + CAT.length + cat.length + ph.length];
+        int at = 0;
+        for (byte[] part : new byte[][] {NAME, name, CAT, cat, ph}) {
+            System.arraycopy(part, 0, h, at, part.length);
+            at += part.length;
+        }
+        return h;
+    }
     private static final byte[] DUR = a(",\"dur\":");
     private static final byte[] SCOPE_T = a(",\"s\":\"t\"");
     private static final byte[] ID = a(",\"id\":");
@@ -148,6 +159,30 @@ public final class ChromeTraceWriter implements Exporter {
 
     private static byte[][] arrow(Kind k) {
         return ARROWS[k.ordinal()];
+    }
+
+    private static final byte[] H_THREAD_START = head(THREAD_START, CAT_THREAD, PH_I);
+    private static final byte[] H_THREAD_END = head(THREAD_END, CAT_THREAD, PH_I);
+    private static final byte[] H_START_CALL = head(START_CALL, arrow(Kind.START)[0], PH_I);
+    private static final byte[] H_INTERRUPT_CALL = head(INTERRUPT_CALL, arrow(Kind.INTERRUPT)[0], PH_I);
+    private static final byte[] H_NOTIFY = head(NOTIFY, CAT_NOTIFY, PH_I);
+    private static final byte[] H_NOTIFY_ALL = head(NOTIFY_ALL, CAT_NOTIFY, PH_I);
+    private static final byte[] H_INTERRUPTED = head(INTERRUPTED, CAT_INTERRUPT, PH_I);
+    private static final byte[] H_RELEASED = head(RELEASED, HANDOFF, PH_I);
+    private static final byte[] H_TERMINATED = head(TERMINATED, CAT_JOIN, PH_I);
+    private static final byte[] H_GC = head(GC, CAT_GC, PH_X);
+    private static final byte[] H_SLEEP = head(SLEEP, SLEEP, PH_X);
+    /** Per arrow kind: the heads of its destination instant, its s and its f. */
+    private static final byte[][][] ARROW_HEADS = new byte[Kind.values().length][][];
+
+    static {
+        for (Kind k : Kind.values()) {
+            byte[][] a = ARROWS[k.ordinal()];
+            if (a != null) {
+                ARROW_HEADS[k.ordinal()] = new byte[][] {head(a[2], a[0], PH_I), head(a[1], a[0], PH_S),
+                    head(a[1], a[0], PH_F)};
+            }
+        }
     }
 
     private static final class Run {
@@ -268,7 +303,7 @@ public final class ChromeTraceWriter implements Exporter {
                 switch (pick) {
                     case 0 -> {
                         int ring = RingState.ring(startMarks, si++);
-                        threadMark(THREAD_START, ring, threads[ring].startNs());
+                        threadMark(H_THREAD_START, ring, threads[ring].startNs());
                     }
                     case 1 -> {
                         event(c.ring(), c.thread(), c.record());
@@ -279,7 +314,7 @@ public final class ChromeTraceWriter implements Exporter {
                     case 4 -> segment(sg++);
                     case 5 -> {
                         int ring = RingState.ring(endMarks, ei++);
-                        threadMark(THREAD_END, ring, threads[ring].endNs());
+                        threadMark(H_THREAD_END, ring, threads[ring].endNs());
                     }
                     default -> {
                         return;
@@ -288,8 +323,8 @@ public final class ChromeTraceWriter implements Exporter {
             }
         }
 
-        void threadMark(byte[] name, int ring, long ns) throws IOException {
-            begin(name, CAT_THREAD, PH_I, ring, ns);
+        void threadMark(byte[] head, int ring, long ns) throws IOException {
+            begin(head, ring, ns);
             o.raw(ARGS).open().key(K_NAME).raw(names[ring]).ch('}').ch('}');
         }
 
@@ -305,8 +340,8 @@ public final class ChromeTraceWriter implements Exporter {
                 }
                 case START_CALL -> call(ring, t, i, true);
                 case INTERRUPT_CALL -> call(ring, t, i, false);
-                case NOTIFY -> notifyCall(ring, t, i, NOTIFY);
-                case NOTIFY_ALL -> notifyCall(ring, t, i, NOTIFY_ALL);
+                case NOTIFY -> notifyCall(ring, t, i, H_NOTIFY);
+                case NOTIFY_ALL -> notifyCall(ring, t, i, H_NOTIFY_ALL);
                 case THREAD_INTERRUPTED -> interrupted(ring, t, i);
                 default -> {
                 }
@@ -320,8 +355,7 @@ public final class ChromeTraceWriter implements Exporter {
                 return;
             }
             RecordedThread target = r.threadByObject(t.obj(i)).orElse(null);
-            byte[] cat = arrow(isStart ? Kind.START : Kind.INTERRUPT)[0];
-            begin(isStart ? START_CALL : INTERRUPT_CALL, cat, PH_I, ring, t.ts(i));
+            begin(isStart ? H_START_CALL : H_INTERRUPT_CALL, ring, t.ts(i));
             o.raw(ARGS).open();
             threadArgs(THREAD, THREAD_TID, target == null ? -1 : x.ring(target));
             if (!isStart) {
@@ -335,12 +369,12 @@ public final class ChromeTraceWriter implements Exporter {
         }
 
         /** A notify or notifyAll call, and an s for each thread it woke. */
-        void notifyCall(int ring, RecordedThread t, int i, byte[] name) throws IOException {
+        void notifyCall(int ring, RecordedThread t, int i, byte[] head) throws IOException {
             int[] woke = x.notifyCall(notifies++);
             if (t.isSystem()) {
                 return;
             }
-            begin(name, CAT_NOTIFY, PH_I, ring, t.ts(i));
+            begin(head, ring, t.ts(i));
             o.raw(ARGS).open();
             monitorArgs(t.obj(i));
             o.key(K_WOKE).ch('[');
@@ -363,7 +397,7 @@ public final class ChromeTraceWriter implements Exporter {
             if (t.isSystem()) {
                 return;
             }
-            begin(INTERRUPTED, CAT_INTERRUPT, PH_I, ring, t.ts(i));
+            begin(H_INTERRUPTED, ring, t.ts(i));
             o.raw(ARGS).open();
             stack(t.stackId(i));
             o.ch('}').ch('}');
@@ -373,33 +407,16 @@ public final class ChromeTraceWriter implements Exporter {
         void slice(int ring, int iv, RecordedThread t, int i) throws IOException {
             int kind = x.kind(ring, iv);
             long mon = x.monitor(ring, iv);
-            byte[] name;
-            byte[] cat;
-            switch (kind) {
-                case ContentionIndex.GC -> {
-                    name = GC;
-                    cat = CAT_GC;
-                }
-                case ContentionIndex.BLOCKED -> {
-                    name = names(mon).blocked();
-                    cat = V_MONITOR;
-                }
-                case ContentionIndex.SLEEPING -> {
-                    name = SLEEP;
-                    cat = SLEEP;
-                }
-                case ContentionIndex.JOINING -> {
-                    name = q(Text.wellFormed("join " + joinedName(mon)));
-                    cat = CAT_JOIN;
-                }
-                default -> {
-                    name = names(mon).waitOn();
-                    cat = V_MONITOR;
-                }
-            }
+            byte[] head = switch (kind) {
+                case ContentionIndex.GC -> H_GC;
+                case ContentionIndex.BLOCKED -> names(mon).blocked();
+                case ContentionIndex.SLEEPING -> H_SLEEP;
+                case ContentionIndex.JOINING -> head(q(Text.wellFormed("join " + joinedName(mon))), CAT_JOIN, PH_X);
+                default -> names(mon).waitOn();
+            };
             long ts = rel(x.startNs(ring, iv));
             long end = Math.max(ts, rel(x.endNs(ring, iv))); // reordered records can end an interval before it starts
-            o.element().raw(NAME).raw(name).raw(CAT).raw(cat).raw(PH_X).micros(ts)
+            o.element().raw(head).micros(ts)
                     .raw(DUR).micros(nest(tid(ring), ts, end) - ts).raw(pidTid[ring]);
             boolean open = x.isOpen(ring, iv);
             if (kind == ContentionIndex.GC) {
@@ -483,11 +500,11 @@ public final class ChromeTraceWriter implements Exporter {
         void source(int id) throws IOException {
             int ring = x.fromRing(id);
             if (x.kind(id) == Kind.HANDOFF) {
-                begin(RELEASED, HANDOFF, PH_I, ring, x.fromNs(id));
+                begin(H_RELEASED, ring, x.fromNs(id));
                 o.raw(ARGS).open();
                 monitorArgs(x.monitor(id));
             } else {
-                begin(TERMINATED, CAT_JOIN, PH_I, ring, x.fromNs(id));
+                begin(H_TERMINATED, ring, x.fromNs(id));
                 o.raw(ARGS).open().key(K_JOINER).raw(names[x.toRing(id)]);
             }
             o.ch('}').ch('}');
@@ -498,8 +515,7 @@ public final class ChromeTraceWriter implements Exporter {
         void destination(int id) throws IOException {
             Kind k = x.kind(id);
             int ring = x.toRing(id);
-            byte[][] a = arrow(k);
-            begin(a[2], a[0], PH_I, ring, x.toNs(id));
+            begin(ARROW_HEADS[k.ordinal()][0], ring, x.toNs(id));
             o.raw(ARGS).open();
             if (k != Kind.HANDOFF) {
                 int from = x.fromRing(id);
@@ -514,8 +530,8 @@ public final class ChromeTraceWriter implements Exporter {
         }
 
         void flow(byte[] ph, int id, int ring, long ns) throws IOException {
-            byte[][] a = arrow(x.kind(id));
-            o.element().raw(NAME).raw(a[1]).raw(CAT).raw(a[0]).raw(ph).micros(rel(ns)).raw(pidTid[ring]);
+            byte[][] heads = ARROW_HEADS[x.kind(id).ordinal()];
+            o.element().raw(ph == PH_F ? heads[2] : heads[1]).micros(rel(ns)).raw(pidTid[ring]);
             o.raw(ID).number(id + 1L);
             if (ph == PH_F) {
                 o.raw(BP_E);
@@ -539,8 +555,7 @@ public final class ChromeTraceWriter implements Exporter {
             };
             long ts = rel(x.segmentStartNs(s));
             long end = Math.max(ts, rel(x.segmentEndNs(s)));
-            o.element().raw(NAME).string(Text.wellFormed(t.name() + ": " + what)).raw(CAT).raw(CAT_CRITICAL)
-                    .raw(PH_X).micros(ts).raw(DUR).micros(nest(CRITICAL_TID, ts, end) - ts).raw(pidTidCritical);
+            o.element().raw(head(q(Text.wellFormed(t.name() + ": " + what)), CAT_CRITICAL, PH_X)).micros(ts).raw(DUR).micros(nest(CRITICAL_TID, ts, end) - ts).raw(pidTidCritical);
             o.raw(ARGS).open();
             o.key(THREAD).raw(names[x.ring(t)]);
             o.key(K_TID).number(tid(x.ring(t)));
@@ -556,12 +571,9 @@ public final class ChromeTraceWriter implements Exporter {
             o.ch('}').ch('}');
         }
 
-        /** Opens an event object and writes name, cat, ph, ts, pid, tid (and s for an instant). */
-        void begin(byte[] name, byte[] cat, byte[] ph, int ring, long ns) throws IOException {
-            o.element().raw(NAME).raw(name).raw(CAT).raw(cat).raw(ph).micros(rel(ns)).raw(pidTid[ring]);
-            if (ph == PH_I) {
-                o.raw(SCOPE_T);
-            }
+        /** Opens an instant ({@link #head}) and writes its ts, pid, tid and s. */
+        void begin(byte[] head, int ring, long ns) throws IOException {
+            o.element().raw(head).micros(rel(ns)).raw(pidTid[ring]).raw(SCOPE_T);
         }
 
         long rel(long ns) {
@@ -600,7 +612,7 @@ public final class ChromeTraceWriter implements Exporter {
             o.key(STACK).raw(json);
         }
 
-        /** A monitor's class name and its slices' names (quoted), made once per monitor. */
+        /** A monitor's class name, quoted, and the heads of its slices, made once per monitor. */
         record Names(String name, byte[] cls, byte[] blocked, byte[] waitOn) {
         }
 
@@ -609,7 +621,8 @@ public final class ChromeTraceWriter implements Exporter {
             if (n == null) {
                 String c = r.objectClassName(obj);
                 String cls = Text.wellFormed(c.isEmpty() ? "object " + obj : c);
-                n = new Names(cls, q(cls), q("blocked on " + cls), q("wait on " + cls));
+                n = new Names(cls, q(cls), head(q("blocked on " + cls), V_MONITOR, PH_X),
+                        head(q("wait on " + cls), V_MONITOR, PH_X));
                 monitorNames.put(obj, n);
             }
             return n;

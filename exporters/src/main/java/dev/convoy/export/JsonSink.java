@@ -91,6 +91,29 @@ final class JsonSink {
             buf[n++] = '-';
             v = -v;
         }
+        if (v <= Integer.MAX_VALUE) { // the usual case: int arithmetic, two digits a step
+            int x = (int) v;
+            int digits = 1;
+            while (digits < 10 && x >= INT_POWERS[digits]) {
+                digits++;
+            }
+            int at = n + digits;
+            while (x >= 100) {
+                int q = x / 100;
+                int r = x - q * 100;
+                x = q;
+                buf[--at] = ONES[r];
+                buf[--at] = TENS[r];
+            }
+            if (x >= 10) {
+                buf[--at] = ONES[x];
+                buf[--at] = TENS[x];
+            } else {
+                buf[--at] = (byte) ('0' + x);
+            }
+            n += digits;
+            return this;
+        }
         int digits = 1;
         for (long p = 10; digits < 19 && v >= p; p *= 10) {
             digits++;
@@ -101,6 +124,18 @@ final class JsonSink {
         }
         n += digits;
         return this;
+    }
+
+    private static final int[] INT_POWERS = {1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000,
+        100_000_000, 1_000_000_000};
+    private static final byte[] TENS = new byte[100];
+    private static final byte[] ONES = new byte[100];
+
+    static {
+        for (int i = 0; i < 100; i++) {
+            TENS[i] = (byte) ('0' + i / 10);
+            ONES[i] = (byte) ('0' + i % 10);
+        }
     }
 
     /**
@@ -128,13 +163,13 @@ final class JsonSink {
         return this;
     }
 
-    /** Starts an element of an array of objects: a comma unless it is the array's first. */
+    /** Starts an element of an array: a comma unless it is the array's first. */
     JsonSink element() throws IOException {
         if (!first) {
             ch(',');
         }
         first = false;
-        return ch('{');
+        return this;
     }
 
     /** The next {@link #element} is the first of a new array. */
