@@ -143,85 +143,132 @@ public final class Recording {
     }
 
     /**
-     * A k-way merge of the rings by (ts, ring position, record order): a tournament tree of
-     * losers, so each record costs one comparison per level.
+     * The records in the order of {@link #events()}: by time, then ring position, then record
+     * order. Merged a window of time at a time: the records of every ring within the window
+     * are read ring by ring (sequential reads, cheap, unlike one record per ring in time
+     * order, which misses the cache on almost every record), each as one key (time offset in
+     * the window, ring position), and the keys put in order by a stable radix sort. The
+     * window's width adapts so that a window holds at most {@link #WINDOW} records (more only
+     * when more records than that share one timestamp).
      */
     public final class Cursor {
+        private static final int WINDOW = 1 << 15;
+        private static final int RADIX_BITS = 11;
+
         private final int[][] order = orders();
         private final RecordedThread[] rings = threads.toArray(new RecordedThread[0]);
-        private final int k = rings.length;
-        private final int[] pos = new int[k];
-        private final long[] head = new long[k]; // time of each ring's next record
-        private final boolean[] done = new boolean[k]; // ring exhausted: greater than any other
-        private final int[] tree = new int[Math.max(1, k)]; // [0] the winner, [1..k-1] the losers
+        private final int ringBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(Math.max(1, rings.length - 1)));
+        private final long ringMask = (1L << ringBits) - 1;
+        private final long maxWidth = 1L << (62 - ringBits); // time offsets and ring positions fit a key
+        private final int[] pos = new int[rings.length]; // per ring: first record not yet in a window
+        private final int[] emit = new int[rings.length]; // per ring: next record of the window to return
+        private long[] keys = new long[WINDOW];
+        private long[] scratch = new long[WINDOW];
+        private final int[] count = new int[(1 << RADIX_BITS) + 1];
+        private long width = 1L << 20;
+        private long base;
+        private long maxOffset;
+        private int windowSize;
+        private int at;
         private int remaining;
         private int ring = -1;
         private int record = -1;
         private long ts;
 
         Cursor() {
-            java.util.Arrays.fill(tree, -1);
-            for (int r = 0; r < k; r++) {
-                remaining += rings[r].eventCount();
-                done[r] = rings[r].eventCount() == 0;
-                head[r] = done[r] ? Long.MAX_VALUE : headTs(r);
-                int winner = r;
-                int t = (r + k) / 2;
-                for (; t > 0; t /= 2) {
-                    if (tree[t] < 0) {
-                        tree[t] = winner;
+            for (RecordedThread t : rings) {
+                remaining += t.eventCount();
+            }
+        }
+
+        private long tsAt(int r, int p) {
+            int[] o = order[r];
+            return rings[r].ts(o == null ? p : o[p]);
+        }
+
+        /** Reads the next window; at least one record when any remains. */
+        private void fill() {
+            base = Long.MAX_VALUE;
+            for (int r = 0; r < rings.length; r++) {
+                if (pos[r] < rings[r].eventCount()) {
+                    base = Math.min(base, tsAt(r, pos[r]));
+                }
+            }
+            while (true) {
+                long last = base > Long.MAX_VALUE - (width - 1) ? Long.MAX_VALUE : base + (width - 1);
+                int n = gather(last, width == 1 ? Integer.MAX_VALUE : keys.length);
+                if (n >= 0) {
+                    for (int r = 0; r < rings.length; r++) {
+                        emit[r] = pos[r];
+                    }
+                    int taken = 0;
+                    for (int i = 0; i < n; i++) {
+                        pos[(int) (keys[i] & ringMask)]++;
+                        taken++;
+                    }
+                    sort(n);
+                    windowSize = taken;
+                    at = 0;
+                    if (n < keys.length / 4 && width < maxWidth) {
+                        width = Math.min(maxWidth, width * 2);
+                    }
+                    return;
+                }
+                width = Math.max(1, width / 4); // too many records: a narrower window
+            }
+        }
+
+        /**
+         * The keys of the records with time in [base, last] into keys, their largest time
+         * offset into maxOffset; -1 when more than limit.
+         */
+        private int gather(long last, int limit) {
+            int n = 0;
+            maxOffset = 0;
+            for (int r = 0; r < rings.length; r++) {
+                int count = rings[r].eventCount();
+                for (int p = pos[r]; p < count; p++) {
+                    long t = tsAt(r, p);
+                    if (t > last) {
                         break;
                     }
-                    if (less(tree[t], winner)) {
-                        int w = tree[t];
-                        tree[t] = winner;
-                        winner = w;
+                    if (n == limit) {
+                        return -1;
                     }
-                }
-                if (t == 0) {
-                    tree[0] = winner;
+                    if (n == keys.length) {
+                        keys = java.util.Arrays.copyOf(keys, 2 * n);
+                        scratch = new long[2 * n];
+                    }
+                    maxOffset = Math.max(maxOffset, t - base);
+                    keys[n++] = (t - base) << ringBits | r;
                 }
             }
+            return n;
         }
 
-        // Each ring's next timestamps, read a batch at a time: sequential reads of one ring
-        // are cheap, while reading one record per ring in time order misses the cache on
-        // almost every record (the next record of the same ring is usually on another line).
-        // The batch also brings the records' lines into the cache for the caller.
-        private final int batch = Math.max(8, Math.min(64, (1 << 16) / Math.max(1, k)));
-        private final long[][] tsBuf = new long[k][];
-        private final int[] bufStart = new int[k]; // position of tsBuf[r][0]
-
-        private long headTs(int r) {
-            int p = pos[r];
-            long[] b = tsBuf[r];
-            if (b == null || p - bufStart[r] >= b.length) {
-                if (b == null) {
-                    b = tsBuf[r] = new long[batch];
-                }
-                RecordedThread t = rings[r];
-                int[] o = order[r];
-                int n = Math.min(b.length, t.eventCount() - p);
+        /** Stable LSD radix sort of keys[0, n), whose time offsets are at most maxOffset. */
+        private void sort(int n) {
+            int bits = ringBits + 64 - Long.numberOfLeadingZeros(maxOffset);
+            long[] a = keys;
+            long[] b = scratch;
+            int mask = (1 << RADIX_BITS) - 1;
+            for (int shift = 0; shift < bits; shift += RADIX_BITS) {
+                java.util.Arrays.fill(count, 0);
                 for (int i = 0; i < n; i++) {
-                    b[i] = t.ts(o == null ? p + i : o[p + i]);
+                    count[((int) (a[i] >>> shift) & mask) + 1]++;
                 }
-                bufStart[r] = p;
+                for (int d = 0; d < mask + 1; d++) {
+                    count[d + 1] += count[d];
+                }
+                for (int i = 0; i < n; i++) {
+                    b[count[(int) (a[i] >>> shift) & mask]++] = a[i];
+                }
+                long[] t = a;
+                a = b;
+                b = t;
             }
-            return b[p - bufStart[r]];
-        }
-
-        /** Ring a's next record comes before ring b's: by time, then ring position; an exhausted ring last. */
-        private boolean less(int a, int b) {
-            long x = head[a];
-            long y = head[b];
-            return x < y || x == y && tieLess(a, b);
-        }
-
-        private boolean tieLess(int a, int b) {
-            if (head[a] == Long.MAX_VALUE && (done[a] || done[b])) { // exhausted rings' head is MAX_VALUE too
-                return !done[a] || done[b] && a < b;
-            }
-            return a < b;
+            keys = a;
+            scratch = b;
         }
 
         /** Records not yet reached by {@link #next}. */
@@ -234,31 +281,17 @@ public final class Recording {
             if (remaining == 0) {
                 return false;
             }
-            remaining--;
-            int r = tree[0];
+            if (at == windowSize) {
+                fill();
+            }
+            long key = keys[at++];
+            int r = (int) (key & ringMask);
             int[] o = order[r];
+            int p = emit[r]++;
             ring = r;
-            record = o == null ? pos[r] : o[pos[r]];
-            ts = head[r];
-            long hw;
-            if (++pos[r] == rings[r].eventCount()) {
-                done[r] = true;
-                hw = Long.MAX_VALUE;
-            } else {
-                hw = headTs(r);
-            }
-            head[r] = hw;
-            int winner = r;
-            for (int n = (r + k) >> 1; n > 0; n >>= 1) { // replay the winner's path; written to compile branch-free
-                int t = tree[n];
-                long ht = head[t];
-                if (ht < hw || ht == hw && tieLess(t, winner)) {
-                    tree[n] = winner;
-                    winner = t;
-                    hw = ht;
-                }
-            }
-            tree[0] = winner;
+            record = o == null ? p : o[p];
+            ts = base + (key >>> ringBits);
+            remaining--;
             return true;
         }
 
