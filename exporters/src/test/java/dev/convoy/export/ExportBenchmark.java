@@ -32,9 +32,11 @@ import java.util.SplittableRandom;
  * generate FILE [--events N] [--threads T] [--monitors M] [--seed S]
  *     writes a synthetic snapshot: T threads, M monitors, about N events of realistic
  *     enter/entered, wait/waited, notify, sleep/slept pairs with stacks
- * run FILE --format chrome|tptp|csv [--out DIR]
+ * run FILE --format chrome|tptp|csv [--out DIR] [--discard]
  *     converts FILE like {@code ./convoy convert} (same code path: {@link Convert#run})
- *     and prints one line: format, events, seconds, events/s, peak heap, output bytes
+ *     and prints one line: format, events, seconds, events/s, peak heap, output bytes;
+ *     with --discard the same reader and writer, into a stream that only counts the bytes
+ *     (the conversion's own cost, without the file system's)
  * </pre>
  *
  * Peak heap is the largest heap occupancy sampled after each collection (the sum of the
@@ -49,7 +51,7 @@ public final class ExportBenchmark {
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
             System.err.println("usage: ExportBenchmark generate FILE [--events N] [--threads T] [--monitors M]\n"
-                    + "       ExportBenchmark run FILE --format F [--out DIR]");
+                    + "       ExportBenchmark run FILE --format F [--out DIR] [--discard]");
             System.exit(2);
         }
         switch (args[0]) {
@@ -213,10 +215,10 @@ public final class ExportBenchmark {
         }
         heap.forEach(MemoryPoolMXBean::resetPeakUsage);
         long baseline = used(heap);
+        boolean discard = List.of(args).contains("--discard");
         long t0 = System.nanoTime();
-        PrintStream devNull = new PrintStream(OutputStream.nullOutputStream());
-        int rc = Convert.run(new String[] {file.toString(), "--format", format, "-o", out.toString()}, devNull,
-                System.err);
+        int rc = discard ? discard(file, format) : Convert.run(new String[] {file.toString(), "--format", format,
+            "-o", out.toString()}, new PrintStream(OutputStream.nullOutputStream()), System.err);
         long t1 = System.nanoTime();
         if (rc != 0) {
             throw new IllegalStateException("convert failed: " + rc);
@@ -231,9 +233,9 @@ public final class ExportBenchmark {
         synchronized (maxLive) {
             live = maxLive[0];
         }
-        long bytes = 0;
-        for (Path p : format.equals("csv") ? List.of(CsvLogWriter.metaPath(out), CsvLogWriter.eventsPath(out))
-                : List.of(out)) {
+        long bytes = discarded;
+        for (Path p : discard ? List.<Path>of() : format.equals("csv")
+                ? List.of(CsvLogWriter.metaPath(out), CsvLogWriter.eventsPath(out)) : List.of(out)) {
             bytes += Files.size(p);
             Files.delete(p);
         }
@@ -243,6 +245,39 @@ public final class ExportBenchmark {
                         + " baseline_heap_mb=%.0f output_mb=%.0f",
                 format, events, s, events / s, peakPools / 1048576.0, live / 1048576.0, baseline / 1048576.0,
                 bytes / 1048576.0));
+    }
+
+    static long discarded;
+
+    /**
+     * {@code --discard}: the conversion's own work without the file system's: the snapshot read
+     * as {@code convert} reads it, the format written by the same writer to a stream that only
+     * counts the bytes.
+     */
+    static int discard(Path file, String format) throws IOException {
+        dev.convoy.model.Recording r = dev.convoy.snapshot.SnapshotReader.read(file, (done, total) -> {
+        });
+        OutputStream sink = new OutputStream() {
+            @Override
+            public void write(int b) {
+                discarded++;
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                discarded += len;
+            }
+        };
+        switch (Format.parse(format)) {
+            case CHROME -> new ChromeTraceWriter().write(r, sink);
+            case TPTP -> new TptpXmlWriter().write(r, sink);
+            case CSV -> {
+                new CsvLogWriter().writeMeta(r, sink);
+                new CsvLogWriter().writeEvents(r, sink);
+            }
+            default -> throw new IllegalArgumentException("--discard: chrome, tptp or csv");
+        }
+        return 0;
     }
 
     static long used(List<MemoryPoolMXBean> pools) {
