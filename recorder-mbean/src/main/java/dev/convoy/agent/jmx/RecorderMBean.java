@@ -139,7 +139,9 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
                     + "threads, the most contended monitors, deadlocks", SnapshotSummary.SUMMARY,
                     MBeanOperationInfo.ACTION),
             op("dump", "Writes the frozen snapshot (a fresh one if none) in a format into the dump directory; "
-                    + "returns the files written", STRINGS, MBeanOperationInfo.ACTION,
+                    + "returns the files written. chrome, tptp and csv are converted in this JVM (its CPU and "
+                    + "heap); snapshot only copies the binary recording, to convert elsewhere with convoy convert",
+                    STRINGS, MBeanOperationInfo.ACTION,
                     param("format", SimpleType.STRING, "one of " + formats),
                     param("path", SimpleType.STRING, "file name or relative path inside the dump directory "
                             + "(for csv, the base of NAME.meta.csv and NAME.events.csv)")),
