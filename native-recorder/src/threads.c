@@ -3,13 +3,33 @@
 #include "convoy.h"
 #include "objects.h"
 #include "snapshot_format.h"
+#include "victims.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Data structures, all under registry_lock (see threads.h for when it is taken):
+ *   registry   every state, doubly linked through next/prev, newest first: snapshots and
+ *              totals walk it; a state is unlinked in O(1) when evicted.
+ *   victims    the eviction queues (victims.h): states created lazily or at enumeration
+ *              (RING_LATE) are watched for a collected Thread object from creation; every
+ *              state joins the ended queue, in end-time order, when its thread ends. A
+ *              state created at ThreadStart is on no queue while its thread lives: ThreadEnd
+ *              stays enabled from start-up to VM death and is posted, on the thread itself,
+ *              before the VM lets go of its Thread object, so it is ended before it can be
+ *              gone. A lazily created state gets no such promise (a virtual thread gets no
+ *              ThreadStart/ThreadEnd; a thread may record an event after its ThreadEnd, e.g.
+ *              on its Thread's monitor while exiting, and get a fresh state then), nor does
+ *              an enumerated one (its thread may be ending while it is enumerated).
+ * make_room asks victims_pick for the next victim: O(1) in the usual case (the oldest ended
+ * state), plus one IsSameObject per watched state when no collected one is already known.
+ */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static cv_thread *registry;
+static cv_victims victims;
 static uint64_t ring_budget;
 static uint64_t memory_in_use;
 static uint32_t ring_capacity;
@@ -82,12 +102,12 @@ static int64_t java_thread_id(JNIEnv *jni, jthread thread) {
     return (int64_t)tid;
 }
 
-static void free_state(JNIEnv *jni, cv_thread *t) {
+/* Releases what the state holds besides its own block. */
+static void release_state(JNIEnv *jni, cv_thread *t) {
     if (t->thread_ref && jni) (*jni)->DeleteWeakGlobalRef(jni, t->thread_ref);
     free(t->name);
     free(t->group);
     free(t->parent_group);
-    free(t);
 }
 
 /* A state whose Thread object has been collected: its thread ended without a ThreadEnd
@@ -96,31 +116,34 @@ static int thread_gone(JNIEnv *jni, const cv_thread *t) {
     return jni && t->thread_ref && (*jni)->IsSameObject(jni, t->thread_ref, NULL);
 }
 
-/* Under registry_lock: frees unpinned states of ended threads until `need` fits: first
- * those whose Thread object is gone (their end time is unknown), then the oldest ended. */
+static cv_thread *of_victim(cv_victim *v) {
+    return (cv_thread *)((char *)v - offsetof(cv_thread, victim));
+}
+
+/* victims_pick's test; only watched states, never ended, are asked. */
+static int victim_gone(cv_victim *v, void *jni) {
+    return thread_gone((JNIEnv *)jni, of_victim(v));
+}
+
+/* Under registry_lock: evicts unpinned states of threads that are over until `need` more
+ * bytes fit under the cap, in victims.h's order: first those whose Thread object is gone
+ * (their end time is unknown), then the oldest ended. Returns 0 if they cannot be made to
+ * fit. */
 static int make_room(JNIEnv *jni, uint64_t need) {
     while (memory_in_use + need > ring_budget) {
-        cv_thread **victim = NULL;
-        int victim_gone = 0;
-        for (cv_thread **p = &registry; *p; p = &(*p)->next) {
-            cv_thread *t = *p;
-            if (t->pins) continue;
-            int gone = !(t->flags & RING_ENDED) && thread_gone(jni, t);
-            if (!(t->flags & RING_ENDED) && !gone) continue;
-            if (!victim || (gone && !victim_gone) || (gone == victim_gone && t->end_ns < (*victim)->end_ns)) {
-                victim = p;
-                victim_gone = gone;
-            }
-        }
-        if (!victim) return 0;
-        cv_thread *t = *victim;
-        *victim = t->next;
+        cv_victim *v = victims_pick(&victims, victim_gone, jni);
+        if (!v) return 0;
+        cv_thread *t = of_victim(v);
+        victims_remove(&victims, v);
+        if (t->prev) t->prev->next = t->next; else registry = t->next;
+        if (t->next) t->next->prev = t->prev;
         memory_in_use -= t->bytes;
         evicted++;
         evicted_written += ring_written(&t->ring);
         evicted_overwritten += ring_overwritten(&t->ring);
         evicted_dropped += ring_dropped(&t->ring);
-        free_state(jni, t);
+        release_state(jni, t);
+        free(t);
     }
     return 1;
 }
@@ -169,15 +192,18 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     pthread_mutex_lock(&registry_lock);
     t->ring_id = ++next_ring_id;
     threads_seen++;
+    t->prev = NULL;
     t->next = registry;
+    if (registry) registry->prev = t;
     registry = t;
+    if (flags & RING_LATE) victims_watch(&victims, &t->victim);
     pthread_mutex_unlock(&registry_lock);
 
     if ((*jvmti)->SetThreadLocalStorage(jvmti, thread, t) != JVMTI_ERROR_NONE) {
         /* The thread is gone (enumeration race): keep the state as an ended thread. */
         pthread_mutex_lock(&registry_lock);
         t->flags |= RING_ENDED;
-        t->end_ns = cv_now_ns();
+        victims_ended(&victims, &t->victim, cv_now_ns());
         pthread_mutex_unlock(&registry_lock);
         return NULL;
     }
@@ -213,7 +239,7 @@ void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, cv_thread *t) 
     read_names(jvmti, jni, thread, &name, &group, &parent);
     pthread_mutex_lock(&registry_lock);
     t->flags |= RING_ENDED;
-    t->end_ns = cv_now_ns();
+    victims_ended(&victims, &t->victim, cv_now_ns());
     if (name) { free(t->name); t->name = name; } 
     if (group) { free(t->group); t->group = group; }
     if (parent) { free(t->parent_group); t->parent_group = parent; }
@@ -248,14 +274,14 @@ cv_thread_view *threads_pin_all(size_t *count) {
     size_t i = 0;
     if (v) {
         for (cv_thread *t = registry; t; t = t->next, i++) {
-            t->pins++;
+            t->victim.pins++;
             v[i].t = t;
             v[i].ring_id = t->ring_id;
             v[i].java_tid = t->java_tid;
             v[i].thread_obj = t->thread_obj;
             v[i].flags = t->flags;
             v[i].start_ns = t->start_ns;
-            v[i].end_ns = t->end_ns;
+            v[i].end_ns = t->victim.end_ns;
             v[i].name = dup_or_empty(t->name);
             v[i].group = dup_or_empty(t->group);
             v[i].parent_group = dup_or_empty(t->parent_group);
@@ -268,7 +294,7 @@ cv_thread_view *threads_pin_all(size_t *count) {
 
 void threads_unpin(cv_thread_view *v, size_t count) {
     pthread_mutex_lock(&registry_lock);
-    for (size_t i = 0; i < count; i++) v[i].t->pins--;
+    for (size_t i = 0; i < count; i++) v[i].t->victim.pins--;
     pthread_mutex_unlock(&registry_lock);
     for (size_t i = 0; i < count; i++) {
         free(v[i].name);

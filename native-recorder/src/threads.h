@@ -10,7 +10,11 @@
  * Registry: all states are on one list under `registry_lock`, taken only at thread
  * start and end and by snapshots to pin states; never while recording a record.
  * States of ended threads stay on the list (a snapshot still shows them) until the
- * memory cap needs their space: then the oldest ended, unpinned state is freed.
+ * memory cap needs their space: then an unpinned state of a thread that is over is
+ * evicted, in the order of victims.h (first those whose Thread object is gone, then the
+ * oldest ended). Besides the list, the states
+ * that can be evicted are kept on victims.h's queues (same lock), so that finding the
+ * victim costs no walk over the registry; threads.c says which state is on which queue.
  * A thread that cannot get a ring within the cap records nothing; its events are
  * counted as dropped.
  *
@@ -27,22 +31,24 @@
 
 #include "log.h"
 #include "ring.h"
+#include "victims.h"
 
 #define CV_OWN_THREAD_PREFIX "convoy-"
 
 typedef struct cv_thread {
-    struct cv_thread *next;   /* registry list; under registry_lock */
+    struct cv_thread *next;   /* registry list, newest first; under registry_lock */
+    struct cv_thread *prev;
+    cv_victim victim;         /* eviction queue, end time (end_ns) and snapshot pins (pins);
+                                 under registry_lock */
     uint64_t ring_id;
     int64_t  java_tid;
     uint64_t thread_obj;
     uint32_t flags;           /* RING_*; under registry_lock */
     uint64_t start_ns;
-    uint64_t end_ns;          /* under registry_lock */
     jweak    thread_ref;      /* deleted when the state is freed */
     char    *name;            /* under registry_lock */
     char    *group;
     char    *parent_group;
-    int      pins;            /* snapshots holding this state; under registry_lock */
     size_t   bytes;           /* size of this block, counted against the cap */
     jvmtiFrameInfo *frames;   /* stack_depth + 1 entries, owner only */
     uint64_t pending_obj;     /* owner only: monitor id of the last recorded ENTER or WAIT, */
