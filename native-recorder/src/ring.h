@@ -18,6 +18,14 @@
  * was overwritten (the writer lapped the reader) or is half written, and it is counted
  * as torn and skipped, never returned.
  *
+ * Never-written slots: ring_init sets the header only and leaves the slots as the memory
+ * holds them (uninitialised, or the records of an earlier ring in a reused block, valid-
+ * looking sequence words included). That is safe because a reader looks only at slots of
+ * records below the `head` it loaded: record i < head was completely written, seq = 2i+2,
+ * before head passed it (release/acquire on head), and a later record in the same slot
+ * only changes seq to something other than 2i+2. A slot whose record has not been written
+ * since ring_init is never read, so what it holds never matters.
+ *
  * Overwrite-oldest: a full ring overwrites its oldest record. The number of records
  * lost that way is derived, never counted on the hot path: max(0, head - capacity).
  * `dropped` counts events the owner could not record at all (owner-written, relaxed).
@@ -77,6 +85,7 @@ static inline uint64_t cv_record_meta(uint8_t type, uint8_t flags, uint32_t stac
 size_t ring_bytes(uint32_t capacity);
 /* Largest capacity that fits in `bytes` (at least 1 if bytes allows it, else 0). */
 uint32_t ring_capacity_for(size_t bytes);
+/* Sets the header (empty ring); does not touch the slots (see Never-written slots). */
 void ring_init(cv_ring *ring, uint32_t capacity);
 
 /* Owner thread only. Never blocks, never allocates. */

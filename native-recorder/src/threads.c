@@ -128,11 +128,20 @@ static int victim_gone(cv_victim *v, void *jni) {
 /* Under registry_lock: evicts unpinned states of threads that are over until `need` more
  * bytes fit under the cap, in victims.h's order: first those whose Thread object is gone
  * (their end time is unknown), then the oldest ended. Returns 0 if they cannot be made to
- * fit. */
-static int make_room(JNIEnv *jni, uint64_t need) {
+ * fit. An evicted block of exactly `need` bytes is not freed but handed back in *reuse for
+ * the new state (already counted out of memory_in_use, as if freed): every state has the
+ * same size, so once the cap is full a new state takes over the memory of the one it
+ * evicts, and malloc/free (and the page faults of memory the allocator gave back to the
+ * system) stay off the thread-start path. */
+static int make_room(JNIEnv *jni, uint64_t need, cv_thread **reuse) {
+    *reuse = NULL;
     while (memory_in_use + need > ring_budget) {
         cv_victim *v = victims_pick(&victims, victim_gone, jni);
-        if (!v) return 0;
+        if (!v) {
+            free(*reuse);
+            *reuse = NULL;
+            return 0;
+        }
         cv_thread *t = of_victim(v);
         victims_remove(&victims, v);
         if (t->prev) t->prev->next = t->next; else registry = t->next;
@@ -143,7 +152,11 @@ static int make_room(JNIEnv *jni, uint64_t need) {
         evicted_overwritten += ring_overwritten(&t->ring);
         evicted_dropped += ring_dropped(&t->ring);
         release_state(jni, t);
-        free(t);
+        if (t->bytes == need && !*reuse) {
+            *reuse = t;
+        } else {
+            free(t);
+        }
     }
     return 1;
 }
@@ -163,8 +176,8 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     cv_thread *t = NULL;
 
     pthread_mutex_lock(&registry_lock);
-    if (make_room(jni, bytes)) {
-        t = calloc(1, bytes);
+    if (make_room(jni, bytes, &t)) {
+        if (!t) t = malloc(bytes);
         if (t) memory_in_use += bytes;
     }
     pthread_mutex_unlock(&registry_lock);
@@ -177,6 +190,11 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
         fetch_add_relaxed(&dropped_no_ring, 1);
         return NULL;
     }
+    /* Only the fields before the ring are zeroed; ring_init sets the ring's header and
+     * leaves its slots as they are (ring.h: never-written slots are never read); the frame
+     * buffer is written by GetStackTrace before it is read. Neither a fresh block nor a
+     * reused one is touched beyond that: a thread that records little faults in little. */
+    memset(t, 0, offsetof(cv_thread, ring));
     t->bytes = bytes;
     ring_init(&t->ring, ring_capacity);
     t->frames = (jvmtiFrameInfo *)((char *)&t->ring + ring_size);

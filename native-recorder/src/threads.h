@@ -12,7 +12,7 @@
  * States of ended threads stay on the list (a snapshot still shows them) until the
  * memory cap needs their space: then an unpinned state of a thread that is over is
  * evicted, in the order of victims.h (first those whose Thread object is gone, then the
- * oldest ended). Besides the list, the states
+ * oldest ended), and the new state takes over its memory. Besides the list, the states
  * that can be evicted are kept on victims.h's queues (same lock), so that finding the
  * victim costs no walk over the registry; threads.c says which state is on which queue.
  * A thread that cannot get a ring within the cap records nothing; its events are

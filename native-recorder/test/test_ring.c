@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 static cv_ring *new_ring(uint32_t cap) {
     cv_ring *r = malloc(ring_bytes(cap));
@@ -114,4 +115,46 @@ TEST(ring_reader_never_returns_torn_records) {
     printf("     (%llu reads, %llu records accepted, %llu torn skipped)\n",
            (unsigned long long)reads, (unsigned long long)accepted, (unsigned long long)torn_total);
     free(c.ring);
+}
+
+/* ring_init leaves the slots alone: a block that held an earlier ring (valid-looking
+ * sequence words of records 0..n) or garbage must read as an empty ring, then as exactly
+ * the new records. */
+TEST(ring_init_over_a_used_block_reads_only_new_records) {
+    const uint32_t cap = 8;
+    cv_ring *r = new_ring(cap);
+    for (uint64_t i = 0; i < 13; i++) {
+        cv_record x = rec(100 + i);
+        ring_write(r, &x);
+    }
+    ring_init(r, cap);
+    cv_record out[8];
+    uint64_t written = 99, torn = 99;
+    CHECK_EQ_U64(ring_read(r, out, cap, &written, &torn), 0);
+    CHECK_EQ_U64(written, 0);
+    CHECK_EQ_U64(torn, 0);
+    CHECK_EQ_U64(ring_overwritten(r), 0);
+    CHECK_EQ_U64(ring_dropped(r), 0);
+    for (uint64_t i = 0; i < 3; i++) {
+        cv_record x = rec(i);
+        ring_write(r, &x);
+    }
+    uint32_t n = ring_read(r, out, cap, &written, &torn);
+    CHECK_EQ_U64(n, 3);
+    CHECK_EQ_U64(written, 3);
+    CHECK_EQ_U64(torn, 0);
+    for (uint32_t i = 0; i < n; i++) CHECK_EQ_U64(out[i].ts, i * 10);
+    /* the same over bytes that were never a ring */
+    memset(r->slots, 0xA5, cap * sizeof(cv_slot));
+    ring_init(r, cap);
+    CHECK_EQ_U64(ring_read(r, out, cap, &written, &torn), 0);
+    for (uint64_t i = 0; i < cap + 2; i++) {
+        cv_record x = rec(i);
+        ring_write(r, &x);
+    }
+    n = ring_read(r, out, cap, &written, &torn);
+    CHECK_EQ_U64(n, cap);
+    CHECK_EQ_U64(torn, 0);
+    for (uint32_t i = 0; i < n; i++) CHECK_EQ_U64(out[i].ts, (2 + i) * 10);
+    free(r);
 }
