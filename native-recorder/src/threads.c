@@ -161,6 +161,14 @@ static int make_room(JNIEnv *jni, uint64_t need, cv_thread **reuse) {
     return 1;
 }
 
+/* Marks a thread that gets no state (own thread, no memory). If JVMTI refuses, the thread
+ * stays unmarked and its next event comes back to create_state, which gives the same
+ * answer again: nothing is lost but that event's extra look-up. */
+static void mark_without_state(jvmtiEnv *jvmti, jthread thread, void *marker) {
+    jvmtiError e = (*jvmti)->SetThreadLocalStorage(jvmti, thread, marker);
+    (void)e; /* checked by contract above: either outcome is handled */
+}
+
 static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uint32_t flags) {
     char *name = NULL, *group = NULL, *parent = NULL;
     read_names(jvmti, jni, thread, &name, &group, &parent);
@@ -168,7 +176,7 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
         free(name);
         free(group);
         free(parent);
-        (*jvmti)->SetThreadLocalStorage(jvmti, thread, &own_thread);
+        mark_without_state(jvmti, thread, &own_thread);
         return NULL;
     }
     size_t ring_size = ring_bytes(ring_capacity);
@@ -186,7 +194,7 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
         free(name);
         free(group);
         free(parent);
-        (*jvmti)->SetThreadLocalStorage(jvmti, thread, &no_ring);
+        mark_without_state(jvmti, thread, &no_ring);
         fetch_add_relaxed(&dropped_no_ring, 1);
         return NULL;
     }
@@ -203,6 +211,12 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     t->java_tid = java_thread_id(jni, thread);
     t->thread_obj = objects_id(jvmti, jni, thread, OBJ_THREAD);
     t->thread_ref = (*jni)->NewWeakGlobalRef(jni, thread);
+    if (!t->thread_ref && (*jni)->ExceptionCheck(jni)) {
+        /* Out of memory: no OutOfMemoryError may reach the application thread from a JVMTI
+         * callback. Without the reference the state cannot be found collected; it is still
+         * freed when its thread ends. */
+        (*jni)->ExceptionClear(jni);
+    }
     t->name = name;
     t->group = group;
     t->parent_group = parent;
@@ -262,7 +276,10 @@ void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, cv_thread *t) 
     if (group) { free(t->group); t->group = group; }
     if (parent) { free(t->parent_group); t->parent_group = parent; }
     pthread_mutex_unlock(&registry_lock);
-    (*jvmti)->SetThreadLocalStorage(jvmti, thread, NULL);
+    /* The thread posts no event after ThreadEnd, and JVMTI drops a terminated thread's
+     * storage: if clearing it fails, nothing can read the stale pointer. */
+    jvmtiError e = (*jvmti)->SetThreadLocalStorage(jvmti, thread, NULL);
+    (void)e;
 }
 
 void threads_enumerate(jvmtiEnv *jvmti, JNIEnv *jni) {
