@@ -162,8 +162,8 @@ public final class Recording {
         private final long maxWidth = 1L << (62 - ringBits); // time offsets and ring positions fit a key
         private final int[] pos = new int[rings.length]; // per ring: first record not yet in a window
         private final int[] emit = new int[rings.length]; // per ring: next record of the window to return
-        private long[] keys = new long[WINDOW];
-        private long[] scratch = new long[WINDOW];
+        private long[] keys; // capacity: the most records a window takes (but see gather)
+        private long[] scratch;
         private final int[] count = new int[(1 << RADIX_BITS) + 1];
         private long width = 1L << 20;
         private long base;
@@ -179,6 +179,8 @@ public final class Recording {
             for (RecordedThread t : rings) {
                 remaining += t.eventCount();
             }
+            keys = new long[Math.max(16, Math.min(WINDOW, remaining))]; // a small recording: one small window
+            scratch = new long[keys.length];
         }
 
         private long tsAt(int r, int p) {
