@@ -46,42 +46,14 @@ public final class Convert {
 
     /** Runs the converter; returns the exit code instead of exiting. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        String file = null;
-        String format = null;
-        String output = null;
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "-h", "--help" -> {
-                    out.println(USAGE);
-                    return EXIT_OK;
-                }
-                case "--format", "-f", "-o", "--output" -> {
-                    if (i + 1 >= args.length) {
-                        return usage(err, "missing value after " + a);
-                    }
-                    if (a.equals("-o") || a.equals("--output")) {
-                        output = args[++i];
-                    } else {
-                        format = args[++i];
-                    }
-                }
-                default -> {
-                    if (a.startsWith("--format=")) {
-                        format = a.substring("--format=".length());
-                    } else if (a.startsWith("-") && a.length() > 1) {
-                        return usage(err, "unknown option " + a);
-                    } else if (file != null) {
-                        return usage(err, "more than one input file: " + file + ", " + a);
-                    } else {
-                        file = a;
-                    }
-                }
-            }
+        CommandLine.Parsed cl = new CommandLine("convert", USAGE).valued("format", "--format", "-f")
+                .valued("output", "-o", "--output").parse(args, out, err);
+        if (cl.exit() >= 0) {
+            return cl.exit();
         }
-        if (file == null) {
-            return usage(err, "no input file");
-        }
+        String file = cl.file();
+        String format = cl.get("format");
+        String output = cl.get("output");
         if (format == null) {
             return usage(err, "no --format");
         }

@@ -38,43 +38,19 @@ public final class Report {
 
     /** Runs the report; returns the exit code instead of exiting. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        String file = null;
-        String output = null;
-        Style style = Style.TEXT;
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "-h", "--help" -> {
-                    out.println(USAGE);
-                    return Convert.EXIT_OK;
-                }
-                case "--markdown", "--md" -> style = Style.MARKDOWN;
-                case "--text" -> style = Style.TEXT;
-                case "-o", "--output" -> {
-                    if (i + 1 >= args.length) {
-                        return usage(err, "missing value after " + a);
-                    }
-                    output = args[++i];
-                }
-                default -> {
-                    if (a.startsWith("--format=")) {
-                        try {
-                            style = Style.parse(a.substring("--format=".length()));
-                        } catch (IllegalArgumentException e) {
-                            return usage(err, e.getMessage());
-                        }
-                    } else if (a.startsWith("-") && a.length() > 1) {
-                        return usage(err, "unknown option " + a);
-                    } else if (file != null) {
-                        return usage(err, "more than one input file: " + file + ", " + a);
-                    } else {
-                        file = a;
-                    }
-                }
-            }
+        CommandLine.Parsed p = new CommandLine("report", USAGE).valued("output", "-o", "--output")
+                .valued("format", "--format").fixed("--markdown", "format", "markdown").fixed("--md", "format", "markdown")
+                .fixed("--text", "format", "text").parse(args, out, err);
+        if (p.exit() >= 0) {
+            return p.exit();
         }
-        if (file == null) {
-            return usage(err, "no input file");
+        String file = p.file();
+        String output = p.get("output");
+        Style style;
+        try {
+            style = p.get("format") == null ? Style.TEXT : Style.parse(p.get("format"));
+        } catch (IllegalArgumentException e) {
+            return usage(err, e.getMessage());
         }
         Path in = Path.of(file);
         try {

@@ -1,0 +1,84 @@
+package dev.convoy.export;
+
+import java.io.PrintStream;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The command line of {@code convert} and {@code report}: one input file, options that take a
+ * value ({@code -o OUT}, {@code --format X} or {@code --format=X}), options that stand for a
+ * fixed value ({@code --markdown} for {@code format=markdown}), {@code -h}/{@code --help}. A
+ * later option overrides an earlier one with the same key. Problems are reported on the error
+ * stream as {@code command: problem} followed by the usage, exit code {@link Convert#EXIT_USAGE}.
+ */
+final class CommandLine {
+    private final String command;
+    private final String usage;
+    private final Map<String, String> valued = new HashMap<>(); // option -> key
+    private final Map<String, String[]> fixed = new HashMap<>(); // option -> {key, value}
+
+    /** The outcome: {@link #exit} is -1 when the command should go on with {@link #file} and {@link #values}. */
+    record Parsed(int exit, String file, Map<String, String> values) {
+        String get(String key) {
+            return values.get(key);
+        }
+    }
+
+    CommandLine(String command, String usage) {
+        this.command = command;
+        this.usage = usage;
+    }
+
+    /** Options that take a value, all stored under {@code key}. */
+    CommandLine valued(String key, String... options) {
+        for (String o : options) {
+            valued.put(o, key);
+        }
+        return this;
+    }
+
+    /** An option that stands for {@code key=value}. */
+    CommandLine fixed(String option, String key, String value) {
+        fixed.put(option, new String[] {key, value});
+        return this;
+    }
+
+    Parsed parse(String[] args, PrintStream out, PrintStream err) {
+        String file = null;
+        Map<String, String> values = new HashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            int eq = a.indexOf('=');
+            if (a.equals("-h") || a.equals("--help")) {
+                out.println(usage);
+                return new Parsed(Convert.EXIT_OK, null, values);
+            } else if (valued.containsKey(a)) {
+                if (i + 1 >= args.length) {
+                    return usage(err, "missing value after " + a);
+                }
+                values.put(valued.get(a), args[++i]);
+            } else if (fixed.containsKey(a)) {
+                values.put(fixed.get(a)[0], fixed.get(a)[1]);
+            } else if (a.startsWith("--") && eq > 0 && valued.containsKey(a.substring(0, eq))) {
+                values.put(valued.get(a.substring(0, eq)), a.substring(eq + 1));
+            } else if (a.startsWith("-") && a.length() > 1) {
+                return usage(err, "unknown option " + a);
+            } else if (file != null) {
+                return usage(err, "more than one input file: " + file + ", " + a);
+            } else {
+                file = a;
+            }
+        }
+        if (file == null) {
+            return usage(err, "no input file");
+        }
+        return new Parsed(-1, file, values);
+    }
+
+    /** Reports a problem with the arguments; returns what {@link #parse} returns for it. */
+    Parsed usage(PrintStream err, String problem) {
+        err.println(command + ": " + problem);
+        err.println(usage);
+        return new Parsed(Convert.EXIT_USAGE, null, Map.of());
+    }
+}
