@@ -67,52 +67,19 @@ public final class BenchmarkRunner {
     }
 
     static Options parse(String[] args) {
-        Map<String, String> kv = new LinkedHashMap<>();
-        List<String> keys = List.of("--agent", "--java", "--runs", "--roundtrips", "--warmup", "--out", "--marker");
-        for (int i = 0; i < args.length; i++) {
-            String k = args[i];
-            if (!keys.contains(k)) {
-                throw new IllegalArgumentException("unknown argument '" + k + "'");
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException(k + " needs a value");
-            }
-            if (kv.put(k, args[++i]) != null) {
-                throw new IllegalArgumentException(k + " is given twice");
-            }
-        }
-        String agent = kv.get("--agent");
-        if (agent == null) {
-            throw new IllegalArgumentException("--agent PATH is required (the convoy-agent.jar)");
-        }
-        String java = kv.getOrDefault("--java",
-                Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-        String marker = kv.getOrDefault("--marker", "pingpong");
+        BenchArgs a = BenchArgs.parse(args,
+                List.of("--agent", "--java", "--runs", "--roundtrips", "--warmup", "--out", "--marker"), List.of());
+        String agent = a.required("--agent", "PATH (the convoy-agent.jar)");
+        String java = a.get("--java", Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        String marker = a.get("--marker", "pingpong");
         if (!marker.matches("[A-Za-z0-9._-]+")) {
             throw new IllegalArgumentException("--marker must be letters, digits, '.', '_' or '-', got '" + marker + "'");
         }
         return new Options(agent, java,
-                intArg(kv, "--runs", 15, 1),
-                intArg(kv, "--roundtrips", PingPong.DEFAULT_ROUNDTRIPS, 1),
-                intArg(kv, "--warmup", PingPong.DEFAULT_WARMUP, 0),
-                kv.get("--out"), marker);
-    }
-
-    private static int intArg(Map<String, String> kv, String key, int def, int min) {
-        String v = kv.get(key);
-        if (v == null) {
-            return def;
-        }
-        int n;
-        try {
-            n = Integer.parseInt(v.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + " must be an integer, got '" + v + "'");
-        }
-        if (n < min) {
-            throw new IllegalArgumentException(key + " must be >= " + min + ", got " + n);
-        }
-        return n;
+                a.intArg("--runs", 15, 1),
+                a.intArg("--roundtrips", PingPong.DEFAULT_ROUNDTRIPS, 1),
+                a.intArg("--warmup", PingPong.DEFAULT_WARMUP, 0),
+                a.get("--out"), marker);
     }
 
     private static void run(Options o, String[] args) throws IOException, InterruptedException {

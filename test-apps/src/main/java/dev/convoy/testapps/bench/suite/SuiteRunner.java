@@ -1,5 +1,6 @@
 package dev.convoy.testapps.bench.suite;
 
+import dev.convoy.testapps.bench.BenchArgs;
 import dev.convoy.testapps.bench.BenchmarkRunner;
 import dev.convoy.testapps.bench.ChildProcess;
 import dev.convoy.testapps.bench.Markers;
@@ -80,64 +81,30 @@ public final class SuiteRunner {
     }
 
     static Options parse(String[] args) {
-        Map<String, String> kv = new LinkedHashMap<>();
-        boolean quick = false;
-        boolean keep = false;
-        List<String> keys = List.of("--agent", "--java", "--lib", "--runs", "--workloads", "--configs", "--out",
-                "--marker", "--plot", "--work");
-        for (int i = 0; i < args.length; i++) {
-            String k = args[i];
-            if (k.equals("--quick")) {
-                quick = true;
-                continue;
-            }
-            if (k.equals("--keep")) {
-                keep = true;
-                continue;
-            }
-            if (!keys.contains(k)) {
-                throw new IllegalArgumentException("unknown argument '" + k + "'");
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException(k + " needs a value");
-            }
-            if (kv.put(k, args[++i]) != null) {
-                throw new IllegalArgumentException(k + " is given twice");
-            }
-        }
-        if (!kv.containsKey("--agent")) {
-            throw new IllegalArgumentException("--agent JAR is required");
-        }
-        if (!kv.containsKey("--lib")) {
-            throw new IllegalArgumentException("--lib DIR is required (H2 jar and libasyncProfiler.so)");
-        }
-        List<String> workloads = List.of(kv.getOrDefault("--workloads", String.join(",", WORKLOADS)).split(","));
+        BenchArgs a = BenchArgs.parse(args, List.of("--agent", "--java", "--lib", "--runs", "--workloads", "--configs",
+                "--out", "--marker", "--plot", "--work"), List.of("--quick", "--keep"));
+        boolean quick = a.flag("--quick");
+        a.required("--agent", "JAR");
+        a.required("--lib", "DIR (H2 jar and libasyncProfiler.so)");
+        List<String> workloads = List.of(a.get("--workloads", String.join(",", WORKLOADS)).split(","));
         for (String w : workloads) {
             if (!WORKLOADS.contains(w)) {
                 throw new IllegalArgumentException("unknown workload '" + w + "'; known: " + String.join(",", WORKLOADS));
             }
         }
-        List<String> configs = kv.containsKey("--configs") ? List.of(kv.get("--configs").split(",")) : List.of();
+        List<String> configs = a.get("--configs") != null ? List.of(a.get("--configs").split(",")) : List.of();
         configs.forEach(SuiteConfig::byId);
-        int runs;
-        try {
-            runs = Integer.parseInt(kv.getOrDefault("--runs", quick ? "2" : "5"));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--runs must be an integer");
-        }
-        if (runs < 1) {
-            throw new IllegalArgumentException("--runs must be >= 1");
-        }
-        String marker = kv.get("--marker");
+        int runs = a.intArg("--runs", quick ? 2 : 5, 1);
+        String marker = a.get("--marker");
         if (marker != null && !marker.matches("[A-Za-z0-9._-]+")) {
             throw new IllegalArgumentException("--marker must be letters, digits, '.', '_' or '-'");
         }
-        return new Options(Paths.get(kv.get("--agent")),
-                kv.getOrDefault("--java", Paths.get(System.getProperty("java.home"), "bin", "java").toString()),
-                Paths.get(kv.get("--lib")), runs, workloads, configs, quick,
-                kv.containsKey("--out") ? Paths.get(kv.get("--out")) : null, marker,
-                kv.containsKey("--plot") ? Paths.get(kv.get("--plot")) : null,
-                Paths.get(kv.getOrDefault("--work", "test-apps/target/bench-suite")), keep);
+        return new Options(Paths.get(a.get("--agent")),
+                a.get("--java", Paths.get(System.getProperty("java.home"), "bin", "java").toString()),
+                Paths.get(a.get("--lib")), runs, workloads, configs, quick,
+                a.get("--out") != null ? Paths.get(a.get("--out")) : null, marker,
+                a.get("--plot") != null ? Paths.get(a.get("--plot")) : null,
+                Paths.get(a.get("--work", "test-apps/target/bench-suite")), a.flag("--keep"));
     }
 
     /** The workloads with their sizes (smaller with --quick) and configurations. */
