@@ -33,11 +33,16 @@ import java.util.Map;
  * Timestamps are microseconds since recording start with up to 3 decimals, clamped at 0.
  *
  * <p>Streamed: the analysis is a {@link ContentionIndex} (primitive arrays, nothing per
- * event); the events are written in time order while {@link Recording#events()} is read,
+ * event); the events are written in time order while the records are read in the order of
+ * {@link Recording#events()} (through {@link Recording#cursor()}, no object per record),
  * merged with the thread start/end marks, the arrows' sources and destinations (sorted
  * arrays of interaction ids) and the critical path's segments. A slice is written at its
  * start with the duration the index knows; per track a stack of open slice ends trims a
  * slice that would partially overlap its parent (only possible with lost data).
+ *
+ * <p>Written as bytes through a {@link JsonSink}: each event is a few fragments encoded once
+ * (its opening per kind and per monitor, pid and tid per thread, each stack's frames per
+ * stack id) and formatted numbers; strings escaped by Jackson's encoder.
  */
 public final class ChromeTraceWriter implements Exporter {
     /** Track id of GC pauses: fits in a signed 32-bit int, far above any Java thread id seen in practice. */
