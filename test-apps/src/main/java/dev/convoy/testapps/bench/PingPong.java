@@ -1,5 +1,7 @@
 package dev.convoy.testapps.bench;
 
+import java.util.List;
+
 /**
  * A wait/notify ping-pong between two threads on one monitor: the benchmark workload.
  *
@@ -91,25 +93,12 @@ public final class PingPong {
     }
 
     public static void main(String[] args) throws InterruptedException {
-        int roundtrips = DEFAULT_ROUNDTRIPS;
-        int warmup = DEFAULT_WARMUP;
+        int roundtrips;
+        int warmup;
         try {
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                if (a.equals("--roundtrips") || a.equals("--warmup")) {
-                    if (i + 1 >= args.length) {
-                        throw new IllegalArgumentException(a + " needs a value");
-                    }
-                    int v = positive(a, args[++i], a.equals("--warmup") ? 0 : 1);
-                    if (a.equals("--roundtrips")) {
-                        roundtrips = v;
-                    } else {
-                        warmup = v;
-                    }
-                } else {
-                    throw new IllegalArgumentException("unknown argument '" + a + "'");
-                }
-            }
+            BenchArgs a = BenchArgs.parse(args, List.of("--roundtrips", "--warmup"), List.of());
+            roundtrips = a.intArg("--roundtrips", DEFAULT_ROUNDTRIPS, 1);
+            warmup = a.intArg("--warmup", DEFAULT_WARMUP, 0);
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
             System.err.println("usage: PingPong [--roundtrips N] [--warmup W]");
@@ -119,18 +108,5 @@ public final class PingPong {
         long nanos = run(warmup, roundtrips);
         System.out.println(new PingPongLine(roundtrips, warmup, nanos).format());
         System.out.flush();
-    }
-
-    private static int positive(String name, String value, int min) {
-        int v;
-        try {
-            v = Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be an integer, got '" + value + "'");
-        }
-        if (v < min) {
-            throw new IllegalArgumentException(name + " must be >= " + min + ", got " + v);
-        }
-        return v;
     }
 }
