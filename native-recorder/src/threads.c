@@ -45,6 +45,13 @@ static cv_thread no_ring;
 /* Thread-local storage value of one of Convoy's own threads (web server, dump on exit):
  * never recorded, not counted as dropped. */
 static cv_thread own_thread;
+/* Thread-local storage value of a thread after its ThreadEnd. HotSpot posts ThreadEnd
+ * before the thread's last exit steps, which can still post events (a contended enter on
+ * its Thread object while it notifies its joiners): those are after the thread's end
+ * record and are not recorded. Its state may already be freed by then (ended states are
+ * eviction victims), so the storage must not point to it; and it must not be empty, or
+ * the event would make a second, late state for the same thread. */
+static cv_thread ended_thread;
 
 int threads_init(uint64_t budget, uint32_t buffer_bytes, uint32_t stack_depth) {
     ring_budget = budget;
@@ -250,7 +257,7 @@ cv_thread *threads_current(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
             fetch_add_relaxed(&dropped_no_ring, 1);
             return NULL;
         }
-        if (CV_UNLIKELY(p == &own_thread)) return NULL;
+        if (CV_UNLIKELY(p == &own_thread || p == &ended_thread)) return NULL;
         return (cv_thread *)p;
     }
     return create_state(jvmti, jni, thread, RING_LATE);
@@ -261,7 +268,7 @@ cv_thread *threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
      * premain on that thread, has already enumerated it: keep that state. */
     void *p = NULL;
     if ((*jvmti)->GetThreadLocalStorage(jvmti, NULL, &p) == JVMTI_ERROR_NONE && p != NULL) {
-        return p == &no_ring || p == &own_thread ? NULL : (cv_thread *)p;
+        return p == &no_ring || p == &own_thread || p == &ended_thread ? NULL : (cv_thread *)p;
     }
     return create_state(jvmti, jni, thread, 0);
 }
@@ -276,10 +283,15 @@ void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, cv_thread *t) 
     if (group) { free(t->group); t->group = group; }
     if (parent) { free(t->parent_group); t->parent_group = parent; }
     pthread_mutex_unlock(&registry_lock);
-    /* The thread posts no event after ThreadEnd, and JVMTI drops a terminated thread's
-     * storage: if clearing it fails, nothing can read the stale pointer. */
-    jvmtiError e = (*jvmti)->SetThreadLocalStorage(jvmti, thread, NULL);
-    (void)e;
+    /* From here on the storage must not lead to t (see ended_thread). If JVMTI refuses,
+     * t is taken off the victim queues instead (never evicted: a few KiB kept for good, in
+     * a case that should not happen), so that the thread's last events, if any, go into a
+     * state that still exists. */
+    if ((*jvmti)->SetThreadLocalStorage(jvmti, thread, &ended_thread) != JVMTI_ERROR_NONE) {
+        pthread_mutex_lock(&registry_lock);
+        victims_remove(&victims, &t->victim);
+        pthread_mutex_unlock(&registry_lock);
+    }
 }
 
 void threads_enumerate(jvmtiEnv *jvmti, JNIEnv *jni) {

@@ -76,7 +76,8 @@ cv_thread *threads_current(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread);
 
 /* ThreadStart: creates the state of the starting (current) thread. */
 cv_thread *threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread);
-/* ThreadEnd: marks the state ended, refreshes its name, clears thread-local storage. */
+/* ThreadEnd: marks the state ended, refreshes its name, and sets the thread-local storage
+ * to a marker: events the thread still posts after ThreadEnd are not recorded. */
 void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, cv_thread *t);
 /* Creates states for threads already running (at start-up or attach). */
 void threads_enumerate(jvmtiEnv *jvmti, JNIEnv *jni);

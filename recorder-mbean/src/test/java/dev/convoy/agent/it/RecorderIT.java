@@ -23,6 +23,7 @@ import dev.convoy.model.MonitorState;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.testapps.Deadlock;
+import dev.convoy.testapps.ExitWhileJoinLocked;
 import dev.convoy.testapps.ProducerConsumer;
 import dev.convoy.testapps.TimedWaits;
 
@@ -151,6 +152,29 @@ class RecorderIT {
         }
         RecordedThread main = thread(r, "main");
         assertTrue(main.isLate(), "main ran before the agent started");
+    }
+
+    /**
+     * A thread still posts events after its ThreadEnd (HotSpot: a contended enter on its own
+     * Thread object, held here by main, to notify its joiners): they must not make a second,
+     * late ring for the same thread (seen once in RecorderIT with ProducerConsumer).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void aThreadThatPostsEventsAfterItsEndKeepsOneRing(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        Recording r = ChildJvm.run(jdk, work, ChildJvm.dumping(null), ExitWhileJoinLocked.class.getName(), "3")
+                .assertSucceeded().recording();
+        for (int i = 0; i < 3; i++) {
+            String name = ExitWhileJoinLocked.THREAD_PREFIX + i;
+            List<RecordedThread> rings = r.threads().stream().filter(t -> t.name().equals(name)).toList();
+            assertEquals(1, rings.size(), () -> name + ": " + r.threads());
+            RecordedThread t = rings.get(0);
+            List<Event> ev = t.events();
+            assertEquals(EventType.THREAD_START, ev.get(0).type(), () -> t + ": " + ev);
+            assertEquals(EventType.THREAD_END, ev.get(ev.size() - 1).type(), () -> t + ": " + ev);
+            assertFalse(t.isLate());
+        }
     }
 
     @ParameterizedTest(name = "{0}")
