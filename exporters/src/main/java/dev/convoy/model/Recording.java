@@ -203,13 +203,11 @@ public final class Recording {
                     for (int r = 0; r < rings.length; r++) {
                         emit[r] = pos[r];
                     }
-                    int taken = 0;
                     for (int i = 0; i < n; i++) {
                         pos[(int) (keys[i] & ringMask)]++;
-                        taken++;
                     }
                     sort(n);
-                    windowSize = taken;
+                    windowSize = n;
                     at = 0;
                     if (n < keys.length / 4 && width < maxWidth) {
                         width = Math.min(maxWidth, width * 2);
@@ -228,8 +226,8 @@ public final class Recording {
             int n = 0;
             maxOffset = 0;
             for (int r = 0; r < rings.length; r++) {
-                int count = rings[r].eventCount();
-                for (int p = pos[r]; p < count; p++) {
+                int size = rings[r].eventCount();
+                for (int p = pos[r]; p < size; p++) {
                     long t = tsAt(r, p);
                     if (t > last) {
                         break;
