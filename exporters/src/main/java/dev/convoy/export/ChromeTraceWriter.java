@@ -91,6 +91,7 @@ public final class ChromeTraceWriter implements Exporter {
         }
         return h;
     }
+
     private static final byte[] DUR = a(",\"dur\":");
     private static final byte[] SCOPE_T = a(",\"s\":\"t\"");
     private static final byte[] ID = a(",\"id\":");
