@@ -87,7 +87,27 @@ public final class Convert {
         } catch (IOException e) {
             err.println("convert: " + e);
             return EXIT_ERROR;
+        } catch (OutOfMemoryError e) {
+            err.println(outOfMemory("convert", in));
+            return EXIT_ERROR;
         }
+    }
+
+    /**
+     * The message for an analysis that did not fit the heap (nothing is written then: the
+     * output goes to a temporary file renamed only when complete).
+     */
+    static String outOfMemory(String command, Path in) {
+        long heapMiB = Runtime.getRuntime().maxMemory() >> 20;
+        long events = -1;
+        try {
+            events = SnapshotReader.read(in).threads().stream().mapToLong(t -> t.eventCount()).sum();
+        } catch (IOException | RuntimeException | OutOfMemoryError e) {
+            // the count is only for the message
+        }
+        return command + ": " + in + ": not enough memory for the analysis" + (events >= 0 ? " of " + events
+                + " events" : "") + " in a heap of " + heapMiB + " MiB; run with a larger heap, e.g. "
+                + "JDK_JAVA_OPTIONS=-Xmx" + Math.max(2, 2 * heapMiB / 1024 + 1) + "g ./convoy " + command + " ...";
     }
 
     /** Inputs at least this large (bytes) get progress lines on stderr. */

@@ -58,7 +58,7 @@ public final class Report {
                 err.println("report: " + in + " is a directory, not a snapshot");
                 return Convert.EXIT_ERROR;
             }
-            Recording r = SnapshotReader.read(Files.readAllBytes(in));
+            Recording r = SnapshotReader.read(in); // memory-mapped, as convert reads it
             String report = ContentionReport.of(r).render(style);
             if (output == null) {
                 out.print(report);
@@ -83,6 +83,9 @@ public final class Report {
             return Convert.EXIT_ERROR;
         } catch (IOException e) {
             err.println("report: " + e);
+            return Convert.EXIT_ERROR;
+        } catch (OutOfMemoryError e) {
+            err.println(Convert.outOfMemory("report", in));
             return Convert.EXIT_ERROR;
         }
     }

@@ -1,0 +1,73 @@
+package dev.convoy.export;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.convoy.snapshot.SnapshotWriter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * convert and report in a JVM whose heap is too small for the analysis: a one-line message
+ * that says what to do (no stack trace), exit code 1, and nothing written at the destination.
+ */
+class OutOfMemoryMessageTest {
+    @TempDir
+    Path dir;
+    Path snap;
+
+    @BeforeEach
+    void snapshot() throws IOException {
+        snap = dir.resolve("300k.cvysnap");
+        try (OutputStream os = Files.newOutputStream(snap)) {
+            SnapshotWriter.write(ExportBenchmark.synthetic(300_000, 20, 50, 1).build(), os);
+        }
+    }
+
+    record Result(int code, String out) {
+    }
+
+    Result child(String heap, Class<?> main, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                heap, "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), main.getName()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        assertTrue(p.waitFor(2, TimeUnit.MINUTES));
+        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    }
+
+    void assertClearFailure(Result r, String command) throws IOException {
+        assertEquals(Convert.EXIT_ERROR, r.code(), r.out());
+        assertTrue(r.out().startsWith(command + ": " + snap + ": not enough memory for the analysis of "),
+                r.out());
+        assertTrue(r.out().contains("JDK_JAVA_OPTIONS=-Xmx"), r.out());
+        assertFalse(r.out().contains("Exception") || r.out().contains("\tat "), r.out());
+        try (Stream<Path> files = Files.list(dir)) {
+            assertEquals(List.of(snap), files.toList(), "nothing written next to the input");
+        }
+    }
+
+    @Test
+    void reportSaysHowToGiveItMoreHeap() throws Exception {
+        assertClearFailure(child("-Xmx24m", Report.class, snap.toString(), "-o", dir.resolve("r.txt").toString()),
+                "report");
+    }
+
+    @Test
+    void convertSaysHowToGiveItMoreHeap() throws Exception {
+        assertClearFailure(child("-Xmx8m", Convert.class, snap.toString(), "--format", "chrome", "-o",
+                dir.resolve("t.json").toString()), "convert");
+    }
+}
