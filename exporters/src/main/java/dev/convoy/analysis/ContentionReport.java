@@ -71,16 +71,16 @@ public final class ContentionReport {
 
     private final Recording r;
     private final MonitorStatistics stats;
-    private final Interactions interactions;
+    private final ContentionIndex index; // primitive: the report keeps no object per interval or interaction
     private final List<Deadlocks.Deadlock> deadlocks;
     private final CriticalPath path;
 
     private ContentionReport(Recording r) {
         this.r = r;
         this.stats = MonitorStatistics.of(r);
-        this.interactions = Interactions.of(ContentionIndex.of(r));
+        this.index = ContentionIndex.of(r);
         this.deadlocks = Deadlocks.find(r);
-        this.path = CriticalPath.of(interactions);
+        this.path = CriticalPath.of(index);
     }
 
     /** Analyses a recording. */
@@ -101,11 +101,6 @@ public final class ContentionReport {
     /** The statistics the report is made of. */
     public MonitorStatistics statistics() {
         return stats;
-    }
-
-    /** The interactions the report is made of. */
-    public Interactions interactions() {
-        return interactions;
     }
 
     /** The deadlocks at snapshot time. */
@@ -141,33 +136,43 @@ public final class ContentionReport {
      * (by "(timeout)", thread null) "timed out". Time descending, then by, then how.
      */
     public List<Cause> causes(RecordedThread t) {
+        int ring = index.ring(t);
         Map<String, Cause> out = new LinkedHashMap<>();
-        for (Interaction i : interactions.all()) {
-            if (i.to() != t || i.ended() == null || (i.ended().kind() != Interval.Kind.BLOCKED
-                    && i.ended().kind() != Interval.Kind.WAITING)) {
+        for (int id = 0; id < index.interactions(); id++) {
+            int ended = index.ended(id);
+            if (index.toRing(id) != ring || ended < 0 || (index.kind(ring, ended) != ContentionIndex.BLOCKED
+                    && index.kind(ring, ended) != ContentionIndex.WAITING)) {
                 continue;
             }
-            String how = switch (i.kind()) {
-                case HANDOFF -> "lock held";
-                case NOTIFY -> "notify";
-                case NOTIFY_ALL -> "notifyAll";
-                case INTERRUPT -> "interrupt";
-                case TIMEOUT -> "timed out";
-                default -> null;
-            };
-            if (how == null) {
-                continue;
+            add(out, index.kind(id), index.kind(id) == Kind.TIMEOUT ? null : index.from(id),
+                    index.endNs(ring, ended) - index.startNs(ring, ended));
+        }
+        // a timeout is no interaction of the index (Interactions makes one per timed-out wait)
+        for (int iv = 0; iv < index.intervalCount(ring) && !t.isSystem(); iv++) {
+            if (index.kind(ring, iv) == ContentionIndex.WAITING && index.timedOut(ring, iv)) {
+                add(out, Kind.TIMEOUT, null, index.endNs(ring, iv) - index.startNs(ring, iv));
             }
-            RecordedThread from = i.kind() == Kind.TIMEOUT ? null : i.from();
-            String by = from == null ? "(timeout)" : from.label();
-            String key = by + "\u0000" + (from == null ? -1 : from.ringId()) + "\u0000" + how;
-            Cause c = out.get(key);
-            long ns = i.ended().durationNs();
-            out.put(key, c == null ? new Cause(from, by, how, 1, ns)
-                    : new Cause(from, by, how, c.count() + 1, c.ns() + ns));
         }
         return out.values().stream().sorted(Comparator.comparingLong((Cause c) -> -c.ns())
                 .thenComparing(Cause::by).thenComparing(Cause::how)).toList();
+    }
+
+    private static void add(Map<String, Cause> out, Kind kind, RecordedThread from, long ns) {
+        String how = switch (kind) {
+            case HANDOFF -> "lock held";
+            case NOTIFY -> "notify";
+            case NOTIFY_ALL -> "notifyAll";
+            case INTERRUPT -> "interrupt";
+            case TIMEOUT -> "timed out";
+            default -> null;
+        };
+        if (how == null) {
+            return;
+        }
+        String by = from == null ? "(timeout)" : from.label();
+        String key = by + "\u0000" + (from == null ? -1 : from.ringId()) + "\u0000" + how;
+        Cause c = out.get(key);
+        out.put(key, c == null ? new Cause(from, by, how, 1, ns) : new Cause(from, by, how, c.count() + 1, c.ns() + ns));
     }
 
     /** Whether the recording holds any contention analysis event (types 16..24). */

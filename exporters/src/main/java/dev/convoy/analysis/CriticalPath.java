@@ -81,22 +81,38 @@ public final class CriticalPath {
         return of(Interactions.of(r));
     }
 
-    /** The path of an index as objects. */
+    /**
+     * The path of an index as objects: only the path's own intervals and interactions are
+     * made (equal to those of {@link Interactions#of(ContentionIndex)}), not every one of the
+     * recording.
+     */
     public static CriticalPath of(ContentionIndex x) {
-        return of(Interactions.of(x));
+        @SuppressWarnings("unchecked")
+        List<Interval>[] rings = new List[x.rings()];
+        Interactions.IntervalOf interval = (ring, iv) -> {
+            if (rings[ring] == null) {
+                rings[ring] = Intervals.of(x, ring);
+            }
+            return rings[ring].get(iv);
+        };
+        return of(x, interval, via -> Interactions.interaction(x, via, interval));
     }
 
     /** The path of the index an interactions view was made of, its interactions as {@code via}. */
     public static CriticalPath of(Interactions interactions) {
-        ContentionIndex x = interactions.index();
+        return of(interactions.index(), interactions::interval, interactions::interaction);
+    }
+
+    private static CriticalPath of(ContentionIndex x, Interactions.IntervalOf interval,
+                                   java.util.function.IntFunction<Interactions.Interaction> interaction) {
         List<Segment> segments = new ArrayList<>();
         for (int s = 0; s < x.segments(); s++) {
             RecordedThread t = x.segmentThread(s);
             int iv = x.segmentInterval(s);
             int via = x.segmentVia(s);
             segments.add(new Segment(t, x.segmentState(s), x.segmentStartNs(s), x.segmentEndNs(s),
-                    x.segmentMonitor(s), iv < 0 ? null : interactions.interval(x.ring(t), iv),
-                    via < 0 ? null : interactions.interaction(via)));
+                    x.segmentMonitor(s), iv < 0 ? null : interval.get(x.ring(t), iv),
+                    via < 0 ? null : interaction.apply(via)));
         }
         return new CriticalPath(segments, x.pathEnd(), x.pathStartNs(), x.pathEndNs());
     }

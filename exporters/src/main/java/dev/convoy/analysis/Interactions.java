@@ -102,14 +102,8 @@ public final class Interactions {
         this.intervals = new List[x.rings()];
         this.byId = new Interaction[x.interactions()];
         for (int id = 0; id < byId.length; id++) {
-            RecordedThread from = x.from(id);
-            RecordedThread to = x.to(id);
-            int cause = x.cause(id);
-            int effect = x.effect(id);
-            int ended = x.ended(id);
-            byId[id] = new Interaction(x.kind(id), from, x.fromNs(id), to, x.toNs(id), x.monitor(id),
-                    cause < 0 ? null : from.event(cause), effect < 0 ? null : to.event(effect),
-                    ended < 0 ? null : interval(x.ring(to), ended));
+            byId[id] = interaction(x, id, this::interval);
+            RecordedThread to = byId[id].to();
             if (x.kind(id) == Kind.START) {
                 startOf.putIfAbsent(to, byId[id]);
             }
@@ -168,6 +162,23 @@ public final class Interactions {
                 }
             }
         }
+    }
+
+    /** Interval {@code iv} of a ring of an index as an object. */
+    interface IntervalOf {
+        Interval get(int ring, int iv);
+    }
+
+    /** Interaction {@code id} of an index as an object, the interval it ended taken from {@code intervals}. */
+    static Interaction interaction(ContentionIndex x, int id, IntervalOf intervals) {
+        RecordedThread from = x.from(id);
+        RecordedThread to = x.to(id);
+        int cause = x.cause(id);
+        int effect = x.effect(id);
+        int ended = x.ended(id);
+        return new Interaction(x.kind(id), from, x.fromNs(id), to, x.toNs(id), x.monitor(id),
+                cause < 0 ? null : from.event(cause), effect < 0 ? null : to.event(effect),
+                ended < 0 ? null : intervals.get(x.toRing(id), ended));
     }
 
     /** Interval {@code iv} of a ring as an object, made once. */

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -64,28 +65,47 @@ public final class MonitorStatistics {
         public long avgNs() {
             return count == 0 ? 0 : totalNs / count;
         }
+    }
 
-        static Stats of(Collection<Interval> intervals) {
-            if (intervals.isEmpty()) {
-                return EMPTY;
-            }
-            long total = 0;
-            long min = Long.MAX_VALUE;
-            long max = Long.MIN_VALUE;
-            long[] h = new long[BUCKET_NAMES.size()];
-            for (Interval in : intervals) {
-                long d = in.durationNs();
-                total += d;
-                min = Math.min(min, d);
-                max = Math.max(max, d);
-                h[bucket(d)]++;
+    /** Durations added one at a time, summed up as {@link Stats}. */
+    private static final class Acc {
+        long count;
+        long total;
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        final long[] histogram = new long[BUCKET_NAMES.size()];
+
+        void add(long d) {
+            count++;
+            total += d;
+            min = Math.min(min, d);
+            max = Math.max(max, d);
+            histogram[bucket(d)]++;
+        }
+
+        Stats stats() {
+            if (count == 0) {
+                return Stats.EMPTY;
             }
             List<Long> hist = new ArrayList<>();
-            for (long v : h) {
+            for (long v : histogram) {
                 hist.add(v);
             }
-            return new Stats(intervals.size(), total, min, max, List.copyOf(hist));
+            return new Stats(count, total, min, max, List.copyOf(hist));
         }
+    }
+
+    /** A class's blocks (or waits): their durations, and per caller method. */
+    private static final class ClassAcc {
+        final Acc all = new Acc();
+        final Map<String, CallerAcc> callers = new LinkedHashMap<>();
+    }
+
+    /** One caller's blocks (or waits) on a class: durations, distinct monitors and threads. */
+    private static final class CallerAcc {
+        final Acc all = new Acc();
+        final Set<Long> monitors = new HashSet<>();
+        final Set<RecordedThread> threads = Collections.newSetFromMap(new IdentityHashMap<>());
     }
 
     /** The bucket index of a duration. */
@@ -116,9 +136,11 @@ public final class MonitorStatistics {
     public record CallerRow(String className, String caller, Stats stats, int monitors, int threads) {
     }
 
+    // Aggregated while the intervals are read, so that nothing is kept per interval.
     private final List<ThreadRow> threads;
-    private final Map<String, List<Interval>> blocksByClass = new LinkedHashMap<>();
-    private final Map<String, List<Interval>> waitsByClass = new LinkedHashMap<>();
+    private final Map<String, ClassAcc> blocksByClass = new LinkedHashMap<>();
+    private final Map<String, ClassAcc> waitsByClass = new LinkedHashMap<>();
+    private final Map<Integer, String> callerOfStack = new HashMap<>();
     private final Recording r;
 
     private MonitorStatistics(Recording r, Collection<RecordedThread> selected) {
@@ -136,11 +158,11 @@ public final class MonitorStatistics {
                 if (in.kind() == Interval.Kind.BLOCKED) {
                     bc++;
                     bn += in.durationNs();
-                    blocksByClass.computeIfAbsent(className(in.monitor()), k -> new ArrayList<>()).add(in);
+                    add(blocksByClass, in);
                 } else if (in.kind() == Interval.Kind.WAITING) {
                     wc++;
                     wn += in.durationNs();
-                    waitsByClass.computeIfAbsent(className(in.monitor()), k -> new ArrayList<>()).add(in);
+                    add(waitsByClass, in);
                 }
             }
             rows.add(new ThreadRow(t, bc, bn, wc, wn));
@@ -163,46 +185,54 @@ public final class MonitorStatistics {
         return threads;
     }
 
+    private void add(Map<String, ClassAcc> byClass, Interval in) {
+        ClassAcc c = byClass.computeIfAbsent(className(in.monitor()), k -> new ClassAcc());
+        c.all.add(in.durationNs());
+        int stack = in.begin().stackId();
+        CallerAcc k = c.callers.computeIfAbsent(callerOfStack.computeIfAbsent(stack, s -> caller(r, s)),
+                x -> new CallerAcc());
+        k.all.add(in.durationNs());
+        k.monitors.add(in.monitor());
+        k.threads.add(in.thread());
+    }
+
     /** One row per class with at least one block or wait: by total blocked time, then total waited time (both descending), then name. */
     public List<ClassRow> classes() {
         Set<String> names = new HashSet<>(blocksByClass.keySet());
         names.addAll(waitsByClass.keySet());
         List<ClassRow> out = new ArrayList<>();
         for (String n : names) {
-            out.add(new ClassRow(n, Stats.of(blocksByClass.getOrDefault(n, List.of())),
-                    Stats.of(waitsByClass.getOrDefault(n, List.of()))));
+            out.add(new ClassRow(n, stats(blocksByClass.get(n)), stats(waitsByClass.get(n))));
         }
         out.sort(Comparator.comparingLong((ClassRow c) -> -c.blocked().totalNs())
                 .thenComparingLong(c -> -c.waited().totalNs()).thenComparing(ClassRow::className));
         return out;
     }
 
+    private static Stats stats(ClassAcc c) {
+        return c == null ? Stats.EMPTY : c.all.stats();
+    }
+
     /** The blocks on monitors of a class, per caller method, by total time descending, then caller. */
     public List<CallerRow> blockCallers(String className) {
-        return callers(className, blocksByClass.getOrDefault(className, List.of()));
+        return callers(className, blocksByClass.get(className));
     }
 
     /** The waits on monitors of a class, per caller method, by total time descending, then caller. */
     public List<CallerRow> waitCallers(String className) {
-        return callers(className, waitsByClass.getOrDefault(className, List.of()));
+        return callers(className, waitsByClass.get(className));
     }
 
-    private List<CallerRow> callers(String className, List<Interval> intervals) {
-        Map<String, List<Interval>> byCaller = new LinkedHashMap<>();
-        for (Interval in : intervals) {
-            byCaller.computeIfAbsent(caller(r, in.begin().stackId()), k -> new ArrayList<>()).add(in);
+    private static List<CallerRow> callers(String className, ClassAcc c) {
+        if (c == null) {
+            return List.of();
         }
         List<CallerRow> out = new ArrayList<>();
-        for (Map.Entry<String, List<Interval>> e : byCaller.entrySet()) {
-            Set<Long> monitors = new HashSet<>();
-            Set<RecordedThread> ts = Collections.newSetFromMap(new IdentityHashMap<>());
-            for (Interval in : e.getValue()) {
-                monitors.add(in.monitor());
-                ts.add(in.thread());
-            }
-            out.add(new CallerRow(className, e.getKey(), Stats.of(e.getValue()), monitors.size(), ts.size()));
+        for (Map.Entry<String, CallerAcc> e : c.callers.entrySet()) {
+            CallerAcc k = e.getValue();
+            out.add(new CallerRow(className, e.getKey(), k.all.stats(), k.monitors.size(), k.threads.size()));
         }
-        out.sort(Comparator.comparingLong((CallerRow c) -> -c.stats().totalNs()).thenComparing(CallerRow::caller));
+        out.sort(Comparator.comparingLong((CallerRow row) -> -row.stats().totalNs()).thenComparing(CallerRow::caller));
         return out;
     }
 

@@ -21,8 +21,12 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * convert and report in a JVM whose heap is too small for the analysis: a one-line message
  * that says what to do (no stack trace), exit code 1, and nothing written at the destination.
+ * And the report keeps no object per interval or interaction: a million events fit in a heap
+ * of {@value #MILLION_HEAP} (the report that kept them needed about 400 MB).
  */
 class OutOfMemoryMessageTest {
+    static final String MILLION_HEAP = "-Xmx160m";
+
     @TempDir
     Path dir;
     Path snap;
@@ -61,8 +65,20 @@ class OutOfMemoryMessageTest {
 
     @Test
     void reportSaysHowToGiveItMoreHeap() throws Exception {
-        assertClearFailure(child("-Xmx24m", Report.class, snap.toString(), "-o", dir.resolve("r.txt").toString()),
+        assertClearFailure(child("-Xmx12m", Report.class, snap.toString(), "-o", dir.resolve("r.txt").toString()),
                 "report");
+    }
+
+    @Test
+    void theReportOfAMillionEventsFitsABoundedHeap() throws Exception {
+        Path big = dir.resolve("1m.cvysnap");
+        try (OutputStream os = Files.newOutputStream(big)) {
+            SnapshotWriter.write(ExportBenchmark.synthetic(1_000_000, 20, 50, 1).build(), os);
+        }
+        Path out = dir.resolve("1m.txt");
+        Result r = child(MILLION_HEAP, Report.class, big.toString(), "-o", out.toString());
+        assertEquals(Convert.EXIT_OK, r.code(), r.out());
+        assertTrue(Files.readString(out).contains("Most contended monitors"), Files.readString(out));
     }
 
     @Test
