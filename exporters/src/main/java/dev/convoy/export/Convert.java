@@ -68,10 +68,10 @@ public final class Convert {
         try {
             long size = Files.size(in);
             boolean large = size >= PROGRESS_THRESHOLD;
-            Progress progress = new Progress(err, large);
+            Progress progress = new Progress("convert", err, large);
             // memory-mapped: the records stay in the file's pages, not on the heap
             Recording r = SnapshotReader.read(in, progress::read);
-            progress.readDone(r);
+            progress.readDone(r, "analysing and writing");
             List<Path> written = AtomicFiles.withWrapper(progress::counting, () -> f == Format.SNAPSHOT
                     ? List.of(AtomicFiles.write(target, os -> Files.copy(in, os)))
                     : Exporters.export(r, f, target));
@@ -114,7 +114,8 @@ public final class Convert {
     static final long PROGRESS_THRESHOLD = Long.getLong("convoy.convert.progressBytes", 64L << 20);
 
     /** Progress lines on stderr: every 10% of the input read and checked, every 64 MiB written. */
-    private static final class Progress {
+    static final class Progress {
+        final String command;
         final PrintStream err;
         final boolean on;
         final long t0 = System.nanoTime();
@@ -122,7 +123,8 @@ public final class Convert {
         long written;
         long nextReport = 64L << 20;
 
-        Progress(PrintStream err, boolean on) {
+        Progress(String command, PrintStream err, boolean on) {
+            this.command = command;
             this.err = err;
             this.on = on;
         }
@@ -131,17 +133,17 @@ public final class Convert {
             int tenth = (int) (done * 10 / Math.max(1, total));
             if (on && tenth > lastTenth) {
                 lastTenth = tenth;
-                err.printf("convert: reading %d%% (%d MiB of %d MiB)%n", tenth * 10, done >> 20, total >> 20);
+                err.printf("%s: reading %d%% (%d MiB of %d MiB)%n", command, tenth * 10, done >> 20, total >> 20);
             }
         }
 
-        void readDone(Recording r) {
+        void readDone(Recording r, String next) {
             if (on) {
                 long events = 0;
                 for (var t : r.threads()) {
                     events += t.eventCount();
                 }
-                err.printf("convert: %d events in %d threads; analysing and writing...%n", events, r.threads().size());
+                err.printf("%s: %d events in %d threads; %s...%n", command, events, r.threads().size(), next);
             }
         }
 
@@ -165,13 +167,13 @@ public final class Convert {
             written += n;
             if (on && written >= nextReport) {
                 nextReport += 64L << 20;
-                err.printf("convert: written %d MiB (%.1f s)%n", written >> 20, (System.nanoTime() - t0) / 1e9);
+                err.printf("%s: written %d MiB (%.1f s)%n", command, written >> 20, (System.nanoTime() - t0) / 1e9);
             }
         }
 
         void done() {
             if (on) {
-                err.printf("convert: done, %d MiB written in %.1f s%n", written >> 20, (System.nanoTime() - t0) / 1e9);
+                err.printf("%s: done, %d MiB written in %.1f s%n", command, written >> 20, (System.nanoTime() - t0) / 1e9);
             }
         }
     }

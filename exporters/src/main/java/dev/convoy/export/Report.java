@@ -58,7 +58,10 @@ public final class Report {
                 err.println("report: " + in + " is a directory, not a snapshot");
                 return Convert.EXIT_ERROR;
             }
-            Recording r = SnapshotReader.read(in); // memory-mapped, as convert reads it
+            Convert.Progress progress = new Convert.Progress("report", err,
+                    Files.size(in) >= Convert.PROGRESS_THRESHOLD);
+            Recording r = SnapshotReader.read(in, progress::read); // memory-mapped, as convert reads it
+            progress.readDone(r, "analysing");
             String report = ContentionReport.of(r).render(style);
             if (output == null) {
                 out.print(report);

@@ -165,6 +165,19 @@ class EdgeCaseExportTest {
         assertTrue(lines.contains("reading 100%"), lines);
         assertTrue(lines.contains("done"), lines);
         assertNull(old);
+        // the report too, on stderr, the report itself alone on stdout
+        ByteArrayOutputStream reportErr = new ByteArrayOutputStream();
+        ByteArrayOutputStream reportOut = new ByteArrayOutputStream();
+        assertEquals(0, Report.run(new String[] {large.toString()}, new PrintStream(reportOut), new PrintStream(reportErr)));
+        String rl = reportErr.toString(StandardCharsets.UTF_8);
+        assertTrue(rl.startsWith("report: reading 0%") && rl.contains("report: reading 100%"), rl);
+        assertTrue(rl.contains("events in 21 threads; analysing..."), rl);
+        assertTrue(reportOut.toString(StandardCharsets.UTF_8).startsWith("Convoy contention report"),
+                reportOut.toString(StandardCharsets.UTF_8));
+        ByteArrayOutputStream smallErr = new ByteArrayOutputStream();
+        assertEquals(0, Report.run(new String[] {snap.toString()}, new PrintStream(new ByteArrayOutputStream()),
+                new PrintStream(smallErr)));
+        assertEquals("", smallErr.toString(StandardCharsets.UTF_8), "no progress lines for a small input");
         // truncated: error names the offset, nothing at the destination
         Path cut = dir.resolve("cut.cvysnap");
         Files.write(cut, java.util.Arrays.copyOf(bytes, bytes.length - 30));
