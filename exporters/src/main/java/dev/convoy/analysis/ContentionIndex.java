@@ -7,6 +7,7 @@ import dev.convoy.analysis.ThreadStates.State;
 import dev.convoy.model.Event;
 import dev.convoy.model.EventType;
 import dev.convoy.model.MonitorState;
+import dev.convoy.model.RadixSort;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import java.util.ArrayDeque;
@@ -512,9 +513,9 @@ public final class ContentionIndex {
     }
 
     /**
-     * The ids ordered by {@code key[id]}, ties in their given order: an LSD radix sort on the
-     * keys' offsets from the smallest (11 bits a pass, as many passes as the keys' range
-     * needs), linear in the number of ids; the ids as given when already in order.
+     * The ids ordered by {@code key[id]}, ties in their given order: a {@link RadixSort} of the
+     * keys' offsets from the smallest, linear in the number of ids; the ids as given when
+     * already in order.
      */
     static int[] sortStable(int[] ids, long[] key) {
         int n = ids.length;
@@ -538,33 +539,8 @@ public final class ContentionIndex {
         int bits = 64 - Long.numberOfLeadingZeros(max - min);
         int[] a = ids.clone();
         int[] b = new int[n];
-        long[] kb = new long[n];
-        int[] count = new int[(1 << RADIX_BITS) + 1];
-        for (int shift = 0; shift < bits; shift += RADIX_BITS) {
-            Arrays.fill(count, 0);
-            for (int i = 0; i < n; i++) {
-                count[((int) (ka[i] >>> shift) & RADIX_MASK) + 1]++;
-            }
-            for (int d = 0; d < RADIX_MASK + 1; d++) {
-                count[d + 1] += count[d];
-            }
-            for (int i = 0; i < n; i++) {
-                int at = count[(int) (ka[i] >>> shift) & RADIX_MASK]++;
-                b[at] = a[i];
-                kb[at] = ka[i];
-            }
-            int[] t = a;
-            a = b;
-            b = t;
-            long[] tk = ka;
-            ka = kb;
-            kb = tk;
-        }
-        return a;
+        return new RadixSort().sort(ka, a, new long[n], b, n, bits) ? b : a;
     }
-
-    private static final int RADIX_BITS = 11;
-    private static final int RADIX_MASK = (1 << RADIX_BITS) - 1;
 
     /** Calls {ts, ring, index} in the order of {@link Recording#events()}. */
     private static List<long[]> sortCalls(List<long[]> calls) {

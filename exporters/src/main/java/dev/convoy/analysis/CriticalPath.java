@@ -87,23 +87,16 @@ public final class CriticalPath {
      * recording.
      */
     public static CriticalPath of(ContentionIndex x) {
-        @SuppressWarnings("unchecked")
-        List<Interval>[] rings = new List[x.rings()];
-        Interactions.IntervalOf interval = (ring, iv) -> {
-            if (rings[ring] == null) {
-                rings[ring] = Intervals.of(x, ring);
-            }
-            return rings[ring].get(iv);
-        };
-        return of(x, interval, via -> Interactions.interaction(x, via, interval));
+        Interactions.IntervalCache intervals = new Interactions.IntervalCache(x);
+        return of(x, intervals, via -> Interactions.interaction(x, via, intervals));
     }
 
     /** The path of the index an interactions view was made of, its interactions as {@code via}. */
     public static CriticalPath of(Interactions interactions) {
-        return of(interactions.index(), interactions::interval, interactions::interaction);
+        return of(interactions.index(), interactions.intervals(), interactions::interaction);
     }
 
-    private static CriticalPath of(ContentionIndex x, Interactions.IntervalOf interval,
+    private static CriticalPath of(ContentionIndex x, Interactions.IntervalCache intervals,
                                    java.util.function.IntFunction<Interactions.Interaction> interaction) {
         List<Segment> segments = new ArrayList<>();
         for (int s = 0; s < x.segments(); s++) {
@@ -111,7 +104,7 @@ public final class CriticalPath {
             int iv = x.segmentInterval(s);
             int via = x.segmentVia(s);
             segments.add(new Segment(t, x.segmentState(s), x.segmentStartNs(s), x.segmentEndNs(s),
-                    x.segmentMonitor(s), iv < 0 ? null : interval.get(x.ring(t), iv),
+                    x.segmentMonitor(s), iv < 0 ? null : intervals.get(x.ring(t), iv),
                     via < 0 ? null : interaction.apply(via)));
         }
         return new CriticalPath(segments, x.pathEnd(), x.pathStartNs(), x.pathEndNs());

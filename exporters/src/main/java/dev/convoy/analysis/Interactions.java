@@ -89,20 +89,19 @@ public final class Interactions {
     }
 
     private final ContentionIndex x;
-    private final List<Interval>[] intervals;
+    private final IntervalCache intervals;
     private final Interaction[] byId;
     private final List<Interaction> all;
     private final List<Notification> notifications;
     private final Map<Interval, Interaction> endedBy = new HashMap<>();
     private final Map<RecordedThread, Interaction> startOf = new IdentityHashMap<>();
 
-    @SuppressWarnings("unchecked")
     private Interactions(ContentionIndex x) {
         this.x = x;
-        this.intervals = new List[x.rings()];
+        this.intervals = new IntervalCache(x);
         this.byId = new Interaction[x.interactions()];
         for (int id = 0; id < byId.length; id++) {
-            byId[id] = interaction(x, id, this::interval);
+            byId[id] = interaction(x, id, intervals);
             RecordedThread to = byId[id].to();
             if (x.kind(id) == Kind.START) {
                 startOf.putIfAbsent(to, byId[id]);
@@ -164,13 +163,28 @@ public final class Interactions {
         }
     }
 
-    /** Interval {@code iv} of a ring of an index as an object. */
-    interface IntervalOf {
-        Interval get(int ring, int iv);
+    /** The intervals of an index's rings as objects, each ring's made once, when first asked for. */
+    static final class IntervalCache {
+        private final ContentionIndex x;
+        private final List<Interval>[] rings;
+
+        @SuppressWarnings("unchecked")
+        IntervalCache(ContentionIndex x) {
+            this.x = x;
+            this.rings = new List[x.rings()];
+        }
+
+        /** Interval {@code iv} of a ring. */
+        Interval get(int ring, int iv) {
+            if (rings[ring] == null) {
+                rings[ring] = Intervals.of(x, ring);
+            }
+            return rings[ring].get(iv);
+        }
     }
 
     /** Interaction {@code id} of an index as an object, the interval it ended taken from {@code intervals}. */
-    static Interaction interaction(ContentionIndex x, int id, IntervalOf intervals) {
+    static Interaction interaction(ContentionIndex x, int id, IntervalCache intervals) {
         RecordedThread from = x.from(id);
         RecordedThread to = x.to(id);
         int cause = x.cause(id);
@@ -183,10 +197,12 @@ public final class Interactions {
 
     /** Interval {@code iv} of a ring as an object, made once. */
     Interval interval(int ring, int iv) {
-        if (intervals[ring] == null) {
-            intervals[ring] = Intervals.of(x, ring);
-        }
-        return intervals[ring].get(iv);
+        return intervals.get(ring, iv);
+    }
+
+    /** The intervals this view made. */
+    IntervalCache intervals() {
+        return intervals;
     }
 
     /** The object of interaction {@code id} of the index. */

@@ -147,13 +147,12 @@ public final class Recording {
      * order. Merged a window of time at a time: the records of every ring within the window
      * are read ring by ring (sequential reads, cheap, unlike one record per ring in time
      * order, which misses the cache on almost every record), each as one key (time offset in
-     * the window, ring position), and the keys put in order by a stable radix sort. The
+     * the window, ring position), and the keys put in order by a {@link RadixSort}. The
      * window's width adapts so that a window holds at most {@link #WINDOW} records (more only
      * when more records than that share one timestamp).
      */
     public final class Cursor {
         private static final int WINDOW = 1 << 15;
-        private static final int RADIX_BITS = 11;
 
         private final int[][] order = orders();
         private final RecordedThread[] rings = threads.toArray(new RecordedThread[0]);
@@ -164,7 +163,7 @@ public final class Recording {
         private final int[] emit = new int[rings.length]; // per ring: next record of the window to return
         private long[] keys; // capacity: the most records a window takes (but see gather)
         private long[] scratch;
-        private final int[] count = new int[(1 << RADIX_BITS) + 1];
+        private final RadixSort radix = new RadixSort();
         private long width = 1L << 20;
         private long base;
         private long maxOffset;
@@ -246,29 +245,13 @@ public final class Recording {
             return n;
         }
 
-        /** Stable LSD radix sort of keys[0, n), whose time offsets are at most maxOffset. */
+        /** Sorts keys[0, n), whose time offsets are at most maxOffset. */
         private void sort(int n) {
-            int bits = ringBits + 64 - Long.numberOfLeadingZeros(maxOffset);
-            long[] a = keys;
-            long[] b = scratch;
-            int mask = (1 << RADIX_BITS) - 1;
-            for (int shift = 0; shift < bits; shift += RADIX_BITS) {
-                java.util.Arrays.fill(count, 0);
-                for (int i = 0; i < n; i++) {
-                    count[((int) (a[i] >>> shift) & mask) + 1]++;
-                }
-                for (int d = 0; d < mask + 1; d++) {
-                    count[d + 1] += count[d];
-                }
-                for (int i = 0; i < n; i++) {
-                    b[count[(int) (a[i] >>> shift) & mask]++] = a[i];
-                }
-                long[] t = a;
-                a = b;
-                b = t;
+            if (radix.sort(keys, null, scratch, null, n, ringBits + 64 - Long.numberOfLeadingZeros(maxOffset))) {
+                long[] t = keys;
+                keys = scratch;
+                scratch = t;
             }
-            keys = a;
-            scratch = b;
         }
 
         /** Records not yet reached by {@link #next}. */
