@@ -101,7 +101,7 @@ public final class Convert {
         long heapMiB = Runtime.getRuntime().maxMemory() >> 20;
         long events = -1;
         try {
-            events = SnapshotReader.read(in).threads().stream().mapToLong(t -> t.eventCount()).sum();
+            events = SnapshotReader.read(in).events().size();
         } catch (IOException | RuntimeException | OutOfMemoryError e) {
             // the count is only for the message
         }
@@ -139,11 +139,8 @@ public final class Convert {
 
         void readDone(Recording r, String next) {
             if (on) {
-                long events = 0;
-                for (var t : r.threads()) {
-                    events += t.eventCount();
-                }
-                err.printf("%s: %d events in %d threads; %s...%n", command, events, r.threads().size(), next);
+                err.printf("%s: %d events in %d threads; %s...%n", command, r.events().size(), r.threads().size(),
+                        next);
             }
         }
 
