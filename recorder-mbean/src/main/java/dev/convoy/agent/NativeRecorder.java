@@ -17,10 +17,29 @@ import dev.convoy.snapshot.SnapshotFormat;
  */
 public final class NativeRecorder {
 
-    /** Order of the values returned by {@link #counters()}; matches jni_bridge.c. */
-    public enum Counter {
+    /** Order of the values returned by counters0; matches jni_bridge.c. */
+    enum Counter {
         RECORDS_WRITTEN, RECORDS_OVERWRITTEN, RECORDS_DROPPED, THREADS_RECORDED, THREADS_SEEN,
         THREADS_EVICTED, MEMORY_IN_USE, START_EPOCH_NS, STACKS_DROPPED, OBJECTS_DROPPED
+    }
+
+    /**
+     * The recorder's counters at one moment; all 0 before start.
+     *
+     * @param recordsWritten     records written since start
+     * @param recordsOverwritten records lost to overwrite-oldest in full rings
+     * @param recordsDropped     events that could not be recorded at all
+     * @param threadsRecorded    threads with a ring now (live and recently ended)
+     * @param threadsSeen        threads ever given a state
+     * @param threadsEvicted     states freed to stay under the memory cap
+     * @param memoryInUse        recorder memory in use, bytes
+     * @param startEpochNs       when the recorder started, ns since 1970 UTC
+     * @param stacksDropped      stacks not interned because the stack table was full
+     * @param objectsDropped     objects not described because the object table was full
+     */
+    public record Counters(long recordsWritten, long recordsOverwritten, long recordsDropped, long threadsRecorded,
+                           long threadsSeen, long threadsEvicted, long memoryInUse, long startEpochNs,
+                           long stacksDropped, long objectsDropped) {
     }
 
     private static volatile boolean loaded;
@@ -152,9 +171,14 @@ public final class NativeRecorder {
         return Arrays.copyOf(out, n);
     }
 
-    /** Current counters, indexed by {@link Counter#ordinal()}; all 0 before start. */
-    public static long[] counters() {
-        return counters0();
+    /** The current counters. */
+    public static Counters counters() {
+        long[] c = counters0();
+        return new Counters(c[Counter.RECORDS_WRITTEN.ordinal()], c[Counter.RECORDS_OVERWRITTEN.ordinal()],
+                c[Counter.RECORDS_DROPPED.ordinal()], c[Counter.THREADS_RECORDED.ordinal()],
+                c[Counter.THREADS_SEEN.ordinal()], c[Counter.THREADS_EVICTED.ordinal()],
+                c[Counter.MEMORY_IN_USE.ordinal()], c[Counter.START_EPOCH_NS.ordinal()],
+                c[Counter.STACKS_DROPPED.ordinal()], c[Counter.OBJECTS_DROPPED.ordinal()]);
     }
 
     private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,

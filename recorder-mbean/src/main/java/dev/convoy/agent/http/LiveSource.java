@@ -6,7 +6,6 @@ import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.convoy.agent.ConvoyAgent;
 import dev.convoy.agent.NativeRecorder;
-import dev.convoy.agent.NativeRecorder.Counter;
 import dev.convoy.snapshot.SnapshotReader;
 
 /**
@@ -29,7 +28,7 @@ public final class LiveSource implements Source {
 
     @Override
     public void writeStatus(JsonGenerator g) throws IOException {
-        long[] c = NativeRecorder.counters();
+        NativeRecorder.Counters c = NativeRecorder.counters();
         g.writeStringField("mode", "live");
         g.writeBooleanField("recording", NativeRecorder.isRecording());
         g.writeBooleanField("contentionAnalysis", agent.contentionAnalysis());
@@ -37,15 +36,15 @@ public final class LiveSource implements Source {
         g.writeStringField("version", ConvoyAgent.VERSION);
         g.writeNumberField("pid", ProcessHandle.current().pid());
         g.writeObjectFieldStart("counters");
-        g.writeNumberField("eventsRecorded", c[Counter.RECORDS_WRITTEN.ordinal()]);
-        g.writeNumberField("eventsOverwritten", c[Counter.RECORDS_OVERWRITTEN.ordinal()]);
-        g.writeNumberField("eventsDropped", c[Counter.RECORDS_DROPPED.ordinal()]);
-        g.writeNumberField("threadsRecorded", c[Counter.THREADS_RECORDED.ordinal()]);
-        g.writeNumberField("memoryInUseBytes", c[Counter.MEMORY_IN_USE.ordinal()]);
+        g.writeNumberField("eventsRecorded", c.recordsWritten());
+        g.writeNumberField("eventsOverwritten", c.recordsOverwritten());
+        g.writeNumberField("eventsDropped", c.recordsDropped());
+        g.writeNumberField("threadsRecorded", c.threadsRecorded());
+        g.writeNumberField("memoryInUseBytes", c.memoryInUse());
         g.writeNumberField("memoryCapBytes", agent.options().memoryCap());
         g.writeNumberField("instrumentedClasses", agent.instrumentedClasses());
         g.writeNumberField("transformFailures", agent.transformFailures());
-        g.writeNumberField("recordingStartTime", c[Counter.START_EPOCH_NS.ordinal()] / 1_000_000);
+        g.writeNumberField("recordingStartTime", c.startEpochNs() / 1_000_000);
         g.writeEndObject();
     }
 

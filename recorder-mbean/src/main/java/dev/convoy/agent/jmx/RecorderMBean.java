@@ -34,7 +34,6 @@ import javax.management.openmbean.SimpleType;
 
 import dev.convoy.agent.ConvoyAgent;
 import dev.convoy.agent.NativeRecorder;
-import dev.convoy.agent.NativeRecorder.Counter;
 import dev.convoy.analysis.ContentionReport;
 import dev.convoy.analysis.Deadlocks;
 import dev.convoy.export.Exporters;
@@ -170,7 +169,7 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
 
     @Override
     public Object getAttribute(String name) throws AttributeNotFoundException, MBeanException {
-        long[] c = NativeRecorder.counters();
+        NativeRecorder.Counters c = NativeRecorder.counters();
         return switch (String.valueOf(name)) {
             case "Recording" -> NativeRecorder.isRecording();
             case "ContentionAnalysis" -> agent.contentionAnalysis();
@@ -179,12 +178,12 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             case "StackDepth" -> agent.options().stackDepth();
             case "MemoryCapBytes" -> agent.options().memoryCap();
             case "DumpDirectory" -> dumpDirectory.path().toString();
-            case "EventsRecorded" -> c[Counter.RECORDS_WRITTEN.ordinal()];
-            case "EventsOverwritten" -> c[Counter.RECORDS_OVERWRITTEN.ordinal()];
-            case "EventsDropped" -> c[Counter.RECORDS_DROPPED.ordinal()];
-            case "ThreadsRecorded" -> c[Counter.THREADS_RECORDED.ordinal()];
-            case "MemoryInUseBytes" -> c[Counter.MEMORY_IN_USE.ordinal()];
-            case "RecordingStartTime" -> c[Counter.START_EPOCH_NS.ordinal()] / 1_000_000;
+            case "EventsRecorded" -> c.recordsWritten();
+            case "EventsOverwritten" -> c.recordsOverwritten();
+            case "EventsDropped" -> c.recordsDropped();
+            case "ThreadsRecorded" -> c.threadsRecorded();
+            case "MemoryInUseBytes" -> c.memoryInUse();
+            case "RecordingStartTime" -> c.startEpochNs() / 1_000_000;
             case "Version" -> ConvoyAgent.VERSION;
             case "InstrumentedClasses" -> agent.instrumentedClasses();
             case "TransformFailures" -> agent.transformFailures();
