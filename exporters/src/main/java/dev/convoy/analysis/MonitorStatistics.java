@@ -25,8 +25,11 @@ import java.util.Set;
  * <li>{@link #classes()}: per class of monitor objects, {@link Stats} of the blocks and of
  *     the waits (count, total, min, max, average, distribution);</li>
  * <li>{@link #blockCallers(String)} / {@link #waitCallers(String)}: for one class, per
- *     caller method, the stats, the number of monitor objects and of threads.</li>
+ *     caller method, the stats, the number of monitor objects and of threads;</li>
+ * <li>{@link #monitors()}: per monitor object, the stats of its blocks and of its waits.</li>
  * </ol>
+ * Every row also has the stacks behind it ({@link #threadStacks}, {@link #monitorStacks},
+ * {@link #callerStacks}): per stack of the MONITOR_ENTER (MONITOR_WAIT), the count and the time.
  * A block is a BLOCKED interval, a wait a WAITING interval ({@link Intervals}: the waits
  * of a {@code Thread.join} are not object waits and are not counted). Intervals still open
  * at the snapshot count with their time up to the thread's end or the snapshot. The
@@ -101,11 +104,40 @@ public final class MonitorStatistics {
         final Map<String, CallerAcc> callers = new LinkedHashMap<>();
     }
 
-    /** One caller's blocks (or waits) on a class: durations, distinct monitors and threads. */
+    /** One caller's blocks (or waits) on a class: durations, distinct monitors and threads, stacks. */
     private static final class CallerAcc {
         final Acc all = new Acc();
         final Set<Long> monitors = new HashSet<>();
         final Set<RecordedThread> threads = Collections.newSetFromMap(new IdentityHashMap<>());
+        final StackTally stacks = new StackTally();
+    }
+
+    /** One monitor's blocks and waits, and their stacks. */
+    private static final class MonitorAcc {
+        final Acc blocked = new Acc();
+        final Acc waited = new Acc();
+        final StackTally stacks = new StackTally();
+    }
+
+    /** Count and time per stack id (stack 0, no stack, is not counted). */
+    private static final class StackTally {
+        final Map<Integer, long[]> byStack = new HashMap<>();
+
+        void add(int stackId, long ns) {
+            if (stackId != 0) {
+                long[] v = byStack.computeIfAbsent(stackId, k -> new long[2]);
+                v[0]++;
+                v[1] += ns;
+            }
+        }
+
+        /** Most time first, then stack id. */
+        List<StackCount> sorted() {
+            List<StackCount> out = new ArrayList<>(byStack.size());
+            byStack.forEach((id, v) -> out.add(new StackCount(id, v[0], v[1])));
+            out.sort(Comparator.comparingLong((StackCount c) -> -c.totalNs()).thenComparingInt(StackCount::stackId));
+            return out;
+        }
     }
 
     /** The bucket index of a duration. */
@@ -121,6 +153,18 @@ public final class MonitorStatistics {
     /** One thread's row. */
     public record ThreadRow(RecordedThread thread, long blockedCount, long blockedNs, long waitedCount,
                             long waitedNs) {
+    }
+
+    /**
+     * One monitor object's row: its blocks and its waits.
+     *
+     * @param className its class, {@link #UNKNOWN_CLASS} when not described
+     */
+    public record MonitorRow(long monitor, String className, Stats blocked, Stats waited) {
+    }
+
+    /** The blocks and waits of one row that began with one stack: how many, and their total time. */
+    public record StackCount(int stackId, long count, long totalNs) {
     }
 
     /** One monitor class's row: its blocks and its waits. */
@@ -141,6 +185,8 @@ public final class MonitorStatistics {
     private final Map<String, ClassAcc> blocksByClass = new LinkedHashMap<>();
     private final Map<String, ClassAcc> waitsByClass = new LinkedHashMap<>();
     private final Map<Integer, String> callerOfStack = new HashMap<>();
+    private final Map<Long, MonitorAcc> byMonitor = new LinkedHashMap<>();
+    private final Map<RecordedThread, StackTally> threadStacks = new IdentityHashMap<>();
     private final Recording r;
 
     private MonitorStatistics(Recording r, Collection<RecordedThread> selected) {
@@ -154,17 +200,27 @@ public final class MonitorStatistics {
                 continue;
             }
             long bc = 0, bn = 0, wc = 0, wn = 0;
+            StackTally stacks = new StackTally();
             for (Interval in : Intervals.of(t, snapshot)) {
                 if (in.kind() == Interval.Kind.BLOCKED) {
                     bc++;
                     bn += in.durationNs();
                     add(blocksByClass, in);
+                    MonitorAcc m = monitor(in);
+                    m.blocked.add(in.durationNs());
+                    m.stacks.add(in.begin().stackId(), in.durationNs());
+                    stacks.add(in.begin().stackId(), in.durationNs());
                 } else if (in.kind() == Interval.Kind.WAITING) {
                     wc++;
                     wn += in.durationNs();
                     add(waitsByClass, in);
+                    MonitorAcc m = monitor(in);
+                    m.waited.add(in.durationNs());
+                    m.stacks.add(in.begin().stackId(), in.durationNs());
+                    stacks.add(in.begin().stackId(), in.durationNs());
                 }
             }
+            threadStacks.put(t, stacks);
             rows.add(new ThreadRow(t, bc, bn, wc, wn));
         }
         this.threads = List.copyOf(rows);
@@ -185,6 +241,10 @@ public final class MonitorStatistics {
         return threads;
     }
 
+    private MonitorAcc monitor(Interval in) {
+        return byMonitor.computeIfAbsent(in.monitor(), k -> new MonitorAcc());
+    }
+
     private void add(Map<String, ClassAcc> byClass, Interval in) {
         ClassAcc c = byClass.computeIfAbsent(className(in.monitor()), k -> new ClassAcc());
         c.all.add(in.durationNs());
@@ -194,6 +254,38 @@ public final class MonitorStatistics {
         k.all.add(in.durationNs());
         k.monitors.add(in.monitor());
         k.threads.add(in.thread());
+        k.stacks.add(stack, in.durationNs());
+    }
+
+    /**
+     * One row per monitor object with at least one block or wait: by total blocked time, then
+     * total waited time (both descending), then monitor id.
+     */
+    public List<MonitorRow> monitors() {
+        List<MonitorRow> out = new ArrayList<>(byMonitor.size());
+        byMonitor.forEach((id, m) -> out.add(new MonitorRow(id, className(id), m.blocked.stats(), m.waited.stats())));
+        out.sort(Comparator.comparingLong((MonitorRow m) -> -m.blocked().totalNs())
+                .thenComparingLong(m -> -m.waited().totalNs()).thenComparingLong(MonitorRow::monitor));
+        return out;
+    }
+
+    /** The stacks of a selected thread's blocks and waits, most time first; empty for a thread not selected. */
+    public List<StackCount> threadStacks(RecordedThread t) {
+        StackTally s = threadStacks.get(t);
+        return s == null ? List.of() : s.sorted();
+    }
+
+    /** The stacks of the blocks and waits on a monitor, most time first. */
+    public List<StackCount> monitorStacks(long monitor) {
+        MonitorAcc m = byMonitor.get(monitor);
+        return m == null ? List.of() : m.stacks.sorted();
+    }
+
+    /** The stacks of a caller row ({@link #blockCallers} or {@link #waitCallers}), most time first. */
+    public List<StackCount> callerStacks(CallerRow row, boolean blocks) {
+        ClassAcc c = (blocks ? blocksByClass : waitsByClass).get(row.className());
+        CallerAcc k = c == null ? null : c.callers.get(row.caller());
+        return k == null ? List.of() : k.stacks.sorted();
     }
 
     /** One row per class with at least one block or wait: by total blocked time, then total waited time (both descending), then name. */

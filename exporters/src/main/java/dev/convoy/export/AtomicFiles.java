@@ -46,7 +46,7 @@ public final class AtomicFiles {
     private static final ThreadLocal<java.util.function.UnaryOperator<OutputStream>> WRAP = new ThreadLocal<>();
 
     /** Runs {@code body} with every stream this thread writes through {@link #write} wrapped by {@code wrap}. */
-    static <T> T withWrapper(java.util.function.UnaryOperator<OutputStream> wrap, IoSupplier<T> body)
+    public static <T> T withWrapper(java.util.function.UnaryOperator<OutputStream> wrap, IoSupplier<T> body)
             throws IOException {
         WRAP.set(wrap);
         try {
@@ -58,7 +58,7 @@ public final class AtomicFiles {
 
     /** A supplier that may throw IOException. */
     @FunctionalInterface
-    interface IoSupplier<T> {
+    public interface IoSupplier<T> {
         T get() throws IOException;
     }
 

@@ -44,16 +44,11 @@ import java.util.Map;
  * (its opening per kind and per monitor, pid and tid per thread, each stack's frames per
  * stack id) and formatted numbers; strings escaped by Jackson's encoder.
  */
-public final class ChromeTraceWriter implements Exporter {
+public final class ChromeTraceWriter {
     /** Track id of GC pauses: fits in a signed 32-bit int, far above any Java thread id seen in practice. */
     public static final long GC_TID = 2_000_000_000L;
     /** Track id of the critical path: one slice per segment. */
     public static final long CRITICAL_TID = 1_999_999_999L;
-
-    @Override
-    public List<Path> export(Recording recording, Path out) throws IOException {
-        return List.of(AtomicFiles.write(out, os -> write(recording, os)));
-    }
 
     /** Writes the trace to a stream (not closed). */
     public void write(Recording r, OutputStream os) throws IOException {

@@ -35,32 +35,16 @@ import java.util.Set;
  * events give ObjectNotify, ObjectNotifyAll, ThreadStart, ThreadJoin, ThreadJoined,
  * ThreadSleep and ThreadSlept; the inner waits of a join give no ObjectWait/ObjectWaited.
  */
-public final class CsvLogWriter implements Exporter {
+public final class CsvLogWriter {
 
-    @Override
-    public List<Path> export(Recording recording, Path out) throws IOException {
-        Map<Path, AtomicFiles.Content> files = new LinkedHashMap<>();
-        files.put(metaPath(out), os -> writeMeta(recording, os));
-        files.put(eventsPath(out), os -> writeEvents(recording, os));
-        return AtomicFiles.write(files);
-    }
-
-    /** {@code P.meta.csv} for output path P (a trailing ".csv" of P removed first). */
+    /** {@code P.meta.csv} for output path P (a trailing ".csv" of P removed first): {@link Output#files}. */
     public static Path metaPath(Path out) {
-        return sibling(out, ".meta.csv");
+        return Output.files(Output.select(Output.CSV), out).get(Output.CSV_META);
     }
 
-    /** {@code P.events.csv} for output path P (a trailing ".csv" of P removed first). */
+    /** {@code P.events.csv} for output path P (a trailing ".csv" of P removed first): {@link Output#files}. */
     public static Path eventsPath(Path out) {
-        return sibling(out, ".events.csv");
-    }
-
-    private static Path sibling(Path out, String suffix) {
-        String name = out.getFileName().toString();
-        if (name.toLowerCase(Locale.ROOT).endsWith(".csv")) {
-            name = name.substring(0, name.length() - 4);
-        }
-        return out.resolveSibling(name + suffix);
+        return Output.files(Output.select(Output.CSV), out).get(Output.CSV_EVENTS);
     }
 
     /** Percent-encodes {@code % , CR LF}: the documented escaping of text fields. */

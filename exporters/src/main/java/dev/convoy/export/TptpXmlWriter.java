@@ -46,12 +46,7 @@ import javax.xml.stream.XMLStreamWriter;
  * value="METHODID:LOCATION"} children, top frame first. No DOCTYPE is written, so the file
  * opens without the DTD at hand.
  */
-public final class TptpXmlWriter implements Exporter {
-
-    @Override
-    public List<Path> export(Recording recording, Path out) throws IOException {
-        return List.of(AtomicFiles.write(out, os -> write(recording, os)));
-    }
+public final class TptpXmlWriter {
 
     /** Writes the trace to a stream (not closed). */
     public void write(Recording r, OutputStream os) throws IOException {

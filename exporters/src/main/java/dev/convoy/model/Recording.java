@@ -26,13 +26,28 @@ public final class Recording {
     private final Map<Long, RecordedThread> byRing = new LinkedHashMap<>();
     private final Map<Long, RecordedThread> byObject = new java.util.HashMap<>();
     private final Map<Long, MonitorState> monitorByRing = new java.util.HashMap<>();
+    private final java.nio.ByteBuffer bytes;
     private List<Event> merged;
 
-    /** Maps keep their iteration order (the file order when read). */
+    /** A recording made in memory, with no snapshot bytes behind it. Maps keep their iteration order. */
     public Recording(int versionMajor, int versionMinor, Map<String, String> info,
                      List<RecordedThread> threads, Map<Integer, StackTrace> stacks,
                      Map<Long, MethodInfo> methods, Map<Long, ClassInfo> classes,
                      Map<Long, ObjectInfo> objects, List<MonitorState> monitors) {
+        this(versionMajor, versionMinor, info, threads, stacks, methods, classes, objects, monitors, null);
+    }
+
+    /**
+     * A recording read from snapshot bytes, which it keeps (its thread records live in them).
+     * Maps keep their iteration order (the file order).
+     *
+     * @param bytes the whole snapshot, position 0 to limit; null for a recording made in memory
+     */
+    public Recording(int versionMajor, int versionMinor, Map<String, String> info,
+                     List<RecordedThread> threads, Map<Integer, StackTrace> stacks,
+                     Map<Long, MethodInfo> methods, Map<Long, ClassInfo> classes,
+                     Map<Long, ObjectInfo> objects, List<MonitorState> monitors, java.nio.ByteBuffer bytes) {
+        this.bytes = bytes == null ? null : bytes.asReadOnlyBuffer();
         this.versionMajor = versionMajor;
         this.versionMinor = versionMinor;
         this.info = Collections.unmodifiableMap(new LinkedHashMap<>(info));
@@ -51,6 +66,11 @@ public final class Recording {
         for (MonitorState m : this.monitors) {
             monitorByRing.putIfAbsent(m.ringId(), m);
         }
+    }
+
+    /** The snapshot bytes this recording was read from (a fresh read-only view), empty for one made in memory. */
+    public Optional<java.nio.ByteBuffer> bytes() {
+        return bytes == null ? Optional.empty() : Optional.of(bytes.duplicate().position(0));
     }
 
     /** Major format version of the file read. */

@@ -170,7 +170,7 @@ public final class SnapshotReader {
             }
             pos = payload + length;
         }
-        return new Recording(major, minor, info, threads, stacks, methods, classes, objects, monitors);
+        return new Recording(major, minor, info, threads, stacks, methods, classes, objects, monitors, buf);
     }
 
     private static void readInfo(Cursor in, Map<String, String> info) throws SnapshotFormatException {

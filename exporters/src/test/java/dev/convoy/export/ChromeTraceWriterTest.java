@@ -32,7 +32,7 @@ class ChromeTraceWriterTest {
     JsonNode export() throws Exception {
         Recording r = SnapshotReader.read(Fixtures.all().toBytes());
         Path out = dir.resolve("trace.json");
-        assertEquals(List.of(out.toAbsolutePath()), Exporters.export(r, Format.CHROME, out));
+        assertEquals(List.of(out.toAbsolutePath()), Output.write(r, Set.of(Output.CHROME), out));
         ChromeTraceChecker.check(out); // the structural rules of shared/formats/chrome-trace.md
         String text = Files.readString(out, StandardCharsets.UTF_8);
         assertTrue(text.startsWith("{\"traceEvents\":["), "traceEvents first, no BOM, compact");

@@ -1,6 +1,7 @@
 package dev.convoy.export;
 
 import static dev.convoy.testing.Fixtures.*;
+import java.util.Set;
 import static org.junit.jupiter.api.Assertions.*;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -46,7 +47,7 @@ class ContentionExportTest {
     @Test
     void tptp() throws Exception {
         Path out = dir.resolve("c.trcxml");
-        Exporters.export(r, Format.TPTP, out);
+        Output.write(r, Set.of(Output.TPTP), out);
         Document doc = TptpValidator.validate(out);
         List<Element> all = TptpValidator.elements(doc.getDocumentElement());
         List<Element> starts = tag(all, "callStart");
@@ -104,7 +105,7 @@ class ContentionExportTest {
 
     @Test
     void csv() throws Exception {
-        List<Path> files = Exporters.export(r, Format.CSV, dir.resolve("c.csv"));
+        List<Path> files = Output.write(r, Output.select("csv"), dir.resolve("c.csv"));
         CsvLogReader.Logs logs = CsvLogReader.read(files.get(0), files.get(1));
         List<EventLine> ev = logs.events();
         Map<String, Long> counts = ev.stream().collect(Collectors.groupingBy(EventLine::name, Collectors.counting()));
@@ -137,7 +138,7 @@ class ContentionExportTest {
     @Test
     void chrome() throws Exception {
         Path out = dir.resolve("c.json");
-        Exporters.export(r, Format.CHROME, out);
+        Output.write(r, Set.of(Output.CHROME), out);
         List<JsonNode> ev = ChromeTraceChecker.check(out);
         List<JsonNode> starts = ev.stream().filter(e -> e.path("ph").asText().equals("s")).toList();
         Map<String, Long> byName = starts.stream().collect(Collectors.groupingBy(e -> e.path("cat").asText() + "/"

@@ -29,7 +29,7 @@ class CsvLogWriterTest {
     void writesBothLogsThatASpecReaderResolves() throws Exception {
         Recording r = SnapshotReader.read(Fixtures.all().toBytes());
         Path base = dir.resolve("run.csv");
-        List<Path> written = Exporters.export(r, Format.CSV, base);
+        List<Path> written = Output.write(r, Output.select("csv"), base);
         assertEquals(List.of(dir.resolve("run.meta.csv").toAbsolutePath(), dir.resolve("run.events.csv").toAbsolutePath()),
                 written);
 

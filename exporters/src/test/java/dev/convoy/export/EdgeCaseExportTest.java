@@ -1,6 +1,8 @@
 package dev.convoy.export;
 
 import static dev.convoy.snapshot.SnapshotFormat.*;
+import dev.convoy.cli.Report;
+import dev.convoy.cli.Convert;
 import static org.junit.jupiter.api.Assertions.*;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -42,11 +44,11 @@ class EdgeCaseExportTest {
     void allFormats(SnapshotWriter.Builder b, String base, List<String> names) throws Exception {
         Path snap = dir.resolve(base + ".cvysnap");
         Files.write(snap, b.toBytes());
-        for (Format f : List.of(Format.CHROME, Format.TPTP, Format.CSV)) {
+        for (String f : List.of("chrome", "tptp", "csv")) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int rc = Convert.run(new String[] {snap.toString(), "--format", f.name().toLowerCase(), "-o",
-                    dir.resolve(base + f.suffix()).toString()}, new PrintStream(out), new PrintStream(err));
+            int rc = Convert.run(new String[] {snap.toString(), "--format", f, "-o",
+                    dir.resolve(Output.defaultName(base, Output.select(f))).toString()}, new PrintStream(out), new PrintStream(err));
             assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
             assertEquals("", err.toString(StandardCharsets.UTF_8), "no progress lines for a small input");
         }

@@ -1,6 +1,7 @@
 package dev.convoy.export;
 
 import static dev.convoy.snapshot.SnapshotFormat.*;
+import dev.convoy.cli.Convert;
 
 import dev.convoy.model.Frame;
 import dev.convoy.model.LineEntry;
@@ -186,7 +187,7 @@ public final class ExportBenchmark {
         Path file = Path.of(args[1]);
         String format = opt(args, "--format", "chrome");
         Path dir = Path.of(opt(args, "--out", System.getProperty("java.io.tmpdir")));
-        Path out = dir.resolve("export-bench-" + format + Format.parse(format).suffix());
+        Path out = dir.resolve("export-bench-" + format + Output.defaultName("", Output.select(format)));
         long events = countEvents(file);
         List<MemoryPoolMXBean> heap = new ArrayList<>();
         for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
@@ -268,14 +269,8 @@ public final class ExportBenchmark {
                 discarded += len;
             }
         };
-        switch (Format.parse(format)) {
-            case CHROME -> new ChromeTraceWriter().write(r, sink);
-            case TPTP -> new TptpXmlWriter().write(r, sink);
-            case CSV -> {
-                new CsvLogWriter().writeMeta(r, sink);
-                new CsvLogWriter().writeEvents(r, sink);
-            }
-            default -> throw new IllegalArgumentException("--discard: chrome, tptp or csv");
+        for (Output o : Output.select(format)) {
+            o.write(r, sink);
         }
         return 0;
     }

@@ -1,6 +1,8 @@
 package dev.convoy.export;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import dev.convoy.cli.Report;
+import dev.convoy.cli.Convert;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -38,7 +38,7 @@ import java.util.TreeMap;
  * the analysis rules (those have tests with expected results of their own).
  * {@code ChromeHeapTest} shows the memory difference.
  */
-final class ReferenceChromeTraceWriter implements Exporter {
+final class ReferenceChromeTraceWriter {
     /** Track id of GC pauses: fits in a signed 32-bit int, far above any Java thread id seen in practice. */
     static final long GC_TID = ChromeTraceWriter.GC_TID;
     /** Track id of the critical path: one slice per segment. */
@@ -46,11 +46,6 @@ final class ReferenceChromeTraceWriter implements Exporter {
 
     private static final String HANDOFF = "handoff";
     private static final String HANDOFF_NAME = "lock handoff";
-
-    @Override
-    public List<Path> export(Recording recording, Path out) throws IOException {
-        return List.of(AtomicFiles.write(out, os -> write(recording, os)));
-    }
 
     /** Writes the trace to a stream (not closed). */
     public void write(Recording r, OutputStream os) throws IOException {

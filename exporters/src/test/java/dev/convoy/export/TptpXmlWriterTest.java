@@ -1,6 +1,7 @@
 package dev.convoy.export;
 
 import static dev.convoy.testing.Fixtures.*;
+import java.util.Set;
 import static org.junit.jupiter.api.Assertions.*;
 
 import dev.convoy.model.Recording;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 
-class TptpXmlWriterTest {
+public class TptpXmlWriterTest {
 
     @TempDir
     Path dir;
@@ -26,7 +27,7 @@ class TptpXmlWriterTest {
      * schema/convoy-trace.dtd (any warning or error fails), "defined before referenced" and
      * the time format.
      */
-    static Document validate(Path file) throws Exception {
+    public static Document validate(Path file) throws Exception {
         return TptpValidator.validate(file);
     }
 
@@ -40,7 +41,7 @@ class TptpXmlWriterTest {
 
     Document export(Recording r) throws Exception {
         Path out = dir.resolve("trace.trcxml");
-        assertEquals(List.of(out.toAbsolutePath()), Exporters.export(r, Format.TPTP, out));
+        assertEquals(List.of(out.toAbsolutePath()), Output.write(r, Set.of(Output.TPTP), out));
         return validate(out);
     }
 

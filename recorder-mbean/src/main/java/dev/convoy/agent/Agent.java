@@ -1,12 +1,24 @@
 package dev.convoy.agent;
 
 import java.lang.instrument.Instrumentation;
+import java.lang.management.ManagementFactory;
+
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import dev.convoy.agent.http.LiveSource;
+import dev.convoy.agent.http.WebServer;
+import dev.convoy.agent.jmx.RecorderMBean;
 
 /**
  * Entry points of {@code convoy-agent.jar}: {@code -javaagent} at JVM start and dynamic
- * attach. Both call {@link ConvoyAgent#initialize}.
+ * attach. Both start the {@link ConvoyAgent} and then its front-ends: the MBean
+ * {@value RecorderMBean#OBJECT_NAME} and, with {@code http=}, the web view.
  */
 public final class Agent {
+
+    private static WebServer webServer;
 
     private Agent() {
     }
@@ -18,7 +30,7 @@ public final class Agent {
      */
     public static void premain(String args, Instrumentation inst) {
         try {
-            ConvoyAgent.initialize(args, inst);
+            start(args, inst);
         } catch (RuntimeException | Error e) {
             System.err.println("[convoy] " + e.getMessage());
             System.err.println("[convoy] the JVM stops: fix the -javaagent options (see the README) or remove the agent");
@@ -38,11 +50,56 @@ public final class Agent {
      */
     public static void agentmain(String args, Instrumentation inst) {
         try {
-            ConvoyAgent.initialize(args, inst);
+            start(args, inst);
             System.clearProperty(ATTACH_ERROR_PROPERTY);
         } catch (RuntimeException | Error e) {
             System.setProperty(ATTACH_ERROR_PROPERTY, String.valueOf(e.getMessage()));
             throw e;
+        }
+    }
+
+    /** Starts the agent and, the first time, its front-ends. Idempotent for equal options. */
+    private static synchronized void start(String args, Instrumentation inst) {
+        ConvoyAgent before = ConvoyAgent.get();
+        ConvoyAgent agent = ConvoyAgent.initialize(args, inst);
+        if (agent == before) {
+            return;
+        }
+        AgentOptions options = agent.options();
+        if (!options.emptyCallbacks()) {
+            registerMBean(agent);
+        }
+        if (options.httpHost() != null) {
+            startWebView(agent);
+        }
+    }
+
+    /** Registers {@code dev.convoy:type=Recorder} in the platform MBean server. */
+    private static void registerMBean(ConvoyAgent agent) {
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            ObjectName name = new ObjectName(RecorderMBean.OBJECT_NAME);
+            if (!server.isRegistered(name)) {
+                server.registerMBean(new RecorderMBean(agent), name);
+            }
+        } catch (JMException e) {
+            throw new IllegalStateException("cannot register the MBean " + RecorderMBean.OBJECT_NAME + ": " + e, e);
+        }
+    }
+
+    /**
+     * Starts the web view ({@code http=HOST:PORT}) and logs its URL on stderr. A failure
+     * (port in use) is logged and leaves the recording running.
+     */
+    private static void startWebView(ConvoyAgent agent) {
+        AgentOptions options = agent.options();
+        try {
+            webServer = WebServer.start(new LiveSource(agent), options.httpHost(), options.httpPort(),
+                    options.httpToken());
+            System.err.println("[convoy] web view at " + webServer.url()
+                    + (options.httpToken() != null ? " (requests must carry the httptoken)" : ""));
+        } catch (RuntimeException e) {
+            System.err.println("[convoy] web view not started: " + e.getMessage());
         }
     }
 }

@@ -11,7 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
-import dev.convoy.export.Format;
+import dev.convoy.export.Output;
 
 /**
  * The agent's options: {@code -javaagent:convoy-agent.jar=key=value,key=value,...}.
@@ -64,7 +64,7 @@ public final class AgentOptions {
     private long memoryCap = 64L << 20;
     private int stackDepth = 64;
     private Path dumpDir = Paths.get("convoy-out");
-    private Set<Format> dumpOnExit = EnumSet.noneOf(Format.class);
+    private Set<Output> dumpOnExit = EnumSet.noneOf(Output.class);
     private String dumpName;
     private boolean emptyCallbacks;
     private boolean contentionAnalysis;
@@ -268,18 +268,18 @@ public final class AgentOptions {
         return (int) n;
     }
 
-    private static Set<Format> formats(String key, String value) {
+    private static Set<Output> formats(String key, String value) {
         String v = value.toLowerCase(Locale.ROOT);
         if (v.equals("none")) {
-            return EnumSet.noneOf(Format.class);
+            return EnumSet.noneOf(Output.class);
         }
         if (v.equals("all")) {
-            return EnumSet.allOf(Format.class);
+            return EnumSet.allOf(Output.class);
         }
-        Set<Format> out = EnumSet.noneOf(Format.class);
+        Set<Output> out = EnumSet.noneOf(Output.class);
         for (String f : v.split("\\+", -1)) {
             try {
-                out.add(Format.parse(f));
+                out.addAll(Output.select(f));
             } catch (IllegalArgumentException e) {
                 throw new InvalidOptionException("option '" + key + "': " + e.getMessage()
                         + "; write none, all, or formats joined by '+', e.g. " + key + "=chrome+tptp+csv");
@@ -321,7 +321,7 @@ public final class AgentOptions {
         return dumpDir;
     }
 
-    public Set<Format> dumpOnExit() {
+    public Set<Output> dumpOnExit() {
         return Collections.unmodifiableSet(dumpOnExit);
     }
 
@@ -367,8 +367,7 @@ public final class AgentOptions {
         parts.add("memory=" + human(memoryCap));
         parts.add("stackdepth=" + stackDepth);
         parts.add("dumpdir=" + dumpDir);
-        parts.add("dumponexit=" + (dumpOnExit.isEmpty() ? "none" : String.join("+",
-                dumpOnExit.stream().map(f -> f.name().toLowerCase(Locale.ROOT)).toList())));
+        parts.add("dumponexit=" + (dumpOnExit.isEmpty() ? "none" : Output.join(dumpOnExit)));
         parts.add("dumpname=" + dumpName());
         parts.add("callbacks=" + (emptyCallbacks ? "empty" : "full"));
         parts.add("contanalysis=" + (contentionAnalysis ? "on" : "off"));

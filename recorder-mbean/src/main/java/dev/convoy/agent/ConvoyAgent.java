@@ -6,23 +6,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-
-import java.lang.management.ManagementFactory;
-
-import javax.management.JMException;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
+import java.util.Set;
 
 import dev.convoy.agent.bci.ContentionAnalysis;
-import dev.convoy.agent.http.LiveSource;
-import dev.convoy.agent.http.WebServer;
-import dev.convoy.agent.jmx.RecorderMBean;
-import dev.convoy.export.Exporters;
-import dev.convoy.export.Format;
+import dev.convoy.export.Output;
+import dev.convoy.model.Recording;
 
 /**
- * The running agent: options, native recorder, dumps. One per JVM, created by
- * {@link #initialize}, usable as a library (tests, the MBean) through {@link #get()}.
+ * The running agent: options, native recorder, its {@link RecorderSession}, contention
+ * analysis, dumps. One per JVM, created by {@link #initialize}, usable as a library through
+ * {@link #get()}. The front-ends (the MBean, the web view) are started by {@link Agent} on
+ * top of it; this class knows none of them.
  */
 public final class ConvoyAgent {
 
@@ -33,7 +27,7 @@ public final class ConvoyAgent {
 
     private final AgentOptions options;
     private final ContentionAnalysis contentionAnalysis;
-    private volatile WebServer webServer;
+    private final RecorderSession session = new RecorderSession();
 
     private ConvoyAgent(AgentOptions options, Instrumentation inst) {
         this.options = options;
@@ -65,50 +59,11 @@ public final class ConvoyAgent {
         if (options.contentionAnalysis()) {
             agent.setContentionAnalysis(true);
         }
-        if (!options.emptyCallbacks()) {
-            registerMBean(agent);
-        }
-        if (options.httpHost() != null) {
-            agent.startWebView();
-        }
         if (!options.dumpOnExit().isEmpty()) {
             Runtime.getRuntime().addShutdownHook(new Thread(agent::dumpOnExit, "convoy-dump-on-exit"));
         }
         instance = agent;
         return agent;
-    }
-
-    /**
-     * Starts the web view ({@code http=HOST:PORT}) and logs its URL on stderr. A failure
-     * (port in use) is logged and leaves the recording running.
-     */
-    private void startWebView() {
-        try {
-            webServer = WebServer.start(new LiveSource(this), options.httpHost(), options.httpPort(),
-                    options.httpToken());
-            System.err.println("[convoy] web view at " + webServer.url()
-                    + (options.httpToken() != null ? " (requests must carry the httptoken)" : ""));
-        } catch (RuntimeException e) {
-            System.err.println("[convoy] web view not started: " + e.getMessage());
-        }
-    }
-
-    /** The web view's server, or null when it is off or failed to start. */
-    public WebServer webServer() {
-        return webServer;
-    }
-
-    /** Registers {@code dev.convoy:type=Recorder} in the platform MBean server. */
-    private static void registerMBean(ConvoyAgent agent) {
-        try {
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            ObjectName name = new ObjectName(RecorderMBean.OBJECT_NAME);
-            if (!server.isRegistered(name)) {
-                server.registerMBean(new RecorderMBean(agent), name);
-            }
-        } catch (JMException e) {
-            throw new IllegalStateException("cannot register the MBean " + RecorderMBean.OBJECT_NAME + ": " + e, e);
-        }
     }
 
     private static String version() {
@@ -160,24 +115,24 @@ public final class ConvoyAgent {
         return contentionAnalysis.transformFailures();
     }
 
-    /** A binary snapshot of everything recorded so far. */
-    public byte[] snapshot() {
-        return NativeRecorder.snapshot();
+    /** Snapshots, counters and the recording switch, for the front-ends. */
+    public RecorderSession session() {
+        return session;
     }
 
     /**
-     * Writes one snapshot in each of the given formats into the dump directory, named
-     * {@code dumpname} plus the format's extension. Each file appears whole or not at all.
+     * Writes one snapshot, read once, in each of the given outputs into the dump directory,
+     * named {@code dumpname} plus the output's suffix. Each file appears whole or not at all.
      *
      * @return the files written
      */
-    public List<Path> dump(Iterable<Format> formats) throws IOException {
-        byte[] snapshot = snapshot();
+    public List<Path> dump(Set<Output> outputs) throws IOException {
+        Recording r = session.take();
         Path dir = options.dumpDir().toAbsolutePath();
         Files.createDirectories(dir);
         List<Path> written = new ArrayList<>();
-        for (Format f : formats) {
-            written.addAll(Exporters.export(snapshot, f, dir.resolve(options.dumpName() + f.suffix())));
+        for (Set<Output> group : Output.groups(outputs)) {
+            written.addAll(Output.write(r, group, dir.resolve(Output.defaultName(options.dumpName(), group))));
         }
         return written;
     }

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.Locale;
 import java.util.Map;
 import java.util.jar.JarFile;
@@ -26,8 +27,8 @@ import com.sun.tools.attach.VirtualMachineDescriptor;
 
 import dev.convoy.agent.AgentOptions;
 import dev.convoy.export.AtomicFiles;
-import dev.convoy.export.Exporters;
-import dev.convoy.export.Format;
+import dev.convoy.export.Output;
+import dev.convoy.snapshot.SnapshotReader;
 
 /**
  * {@code ./convoy list|attach|status|start|stop|contanalysis|dump}: Convoy in JVMs that are
@@ -94,7 +95,7 @@ public final class ConvoyCli {
     }
 
     /** A parsed command line. */
-    record Command(String name, long pid, String options, String value, Format format, String output) {
+    record Command(String name, long pid, String options, String value, Set<Output> format, String output) {
 
         static Command parse(String[] args) throws CliException {
             if (args.length == 0) {
@@ -169,11 +170,11 @@ public final class ConvoyCli {
                 }
             }
             if (format == null) {
-                throw CliException.usage("dump: --format is missing (" + Format.allowed() + ")");
+                throw CliException.usage("dump: --format is missing (" + Output.names() + ")");
             }
-            Format f;
+            Set<Output> f;
             try {
-                f = Format.parse(format);
+                f = Output.select(format);
             } catch (IllegalArgumentException e) {
                 throw CliException.usage("dump: " + e.getMessage());
             }
@@ -388,26 +389,28 @@ public final class ConvoyCli {
 
     /**
      * Streams a snapshot in the format out of the target and writes it here, atomically.
-     * CSV is two files that must come from one snapshot: the binary snapshot is streamed and
-     * both logs are written here from it, by the same writer the agent uses.
+     * Several files (the CSV pair) must come from one snapshot: the binary snapshot is
+     * streamed and every file is written here from it, by the same writer the agent uses.
      */
-    static void dump(TargetJvm target, RecorderClient recorder, Format format, String output, PrintStream out)
+    static void dump(TargetJvm target, RecorderClient recorder, Set<Output> format, String output, PrintStream out)
             throws CliException {
-        Path dest = Paths.get(output != null ? output : "convoy-" + target.pid() + format.suffix()).toAbsolutePath();
+        Path dest = Paths.get(output != null ? output : Output.defaultName("convoy-" + target.pid(), format))
+                .toAbsolutePath();
         try {
             // Freeze a fresh snapshot: the streams then read it, not one frozen earlier by someone else.
             recorder.invoke("snapshot", new Object[0], new String[0]);
             List<Path> written;
-            if (format == Format.CSV) {
+            if (format.size() > 1) {
                 ByteArrayOutputStream snapshot = new ByteArrayOutputStream(1 << 20);
-                recorder.copyStream(Format.SNAPSHOT.id(), snapshot);
-                written = Exporters.export(snapshot.toByteArray(), Format.CSV, dest);
+                recorder.copyStream(Output.SNAPSHOT.id(), snapshot);
+                written = Output.write(SnapshotReader.read(snapshot.toByteArray()), format, dest);
             } else {
+                Output one = format.iterator().next();
                 CliException[] failure = new CliException[1];
                 try {
                     written = List.of(AtomicFiles.write(dest, os -> {
                         try {
-                            recorder.copyStream(format.id(), os);
+                            recorder.copyStream(one.id(), os);
                         } catch (CliException e) {
                             failure[0] = e;
                             throw new IOException(e.getMessage(), e);

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import dev.convoy.export.Format;
+import dev.convoy.export.Output;
 
 class AgentOptionsTest {
 
@@ -44,7 +44,7 @@ class AgentOptionsTest {
         assertEquals(2L << 30, o.memoryCap());
         assertEquals(0, o.stackDepth());
         assertEquals(Paths.get("/tmp/x"), o.dumpDir());
-        assertEquals(EnumSet.of(Format.CHROME, Format.CSV), o.dumpOnExit());
+        assertEquals(EnumSet.of(Output.CHROME, Output.CSV_META, Output.CSV_EVENTS), o.dumpOnExit());
         assertEquals("run-1.a", o.dumpName());
         assertEquals("recording=off,buffer=128k,memory=2g,stackdepth=0,dumpdir=/tmp/x,dumponexit=chrome+csv,"
                 + "dumpname=run-1.a,callbacks=full,contanalysis=off", o.effective());
@@ -52,7 +52,7 @@ class AgentOptionsTest {
         assertFalse(o.contentionAnalysis());
         assertTrue(AgentOptions.parse("contanalysis=on").contentionAnalysis());
         assertTrue(AgentOptions.parse("contanalysis=on").effective().endsWith(",contanalysis=on"));
-        assertEquals(EnumSet.allOf(Format.class), AgentOptions.parse("dumponexit=all").dumpOnExit());
+        assertEquals(EnumSet.allOf(Output.class), AgentOptions.parse("dumponexit=all").dumpOnExit());
         assertTrue(AgentOptions.parse("dumponexit=none").dumpOnExit().isEmpty());
         assertEquals(4096, AgentOptions.parse("buffer=4096").bufferBytes());
     }

@@ -1,6 +1,7 @@
 package dev.convoy.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import dev.convoy.export.Output;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -105,10 +106,10 @@ class ConvoyCliTest {
 
     @Test
     void dumpNeedsAKnownFormat() {
-        assertUsage(run("dump", "123"), "dump: --format is missing (chrome, tptp, csv, snapshot)");
+        assertUsage(run("dump", "123"), "dump: --format is missing (chrome, tptp, csv, csv-meta, csv-events, snapshot)");
         assertUsage(run("dump", "123", "--format", "xml", "-o", "x"),
-                "dump: unknown format 'xml'; allowed: chrome, tptp, csv, snapshot");
-        assertUsage(run("dump", "123", "--format=csv-meta"), "unknown format 'csv-meta'");
+                "dump: unknown format 'xml'; allowed: chrome, tptp, csv, csv-meta, csv-events, snapshot");
+        assertUsage(run("dump", "123", "--format=csv-metadata"), "unknown format 'csv-metadata'");
         assertUsage(run("dump", "123", "--format"), "dump: --format needs a value");
         assertUsage(run("dump", "123", "--format", "chrome", "-o"), "dump: -o needs a value");
     }
@@ -117,7 +118,10 @@ class ConvoyCliTest {
     void parsedCommandsCarryTheirArguments() throws CliException {
         ConvoyCli.Command dump = ConvoyCli.Command.parse(new String[] {"dump", "42", "-o", "x/y", "--format", "CSV"});
         assertEquals(42, dump.pid());
-        assertEquals("csv", dump.format().id());
+        assertEquals(Output.select("csv"), dump.format());
+        assertEquals(java.util.EnumSet.of(Output.CSV_META),
+                ConvoyCli.Command.parse(new String[] {"dump", "42", "--format", "csv-meta"}).format(),
+                "one file of the pair alone, as everywhere a format is taken");
         assertEquals("x/y", dump.output());
         ConvoyCli.Command attach = ConvoyCli.Command.parse(new String[] {"attach", "42", "stackdepth=16", "buffer=8k"});
         assertEquals("stackdepth=16,buffer=8k", attach.options(), "several option words are joined with commas");

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 
+import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotReader;
 
 /** A saved snapshot, served offline: read once, recording controls refused. */
@@ -14,7 +15,7 @@ public final class FileSource implements Source {
     static final String OFFLINE = "this is a saved snapshot (offline view): recording cannot be controlled";
 
     private final Path file;
-    private final Snapshot snapshot;
+    private final Recording snapshot;
 
     /**
      * @throws IOException if the file cannot be read or is not a valid snapshot (the
@@ -22,8 +23,7 @@ public final class FileSource implements Source {
      */
     public FileSource(Path file) throws IOException {
         this.file = file;
-        byte[] bytes = Files.readAllBytes(file);
-        this.snapshot = new Snapshot(bytes, SnapshotReader.read(bytes));
+        this.snapshot = SnapshotReader.read(Files.readAllBytes(file));
     }
 
     @Override
@@ -33,7 +33,7 @@ public final class FileSource implements Source {
 
     @Override
     public void writeStatus(JsonGenerator g) throws IOException {
-        var r = snapshot.recording();
+        Recording r = snapshot;
         g.writeStringField("mode", "offline");
         g.writeStringField("file", file.getFileName().toString());
         g.writeBooleanField("recording", false);
@@ -50,12 +50,12 @@ public final class FileSource implements Source {
     }
 
     @Override
-    public Snapshot takeSnapshot() {
+    public Recording takeSnapshot() {
         return snapshot;
     }
 
     @Override
-    public Snapshot current() {
+    public Recording current() {
         return snapshot;
     }
 

@@ -6,19 +6,22 @@ import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.convoy.agent.ConvoyAgent;
 import dev.convoy.agent.NativeRecorder;
-import dev.convoy.snapshot.SnapshotReader;
+import dev.convoy.agent.RecorderSession;
+import dev.convoy.model.Recording;
 
 /**
- * The running agent. Like the MBean, {@link #takeSnapshot()} freezes what it summarised, so
- * that the summary, the stacks it links to and the downloads that follow agree.
+ * The running agent. Like the MBean, {@link #takeSnapshot()} freezes what it summarised (in
+ * a {@link RecorderSession.View} of its own), so that the summary, the stacks it links to and
+ * the downloads that follow agree.
  */
 public final class LiveSource implements Source {
 
     private final ConvoyAgent agent;
-    private volatile Snapshot frozen;
+    private final RecorderSession.View view;
 
     public LiveSource(ConvoyAgent agent) {
         this.agent = agent;
+        this.view = agent.session().view();
     }
 
     @Override
@@ -28,9 +31,9 @@ public final class LiveSource implements Source {
 
     @Override
     public void writeStatus(JsonGenerator g) throws IOException {
-        NativeRecorder.Counters c = NativeRecorder.counters();
+        NativeRecorder.Counters c = agent.session().counters();
         g.writeStringField("mode", "live");
-        g.writeBooleanField("recording", NativeRecorder.isRecording());
+        g.writeBooleanField("recording", agent.session().isRecording());
         g.writeBooleanField("contentionAnalysis", agent.contentionAnalysis());
         g.writeStringField("options", agent.options().effective());
         g.writeStringField("version", ConvoyAgent.VERSION);
@@ -49,17 +52,13 @@ public final class LiveSource implements Source {
     }
 
     @Override
-    public Snapshot takeSnapshot() throws IOException {
-        byte[] bytes = agent.snapshot();
-        Snapshot s = new Snapshot(bytes, SnapshotReader.read(bytes));
-        frozen = s;
-        return s;
+    public Recording takeSnapshot() {
+        return view.freeze();
     }
 
     @Override
-    public Snapshot current() throws IOException {
-        Snapshot s = frozen;
-        return s != null ? s : takeSnapshot();
+    public Recording current() {
+        return view.current();
     }
 
     @Override
@@ -70,7 +69,7 @@ public final class LiveSource implements Source {
     @Override
     public void setRecording(boolean on) {
         try {
-            NativeRecorder.setRecording(on);
+            agent.session().setRecording(on);
         } catch (IllegalStateException e) {
             throw new ConflictException(e.getMessage());
         }

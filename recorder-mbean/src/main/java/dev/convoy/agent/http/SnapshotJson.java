@@ -2,9 +2,6 @@ package dev.convoy.agent.http;
 
 import java.io.IOException;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,8 +11,6 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.CriticalPath;
 import dev.convoy.analysis.Deadlocks;
-import dev.convoy.analysis.Interval;
-import dev.convoy.analysis.Intervals;
 import dev.convoy.analysis.MonitorStatistics;
 import dev.convoy.analysis.ThreadStates;
 import dev.convoy.model.Event;
@@ -41,39 +36,17 @@ final class SnapshotJson {
     private SnapshotJson() {
     }
 
-    /** Count and time per stack id. */
-    private static final class StackTally {
-        final Map<Integer, long[]> byStack = new HashMap<>();
-
-        void add(Interval in) {
-            int id = in.begin() == null ? 0 : in.begin().stackId();
-            if (id != 0) {
-                long[] v = byStack.computeIfAbsent(id, k -> new long[2]);
-                v[0]++;
-                v[1] += in.durationNs();
-            }
+    /** The first {@value #TOP_STACKS} stacks of a row, as {@code stacks: [{id, count, ns}]}. */
+    private static void stacks(JsonGenerator g, List<MonitorStatistics.StackCount> stacks) throws IOException {
+        g.writeArrayFieldStart("stacks");
+        for (MonitorStatistics.StackCount c : stacks.subList(0, Math.min(TOP_STACKS, stacks.size()))) {
+            g.writeStartObject();
+            g.writeNumberField("id", c.stackId());
+            g.writeNumberField("count", c.count());
+            g.writeNumberField("ns", c.totalNs());
+            g.writeEndObject();
         }
-
-        void write(JsonGenerator g) throws IOException {
-            List<Map.Entry<Integer, long[]>> es = new ArrayList<>(byStack.entrySet());
-            es.sort(Comparator.comparingLong((Map.Entry<Integer, long[]> e) -> -e.getValue()[1])
-                    .thenComparing(Map.Entry::getKey));
-            g.writeArrayFieldStart("stacks");
-            for (Map.Entry<Integer, long[]> e : es.subList(0, Math.min(TOP_STACKS, es.size()))) {
-                g.writeStartObject();
-                g.writeNumberField("id", e.getKey());
-                g.writeNumberField("count", e.getValue()[0]);
-                g.writeNumberField("ns", e.getValue()[1]);
-                g.writeEndObject();
-            }
-            g.writeEndArray();
-        }
-    }
-
-    /** Per-monitor totals. */
-    private static final class MonitorRow {
-        long blockedCount, blockedNs, maxBlockedNs, waitedCount, waitedNs;
-        final StackTally stacks = new StackTally();
+        g.writeEndArray();
     }
 
     static void write(JsonGenerator g, Recording r) throws IOException {
@@ -83,32 +56,6 @@ final class SnapshotJson {
         ContentionIndex x = ContentionIndex.of(r);
         ThreadStates states = ThreadStates.of(x);
         CriticalPath path = CriticalPath.of(x);
-
-        Map<Long, StackTally> threadStacks = new HashMap<>();
-        Map<Long, MonitorRow> monitors = new LinkedHashMap<>();
-        Map<String, StackTally> callerStacks = new HashMap<>(); // kind|class|caller
-        for (RecordedThread t : r.javaThreads()) {
-            StackTally ts = threadStacks.computeIfAbsent(t.ringId(), k -> new StackTally());
-            for (Interval in : Intervals.of(x, x.ring(t))) {
-                if (in.kind() != Interval.Kind.BLOCKED && in.kind() != Interval.Kind.WAITING) {
-                    continue;
-                }
-                ts.add(in);
-                MonitorRow m = monitors.computeIfAbsent(in.monitor(), k -> new MonitorRow());
-                if (in.kind() == Interval.Kind.BLOCKED) {
-                    m.blockedCount++;
-                    m.blockedNs += in.durationNs();
-                    m.maxBlockedNs = Math.max(m.maxBlockedNs, in.durationNs());
-                } else {
-                    m.waitedCount++;
-                    m.waitedNs += in.durationNs();
-                }
-                m.stacks.add(in);
-                String caller = MonitorStatistics.caller(r, in.begin() == null ? 0 : in.begin().stackId());
-                callerStacks.computeIfAbsent(in.kind() + "|" + className(r, in.monitor()) + "|" + caller,
-                        k -> new StackTally()).add(in);
-            }
-        }
 
         g.writeStartObject();
         g.writeNumberField("pid", r.pid());
@@ -145,7 +92,7 @@ final class SnapshotJson {
                 g.writeNumberField(e.getKey().name(), e.getValue());
             }
             g.writeEndObject();
-            threadStacks.getOrDefault(t.ringId(), new StackTally()).write(g);
+            stacks(g, stats.threadStacks(t));
             g.writeEndObject();
         }
         g.writeEndArray();
@@ -156,28 +103,24 @@ final class SnapshotJson {
             g.writeStringField("className", c.className());
             stats(g, "blocked", c.blocked());
             stats(g, "waited", c.waited());
-            callers(g, r, "blockCallers", Interval.Kind.BLOCKED, stats.blockCallers(c.className()), callerStacks);
-            callers(g, r, "waitCallers", Interval.Kind.WAITING, stats.waitCallers(c.className()), callerStacks);
+            callers(g, stats, "blockCallers", true, stats.blockCallers(c.className()));
+            callers(g, stats, "waitCallers", false, stats.waitCallers(c.className()));
             g.writeEndObject();
         }
         g.writeEndArray();
 
-        List<Map.Entry<Long, MonitorRow>> ms = new ArrayList<>(monitors.entrySet());
-        ms.sort(Comparator.comparingLong((Map.Entry<Long, MonitorRow> e) -> -e.getValue().blockedNs)
-                .thenComparingLong(e -> -e.getValue().waitedNs).thenComparing(Map.Entry::getKey));
         g.writeArrayFieldStart("monitors");
-        for (Map.Entry<Long, MonitorRow> e : ms) {
-            MonitorRow m = e.getValue();
+        for (MonitorStatistics.MonitorRow m : stats.monitors()) {
             g.writeStartObject();
-            g.writeNumberField("id", e.getKey());
-            g.writeStringField("className", className(r, e.getKey()));
-            g.writeStringField("identityHash", String.format("%08x", r.identityHash(e.getKey())));
-            g.writeNumberField("blockedCount", m.blockedCount);
-            g.writeNumberField("blockedNs", m.blockedNs);
-            g.writeNumberField("maxBlockedNs", m.maxBlockedNs);
-            g.writeNumberField("waitedCount", m.waitedCount);
-            g.writeNumberField("waitedNs", m.waitedNs);
-            m.stacks.write(g);
+            g.writeNumberField("id", m.monitor());
+            g.writeStringField("className", m.className());
+            g.writeStringField("identityHash", String.format("%08x", r.identityHash(m.monitor())));
+            g.writeNumberField("blockedCount", m.blocked().count());
+            g.writeNumberField("blockedNs", m.blocked().totalNs());
+            g.writeNumberField("maxBlockedNs", m.blocked().maxNs());
+            g.writeNumberField("waitedCount", m.waited().count());
+            g.writeNumberField("waitedNs", m.waited().totalNs());
+            stacks(g, stats.monitorStacks(m.monitor()));
             g.writeEndObject();
         }
         g.writeEndArray();
@@ -242,9 +185,8 @@ final class SnapshotJson {
         g.writeEndObject();
     }
 
-    private static void callers(JsonGenerator g, Recording r, String field, Interval.Kind kind,
-                                List<MonitorStatistics.CallerRow> rows, Map<String, StackTally> stacks)
-            throws IOException {
+    private static void callers(JsonGenerator g, MonitorStatistics stats, String field, boolean blocks,
+                                List<MonitorStatistics.CallerRow> rows) throws IOException {
         g.writeArrayFieldStart(field);
         for (MonitorStatistics.CallerRow c : rows) {
             g.writeStartObject();
@@ -255,7 +197,7 @@ final class SnapshotJson {
             g.writeNumberField("maxNs", c.stats().maxNs());
             g.writeNumberField("monitors", c.monitors());
             g.writeNumberField("threads", c.threads());
-            stacks.getOrDefault(kind + "|" + c.className() + "|" + c.caller(), new StackTally()).write(g);
+            stacks(g, stats.callerStacks(c, blocks));
             g.writeEndObject();
         }
         g.writeEndArray();

@@ -12,10 +12,6 @@ import dev.convoy.model.Recording;
  */
 public interface Source {
 
-    /** Snapshot bytes and the recording read from them. */
-    record Snapshot(byte[] bytes, Recording recording) {
-    }
-
     /** Thrown when an operation is impossible in this state or mode; the web view answers 409. */
     final class ConflictException extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -32,10 +28,10 @@ public interface Source {
     void writeStatus(JsonGenerator g) throws IOException;
 
     /** Takes a fresh snapshot and freezes it (live); the file's snapshot (offline). */
-    Snapshot takeSnapshot() throws IOException;
+    Recording takeSnapshot();
 
     /** The frozen snapshot, or a fresh one if none was taken; the file's snapshot offline. */
-    Snapshot current() throws IOException;
+    Recording current();
 
     /** Base name of downloaded files. */
     String baseName();

@@ -6,7 +6,6 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -22,9 +21,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.convoy.agent.AgentOptions;
 import dev.convoy.analysis.ContentionReport;
-import dev.convoy.export.ChromeTraceWriter;
-import dev.convoy.export.CsvLogWriter;
-import dev.convoy.export.TptpXmlWriter;
+import dev.convoy.export.Output;
 import dev.convoy.model.Frame;
 import dev.convoy.model.Recording;
 import dev.convoy.model.StackTrace;
@@ -40,7 +37,7 @@ import dev.convoy.model.StackTrace;
  * POST /api/contanalysis?on=B  contention analysis on or off (409 offline)
  * GET  /api/snapshot           takes (live) and freezes a snapshot; its summary
  * GET  /api/stacks/ID          frames of a stack of the frozen snapshot, as text
- * GET  /api/download?format=F  the frozen snapshot as chrome, tptp, csv-meta, csv-events or snapshot
+ * GET  /api/download?format=F  the frozen snapshot as one {@link Output} (chrome, tptp, csv-meta, ...)
  * GET  /api/report?format=F    the contention report, text or markdown
  * </pre>
  * Errors are JSON {@code {"error": "..."}}: 400 bad parameter, 401 missing or wrong token,
@@ -51,7 +48,6 @@ final class WebHandler extends Handler.Abstract {
 
     static final String TOKEN_HEADER = "X-Convoy-Token";
     static final int MAX_URI = 1024;
-    static final List<String> DOWNLOAD_FORMATS = List.of("chrome", "tptp", "csv-meta", "csv-events", "snapshot");
     private static final String PAGE_DIR = "/dev/convoy/agent/http/";
     private static final Map<String, String> PAGES = Map.of(
             "/", "index.html", "/index.html", "index.html", "/app.js", "app.js", "/app.css", "app.css");
@@ -200,7 +196,7 @@ final class WebHandler extends Handler.Abstract {
                 yield status();
             }
             case "/api/snapshot" -> {
-                Recording r = source.takeSnapshot().recording();
+                Recording r = source.takeSnapshot();
                 yield Reply.json(g -> SnapshotJson.write(g, r));
             }
             case "/api/download" -> download(params.getValue("format"));
@@ -288,7 +284,7 @@ final class WebHandler extends Handler.Abstract {
         if (!idText.matches("[0-9]{1,10}") || Long.parseLong(idText) > Integer.MAX_VALUE) {
             throw new HttpError(400, "stack id must be a positive whole number, got '" + idText + "'");
         }
-        Recording r = source.current().recording();
+        Recording r = source.current();
         StackTrace s = r.stacks().get(Integer.parseInt(idText));
         if (s == null) {
             throw new HttpError(404, "no stack " + idText + " in the current snapshot");
@@ -304,36 +300,16 @@ final class WebHandler extends Handler.Abstract {
     }
 
     private Reply download(String format) throws HttpError, IOException {
-        String f = format == null ? "" : format.trim().toLowerCase(Locale.ROOT);
-        if (!DOWNLOAD_FORMATS.contains(f)) {
-            throw new HttpError(400, "unknown format " + (format == null ? "(none given)" : "'" + format + "'")
-                    + "; allowed: " + String.join(", ", DOWNLOAD_FORMATS));
+        Output output;
+        try {
+            output = Output.one(format);
+        } catch (IllegalArgumentException e) {
+            throw new HttpError(400, e.getMessage());
         }
-        Source.Snapshot s = source.current();
-        String base = source.baseName();
-        if (f.equals("snapshot")) {
-            return new Reply(200, "application/octet-stream", s.bytes(), base + ".cvysnap");
-        }
+        Recording r = source.current();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        Recording r = s.recording();
-        return switch (f) {
-            case "chrome" -> {
-                new ChromeTraceWriter().write(r, out);
-                yield new Reply(200, "application/json", out.toByteArray(), base + ".json");
-            }
-            case "tptp" -> {
-                new TptpXmlWriter().write(r, out);
-                yield new Reply(200, "application/xml", out.toByteArray(), base + ".trcxml");
-            }
-            case "csv-meta" -> {
-                new CsvLogWriter().writeMeta(r, out);
-                yield new Reply(200, "text/csv; charset=utf-8", out.toByteArray(), base + ".meta.csv");
-            }
-            default -> {
-                new CsvLogWriter().writeEvents(r, out);
-                yield new Reply(200, "text/csv; charset=utf-8", out.toByteArray(), base + ".events.csv");
-            }
-        };
+        output.write(r, out);
+        return new Reply(200, output.mediaType(), out.toByteArray(), source.baseName() + output.suffix());
     }
 
     private Reply report(String format) throws HttpError, IOException {
@@ -343,7 +319,7 @@ final class WebHandler extends Handler.Abstract {
         } catch (IllegalArgumentException e) {
             throw new HttpError(400, e.getMessage());
         }
-        String text = ContentionReport.of(source.current().recording()).render(style);
+        String text = ContentionReport.of(source.current()).render(style);
         return Reply.text(style == ContentionReport.Style.MARKDOWN ? "text/markdown" : "text/plain", text);
     }
 }

@@ -1,11 +1,10 @@
 package dev.convoy.agent.jmx;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
@@ -34,12 +33,11 @@ import javax.management.openmbean.SimpleType;
 
 import dev.convoy.agent.ConvoyAgent;
 import dev.convoy.agent.NativeRecorder;
+import dev.convoy.agent.RecorderSession;
 import dev.convoy.analysis.ContentionReport;
 import dev.convoy.analysis.Deadlocks;
-import dev.convoy.export.Exporters;
-import dev.convoy.export.Format;
+import dev.convoy.export.Output;
 import dev.convoy.model.Recording;
-import dev.convoy.snapshot.SnapshotReader;
 
 /**
  * The Convoy MBean, {@code dev.convoy:type=Recorder}: switch recording on and off, take
@@ -47,10 +45,10 @@ import dev.convoy.snapshot.SnapshotReader;
  * every attribute, operation and parameter, so JConsole and any JMX client without
  * Convoy's classes can use all of it. See {@link #describe()} for the full list.
  *
- * <p>{@code snapshot()} freezes what it summarised: {@code dump}, {@code openStream} and
- * {@code report} use that frozen snapshot, so that the files of one dump, and a dump and the summary
- * seen before it, agree; before the first {@code snapshot()} and after {@code reset()}
- * they take a fresh one.
+ * <p>{@code snapshot()} freezes what it summarised (in a {@link RecorderSession.View} of its
+ * own): {@code dump}, {@code openStream} and {@code report} use that frozen snapshot, so that
+ * the files of one dump, and a dump and the summary seen before it, agree; before the first
+ * {@code snapshot()} and after {@code reset()} they take a fresh one.
  *
  * <p>Notifications: {@value #DUMP_WRITTEN} after {@code dump} wrote its files (user data:
  * the paths), {@value #DEADLOCK} when a snapshot shows a monitor deadlock (message: the
@@ -61,23 +59,24 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
     public static final String OBJECT_NAME = "dev.convoy:type=Recorder";
     public static final String DUMP_WRITTEN = "dev.convoy.dump.written";
     public static final String DEADLOCK = "dev.convoy.deadlock";
-    /** Stream formats: the dump formats, with CSV split into its two files. */
-    static final List<String> STREAM_FORMATS = List.of("chrome", "tptp", "csv-meta", "csv-events", "snapshot");
 
     private static final ArrayType<byte[]> BYTES = ArrayType.getPrimitiveArrayType(byte[].class);
     private static final ArrayType<String[]> STRINGS = stringArray();
 
     private final ConvoyAgent agent;
+    private final RecorderSession session;
+    private final RecorderSession.View view;
     private final DumpDirectory dumpDirectory;
     private final DumpStreams streams = new DumpStreams();
     private final AtomicLong sequence = new AtomicLong();
     private final MBeanInfo info;
-    private volatile Snapshot frozen;
 
     public RecorderMBean(ConvoyAgent agent) {
         super(new MBeanNotificationInfo(new String[] {DUMP_WRITTEN, DEADLOCK}, Notification.class.getName(),
                 "dump written (user data: the paths); monitor deadlock seen in a snapshot (message: the cycle)"));
         this.agent = agent;
+        this.session = agent.session();
+        this.view = session.view();
         this.dumpDirectory = new DumpDirectory(agent.options().dumpDir());
         this.info = describe();
     }
@@ -105,7 +104,7 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
 
     /** Every attribute, operation and parameter, with the descriptions JConsole shows. */
     private MBeanInfo describe() {
-        String formats = Format.allowed();
+        String formats = Output.names();
         OpenMBeanAttributeInfoSupport[] attributes = {
             attr("Recording", SimpleType.BOOLEAN, true, "Whether monitor and GC events are being recorded"),
             attr("ContentionAnalysis", SimpleType.BOOLEAN, true,
@@ -147,7 +146,7 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             op("openStream", "Opens one dump file of the frozen snapshot (a fresh one if none) as a stream for "
                     + "readStream; returns its id",
                     SimpleType.LONG, MBeanOperationInfo.ACTION,
-                    param("format", SimpleType.STRING, "one of " + String.join(", ", STREAM_FORMATS))),
+                    param("format", SimpleType.STRING, "one of " + Output.singleNames())),
             op("readStream", "The next chunk of an open stream (at most 256 KiB), or null at its end", BYTES,
                     MBeanOperationInfo.INFO, param("id", SimpleType.LONG, "id returned by openStream")),
             op("closeStream", "Closes a stream and frees its memory", SimpleType.VOID, MBeanOperationInfo.ACTION,
@@ -169,9 +168,9 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
 
     @Override
     public Object getAttribute(String name) throws AttributeNotFoundException, MBeanException {
-        NativeRecorder.Counters c = NativeRecorder.counters();
+        NativeRecorder.Counters c = session.counters();
         return switch (String.valueOf(name)) {
-            case "Recording" -> NativeRecorder.isRecording();
+            case "Recording" -> session.isRecording();
             case "ContentionAnalysis" -> agent.contentionAnalysis();
             case "Options" -> agent.options().effective();
             case "BufferBytes" -> agent.options().bufferBytes();
@@ -202,7 +201,7 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
                 if (!(value instanceof Boolean on)) {
                     throw new InvalidAttributeValueException("Recording takes a boolean, got " + value);
                 }
-                guard(() -> NativeRecorder.setRecording(on));
+                guard(() -> session.setRecording(on));
             }
             case "ContentionAnalysis" -> {
                 if (!(value instanceof Boolean on)) {
@@ -252,12 +251,9 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             ReflectionException {
         Object[] p = params == null ? new Object[0] : params;
         return switch (String.valueOf(action)) {
-            case "start" -> run(0, p, () -> NativeRecorder.setRecording(true));
-            case "stop" -> run(0, p, () -> NativeRecorder.setRecording(false));
-            case "reset" -> run(0, p, () -> {
-                NativeRecorder.reset();
-                frozen = null;
-            });
+            case "start" -> run(0, p, () -> session.setRecording(true));
+            case "stop" -> run(0, p, () -> session.setRecording(false));
+            case "reset" -> run(0, p, session::reset);
             case "snapshot" -> call(0, p, this::snapshot);
             case "dump" -> call(2, p, () -> dump(string(p[0], "format"), string(p[1], "path")));
             case "openStream" -> call(1, p, () -> openStream(string(p[0], "format")));
@@ -322,45 +318,36 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
         return l;
     }
 
-    /** Takes a snapshot, announces any deadlock it shows, and returns it read. */
-    private Snapshot take() throws IOException {
-        byte[] bytes = NativeRecorder.snapshot();
-        Recording r = SnapshotReader.read(bytes);
+    /** Announces the deadlocks a snapshot shows; returns it. */
+    private Recording announced(Recording r) {
         for (Deadlocks.Deadlock d : Deadlocks.find(r)) {
             Notification n = new Notification(DEADLOCK, OBJECT_NAME, sequence.incrementAndGet(),
                     "monitor deadlock: " + d.describe(r));
             sendNotification(n);
         }
-        return new Snapshot(bytes, r);
+        return r;
     }
 
-    private record Snapshot(byte[] bytes, Recording recording) {
+    private CompositeData snapshot() throws OpenDataException {
+        return SnapshotSummary.of(announced(view.freeze()));
     }
 
-    private CompositeData snapshot() throws IOException, OpenDataException {
-        Snapshot s = take();
-        frozen = s;
-        return SnapshotSummary.of(s.recording());
-    }
-
-    /** The snapshot frozen by snapshot(), or a fresh one. */
-    private Snapshot current() throws IOException {
-        Snapshot s = frozen;
-        return s != null ? s : take();
+    /** The snapshot frozen by snapshot(), or a fresh one (whose deadlocks are announced). */
+    private Recording current() {
+        Recording r = view.frozen();
+        return r != null ? r : announced(session.take());
     }
 
     /** The contention report of the frozen snapshot, or of a fresh one. */
-    private String report(String formatName) throws IOException {
+    private String report(String formatName) {
         ContentionReport.Style style = ContentionReport.Style.parse(formatName);
-        return ContentionReport.of(current().recording()).render(style);
+        return ContentionReport.of(current()).render(style);
     }
 
     private String[] dump(String formatName, String path) throws IOException {
-        Format format = Format.parse(formatName);
+        Set<Output> outputs = Output.select(formatName);
         Path target = dumpDirectory.resolve(path);
-        Snapshot s = current();
-        List<Path> written = format == Format.SNAPSHOT ? Exporters.export(s.bytes(), format, target)
-                : Exporters.export(s.recording(), format, target);
+        List<Path> written = Output.write(current(), outputs, target);
         String[] paths = written.stream().map(Path::toString).toArray(String[]::new);
         Notification n = new Notification(DUMP_WRITTEN, OBJECT_NAME, sequence.incrementAndGet(),
                 "Convoy dump written: " + String.join(", ", paths));
@@ -370,29 +357,9 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
     }
 
     private long openStream(String formatName) throws IOException {
-        String f = formatName == null ? "" : formatName.trim().toLowerCase(Locale.ROOT);
-        if (!STREAM_FORMATS.contains(f)) {
-            throw new IllegalArgumentException("unknown stream format '" + formatName + "'; allowed: "
-                    + String.join(", ", STREAM_FORMATS));
-        }
-        Snapshot s = current();
-        if (f.equals("snapshot")) {
-            return streams.open(s.bytes());
-        }
-        Path tmp = Files.createTempDirectory("convoy-stream");
-        try {
-            Format format = Format.parse(f.startsWith("csv") ? "csv" : f);
-            List<Path> files = Exporters.export(s.recording(), format, tmp.resolve("dump"));
-            Path wanted = files.stream().filter(p -> !f.equals("csv-meta") || p.toString().endsWith(".meta.csv"))
-                    .filter(p -> !f.equals("csv-events") || p.toString().endsWith(".events.csv"))
-                    .findFirst().orElseThrow();
-            return streams.open(Files.readAllBytes(wanted));
-        } finally {
-            try (Stream<Path> all = Files.walk(tmp)) {
-                for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
-        }
+        Output output = Output.one(formatName);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(1 << 16);
+        output.write(current(), out);
+        return streams.open(out.toByteArray());
     }
 }

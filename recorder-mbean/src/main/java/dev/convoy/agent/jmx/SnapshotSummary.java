@@ -19,8 +19,7 @@ import javax.management.openmbean.TabularDataSupport;
 import javax.management.openmbean.TabularType;
 
 import dev.convoy.analysis.Deadlocks;
-import dev.convoy.analysis.Interval;
-import dev.convoy.analysis.Intervals;
+import dev.convoy.analysis.MonitorStatistics;
 import dev.convoy.model.Event;
 import dev.convoy.model.EventType;
 import dev.convoy.model.RecordedThread;
@@ -106,44 +105,26 @@ final class SnapshotSummary {
                     new Object[] {c.getKey().name(), c.getValue()}));
         }
 
-        List<Interval> intervals = Intervals.of(r);
-        record MonitorStats(long id, long[] countTotalMax) {
+        MonitorStatistics stats = MonitorStatistics.of(r);
+        TabularDataSupport threads = new TabularDataSupport(THREADS);
+        for (MonitorStatistics.ThreadRow row : stats.threads()) {
+            threads.put(new CompositeDataSupport(THREAD, THREAD.keySet().toArray(String[]::new), threadRow(r, row)));
         }
-        Map<Long, long[]> perMonitor = new HashMap<>();
-        Map<Long, long[]> perThread = new HashMap<>(); // blockedCount, blockedNs, waitCount, waitNs
-        for (Interval i : intervals) {
-            long ring = i.thread().ringId();
-            long[] t = perThread.computeIfAbsent(ring, k -> new long[4]);
-            if (i.kind() == Interval.Kind.BLOCKED) {
-                t[0]++;
-                t[1] += i.durationNs();
-                long[] m = perMonitor.computeIfAbsent(i.monitor(), k -> new long[3]);
-                m[0]++;
-                m[1] += i.durationNs();
-                m[2] = Math.max(m[2], i.durationNs());
-            } else if (i.kind() == Interval.Kind.WAITING) {
-                t[2]++;
-                t[3] += i.durationNs();
+
+        List<MonitorStatistics.MonitorRow> monitors = new ArrayList<>();
+        for (MonitorStatistics.MonitorRow m : stats.monitors()) {
+            if (m.blocked().count() > 0) {
+                monitors.add(m);
             }
         }
-
-        TabularDataSupport threads = new TabularDataSupport(THREADS);
-        for (RecordedThread t : r.javaThreads()) {
-            long[] s = perThread.getOrDefault(t.ringId(), new long[4]);
-            threads.put(new CompositeDataSupport(THREAD, THREAD.keySet().toArray(String[]::new),
-                    threadRow(r, t, s)));
-        }
-
-        List<MonitorStats> monitors = new ArrayList<>();
-        perMonitor.forEach((id, s) -> monitors.add(new MonitorStats(id, s)));
-        monitors.sort(Comparator.comparingLong((MonitorStats m) -> m.countTotalMax()[1]).reversed()
-                .thenComparingLong(MonitorStats::id));
+        monitors.sort(Comparator.comparingLong((MonitorStatistics.MonitorRow m) -> -m.blocked().totalNs())
+                .thenComparingLong(MonitorStatistics.MonitorRow::monitor));
         TabularDataSupport top = new TabularDataSupport(MONITORS);
-        for (MonitorStats m : monitors.subList(0, Math.min(TOP_MONITORS, monitors.size()))) {
+        for (MonitorStatistics.MonitorRow m : monitors.subList(0, Math.min(TOP_MONITORS, monitors.size()))) {
             top.put(new CompositeDataSupport(MONITOR,
                     new String[] {"monitorClass", "monitorId", "blockedCount", "totalBlockedMillis", "maxBlockedMillis"},
-                    new Object[] {r.objectClassName(m.id()), m.id(), m.countTotalMax()[0],
-                        millis(m.countTotalMax()[1]), millis(m.countTotalMax()[2])}));
+                    new Object[] {r.objectClassName(m.monitor()), m.monitor(), m.blocked().count(),
+                        millis(m.blocked().totalNs()), millis(m.blocked().maxNs())}));
         }
 
         String[] deadlocks = Deadlocks.find(r).stream().map(d -> d.describe(r)).toArray(String[]::new);
@@ -157,7 +138,8 @@ final class SnapshotSummary {
                     r.infoLong("records.dropped", 0), eventCounts, threads, top, deadlocks});
     }
 
-    private static Object[] threadRow(Recording r, RecordedThread t, long[] s) {
+    private static Object[] threadRow(Recording r, MonitorStatistics.ThreadRow s) {
+        RecordedThread t = s.thread();
         String state = t.isEnded() ? "ended" : r.monitorState(t.ringId())
                 .map(m -> m.state() == dev.convoy.snapshot.SnapshotFormat.MSTATE_BLOCKED ? "blocked" : "waiting")
                 .orElse("alive");
@@ -168,10 +150,10 @@ final class SnapshotSummary {
         row.put("name", t.name());
         row.put("state", state);
         row.put("events", (long) t.events().size());
-        row.put("blockedCount", s[0]);
-        row.put("blockedMillis", millis(s[1]));
-        row.put("waitCount", s[2]);
-        row.put("waitMillis", millis(s[3]));
+        row.put("blockedCount", s.blockedCount());
+        row.put("blockedMillis", millis(s.blockedNs()));
+        row.put("waitCount", s.waitedCount());
+        row.put("waitMillis", millis(s.waitedNs()));
         row.put("overwritten", t.overwritten());
         return THREAD.keySet().stream().map(row::get).toArray();
     }

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.w3c.dom.Document;
 
-import dev.convoy.export.Convert;
+import dev.convoy.cli.Convert;
 import dev.convoy.schema.ChromeTraceChecker;
 import dev.convoy.schema.CsvLogReader;
 import dev.convoy.schema.TptpValidator;

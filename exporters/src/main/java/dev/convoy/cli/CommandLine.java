@@ -1,4 +1,4 @@
-package dev.convoy.export;
+package dev.convoy.cli;
 
 import java.io.PrintStream;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package dev.convoy.export;
+package dev.convoy.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

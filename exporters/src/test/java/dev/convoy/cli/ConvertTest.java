@@ -1,8 +1,8 @@
-package dev.convoy.export;
+package dev.convoy.cli;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import dev.convoy.snapshot.SnapshotFormatException;
+import dev.convoy.export.TptpXmlWriterTest;
 import dev.convoy.testing.Fixtures;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -10,14 +10,12 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ExportersTest {
+class ConvertTest {
 
     @TempDir
     Path dir;
@@ -28,56 +26,6 @@ class ExportersTest {
         try (Stream<Path> s = Files.list(dir)) {
             return s.map(p -> p.getFileName().toString()).sorted().toList();
         }
-    }
-
-    @Test
-    void formatParseListsAllowedValues() {
-        assertEquals(Format.TPTP, Format.parse("TpTp"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Format.parse("jfr"));
-        assertEquals("unknown format 'jfr'; allowed: chrome, tptp, csv, snapshot", e.getMessage());
-    }
-
-    @Test
-    void snapshotFormatWritesTheBytesAsIs() throws Exception {
-        Path out = dir.resolve("copy.cvysnap");
-        Exporters.export(snapshot, Format.SNAPSHOT, out);
-        assertArrayEquals(snapshot, Files.readAllBytes(out));
-    }
-
-    @Test
-    void everyFormatFromBytes() throws Exception {
-        for (Format f : Format.values()) {
-            List<Path> written = Exporters.export(snapshot, f, dir.resolve("out-" + f.id()));
-            assertEquals(f == Format.CSV ? 2 : 1, written.size());
-            for (Path p : written) {
-                assertTrue(Files.size(p) > 0, p.toString());
-            }
-        }
-        assertTrue(files().stream().noneMatch(n -> n.endsWith(".tmp")));
-    }
-
-    @Test
-    void failedWriteLeavesNothing() throws Exception {
-        Path keep = dir.resolve("keep.json");
-        Files.writeString(keep, "old");
-        Map<Path, AtomicFiles.Content> group = new LinkedHashMap<>();
-        group.put(dir.resolve("a.csv"), os -> os.write("complete".getBytes(StandardCharsets.UTF_8)));
-        group.put(keep, os -> {
-            os.write("half".getBytes(StandardCharsets.UTF_8));
-            throw new IOException("disk full");
-        });
-        IOException e = assertThrows(IOException.class, () -> AtomicFiles.write(group));
-        assertEquals("disk full", e.getMessage());
-        assertEquals(List.of("keep.json"), files(), "no temp file, no first file of the group");
-        assertEquals("old", Files.readString(keep), "destination untouched");
-    }
-
-    @Test
-    void corruptBytesWriteNothing() {
-        byte[] bad = snapshot.clone();
-        bad[bad.length - 20] ^= 1;
-        assertThrows(SnapshotFormatException.class, () -> Exporters.export(bad, Format.CHROME, dir.resolve("t.json")));
-        assertFalse(Files.exists(dir.resolve("t.json")));
     }
 
     record Run(int code, String out, String err) {
@@ -128,10 +76,10 @@ class ExportersTest {
     void convertUsageErrors() {
         Run none = convert();
         assertEquals(2, none.code());
-        assertTrue(none.err().contains("usage: convert FILE --format chrome|tptp|csv|snapshot [-o OUT]"), none.err());
+        assertTrue(none.err().contains("usage: convert FILE --format chrome|tptp|csv|csv-meta|csv-events|snapshot [-o OUT]"), none.err());
         Run fmt = convert("x", "--format", "pdf");
         assertEquals(2, fmt.code());
-        assertTrue(fmt.err().contains("allowed: chrome, tptp, csv, snapshot"), fmt.err());
+        assertTrue(fmt.err().contains("allowed: chrome, tptp, csv, csv-meta, csv-events, snapshot"), fmt.err());
         assertEquals(2, convert("x").code());
         assertEquals(2, convert("x", "--format").code());
         assertEquals(2, convert("x", "--bogus").code());

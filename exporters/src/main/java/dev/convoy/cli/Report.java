@@ -1,7 +1,8 @@
-package dev.convoy.export;
+package dev.convoy.cli;
 
 import dev.convoy.analysis.ContentionReport;
 import dev.convoy.analysis.ContentionReport.Style;
+import dev.convoy.export.AtomicFiles;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotFormatException;
 import dev.convoy.snapshot.SnapshotReader;
@@ -15,7 +16,7 @@ import java.nio.file.Path;
 
 /**
  * The contention report of a binary snapshot ({@link ContentionReport}):
- * {@code java dev.convoy.export.Report FILE [--markdown] [-o OUT]}.
+ * {@code java dev.convoy.cli.Report FILE [--markdown] [-o OUT]}.
  *
  * <p>Prints the report on stdout, or writes it into OUT (whole or absent, parent
  * directories created) and prints OUT's path. Exit codes as {@link Convert}: 0 done, 1

@@ -1,5 +1,7 @@
-package dev.convoy.export;
+package dev.convoy.cli;
 
+import dev.convoy.export.AtomicFiles;
+import dev.convoy.export.Output;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotFormatException;
 import dev.convoy.snapshot.SnapshotReader;
@@ -10,10 +12,11 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Offline converter of a binary snapshot:
- * {@code java dev.convoy.export.Convert FILE --format chrome|tptp|csv|snapshot [-o OUT]}.
+ * {@code java dev.convoy.cli.Convert FILE --format F [-o OUT]}, F one of {@link Output#names()}.
  *
  * <p>Without {@code -o} the output goes next to FILE, FILE's extension replaced by the
  * format's suffix ({@code .json}, {@code .trcxml}, {@code .meta.csv}+{@code .events.csv},
@@ -29,10 +32,10 @@ public final class Convert {
     /** Exit code for bad arguments. */
     public static final int EXIT_USAGE = 2;
 
-    static final String USAGE = "usage: convert FILE --format " + String.join("|", Format.allowed().split(", "))
+    static final String USAGE = "usage: convert FILE --format " + String.join("|", Output.names().split(", "))
             + " [-o OUT]\n"
             + "  FILE          a Convoy binary snapshot\n"
-            + "  --format F    output format (" + Format.allowed() + ")\n"
+            + "  --format F    output format (" + Output.names() + ")\n"
             + "  -o OUT        output path (csv: base of OUT.meta.csv and OUT.events.csv);\n"
             + "                default: FILE without its extension plus the format's suffix";
 
@@ -57,9 +60,9 @@ public final class Convert {
         if (format == null) {
             return usage(err, "no --format");
         }
-        Format f;
+        Set<Output> f;
         try {
-            f = Format.parse(format);
+            f = Output.select(format);
         } catch (IllegalArgumentException e) {
             return usage(err, e.getMessage());
         }
@@ -72,9 +75,7 @@ public final class Convert {
             // memory-mapped: the records stay in the file's pages, not on the heap
             Recording r = SnapshotReader.read(in, progress::read);
             progress.readDone(r, "analysing and writing");
-            List<Path> written = AtomicFiles.withWrapper(progress::counting, () -> f == Format.SNAPSHOT
-                    ? List.of(AtomicFiles.write(target, os -> Files.copy(in, os)))
-                    : Exporters.export(r, f, target));
+            List<Path> written = AtomicFiles.withWrapper(progress::counting, () -> Output.write(r, f, target));
             progress.done();
             written.forEach(p -> out.println(p));
             return EXIT_OK;
@@ -111,7 +112,7 @@ public final class Convert {
     }
 
     /** Inputs at least this large (bytes) get progress lines on stderr. */
-    static final long PROGRESS_THRESHOLD = Long.getLong("convoy.convert.progressBytes", 64L << 20);
+    public static final long PROGRESS_THRESHOLD = Long.getLong("convoy.convert.progressBytes", 64L << 20);
 
     /** Progress lines on stderr: every 10% of the input read and checked, every 64 MiB written. */
     static final class Progress {
@@ -175,15 +176,15 @@ public final class Convert {
         }
     }
 
-    /** FILE's extension replaced by the format's suffix, in FILE's directory. */
-    static Path defaultOutput(Path in, Format f) {
+    /** FILE's extension replaced by the format's suffix, in FILE's directory (a snapshot's copy: NAME.copy.cvysnap). */
+    static Path defaultOutput(Path in, Set<Output> f) {
         String name = in.getFileName().toString();
         int dot = name.lastIndexOf('.');
         String base = dot > 0 ? name.substring(0, dot) : name;
-        if (f == Format.SNAPSHOT && (base + f.suffix()).equals(name)) {
+        if (Output.defaultName(base, f).equals(name)) {
             base = base + ".copy";
         }
-        return in.toAbsolutePath().resolveSibling(base + f.suffix());
+        return in.toAbsolutePath().resolveSibling(Output.defaultName(base, f));
     }
 
     private static int usage(PrintStream err, String problem) {

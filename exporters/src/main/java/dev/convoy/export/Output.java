@@ -1,0 +1,257 @@
+package dev.convoy.export;
+
+import dev.convoy.model.Recording;
+import dev.convoy.snapshot.SnapshotWriter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.WritableByteChannel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The outputs Convoy writes: one constant per file kind, with its name, file suffix, media
+ * type and writer. Every front-end takes these names: {@code convoy convert} and {@code dump},
+ * the MBean's {@code dump} and {@code openStream}, {@code dumponexit}, the web view's downloads.
+ *
+ * <p>A name selects outputs: each constant's own name selects it, and {@code csv} selects
+ * the CSV pair ({@link #CSV_META} and {@link #CSV_EVENTS}, two files that belong together).
+ * A new format is one new constant here and its writer.
+ */
+public enum Output {
+    /** Chrome trace JSON for Perfetto (ui.perfetto.dev) and chrome://tracing. */
+    CHROME("chrome", ".json", "application/json") {
+        @Override
+        public void write(Recording r, OutputStream out) throws IOException {
+            new ChromeTraceWriter().write(r, out);
+        }
+    },
+    /** Eclipse TPTP trace XML, valid against {@code schema/convoy-trace.dtd}. */
+    TPTP("tptp", ".trcxml", "application/xml") {
+        @Override
+        public void write(Recording r, OutputStream out) throws IOException {
+            new TptpXmlWriter().write(r, out);
+        }
+    },
+    /** The CSV meta log ({@code schema/csv-log-format.md}): threads, monitors, methods, classes. */
+    CSV_META("csv-meta", ".meta.csv", "text/csv; charset=utf-8") {
+        @Override
+        public void write(Recording r, OutputStream out) throws IOException {
+            new CsvLogWriter().writeMeta(r, out);
+        }
+    },
+    /** The CSV event log ({@code schema/csv-log-format.md}), read with its meta log. */
+    CSV_EVENTS("csv-events", ".events.csv", "text/csv; charset=utf-8") {
+        @Override
+        public void write(Recording r, OutputStream out) throws IOException {
+            new CsvLogWriter().writeEvents(r, out);
+        }
+    },
+    /**
+     * The binary snapshot ({@code schema/snapshot-format.md}): the bytes the recording was
+     * read from, unchanged; a recording made in memory is encoded by {@link SnapshotWriter}.
+     */
+    SNAPSHOT("snapshot", ".cvysnap", "application/octet-stream") {
+        @Override
+        public void write(Recording r, OutputStream out) throws IOException {
+            Optional<ByteBuffer> bytes = r.bytes();
+            if (bytes.isPresent()) {
+                WritableByteChannel ch = Channels.newChannel(out);
+                ByteBuffer b = bytes.get();
+                while (b.hasRemaining()) {
+                    ch.write(b);
+                }
+            } else {
+                SnapshotWriter.write(r, out);
+            }
+        }
+    };
+
+    /** The name that selects both CSV files. */
+    public static final String CSV = "csv";
+
+    private static final Set<Output> CSV_PAIR = EnumSet.of(CSV_META, CSV_EVENTS);
+
+    private final String id;
+    private final String suffix;
+    private final String mediaType;
+
+    Output(String id, String suffix, String mediaType) {
+        this.id = id;
+        this.suffix = suffix;
+        this.mediaType = mediaType;
+    }
+
+    /** The name on command lines, in options and in the APIs: chrome, tptp, csv-meta, csv-events, snapshot. */
+    public String id() {
+        return id;
+    }
+
+    /** The suffix of the file name: {@code .json}, {@code .trcxml}, {@code .meta.csv}, ... */
+    public String suffix() {
+        return suffix;
+    }
+
+    /** The media type of the file (HTTP Content-Type). */
+    public String mediaType() {
+        return mediaType;
+    }
+
+    /** Writes the recording in this output's format to a stream, which is not closed. */
+    public abstract void write(Recording r, OutputStream out) throws IOException;
+
+    /**
+     * The outputs a name selects, case-insensitive: one constant's name, or {@value #CSV}
+     * for the CSV pair.
+     *
+     * @throws IllegalArgumentException naming the value and listing the allowed names
+     */
+    public static Set<Output> select(String name) {
+        String n = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
+        if (n.equals(CSV)) {
+            return EnumSet.copyOf(CSV_PAIR);
+        }
+        for (Output o : values()) {
+            if (o.id.equals(n)) {
+                return EnumSet.of(o);
+            }
+        }
+        throw new IllegalArgumentException("unknown format " + quoted(name) + "; allowed: " + names());
+    }
+
+    /**
+     * The one output a name selects, for a single stream or download.
+     *
+     * @throws IllegalArgumentException for an unknown name, or {@value #CSV}, which is two files
+     */
+    public static Output one(String name) {
+        String n = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
+        for (Output o : values()) {
+            if (o.id.equals(n)) {
+                return o;
+            }
+        }
+        throw new IllegalArgumentException("unknown format " + quoted(name) + "; allowed: " + singleNames()
+                + (n.equals(CSV) ? " (csv is two files: ask for csv-meta and csv-events)" : ""));
+    }
+
+    private static String quoted(String name) {
+        return name == null ? "(none given)" : "'" + name + "'";
+    }
+
+    /** The names {@link #select} takes: "chrome, tptp, csv, csv-meta, csv-events, snapshot". */
+    public static String names() {
+        List<String> all = new ArrayList<>();
+        for (Output o : values()) {
+            if (o == CSV_META) {
+                all.add(CSV);
+            }
+            all.add(o.id);
+        }
+        return String.join(", ", all);
+    }
+
+    /** The names {@link #one} takes: "chrome, tptp, csv-meta, csv-events, snapshot". */
+    public static String singleNames() {
+        return Arrays.stream(values()).map(Output::id).collect(Collectors.joining(", "));
+    }
+
+    /** A selection written back as names joined by {@code +}, the CSV pair as {@value #CSV}: "chrome+csv". */
+    public static String join(Set<Output> outputs) {
+        List<String> names = new ArrayList<>();
+        for (Output o : values()) {
+            if (!outputs.contains(o)) {
+                continue;
+            }
+            if (CSV_PAIR.contains(o) && outputs.containsAll(CSV_PAIR)) {
+                if (o == CSV_META) {
+                    names.add(CSV);
+                }
+            } else {
+                names.add(o.id);
+            }
+        }
+        return String.join("+", names);
+    }
+
+    /**
+     * The files of a selection written to {@code path}: a single output is written to
+     * {@code path} itself; several are written to {@code path} (a trailing {@code .csv}
+     * removed) plus each one's suffix, so {@code csv} to {@code x.csv} writes
+     * {@code x.meta.csv} and {@code x.events.csv}.
+     */
+    public static Map<Output, Path> files(Set<Output> outputs, Path path) {
+        Map<Output, Path> files = new LinkedHashMap<>();
+        if (outputs.size() == 1) {
+            files.put(outputs.iterator().next(), path);
+            return files;
+        }
+        String name = path.getFileName().toString();
+        if (name.toLowerCase(Locale.ROOT).endsWith(".csv")) {
+            name = name.substring(0, name.length() - ".csv".length());
+        }
+        for (Output o : values()) {
+            if (outputs.contains(o)) {
+                files.put(o, path.resolveSibling(name + o.suffix));
+            }
+        }
+        return files;
+    }
+
+    /**
+     * A selection cut into the groups written together, in this enum's order: the CSV pair
+     * is one group when both of its files are selected, every other output a group of its own.
+     */
+    public static List<Set<Output>> groups(Set<Output> outputs) {
+        List<Set<Output>> groups = new ArrayList<>();
+        for (Output o : values()) {
+            if (!outputs.contains(o)) {
+                continue;
+            }
+            if (o == CSV_EVENTS && outputs.contains(CSV_META)) {
+                continue;
+            }
+            groups.add(o == CSV_META && outputs.contains(CSV_EVENTS) ? EnumSet.copyOf(CSV_PAIR) : EnumSet.of(o));
+        }
+        return groups;
+    }
+
+    /**
+     * The default file of a selection for a base name: the base plus the suffix of a single
+     * output, the base alone for several (their suffixes are added by {@link #files}).
+     */
+    public static String defaultName(String base, Set<Output> outputs) {
+        return outputs.size() == 1 ? base + outputs.iterator().next().suffix : base;
+    }
+
+    /**
+     * Writes a selection to {@code path} ({@link #files}), all or nothing: every file is
+     * written to a temporary name and the renames happen once all are written
+     * ({@link AtomicFiles}).
+     *
+     * @return the files written, in this enum's order
+     */
+    public static List<Path> write(Recording r, Set<Output> outputs, Path path) throws IOException {
+        Map<Path, AtomicFiles.Content> contents = new LinkedHashMap<>();
+        for (Map.Entry<Output, Path> f : files(outputs, path).entrySet()) {
+            Output o = f.getKey();
+            contents.put(f.getValue(), os -> o.write(r, os));
+        }
+        return AtomicFiles.write(contents);
+    }
+
+    @Override
+    public String toString() {
+        return id;
+    }
+}

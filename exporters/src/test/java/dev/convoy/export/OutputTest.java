@@ -1,0 +1,144 @@
+package dev.convoy.export;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import dev.convoy.model.Recording;
+import dev.convoy.snapshot.SnapshotFormatException;
+import dev.convoy.snapshot.SnapshotReader;
+import dev.convoy.snapshot.SnapshotWriter;
+import dev.convoy.testing.Fixtures;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class OutputTest {
+
+    @TempDir
+    Path dir;
+
+    final byte[] snapshot = Fixtures.all().toBytes();
+
+    List<String> files() throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    @Test
+    void namesSelectOutputsAndListTheAllowedOnes() {
+        assertEquals(EnumSet.of(Output.TPTP), Output.select("TpTp"));
+        assertEquals(EnumSet.of(Output.CSV_META, Output.CSV_EVENTS), Output.select(" csv "));
+        assertEquals(EnumSet.of(Output.CSV_EVENTS), Output.select("csv-events"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Output.select("jfr"));
+        assertEquals("unknown format 'jfr'; allowed: chrome, tptp, csv, csv-meta, csv-events, snapshot", e.getMessage());
+        assertEquals("unknown format (none given); allowed: chrome, tptp, csv, csv-meta, csv-events, snapshot",
+                assertThrows(IllegalArgumentException.class, () -> Output.select(null)).getMessage());
+    }
+
+    @Test
+    void oneOutputPerStreamAndCsvIsTwo() {
+        assertEquals(Output.CSV_META, Output.one("CSV-META"));
+        assertEquals("unknown format 'csv'; allowed: chrome, tptp, csv-meta, csv-events, snapshot (csv is two files: "
+                + "ask for csv-meta and csv-events)",
+                assertThrows(IllegalArgumentException.class, () -> Output.one("csv")).getMessage());
+        assertEquals("unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, snapshot",
+                assertThrows(IllegalArgumentException.class, () -> Output.one("pdf")).getMessage());
+    }
+
+    @Test
+    void suffixesMediaTypesAndJoinedNames() {
+        assertEquals(List.of(".json", ".trcxml", ".meta.csv", ".events.csv", ".cvysnap"),
+                Stream.of(Output.values()).map(Output::suffix).toList());
+        assertEquals(List.of("application/json", "application/xml", "text/csv; charset=utf-8",
+                "text/csv; charset=utf-8", "application/octet-stream"),
+                Stream.of(Output.values()).map(Output::mediaType).toList());
+        assertEquals("chrome+csv", Output.join(EnumSet.of(Output.CHROME, Output.CSV_META, Output.CSV_EVENTS)));
+        assertEquals("chrome+tptp+csv+snapshot", Output.join(EnumSet.allOf(Output.class)));
+        assertEquals("csv-events", Output.join(EnumSet.of(Output.CSV_EVENTS)));
+        assertEquals("", Output.join(EnumSet.noneOf(Output.class)));
+    }
+
+    @Test
+    void oneOutputIsWrittenToThePathSeveralToItsBasePlusSuffixes() {
+        Path p = Path.of("/d/x.csv");
+        assertEquals(Map.of(Output.CSV_META, Path.of("/d/x.csv")), Output.files(EnumSet.of(Output.CSV_META), p));
+        assertEquals(List.of(Path.of("/d/x.meta.csv"), Path.of("/d/x.events.csv")),
+                List.copyOf(Output.files(Output.select("csv"), p).values()));
+        assertEquals(List.of(Path.of("/d/y.json"), Path.of("/d/y.trcxml")),
+                List.copyOf(Output.files(EnumSet.of(Output.TPTP, Output.CHROME), Path.of("/d/y")).values()));
+        assertEquals(List.of(EnumSet.of(Output.CHROME), Output.select("csv"), EnumSet.of(Output.SNAPSHOT)),
+                Output.groups(EnumSet.of(Output.SNAPSHOT, Output.CSV_EVENTS, Output.CHROME, Output.CSV_META)));
+        assertEquals(List.of(EnumSet.of(Output.CSV_EVENTS)), Output.groups(EnumSet.of(Output.CSV_EVENTS)));
+        assertEquals("base.json", Output.defaultName("base", EnumSet.of(Output.CHROME)));
+        assertEquals("base", Output.defaultName("base", Output.select("csv")));
+    }
+
+    @Test
+    void snapshotOutputWritesTheBytesReadAsIs() throws Exception {
+        Path out = dir.resolve("copy.cvysnap");
+        Output.write(SnapshotReader.read(snapshot), EnumSet.of(Output.SNAPSHOT), out);
+        assertArrayEquals(snapshot, Files.readAllBytes(out));
+        Path mapped = dir.resolve("copy2.cvysnap");
+        Output.write(SnapshotReader.read(out), EnumSet.of(Output.SNAPSHOT), mapped);
+        assertArrayEquals(snapshot, Files.readAllBytes(mapped), "from a memory-mapped file too");
+    }
+
+    @Test
+    void snapshotOutputOfARecordingMadeInMemoryEncodesIt() throws Exception {
+        Recording r = Fixtures.all().build();
+        assertTrue(r.bytes().isEmpty());
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Output.SNAPSHOT.write(r, out);
+        assertArrayEquals(SnapshotWriter.write(r), out.toByteArray());
+    }
+
+    @Test
+    void everyOutputFromBytes() throws Exception {
+        Recording r = SnapshotReader.read(snapshot);
+        for (Output o : Output.values()) {
+            List<Path> written = Output.write(r, EnumSet.of(o), dir.resolve("out" + o.suffix()));
+            assertEquals(List.of(dir.resolve("out" + o.suffix()).toAbsolutePath()), written);
+            assertTrue(Files.size(written.get(0)) > 0, o.toString());
+        }
+        List<Path> csv = Output.write(r, Output.select("csv"), dir.resolve("pair"));
+        assertEquals(List.of(dir.resolve("pair.meta.csv").toAbsolutePath(), dir.resolve("pair.events.csv").toAbsolutePath()),
+                csv);
+        assertArrayEquals(Files.readAllBytes(dir.resolve("out.meta.csv")), Files.readAllBytes(csv.get(0)));
+        assertArrayEquals(Files.readAllBytes(dir.resolve("out.events.csv")), Files.readAllBytes(csv.get(1)));
+        assertTrue(files().stream().noneMatch(n -> n.endsWith(".tmp")));
+    }
+
+    @Test
+    void failedWriteLeavesNothing() throws Exception {
+        Path keep = dir.resolve("keep.json");
+        Files.writeString(keep, "old");
+        Map<Path, AtomicFiles.Content> group = new LinkedHashMap<>();
+        group.put(dir.resolve("a.csv"), os -> os.write("complete".getBytes(StandardCharsets.UTF_8)));
+        group.put(keep, os -> {
+            os.write("half".getBytes(StandardCharsets.UTF_8));
+            throw new IOException("disk full");
+        });
+        IOException e = assertThrows(IOException.class, () -> AtomicFiles.write(group));
+        assertEquals("disk full", e.getMessage());
+        assertEquals(List.of("keep.json"), files(), "no temp file, no first file of the group");
+        assertEquals("old", Files.readString(keep), "destination untouched");
+    }
+
+    @Test
+    void corruptBytesWriteNothing() {
+        byte[] bad = snapshot.clone();
+        bad[bad.length - 20] ^= 1;
+        assertThrows(SnapshotFormatException.class,
+                () -> Output.write(SnapshotReader.read(bad), EnumSet.of(Output.CHROME), dir.resolve("t.json")));
+        assertFalse(Files.exists(dir.resolve("t.json")));
+    }
+}
