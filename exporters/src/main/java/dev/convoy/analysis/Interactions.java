@@ -24,7 +24,7 @@ import java.util.Optional;
  * <li>{@link Kind#HANDOFF}: the previous owner (the owner derivation of
  *     {@link MonitorOwnership}) at its release, and the blocked thread at its
  *     MONITOR_ENTERED.</li>
- * <li>{@link Kind#NOTIFY} / {@link Kind#NOTIFY_ALL}: the seed's binding rule. In the order
+ * <li>{@link Kind#NOTIFY} / {@link Kind#NOTIFY_ALL}: the TPTP design's binding rule. In the order
  *     of {@link Recording#events()}, a MONITOR_WAITED that ends a WAITING interval, not
  *     timed out and not interrupted, binds to the oldest unbound NOTIFY on the same
  *     monitor made at or after its MONITOR_WAIT, unless the first NOTIFY_ALL on the monitor
@@ -37,10 +37,10 @@ import java.util.Optional;
  *     WAITING, SLEEPING or JOINING interval open at the call, else the target's first
  *     THREAD_INTERRUPTED at or after the call.</li>
  * <li>{@link Kind#JOIN_END}: a thread that ended, and each JOINING interval on its Thread
- *     object that ended by JOINED at or after that end (the seed's
+ *     object that ended by JOINED at or after that end (the TPTP design's
  *     TRCThreadDeadAndNotifyJoined).</li>
  * <li>{@link Kind#TIMEOUT}: a WAITING interval whose MONITOR_WAITED has FLAG_TIMED_OUT
- *     (the seed's TRCThreadWaitTimeoutExceed): {@code from == to}, at the wake time.</li>
+ *     (the TPTP design's TRCThreadWaitTimeoutExceed): {@code from == to}, at the wake time.</li>
  * </ul>
  */
 public final class Interactions {

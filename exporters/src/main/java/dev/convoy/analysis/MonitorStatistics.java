@@ -231,7 +231,7 @@ public final class MonitorStatistics {
         return new MonitorStatistics(r, r.javaThreads());
     }
 
-    /** Statistics over the selected threads only (the seed's thread multi-selection). */
+    /** Statistics over the selected threads only (the TPTP design's thread multi-selection). */
     public static MonitorStatistics of(Recording r, Collection<RecordedThread> selected) {
         return new MonitorStatistics(r, selected);
     }

@@ -20,7 +20,7 @@ import java.util.Map;
 
 /**
  * Chrome trace JSON (Perfetto, chrome://tracing, DevTools), following
- * {@code shared/formats/chrome-trace.md}; content in {@code docs/formats.md}.
+ * {@code schema/chrome-trace.md}; content in {@code docs/formats.md}.
  *
  * <p>Layout: {@code {"traceEvents":[...],"metadata":{...}}}, compact, UTF-8, raw non-ASCII.
  * One process (pid from INFO); one track per Java thread (tid = Java thread id) named by

@@ -259,7 +259,7 @@ public final class TptpXmlWriter {
                     end(e.stackId());
                 }
                 case SLEEP -> {
-                    // the seed's TRCThreadSleepingEvent: a monWait whose objIdRef is -1 is Thread.sleep
+                    // the TPTP design's TRCThreadSleepingEvent: a monWait whose objIdRef is -1 is Thread.sleep
                     defineStack(e.stackId());
                     open("monWait").num("threadIdRef", ring).at(ts).signed("objIdRef", -1).signed("timeout", e.arg());
                     end(e.stackId());

@@ -13,7 +13,7 @@ import java.util.Objects;
  * position of the same ring; events not bound to a ring position compare by value.
  * Use equality-based maps (not {@code IdentityHashMap}) to key data by event.
  *
- * <p>Accessors are those of the former record: {@code thread(), ts(), type(), rawType(),
+ * <p>Accessors, named after the record's fields: {@code thread(), ts(), type(), rawType(),
  * flags(), stackId(), obj(), arg(), arg2()}.
  */
 public final class Event {

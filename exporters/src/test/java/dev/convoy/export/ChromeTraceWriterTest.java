@@ -33,7 +33,7 @@ class ChromeTraceWriterTest {
         Recording r = SnapshotReader.read(Fixtures.all().toBytes());
         Path out = dir.resolve("trace.json");
         assertEquals(List.of(out.toAbsolutePath()), Output.write(r, Set.of(Output.CHROME), out));
-        ChromeTraceChecker.check(out); // the structural rules of shared/formats/chrome-trace.md
+        ChromeTraceChecker.check(out); // the structural rules of schema/chrome-trace.md
         String text = Files.readString(out, StandardCharsets.UTF_8);
         assertTrue(text.startsWith("{\"traceEvents\":["), "traceEvents first, no BOM, compact");
         assertFalse(text.contains("\\uD8") || text.contains("\\ud8"), "no surrogate escapes");

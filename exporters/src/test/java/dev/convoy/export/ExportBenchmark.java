@@ -27,7 +27,7 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
- * Export throughput benchmark (not a test), see docs/performance.md, "Export throughput".
+ * Export throughput benchmark (not a test), see docs/performance.md, "Results: export throughput".
  *
  * <pre>
  * generate FILE [--events N] [--threads T] [--monitors M] [--seed S]

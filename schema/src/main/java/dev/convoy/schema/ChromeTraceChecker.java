@@ -24,7 +24,7 @@ import java.util.Set;
 
 /**
  * Structural checks of a Chrome trace JSON file, following
- * {@code shared/formats/chrome-trace.md} (what the Perfetto, DevTools and catapult importers
+ * {@code schema/chrome-trace.md} (what the Perfetto, DevTools and catapult importers
  * accept).
  *
  * <ul>

@@ -21,8 +21,11 @@ import java.util.Map;
  * <pre>
  * java -cp test-apps/target/classes dev.convoy.testapps.bench.BenchmarkRunner \
  *     --agent recorder-mbean/target/convoy-agent.jar [--java PATH] [--runs 15] \
- *     [--roundtrips 200000] [--warmup 50000] [--out docs/performance.md] [--marker pingpong]
+ *     [--roundtrips 200000] [--warmup 50000] [--out docs/bench/pingpong.md] [--marker pingpong-jdk17]
  * </pre>
+ *
+ * {@code ./convoy bench} without arguments passes {@code --runs 15 --roundtrips 200000
+ * --out docs/bench/pingpong.md --marker pingpong-jdkNN} (NN: the JVM's feature version).
  *
  * Runs are interleaved (run 1 of every configuration, then run 2, ...) so that slow drift of the
  * machine hits every configuration alike. Each run is a fresh JVM with identical flags, pinned to

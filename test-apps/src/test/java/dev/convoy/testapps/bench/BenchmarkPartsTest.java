@@ -5,6 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -180,6 +185,27 @@ class BenchmarkPartsTest {
         assertThrows(IllegalArgumentException.class, () -> Markers.replace(
                 "<!-- pingpong:begin -->\n<!-- pingpong:end -->\n<!-- pingpong:begin -->\n<!-- pingpong:end -->\n",
                 "pingpong", "y"));
+    }
+
+    @Test
+    void theResultFilesTheLauncherWritesByDefaultHaveTheirMarkers() throws IOException {
+        // ./convoy bench and ./convoy bench suite replace these sections (docs/bench/, the launcher's defaults)
+        Path bench = Paths.get("..", "docs", "bench");
+        assertMarkers(bench.resolve("pingpong.md"), "pingpong-jdk17", "pingpong-jdk25");
+        assertMarkers(bench.resolve("suite-jdk17.md"), "suite-jdk17", "suite-h2ab-jdk17");
+        assertMarkers(bench.resolve("suite-jdk25.md"), "suite-jdk25", "suite-h2ab-jdk25");
+        assertTrue(Files.isRegularFile(bench.resolve("suite-jdk17.png")));
+        assertTrue(Files.isRegularFile(bench.resolve("suite-jdk25.png")));
+    }
+
+    private static void assertMarkers(Path file, String... names) throws IOException {
+        String doc = Files.readString(file, StandardCharsets.UTF_8);
+        for (String name : names) {
+            String out = Markers.replace(doc, name, "x");
+            assertTrue(out.contains(Markers.begin(name) + "\nx\n" + Markers.end(name)), file + ": " + name);
+            assertEquals(doc.length() - doc.indexOf(Markers.end(name)), out.length() - out.indexOf(Markers.end(name)),
+                    file + ": the text after " + Markers.end(name) + " is kept");
+        }
     }
 
     // --- runner helpers ------------------------------------------------------------------------

@@ -32,9 +32,12 @@ import java.util.stream.Stream;
  * java -cp test-apps/target/classes dev.convoy.testapps.bench.suite.SuiteRunner \
  *     --agent recorder-mbean/target/convoy-agent.jar --lib test-apps/target/bench-lib \
  *     [--java PATH] [--runs 5] [--workloads pingpong,contended,handoff,churn,h2,snapshot,memory]
- *     [--configs none,floor,...] [--quick] [--out docs/performance.md] [--marker suite-jdk17]
- *     [--plot docs/bench-suite-jdk17.png] [--work test-apps/target/bench-suite] [--keep]
+ *     [--configs none,floor,...] [--quick] [--out docs/bench/suite-jdk17.md] [--marker suite-jdk17]
+ *     [--plot docs/bench/suite-jdk17.png] [--work test-apps/target/bench-suite] [--keep]
  * </pre>
+ *
+ * {@code ./convoy bench suite} without arguments passes {@code --out docs/bench/suite-jdkNN.md
+ * --plot docs/bench/suite-jdkNN.png --marker suite-jdkNN} (NN: the JVM's feature version).
  *
  * {@code --lib} holds the benchmark-only third-party files: the H2 jar and async-profiler's
  * {@code libasyncProfiler.so} (./convoy bench suite puts them there).
