@@ -2,26 +2,44 @@
  * Agent lifecycle and JVMTI callbacks.
  *
  * The library is loaded by the Java agent with System.load, both when the agent jar
- * starts with the JVM and when it is attached later; JNI_OnLoad only obtains the JVMTI
- * environment. agent_start() then adds capabilities (live phase), allocates the tables
- * within the memory cap, enumerates running threads and enables the events.
+ * starts with the JVM and when it is attached later; JNI_OnLoad (jni_bridge.c) only
+ * obtains the JVMTI environment, through agent_on_load(). agent_start() then adds
+ * capabilities (live phase), allocates the tables within the memory cap, enumerates
+ * running threads and enables the events.
  *
  * Event path rules: a callback never blocks on another thread, never allocates (except
  * once per thread for its state and once per class for its weak reference) and never
  * causes a safepoint or VM operation: GetThreadLocalStorage(current), GetStackTrace
  * (current thread), GetTag/SetTag, GetObjectHashCode, clock_gettime.
  */
-#include "convoy.h"
+#include "agent.h"
 #include "arch.h"
 #include "objects.h"
+#include "ring.h"
 #include "snapshot_format.h"
+#include "stacks.h"
 #include "threads.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-cv_agent g_cv;
+/* The agent's state: one instance, never freed. */
+static struct {
+    jvmtiEnv  *jvmti;
+    cv_config  config;
+    int        started;       /* agent_start done; guarded by the JNI caller being Java */
+    int        live;          /* atomic: 0 after VMDeath */
+    int        recording;     /* atomic: monitor and GC events are recorded */
+    uint32_t   epoch;         /* atomic: incremented whenever recording starts */
+    int        has_gc_events;
+    uint64_t   reset_mono;    /* atomic: records before this are discarded by snapshots, 0 = none */
+    uint64_t   start_mono;
+    uint64_t   start_epoch;
+    cv_stacks *stacks;
+    cv_ring   *gc_ring;
+    uint32_t   gc_capacity;
+} g_cv;
 
 #define GC_RING_RECORDS 4096
 
@@ -29,21 +47,12 @@ cv_agent g_cv;
 _Static_assert(sizeof(jvmtiFrameInfo) == sizeof(cv_frame), "frame layout");
 _Static_assert(offsetof(jvmtiFrameInfo, location) == offsetof(cv_frame, location), "frame layout");
 
-JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
-    (void)reserved;
-    g_cv.vm = vm;
+int agent_on_load(JavaVM *vm, cv_error *err) {
     jvmtiEnv *jvmti = NULL;
     jint rc = (*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2);
-    if (rc != JNI_OK) {
-        cv_log_warn("JVMTI 1.2 is not available (GetEnv returned %d); recording is impossible", rc);
-        return JNI_VERSION_1_8;
-    }
+    if (rc != JNI_OK) return cv_fail(err, "JVMTI 1.2 is not available (GetEnv returned %d)", (int)rc);
     g_cv.jvmti = jvmti;
-    JNIEnv *jni = NULL;
-    if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) == JNI_OK && jni_register_natives(jni) != 0) {
-        /* Loaded by a class loader that cannot see NativeRecorder: natives bind by name. */
-    }
-    return JNI_VERSION_1_8;
+    return 0;
 }
 
 static inline int active(void) {
@@ -148,7 +157,7 @@ static void JNICALL probe_record(JNIEnv *jni, jclass cls, jint type, jobject obj
     r.obj = obj ? objects_id(jvmti, jni, obj, thread_target ? OBJ_THREAD : OBJ_PLAIN) : 0;
     r.arg = (int64_t)arg;
     r.arg2 = 0;
-    if (thread_target && obj && g_cv.thread_tid) r.arg2 = (int64_t)(*jni)->GetLongField(jni, obj, g_cv.thread_tid);
+    if (thread_target && obj) r.arg2 = threads_tid_field(jni, obj);
     r.meta = cv_record_meta((uint8_t)type, 0, with_stack ? capture_stack(jvmti, t, 2) : 0);
     ring_write(&t->ring, &r);
 }
@@ -308,21 +317,6 @@ int agent_reset(cv_error *err) {
     return 0;
 }
 
-static void find_thread_id_accessor(JNIEnv *jni) {
-    jclass thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
-    if (!thread_class) {
-        (*jni)->ExceptionClear(jni);
-        return;
-    }
-    g_cv.thread_tid = (*jni)->GetFieldID(jni, thread_class, "tid", "J");
-    if (!g_cv.thread_tid) {
-        (*jni)->ExceptionClear(jni);
-        g_cv.thread_get_id = (*jni)->GetMethodID(jni, thread_class, "getId", "()J");
-        if (!g_cv.thread_get_id) (*jni)->ExceptionClear(jni);
-    }
-    (*jni)->DeleteLocalRef(jni, thread_class);
-}
-
 static uint64_t clamp(uint64_t v, uint64_t lo, uint64_t hi) {
     return v < lo ? lo : v > hi ? hi : v;
 }
@@ -352,8 +346,7 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         }
         ring_init(g_cv.gc_ring, g_cv.gc_capacity);
         uint64_t used = stacks_memory(g_cv.stacks) + objects_memory() + gc_bytes;
-        threads_init(cap > used ? cap - used : 0, config->buffer_bytes, config->stack_depth);
-        find_thread_id_accessor(jni);
+        threads_init(jni, cap > used ? cap - used : 0, config->buffer_bytes, config->stack_depth);
     }
 
     g_cv.start_mono = cv_now_ns();
@@ -372,4 +365,46 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
     g_cv.started = 1;
     if (config->recording) return agent_set_recording(1, err);
     return 0;
+}
+
+int agent_is_recording(void) {
+    return load_acquire(&g_cv.recording);
+}
+
+void agent_counters(int64_t out[CV_COUNTER_COUNT]) {
+    memset(out, 0, CV_COUNTER_COUNT * sizeof(out[0]));
+    if (!g_cv.started || g_cv.config.empty_callbacks) return;
+    cv_thread_totals t;
+    threads_totals(&t);
+    out[CV_COUNTER_RECORDS_WRITTEN] = (int64_t)(t.written + ring_written(g_cv.gc_ring));
+    out[CV_COUNTER_RECORDS_OVERWRITTEN] = (int64_t)(t.overwritten + ring_overwritten(g_cv.gc_ring));
+    out[CV_COUNTER_RECORDS_DROPPED] = (int64_t)(t.dropped + threads_dropped_no_ring());
+    out[CV_COUNTER_THREADS_RECORDED] = (int64_t)t.threads;
+    out[CV_COUNTER_THREADS_SEEN] = (int64_t)t.threads_seen;
+    out[CV_COUNTER_THREADS_EVICTED] = (int64_t)t.evicted;
+    out[CV_COUNTER_MEMORY_IN_USE] = (int64_t)(t.memory + stacks_memory(g_cv.stacks) + objects_memory() +
+                                              ring_bytes(g_cv.gc_capacity));
+    out[CV_COUNTER_START_EPOCH_NS] = (int64_t)g_cv.start_epoch;
+    out[CV_COUNTER_STACKS_DROPPED] = (int64_t)stacks_dropped(g_cv.stacks);
+    out[CV_COUNTER_OBJECTS_DROPPED] = (int64_t)objects_dropped();
+}
+
+int agent_snapshot(JNIEnv *jni, const cv_monitor_states *states, cv_buf *out, cv_error *err) {
+    if (!g_cv.started || g_cv.config.empty_callbacks) {
+        return cv_fail(err, "the recorder is not started (or runs with empty callbacks)");
+    }
+    cv_snapshot_source src;
+    memset(&src, 0, sizeof(src));
+    src.jvmti = g_cv.jvmti;
+    src.agent_version = CV_VERSION;
+    src.options = g_cv.config.options;
+    src.stack_depth = g_cv.config.stack_depth;
+    src.buffer_bytes = g_cv.config.buffer_bytes;
+    src.memory_cap = g_cv.config.memory_cap;
+    src.start_mono = g_cv.start_mono;
+    src.start_epoch = g_cv.start_epoch;
+    src.reset_mono = load_acquire(&g_cv.reset_mono);
+    src.gc_ring = g_cv.gc_ring;
+    src.stacks = g_cv.stacks;
+    return snapshot_encode(jni, &src, states, out, err);
 }

@@ -1,20 +1,46 @@
 /*
- * JNI natives of dev.convoy.agent.NativeRecorder, the one Java class that talks to this
- * library. A native failure becomes a Java exception here and nowhere else.
+ * JNI_OnLoad and the natives of dev.convoy.agent.NativeRecorder, the one Java class that
+ * talks to this library. A native failure becomes a Java exception here and nowhere else.
+ * Depends on the agent (agent.h) only; nothing depends on this file.
  */
 #include <jni.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "arch.h"
+#include "agent.h"
 #include "buf.h"
-#include "convoy.h"
-#include "objects.h"
+#include "counters.h"
+#include "log.h"
 #include "snapshot.h"
-#include "threads.h"
+
+static int register_natives(JNIEnv *jni);
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
+    (void)reserved;
+    cv_error err;
+    memset(&err, 0, sizeof(err));
+    if (agent_on_load(vm, &err)) {
+        cv_log_warn("%s; recording is impossible", err.message);
+        return JNI_VERSION_1_8;
+    }
+    JNIEnv *jni = NULL;
+    if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) != JNI_OK || register_natives(jni) != 0) {
+        /* Loaded by a class loader that cannot see NativeRecorder: natives bind by name. */
+    }
+    return JNI_VERSION_1_8;
+}
+
+static void throw_new(JNIEnv *jni, const char *class_name, const char *message) {
+    jclass ex = (*jni)->FindClass(jni, class_name);
+    if (ex) {
+        (*jni)->ThrowNew(jni, ex, message);
+        (*jni)->DeleteLocalRef(jni, ex);
+    }
+}
 
 static void throw_error(JNIEnv *jni, const cv_error *err) {
-    jclass ex = (*jni)->FindClass(jni, "java/lang/IllegalStateException");
-    if (ex) (*jni)->ThrowNew(jni, ex, err->message);
+    throw_new(jni, "java/lang/IllegalStateException", err->message);
 }
 
 JNIEXPORT void JNICALL
@@ -87,22 +113,99 @@ Java_dev_convoy_agent_NativeRecorder_defineBootClass0(JNIEnv *jni, jclass cls, j
 JNIEXPORT jboolean JNICALL
 Java_dev_convoy_agent_NativeRecorder_isRecording0(JNIEnv *jni, jclass cls) {
     (void)jni; (void)cls;
-    return load_acquire(&g_cv.recording) ? JNI_TRUE : JNI_FALSE;
+    return agent_is_recording() ? JNI_TRUE : JNI_FALSE;
+}
+
+/* Whether `array` is a Java array of the given type descriptor ("[J", "[I"); throws
+ * IllegalArgumentException (or NullPointerException) naming `what` if not. */
+static int check_array(JNIEnv *jni, jarray array, const char *descriptor, const char *what) {
+    char message[128];
+    if (!array) {
+        snprintf(message, sizeof(message), "snapshot0: %s is null", what);
+        throw_new(jni, "java/lang/NullPointerException", message);
+        return -1;
+    }
+    jclass type = (*jni)->FindClass(jni, descriptor);
+    if (!type) return -1; /* exception pending */
+    jboolean ok = (*jni)->IsInstanceOf(jni, array, type);
+    (*jni)->DeleteLocalRef(jni, type);
+    if (!ok) {
+        snprintf(message, sizeof(message), "snapshot0: %s is not a %s array", what,
+                 descriptor[1] == 'J' ? "long" : "int");
+        throw_new(jni, "java/lang/IllegalArgumentException", message);
+        return -1;
+    }
+    return 0;
+}
+
+/* The monitor states of NativeRecorder.MonitorStates, four parallel arrays, copied into
+ * `out` (free with free_monitor_states). Throws and returns -1 unless they are arrays of
+ * the expected types and of one length. */
+static int read_monitor_states(JNIEnv *jni, jlongArray thread_ids, jintArray states, jintArray hashes,
+                               jlongArray owners, cv_monitor_states *out) {
+    memset(out, 0, sizeof(*out));
+    if (check_array(jni, thread_ids, "[J", "threadIds") || check_array(jni, states, "[I", "states") ||
+        check_array(jni, hashes, "[I", "identityHashes") || check_array(jni, owners, "[J", "ownerIds")) {
+        return -1;
+    }
+    jsize n = (*jni)->GetArrayLength(jni, thread_ids);
+    jsize ns = (*jni)->GetArrayLength(jni, states);
+    jsize nh = (*jni)->GetArrayLength(jni, hashes);
+    jsize no = (*jni)->GetArrayLength(jni, owners);
+    if (ns != n || nh != n || no != n) {
+        char message[160];
+        snprintf(message, sizeof(message),
+                 "snapshot0: monitor state arrays differ in length (threadIds %d, states %d, "
+                 "identityHashes %d, ownerIds %d)", (int)n, (int)ns, (int)nh, (int)no);
+        throw_new(jni, "java/lang/IllegalArgumentException", message);
+        return -1;
+    }
+    size_t count = (size_t)n;
+    int64_t *tids = malloc((count ? count : 1) * sizeof(int64_t));
+    int32_t *st = malloc((count ? count : 1) * sizeof(int32_t));
+    int32_t *hs = malloc((count ? count : 1) * sizeof(int32_t));
+    int64_t *ow = malloc((count ? count : 1) * sizeof(int64_t));
+    if (!tids || !st || !hs || !ow) {
+        free(tids); free(st); free(hs); free(ow);
+        throw_new(jni, "java/lang/OutOfMemoryError", "snapshot0: copying the monitor states");
+        return -1;
+    }
+    (*jni)->GetLongArrayRegion(jni, thread_ids, 0, n, (jlong *)tids);
+    (*jni)->GetIntArrayRegion(jni, states, 0, n, (jint *)st);
+    (*jni)->GetIntArrayRegion(jni, hashes, 0, n, (jint *)hs);
+    (*jni)->GetLongArrayRegion(jni, owners, 0, n, (jlong *)ow);
+    if ((*jni)->ExceptionCheck(jni)) {
+        free(tids); free(st); free(hs); free(ow);
+        return -1;
+    }
+    out->count = count;
+    out->thread_ids = tids;
+    out->states = st;
+    out->hashes = hs;
+    out->owners = ow;
+    return 0;
+}
+
+static void free_monitor_states(cv_monitor_states *s) {
+    free((void *)s->thread_ids);
+    free((void *)s->states);
+    free((void *)s->hashes);
+    free((void *)s->owners);
 }
 
 JNIEXPORT jbyteArray JNICALL
-Java_dev_convoy_agent_NativeRecorder_snapshot0(JNIEnv *jni, jclass cls, jlongArray monitor_states) {
+Java_dev_convoy_agent_NativeRecorder_snapshot0(JNIEnv *jni, jclass cls, jlongArray thread_ids, jintArray states,
+                                               jintArray hashes, jlongArray owners) {
     (void)cls;
-    jsize nstates = monitor_states ? (*jni)->GetArrayLength(jni, monitor_states) : 0;
-    jlong *states = nstates ? (*jni)->GetLongArrayElements(jni, monitor_states, NULL) : NULL;
-    if (nstates && !states) return NULL; /* OutOfMemoryError pending */
+    cv_monitor_states ms;
+    if (read_monitor_states(jni, thread_ids, states, hashes, owners, &ms)) return NULL;
     cv_buf b;
     buf_init(&b);
     cv_error err;
     memset(&err, 0, sizeof(err));
     jbyteArray result = NULL;
-    int rc = snapshot_encode(jni, (const int64_t *)states, (size_t)(states ? nstates : 0), &b, &err);
-    if (states) (*jni)->ReleaseLongArrayElements(jni, monitor_states, states, JNI_ABORT);
+    int rc = agent_snapshot(jni, &ms, &b, &err);
+    free_monitor_states(&ms);
     if (rc) {
         throw_error(jni, &err);
     } else if (b.len > 0x7FFFFFF0u) {
@@ -116,36 +219,23 @@ Java_dev_convoy_agent_NativeRecorder_snapshot0(JNIEnv *jni, jclass cls, jlongArr
     return result;
 }
 
-/* Order must match NativeRecorder.Counter. */
+/* The values of counters.h's list, in its order (NativeRecorder.Counters). */
 JNIEXPORT jlongArray JNICALL
 Java_dev_convoy_agent_NativeRecorder_counters0(JNIEnv *jni, jclass cls) {
     (void)cls;
-    jlong v[10];
-    memset(v, 0, sizeof(v));
-    if (g_cv.started && !g_cv.config.empty_callbacks) {
-        cv_thread_totals t;
-        threads_totals(&t);
-        v[0] = (jlong)(t.written + ring_written(g_cv.gc_ring));
-        v[1] = (jlong)(t.overwritten + ring_overwritten(g_cv.gc_ring));
-        v[2] = (jlong)(t.dropped + threads_dropped_no_ring());
-        v[3] = (jlong)t.threads;
-        v[4] = (jlong)t.threads_seen;
-        v[5] = (jlong)t.evicted;
-        v[6] = (jlong)(t.memory + stacks_memory(g_cv.stacks) + objects_memory() +
-                       ring_bytes(g_cv.gc_capacity));
-        v[7] = (jlong)g_cv.start_epoch;
-        v[8] = (jlong)stacks_dropped(g_cv.stacks);
-        v[9] = (jlong)objects_dropped();
-    }
-    jlongArray arr = (*jni)->NewLongArray(jni, 10);
-    if (arr) (*jni)->SetLongArrayRegion(jni, arr, 0, 10, v);
-    return arr;
+    int64_t v[CV_COUNTER_COUNT];
+    agent_counters(v);
+    _Static_assert(sizeof(jlong) == sizeof(int64_t), "jlong");
+    jlongArray arr = (*jni)->NewLongArray(jni, CV_COUNTER_COUNT);
+    if (arr) (*jni)->SetLongArrayRegion(jni, arr, 0, CV_COUNTER_COUNT, (const jlong *)v);
+    return arr; /* NULL with OutOfMemoryError pending */
 }
 
 /* Binds the natives explicitly when the library is loaded. JDK 24 and later warn when a
  * native method of a class without native access is bound by name lookup; explicit
- * registration is how the agent avoids that (see NativeLibraryLoader). */
-int jni_register_natives(JNIEnv *jni) {
+ * registration is how the agent avoids that (see NativeLibraryLoader). RegisterNatives
+ * also checks every signature against NativeRecorder's declarations. */
+static int register_natives(JNIEnv *jni) {
     static const JNINativeMethod methods[] = {
         {"start0", "(IJIZZLjava/lang/String;)V", (void *)Java_dev_convoy_agent_NativeRecorder_start0},
         {"setRecording0", "(Z)V", (void *)Java_dev_convoy_agent_NativeRecorder_setRecording0},
@@ -154,7 +244,7 @@ int jni_register_natives(JNIEnv *jni) {
         {"bindProbes0", "(Ljava/lang/Class;)V", (void *)Java_dev_convoy_agent_NativeRecorder_bindProbes0},
         {"defineBootClass0", "(Ljava/lang/String;[B)Ljava/lang/Class;",
          (void *)Java_dev_convoy_agent_NativeRecorder_defineBootClass0},
-        {"snapshot0", "([J)[B", (void *)Java_dev_convoy_agent_NativeRecorder_snapshot0},
+        {"snapshot0", "([J[I[I[J)[B", (void *)Java_dev_convoy_agent_NativeRecorder_snapshot0},
         {"counters0", "()[J", (void *)Java_dev_convoy_agent_NativeRecorder_counters0},
     };
     jclass cls = (*jni)->FindClass(jni, "dev/convoy/agent/NativeRecorder");

@@ -1,6 +1,11 @@
+/*
+ * The encoder, one function per section of schema/snapshot-format.md. The rings are
+ * copied first (THREADS and MONITORS' entries, while the thread states are pinned), so
+ * that INFO's totals cover what the snapshot holds; the sections are then written in the
+ * specification's order.
+ */
 #include "snapshot.h"
 #include "arch.h"
-#include "convoy.h"
 #include "objects.h"
 #include "snapshot_format.h"
 #include "threads.h"
@@ -10,6 +15,32 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A section whose entries were encoded into `payload` beforehand. */
+static void put_section(cv_buf *b, uint32_t tag, const cv_buf *payload, uint32_t count) {
+    size_t mark = buf_counted_section_begin(b, tag);
+    buf_bytes(b, payload->data, payload->len);
+    buf_counted_section_end(b, mark, count);
+}
+
+static void put_header(cv_buf *b) {
+    buf_bytes(b, CV_MAGIC, 8);
+    buf_u16(b, VERSION_MAJOR);
+    buf_u16(b, VERSION_MINOR);
+    buf_u32(b, 0);
+}
+
+/* ---- THREADS and MONITORS: copied from the rings while the states are pinned ---- */
+
+typedef struct {
+    cv_buf   threads;        /* SECTION_THREADS' entries */
+    uint32_t nthreads;
+    cv_buf   monitors;       /* SECTION_MONITORS' entries */
+    uint32_t nmonitors;
+    uint64_t torn;           /* records skipped as torn, over all rings */
+    uint64_t snap_mono;      /* the snapshot's time, read after the last ring was copied */
+    uint64_t snap_epoch;
+} ring_copy;
+
 static void put_record(cv_buf *b, const cv_record *r) {
     buf_u64(b, r->ts);
     buf_u64(b, r->meta);
@@ -18,34 +49,12 @@ static void put_record(cv_buf *b, const cv_record *r) {
     buf_u64(b, (uint64_t)r->arg2);
 }
 
-static void put_kv(cv_buf *b, uint32_t *n, const char *key, const char *value) {
-    buf_str(b, key);
-    buf_str(b, value);
-    (*n)++;
-}
-
-static void put_kv_u64(cv_buf *b, uint32_t *n, const char *key, uint64_t value) {
-    char s[32];
-    snprintf(s, sizeof(s), "%llu", (unsigned long long)value);
-    put_kv(b, n, key, s);
-}
-
-static void put_kv_property(cv_buf *b, uint32_t *n, const char *key, const char *property) {
-    char *value = NULL;
-    jvmtiEnv *jvmti = g_cv.jvmti;
-    if ((*jvmti)->GetSystemProperty(jvmti, property, &value) == JVMTI_ERROR_NONE) {
-        put_kv(b, n, key, value);
-        (*jvmti)->Deallocate(jvmti, (unsigned char *)value);
-    }
-}
-
-typedef struct {
-    uint64_t written, overwritten, dropped, torn;
-} totals;
-
-/* One ring as a SECTION_THREADS entry. `live_name` replaces the stored name if set. */
-static void put_ring(cv_buf *b, const cv_thread_view *v, const cv_ring *ring, const char *live_name,
-                     uint64_t since, cv_record *last, totals *sum) {
+/* One ring as a SECTION_THREADS entry, leaving out records older than `since`.
+ * `live_name` replaces the stored name if set; *last (if given) receives the newest
+ * record kept. */
+static void put_ring(ring_copy *c, const cv_thread_view *v, const cv_ring *ring, const char *live_name,
+                     uint64_t since, cv_record *last) {
+    cv_buf *b = &c->threads;
     uint32_t cap = ring->capacity;
     cv_record *recs = malloc((size_t)(cap ? cap : 1) * sizeof(cv_record));
     if (!recs) {
@@ -56,8 +65,6 @@ static void put_ring(cv_buf *b, const cv_thread_view *v, const cv_ring *ring, co
     uint32_t n = ring_read(ring, recs, cap, &written, &torn);
     uint32_t skip = 0;
     while (skip < n && recs[skip].ts < since) skip++;
-    uint64_t overwritten = written > cap ? written - cap : 0;
-    uint64_t dropped = ring_dropped(ring);
     if (last && n > skip) *last = recs[n - 1];
     buf_u64(b, v->ring_id);
     buf_u64(b, (uint64_t)v->java_tid);
@@ -66,8 +73,8 @@ static void put_ring(cv_buf *b, const cv_thread_view *v, const cv_ring *ring, co
     buf_u64(b, v->start_ns);
     buf_u64(b, v->end_ns);
     buf_u64(b, written);
-    buf_u64(b, overwritten);
-    buf_u64(b, dropped);
+    buf_u64(b, written > cap ? written - cap : 0);   /* overwritten */
+    buf_u64(b, ring_dropped(ring));
     buf_u64(b, torn);
     buf_str(b, live_name ? live_name : v->name);
     buf_str(b, v->group);
@@ -76,12 +83,12 @@ static void put_ring(cv_buf *b, const cv_thread_view *v, const cv_ring *ring, co
     buf_u32(b, n - skip);
     for (uint32_t i = skip; i < n; i++) put_record(b, &recs[i]);
     free(recs);
-    sum->torn += torn;
+    c->nthreads++;
+    c->torn += torn;
 }
 
 /* Current name of a live thread, or NULL. Caller frees with Deallocate. */
-static char *live_thread_name(JNIEnv *jni, jthread thread) {
-    jvmtiEnv *jvmti = g_cv.jvmti;
+static char *live_thread_name(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
     jvmtiThreadInfo info;
     memset(&info, 0, sizeof(info));
     if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) != JVMTI_ERROR_NONE) return NULL;
@@ -90,18 +97,47 @@ static char *live_thread_name(JNIEnv *jni, jthread thread) {
     return info.name;
 }
 
-/* SECTION_MONITORS from the caller's thread states (see snapshot.h). The monitor is
- * identified by the thread's newest record when it is the matching enter or wait,
- * otherwise, for a blocked thread, by its identity hash among the described objects. */
-static uint32_t put_monitor_states(cv_buf *mb, cv_thread_view *views, size_t nviews, const cv_record *last,
-                                   const int64_t *states, size_t nstates) {
-    uint32_t n = 0;
-    for (size_t i = 0; i + 3 < nstates; i += 4) {
-        int64_t tid = states[i];
-        uint32_t mstate = (uint32_t)states[i + 1];
-        uint32_t hash = (uint32_t)states[i + 2];
-        int64_t owner = states[i + 3];
-        cv_thread_view *v = threads_find_live(views, nviews, tid);
+/* Every pinned thread's ring (but threads that ended before a reset), then the GC ring
+ * as a pseudo-thread. last[i] receives views[i]'s newest record. */
+static void put_rings(JNIEnv *jni, const cv_snapshot_source *src, const cv_thread_view *views, size_t nviews,
+                      uint64_t since, cv_record *last, ring_copy *c) {
+    jvmtiEnv *jvmti = src->jvmti;
+    for (size_t i = 0; i < nviews; i++) {
+        const cv_thread_view *v = &views[i];
+        if ((v->flags & RING_ENDED) && v->end_ns < since) continue; /* ended before a reset */
+        char *live_name = NULL;
+        jobject thread = NULL;
+        if (!(v->flags & RING_ENDED) && v->t->thread_ref) {
+            thread = (*jni)->NewLocalRef(jni, v->t->thread_ref);
+        }
+        if (thread) {
+            live_name = live_thread_name(jvmti, jni, thread);
+            (*jni)->DeleteLocalRef(jni, thread);
+        }
+        put_ring(c, v, &v->t->ring, live_name, since, &last[i]);
+        if (live_name) (*jvmti)->Deallocate(jvmti, (unsigned char *)live_name);
+    }
+    cv_thread_view gc;
+    memset(&gc, 0, sizeof(gc));
+    gc.java_tid = -1;
+    gc.flags = RING_SYSTEM;
+    gc.start_ns = src->start_mono;
+    gc.name = "GC";
+    gc.group = gc.parent_group = "";
+    put_ring(c, &gc, src->gc_ring, NULL, since, NULL);
+}
+
+/* SECTION_MONITORS' entries from the caller's thread states (see snapshot.h). The
+ * monitor is identified by the thread's newest record when it is the matching enter or
+ * wait, otherwise, for a blocked thread, by its identity hash among the described
+ * objects. */
+static void put_monitor_states(ring_copy *c, cv_thread_view *views, size_t nviews, const cv_record *last,
+                               const cv_monitor_states *states) {
+    cv_buf *mb = &c->monitors;
+    for (size_t i = 0; i < states->count; i++) {
+        uint32_t mstate = (uint32_t)states->states[i];
+        uint32_t hash = (uint32_t)states->hashes[i];
+        cv_thread_view *v = threads_find_live(views, nviews, states->thread_ids[i]);
         if (!v || (mstate != MSTATE_BLOCKED && mstate != MSTATE_WAITING)) continue;
         const cv_record *r = &last[v - views];
         uint8_t type = (uint8_t)(r->meta & 0xFF);
@@ -119,18 +155,118 @@ static uint32_t put_monitor_states(cv_buf *mb, cv_thread_view *views, size_t nvi
         buf_u32(mb, mstate);
         buf_u64(mb, object);
         buf_u32(mb, hash);
-        buf_u64(mb, (uint64_t)owner);
-        n++;
+        buf_u64(mb, (uint64_t)states->owners[i]);
+        c->nmonitors++;
     }
-    return n;
 }
 
+static int copy_rings(JNIEnv *jni, const cv_snapshot_source *src, const cv_monitor_states *states,
+                      ring_copy *c, cv_error *err) {
+    memset(c, 0, sizeof(*c));
+    buf_init(&c->threads);
+    buf_init(&c->monitors);
+    size_t nviews = 0;
+    cv_thread_view *views = threads_pin_all(&nviews);
+    if (!views) return cv_fail(err, "out of memory pinning thread states");
+    cv_record *last = calloc(nviews ? nviews : 1, sizeof(cv_record));
+    if (!last) {
+        threads_unpin(views, nviews);
+        return cv_fail(err, "out of memory reading the rings");
+    }
+    put_rings(jni, src, views, nviews, src->reset_mono, last, c);
+    /* Every record copied was timestamped before this: an interval still open in a ring
+     * never ends before it starts. */
+    c->snap_mono = cv_now_ns();
+    c->snap_epoch = cv_epoch_ns();
+    put_monitor_states(c, views, nviews, last, states);
+    free(last);
+    threads_unpin(views, nviews);
+    return 0;
+}
+
+/* ---- INFO ---- */
+
+static void put_kv(cv_buf *b, uint32_t *n, const char *key, const char *value) {
+    buf_str(b, key);
+    buf_str(b, value);
+    (*n)++;
+}
+
+static void put_kv_u64(cv_buf *b, uint32_t *n, const char *key, uint64_t value) {
+    char s[32];
+    snprintf(s, sizeof(s), "%llu", (unsigned long long)value);
+    put_kv(b, n, key, s);
+}
+
+static void put_kv_property(jvmtiEnv *jvmti, cv_buf *b, uint32_t *n, const char *key, const char *property) {
+    char *value = NULL;
+    if ((*jvmti)->GetSystemProperty(jvmti, property, &value) == JVMTI_ERROR_NONE) {
+        put_kv(b, n, key, value);
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)value);
+    }
+}
+
+static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *c) {
+    /* After a reset the recording starts at the reset. */
+    uint64_t start_mono = src->reset_mono ? src->reset_mono : src->start_mono;
+    uint64_t start_epoch = src->start_epoch + (start_mono - src->start_mono);
+    cv_thread_totals tt;
+    threads_totals(&tt);
+    char pid[32];
+    snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+
+    size_t mark = buf_counted_section_begin(b, SECTION_INFO);
+    uint32_t n = 0;
+    put_kv(b, &n, "agent.version", src->agent_version);
+    put_kv(b, &n, "pid", pid);
+    put_kv_property(src->jvmti, b, &n, "jvm.name", "java.vm.name");
+    put_kv_property(src->jvmti, b, &n, "jvm.version", "java.vm.version");
+    put_kv_property(src->jvmti, b, &n, "java.command", "sun.java.command");
+    put_kv(b, &n, "options", src->options);
+    put_kv_u64(b, &n, "start.monotonic.ns", start_mono);
+    put_kv_u64(b, &n, "start.epoch.ns", start_epoch);
+    put_kv_u64(b, &n, "snapshot.monotonic.ns", c->snap_mono);
+    put_kv_u64(b, &n, "snapshot.epoch.ns", c->snap_epoch);
+    put_kv_u64(b, &n, "stack.depth", src->stack_depth);
+    put_kv_u64(b, &n, "buffer.bytes", src->buffer_bytes);
+    put_kv_u64(b, &n, "memory.cap.bytes", src->memory_cap);
+    put_kv_u64(b, &n, "records.written", tt.written + ring_written(src->gc_ring));
+    put_kv_u64(b, &n, "records.overwritten", tt.overwritten + ring_overwritten(src->gc_ring));
+    put_kv_u64(b, &n, "records.dropped", tt.dropped + threads_dropped_no_ring());
+    put_kv_u64(b, &n, "records.torn", c->torn);
+    put_kv_u64(b, &n, "threads.evicted", tt.evicted);
+    put_kv_u64(b, &n, "stacks.dropped", stacks_dropped(src->stacks));
+    put_kv_u64(b, &n, "objects.dropped", objects_dropped());
+    buf_counted_section_end(b, mark, n);
+}
+
+/* ---- STACKS, collecting the methods they use ---- */
+
 typedef struct {
-    cv_buf *b;
-    uint32_t count;
-    uint64_t *methods;
-    size_t nmethods, capmethods;
+    uint64_t *ids;
+    size_t    count, cap;
+    int       failed;
+} method_list;
+
+typedef struct {
+    cv_buf      *b;
+    uint32_t     count;
+    method_list *methods;
 } stack_ctx;
+
+static void add_method(method_list *m, uint64_t id) {
+    if (m->count == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 256;
+        uint64_t *ids = realloc(m->ids, cap * sizeof(uint64_t));
+        if (!ids) {
+            m->failed = 1;
+            return;
+        }
+        m->ids = ids;
+        m->cap = cap;
+    }
+    m->ids[m->count++] = id;
+}
 
 static void visit_stack(void *p, uint32_t id, uint32_t flags, const cv_frame *frames, uint32_t depth) {
     stack_ctx *c = p;
@@ -140,28 +276,26 @@ static void visit_stack(void *p, uint32_t id, uint32_t flags, const cv_frame *fr
     for (uint32_t i = 0; i < depth; i++) {
         buf_u64(c->b, frames[i].method);
         buf_u64(c->b, (uint64_t)frames[i].location);
-        if (c->nmethods == c->capmethods) {
-            size_t cap = c->capmethods ? c->capmethods * 2 : 256;
-            uint64_t *m = realloc(c->methods, cap * sizeof(uint64_t));
-            if (!m) {
-                c->b->failed = 1;
-                return;
-            }
-            c->methods = m;
-            c->capmethods = cap;
-        }
-        c->methods[c->nmethods++] = frames[i].method;
+        add_method(c->methods, frames[i].method);
     }
     c->count++;
 }
+
+static void put_stacks(cv_buf *b, cv_stacks *stacks, method_list *methods) {
+    stack_ctx c = {b, 0, methods};
+    size_t mark = buf_counted_section_begin(b, SECTION_STACKS);
+    stacks_foreach(stacks, visit_stack, &c);
+    buf_counted_section_end(b, mark, c.count);
+}
+
+/* ---- METHODS: each method of a stack once ---- */
 
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
 
-static void put_method(JNIEnv *jni, cv_buf *b, jmethodID m) {
-    jvmtiEnv *jvmti = g_cv.jvmti;
+static void put_method(jvmtiEnv *jvmti, JNIEnv *jni, cv_buf *b, jmethodID m) {
     char *name = NULL, *sig = NULL;
     jclass cls = NULL;
     buf_u64(b, (uint64_t)(uintptr_t)m);
@@ -189,15 +323,30 @@ static void put_method(JNIEnv *jni, cv_buf *b, jmethodID m) {
     (*jvmti)->Deallocate(jvmti, (unsigned char *)table);
 }
 
-typedef struct {
-    cv_buf *classes;    /* SECTION_CLASSES, being written */
-    cv_buf *objects;    /* SECTION_OBJECTS' payload, copied in after */
-    JNIEnv *jni;
-    uint32_t nclasses, nobjects;
-} obj_ctx;
+static void put_methods(jvmtiEnv *jvmti, JNIEnv *jni, cv_buf *b, method_list *methods) {
+    qsort(methods->ids, methods->count, sizeof(uint64_t), cmp_u64);
+    size_t mark = buf_counted_section_begin(b, SECTION_METHODS);
+    uint32_t n = 0;
+    for (size_t i = 0; i < methods->count; i++) {
+        if (i > 0 && methods->ids[i] == methods->ids[i - 1]) continue;
+        put_method(jvmti, jni, b, (jmethodID)(uintptr_t)methods->ids[i]);
+        n++;
+    }
+    buf_counted_section_end(b, mark, n);
+}
 
-static void put_class(obj_ctx *c, const cv_object *o) {
-    jvmtiEnv *jvmti = g_cv.jvmti;
+/* ---- CLASSES and OBJECTS: one pass over the object table ---- */
+
+typedef struct {
+    jvmtiEnv *jvmti;
+    JNIEnv   *jni;
+    cv_buf    classes;    /* SECTION_CLASSES' entries */
+    cv_buf    objects;    /* SECTION_OBJECTS' entries */
+    uint32_t  nclasses, nobjects;
+} object_copy;
+
+static void put_class(object_copy *c, const cv_object *o) {
+    jvmtiEnv *jvmti = c->jvmti;
     JNIEnv *jni = c->jni;
     char *sig = NULL, *source = NULL;
     jobject cls = o->ref ? (*jni)->NewLocalRef(jni, o->ref) : NULL;
@@ -206,177 +355,72 @@ static void put_class(obj_ctx *c, const cv_object *o) {
         if ((*jvmti)->GetSourceFileName(jvmti, (jclass)cls, &source) != JVMTI_ERROR_NONE) source = NULL;
         (*jni)->DeleteLocalRef(jni, cls);
     }
-    buf_u64(c->classes, o->id);
-    buf_str(c->classes, sig);
-    buf_str(c->classes, source);
+    buf_u64(&c->classes, o->id);
+    buf_str(&c->classes, sig);
+    buf_str(&c->classes, source);
     if (sig) (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
     if (source) (*jvmti)->Deallocate(jvmti, (unsigned char *)source);
     c->nclasses++;
 }
 
 static void visit_object(void *p, const cv_object *o) {
-    obj_ctx *c = p;
+    object_copy *c = p;
     if (o->kind == OBJ_CLASS) put_class(c, o);
-    buf_u64(c->objects, o->id);
-    buf_u32(c->objects, o->hash);
-    buf_u32(c->objects, o->kind);
-    buf_u64(c->objects, o->class_id);
+    buf_u64(&c->objects, o->id);
+    buf_u32(&c->objects, o->hash);
+    buf_u32(&c->objects, o->kind);
+    buf_u64(&c->objects, o->class_id);
     c->nobjects++;
 }
 
-int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *b, cv_error *err) {
-    if (!g_cv.started || g_cv.config.empty_callbacks) {
-        return cv_fail(err, "the recorder is not started (or runs with empty callbacks)");
-    }
-    jvmtiEnv *jvmti = g_cv.jvmti;
-    uint64_t since = load_acquire(&g_cv.reset_mono);
-    uint64_t start_mono = since ? since : g_cv.start_mono;
-    uint64_t start_epoch = g_cv.start_epoch + (start_mono - g_cv.start_mono);
+/* After the rings and the methods (which may tag new classes). An object id is described
+ * before any thread can read it, and an object's class before the object (objects.h), so
+ * every object a copied record names is in OBJECTS, and every object's class in CLASSES,
+ * unless the table was full (objects.dropped). Two passes would miss the class of an
+ * object tagged between them. Returns -1 if memory ran out. */
+static int put_classes_and_objects(jvmtiEnv *jvmti, JNIEnv *jni, cv_buf *b) {
+    object_copy c;
+    memset(&c, 0, sizeof(c));
+    c.jvmti = jvmti;
+    c.jni = jni;
+    buf_init(&c.classes);
+    buf_init(&c.objects);
+    objects_foreach(visit_object, &c);
+    put_section(b, SECTION_CLASSES, &c.classes, c.nclasses);
+    put_section(b, SECTION_OBJECTS, &c.objects, c.nobjects);
+    int failed = c.classes.failed || c.objects.failed;
+    buf_free(&c.classes);
+    buf_free(&c.objects);
+    return failed ? -1 : 0;
+}
 
-    buf_bytes(b, CV_MAGIC, 8);
-    buf_u16(b, VERSION_MAJOR);
-    buf_u16(b, VERSION_MINOR);
-    buf_u32(b, 0);
-
-    /* Rings first, so that the totals in INFO cover what this snapshot copied. */
-    size_t nthreads = 0;
-    cv_thread_view *views = threads_pin_all(&nthreads);
-    if (!views) return cv_fail(err, "out of memory pinning thread states");
-
-    cv_buf rings, monitors;
-    buf_init(&rings);
-    buf_init(&monitors);
-    totals sum = {0, 0, 0, 0};
-    cv_record *last = calloc(nthreads ? nthreads : 1, sizeof(cv_record));
-    if (!last) {
-        threads_unpin(views, nthreads);
-        return cv_fail(err, "out of memory reading the rings");
-    }
-    uint32_t nrings = 0;
-    for (size_t i = 0; i < nthreads; i++) {
-        cv_thread_view *v = &views[i];
-        char *live_name = NULL;
-        if ((v->flags & RING_ENDED) && v->end_ns < since) continue; /* ended before a reset */
-        jobject thread = NULL;
-        if (!(v->flags & RING_ENDED) && v->t->thread_ref) {
-            thread = (*jni)->NewLocalRef(jni, v->t->thread_ref);
-        }
-        if (thread) {
-            live_name = live_thread_name(jni, thread);
-            (*jni)->DeleteLocalRef(jni, thread);
-        }
-        put_ring(&rings, v, &v->t->ring, live_name, since, &last[i], &sum);
-        nrings++;
-        if (live_name) (*jvmti)->Deallocate(jvmti, (unsigned char *)live_name);
-    }
-    /* The GC ring: a pseudo-thread. */
-    cv_thread_view gc;
-    memset(&gc, 0, sizeof(gc));
-    gc.ring_id = 0;
-    gc.java_tid = -1;
-    gc.flags = RING_SYSTEM;
-    gc.start_ns = g_cv.start_mono;
-    gc.name = "GC";
-    gc.group = gc.parent_group = "";
-    put_ring(&rings, &gc, g_cv.gc_ring, NULL, since, NULL, &sum);
-    nrings++;
-    /* The snapshot's time is read after the last ring was copied: every record it holds was
-     * timestamped before it, so an interval still open in a ring never ends before it starts. */
-    uint64_t snap_mono = cv_now_ns();
-    uint64_t snap_epoch = cv_epoch_ns();
-    uint32_t nmon = put_monitor_states(&monitors, views, nthreads, last, states, nstates);
-    free(last);
-    threads_unpin(views, nthreads);
-
-    cv_thread_totals tt;
-    threads_totals(&tt);
-    uint64_t no_ring = threads_dropped_no_ring();
-
-    /* INFO */
-    size_t mark = buf_counted_section_begin(b, SECTION_INFO);
-    uint32_t n = 0;
-    char pid[32];
-    snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-    put_kv(b, &n, "agent.version", CV_VERSION);
-    put_kv(b, &n, "pid", pid);
-    put_kv_property(b, &n, "jvm.name", "java.vm.name");
-    put_kv_property(b, &n, "jvm.version", "java.vm.version");
-    put_kv_property(b, &n, "java.command", "sun.java.command");
-    put_kv(b, &n, "options", g_cv.config.options);
-    put_kv_u64(b, &n, "start.monotonic.ns", start_mono);
-    put_kv_u64(b, &n, "start.epoch.ns", start_epoch);
-    put_kv_u64(b, &n, "snapshot.monotonic.ns", snap_mono);
-    put_kv_u64(b, &n, "snapshot.epoch.ns", snap_epoch);
-    put_kv_u64(b, &n, "stack.depth", g_cv.config.stack_depth);
-    put_kv_u64(b, &n, "buffer.bytes", g_cv.config.buffer_bytes);
-    put_kv_u64(b, &n, "memory.cap.bytes", g_cv.config.memory_cap);
-    put_kv_u64(b, &n, "records.written", tt.written + ring_written(g_cv.gc_ring));
-    put_kv_u64(b, &n, "records.overwritten", tt.overwritten + ring_overwritten(g_cv.gc_ring));
-    put_kv_u64(b, &n, "records.dropped", tt.dropped + no_ring);
-    put_kv_u64(b, &n, "records.torn", sum.torn);
-    put_kv_u64(b, &n, "threads.evicted", tt.evicted);
-    put_kv_u64(b, &n, "stacks.dropped", stacks_dropped(g_cv.stacks));
-    put_kv_u64(b, &n, "objects.dropped", objects_dropped());
-    buf_counted_section_end(b, mark, n);
-
-    /* THREADS */
-    mark = buf_counted_section_begin(b, SECTION_THREADS);
-    buf_bytes(b, rings.data, rings.len);
-    buf_counted_section_end(b, mark, nrings);
-    int rings_failed = rings.failed;
-    buf_free(&rings);
-
-    /* STACKS, collecting the methods they use */
-    stack_ctx sc;
-    memset(&sc, 0, sizeof(sc));
-    sc.b = b;
-    mark = buf_counted_section_begin(b, SECTION_STACKS);
-    stacks_foreach(g_cv.stacks, visit_stack, &sc);
-    buf_counted_section_end(b, mark, sc.count);
-
-    /* METHODS */
-    qsort(sc.methods, sc.nmethods, sizeof(uint64_t), cmp_u64);
-    mark = buf_counted_section_begin(b, SECTION_METHODS);
-    uint32_t nm = 0;
-    for (size_t i = 0; i < sc.nmethods; i++) {
-        if (i > 0 && sc.methods[i] == sc.methods[i - 1]) continue;
-        put_method(jni, b, (jmethodID)(uintptr_t)sc.methods[i]);
-        nm++;
-    }
-    free(sc.methods);
-    buf_counted_section_end(b, mark, nm);
-
-    /* CLASSES and OBJECTS from one pass over the table, after the rings and the methods
-     * (which may tag new classes). An object id is described before any thread can read
-     * it, and an object's class before the object (objects.h), so every object a copied
-     * record names is in OBJECTS, and every object's class in CLASSES, unless the table
-     * was full (objects.dropped). Two passes would miss the class of an object tagged
-     * between them. */
-    cv_buf objs;
-    buf_init(&objs);
-    obj_ctx oc = {b, &objs, jni, 0, 0};
-    mark = buf_counted_section_begin(b, SECTION_CLASSES);
-    objects_foreach(visit_object, &oc);
-    buf_counted_section_end(b, mark, oc.nclasses);
-
-    mark = buf_counted_section_begin(b, SECTION_OBJECTS);
-    buf_bytes(b, objs.data, objs.len);
-    buf_counted_section_end(b, mark, oc.nobjects);
-    int objects_failed = objs.failed;
-    buf_free(&objs);
-
-    /* MONITORS */
-    mark = buf_counted_section_begin(b, SECTION_MONITORS);
-    buf_bytes(b, monitors.data, monitors.len);
-    buf_counted_section_end(b, mark, nmon);
-    int monitors_failed = monitors.failed;
-    buf_free(&monitors);
-
-    mark = buf_section_begin(b, SECTION_END);
+static void put_end(cv_buf *b) {
+    size_t mark = buf_section_begin(b, SECTION_END);
     buf_section_end(b, mark);
+}
 
-    if (b->failed || rings_failed || objects_failed || monitors_failed) {
-        return cv_fail(err, "out of memory while encoding the snapshot");
+int snapshot_encode(JNIEnv *jni, const cv_snapshot_source *src, const cv_monitor_states *states,
+                    cv_buf *b, cv_error *err) {
+    ring_copy rings;
+    put_header(b);
+    if (copy_rings(jni, src, states, &rings, err)) {
+        buf_free(&rings.threads);
+        buf_free(&rings.monitors);
+        return -1;
     }
-    return 0;
+    put_info(b, src, &rings);
+    put_section(b, SECTION_THREADS, &rings.threads, rings.nthreads);
+    method_list methods;
+    memset(&methods, 0, sizeof(methods));
+    put_stacks(b, src->stacks, &methods);
+    put_methods(src->jvmti, jni, b, &methods);
+    free(methods.ids);
+    int objects_failed = put_classes_and_objects(src->jvmti, jni, b);
+    put_section(b, SECTION_MONITORS, &rings.monitors, rings.nmonitors);
+    put_end(b);
+
+    int failed = b->failed || rings.threads.failed || rings.monitors.failed || methods.failed || objects_failed;
+    buf_free(&rings.threads);
+    buf_free(&rings.monitors);
+    return failed ? cv_fail(err, "out of memory while encoding the snapshot") : 0;
 }

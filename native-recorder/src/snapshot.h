@@ -8,16 +8,43 @@
 #define CONVOY_SNAPSHOT_H
 
 #include <jni.h>
+#include <jvmti.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 #include "log.h"
+#include "ring.h"
+#include "stacks.h"
 
-/* `states` holds, for threads blocked or waiting on a monitor when the caller looked,
- * quadruples (Java thread id, MSTATE_*, identity hash of the monitor, owner's Java
- * thread id or -1): the Java side reads them from ThreadMXBean.getThreadInfo without
+/* Threads blocked or waiting on a monitor when the caller looked, as parallel arrays of
+ * `count` entries: Java thread id, MSTATE_*, identity hash of the monitor, owner's Java
+ * thread id or -1. The Java side reads them from ThreadMXBean.getThreadInfo without
  * stack traces, which HotSpot serves without a safepoint. They fill SECTION_MONITORS. */
-#include <stdint.h>
-#include <stddef.h>
-int snapshot_encode(JNIEnv *jni, const int64_t *states, size_t nstates, cv_buf *out, cv_error *err);
+typedef struct {
+    size_t         count;
+    const int64_t *thread_ids;
+    const int32_t *states;
+    const int32_t *hashes;
+    const int64_t *owners;
+} cv_monitor_states;
+
+/* What the encoder needs of the agent, which owns it. */
+typedef struct {
+    jvmtiEnv      *jvmti;
+    const char    *agent_version;
+    const char    *options;        /* the option text in effect */
+    uint32_t       stack_depth;
+    uint32_t       buffer_bytes;
+    uint64_t       memory_cap;
+    uint64_t       start_mono;     /* when the recorder started: monotonic ns, */
+    uint64_t       start_epoch;    /* and ns since 1970 UTC */
+    uint64_t       reset_mono;     /* records before this are left out; 0 = no reset */
+    const cv_ring *gc_ring;
+    cv_stacks     *stacks;
+} cv_snapshot_source;
+
+int snapshot_encode(JNIEnv *jni, const cv_snapshot_source *src, const cv_monitor_states *states,
+                    cv_buf *out, cv_error *err);
 
 #endif

@@ -1,6 +1,5 @@
 #include "threads.h"
 #include "arch.h"
-#include "convoy.h"
 #include "objects.h"
 #include "snapshot_format.h"
 #include "victims.h"
@@ -53,7 +52,28 @@ static cv_thread own_thread;
  * the event would make a second, late state for the same thread. */
 static cv_thread ended_thread;
 
-int threads_init(uint64_t budget, uint32_t buffer_bytes, uint32_t stack_depth) {
+/* How to read a Thread's Java id: the field Thread.tid, else (a JDK without it) the
+ * method Thread.getId; both NULL if neither is found. Set once by threads_init. */
+static jfieldID thread_tid;
+static jmethodID thread_get_id;
+
+static void find_thread_id_accessor(JNIEnv *jni) {
+    jclass thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
+    if (!thread_class) {
+        (*jni)->ExceptionClear(jni);
+        return;
+    }
+    thread_tid = (*jni)->GetFieldID(jni, thread_class, "tid", "J");
+    if (!thread_tid) {
+        (*jni)->ExceptionClear(jni);
+        thread_get_id = (*jni)->GetMethodID(jni, thread_class, "getId", "()J");
+        if (!thread_get_id) (*jni)->ExceptionClear(jni);
+    }
+    (*jni)->DeleteLocalRef(jni, thread_class);
+}
+
+int threads_init(JNIEnv *jni, uint64_t budget, uint32_t buffer_bytes, uint32_t stack_depth) {
+    find_thread_id_accessor(jni);
     ring_budget = budget;
     ring_capacity = ring_capacity_for(buffer_bytes);
     if (ring_capacity == 0) ring_capacity = 1;
@@ -95,12 +115,16 @@ static void read_names(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
     if (info.context_class_loader) (*jni)->DeleteLocalRef(jni, info.context_class_loader);
 }
 
+int64_t threads_tid_field(JNIEnv *jni, jobject thread) {
+    return thread_tid ? (int64_t)(*jni)->GetLongField(jni, thread, thread_tid) : 0;
+}
+
 static int64_t java_thread_id(JNIEnv *jni, jthread thread) {
     jlong tid = -1;
-    if (g_cv.thread_tid) {
-        tid = (*jni)->GetLongField(jni, thread, g_cv.thread_tid);
-    } else if (g_cv.thread_get_id) {
-        tid = (*jni)->CallLongMethod(jni, thread, g_cv.thread_get_id);
+    if (thread_tid) {
+        tid = (*jni)->GetLongField(jni, thread, thread_tid);
+    } else if (thread_get_id) {
+        tid = (*jni)->CallLongMethod(jni, thread, thread_get_id);
         if ((*jni)->ExceptionCheck(jni)) {
             (*jni)->ExceptionClear(jni);
             tid = -1;

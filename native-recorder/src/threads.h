@@ -68,7 +68,11 @@ typedef struct {
     char    *name, *group, *parent_group;   /* strdup'ed, freed by threads_unpin */
 } cv_thread_view;
 
-int threads_init(uint64_t ring_budget, uint32_t buffer_bytes, uint32_t stack_depth);
+/* Also looks up how to read a Thread's id (the field Thread.tid, else Thread.getId). */
+int threads_init(JNIEnv *jni, uint64_t ring_budget, uint32_t buffer_bytes, uint32_t stack_depth);
+/* The field Thread.tid of `thread`, or 0 if this JDK has no such field. Calls no Java
+ * code: usable on the event path. */
+int64_t threads_tid_field(JNIEnv *jni, jobject thread);
 
 /* The calling thread's state, created if it has none yet. NULL: record nothing
  * (the drop has been counted). `thread` is the current thread. */

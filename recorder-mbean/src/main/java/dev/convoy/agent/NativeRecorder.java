@@ -17,14 +17,12 @@ import dev.convoy.snapshot.SnapshotFormat;
  */
 public final class NativeRecorder {
 
-    /** Order of the values returned by counters0; matches jni_bridge.c. */
-    enum Counter {
-        RECORDS_WRITTEN, RECORDS_OVERWRITTEN, RECORDS_DROPPED, THREADS_RECORDED, THREADS_SEEN,
-        THREADS_EVICTED, MEMORY_IN_USE, START_EPOCH_NS, STACKS_DROPPED, OBJECTS_DROPPED
-    }
-
     /**
      * The recorder's counters at one moment; all 0 before start.
+     *
+     * <p>The list is defined once, in native-recorder/src/counters.h; counters0 returns the
+     * values in its order, which is the order of these components (CountersOrderTest checks
+     * that the names and the order agree).
      *
      * @param recordsWritten     records written since start
      * @param recordsOverwritten records lost to overwrite-oldest in full rings
@@ -40,6 +38,27 @@ public final class NativeRecorder {
     public record Counters(long recordsWritten, long recordsOverwritten, long recordsDropped, long threadsRecorded,
                            long threadsSeen, long threadsEvicted, long memoryInUse, long startEpochNs,
                            long stacksDropped, long objectsDropped) {
+    }
+
+    /** Number of counters: the components of {@link Counters}. */
+    private static final int COUNTERS = Counters.class.getRecordComponents().length;
+
+    /**
+     * Threads blocked or waiting on a monitor, as the parallel arrays snapshot0 takes: for
+     * entry i, the thread's Java id, its state (SnapshotFormat.MSTATE_BLOCKED or
+     * MSTATE_WAITING), the identity hash of the monitor and the owner's thread id or -1.
+     *
+     * @throws IllegalArgumentException if the arrays differ in length
+     */
+    record MonitorStates(long[] threadIds, int[] states, int[] identityHashes, long[] ownerIds) {
+        MonitorStates {
+            if (states.length != threadIds.length || identityHashes.length != threadIds.length
+                    || ownerIds.length != threadIds.length) {
+                throw new IllegalArgumentException("monitor state arrays differ in length: threadIds "
+                        + threadIds.length + ", states " + states.length + ", identityHashes "
+                        + identityHashes.length + ", ownerIds " + ownerIds.length);
+            }
+        }
     }
 
     private static volatile boolean loaded;
@@ -139,46 +158,61 @@ public final class NativeRecorder {
      * @throws IllegalStateException if the recorder is not started or memory runs out
      */
     public static byte[] snapshot() {
-        return snapshot0(monitorStates());
+        MonitorStates m = monitorStates();
+        return snapshot0(m.threadIds(), m.states(), m.identityHashes(), m.ownerIds());
     }
 
     /**
-     * Threads blocked or waiting on a monitor now, as the quadruples snapshot0 takes:
-     * (Java thread id, MSTATE_*, identity hash of the monitor, owner's thread id or -1).
-     * ThreadMXBean.getThreadInfo without stack traces runs without a safepoint.
+     * Threads blocked or waiting on a monitor now. ThreadMXBean.getThreadInfo without stack
+     * traces runs without a safepoint.
      */
-    static long[] monitorStates() {
+    static MonitorStates monitorStates() {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         ThreadInfo[] infos = mx.getThreadInfo(mx.getAllThreadIds());
-        long[] out = new long[infos.length * 4];
+        long[] threadIds = new long[infos.length];
+        int[] states = new int[infos.length];
+        int[] hashes = new int[infos.length];
+        long[] owners = new long[infos.length];
         int n = 0;
         for (ThreadInfo info : infos) {
             if (info == null || info.getLockInfo() == null) {
                 continue;
             }
             Thread.State st = info.getThreadState();
-            long state = st == Thread.State.BLOCKED ? SnapshotFormat.MSTATE_BLOCKED
+            int state = st == Thread.State.BLOCKED ? SnapshotFormat.MSTATE_BLOCKED
                     : st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING ? SnapshotFormat.MSTATE_WAITING
                     : SnapshotFormat.MSTATE_RUNNING;
             if (state == SnapshotFormat.MSTATE_RUNNING) {
                 continue;
             }
-            out[n++] = info.getThreadId();
-            out[n++] = state;
-            out[n++] = info.getLockInfo().getIdentityHashCode();
-            out[n++] = info.getLockOwnerId();
+            threadIds[n] = info.getThreadId();
+            states[n] = state;
+            hashes[n] = info.getLockInfo().getIdentityHashCode();
+            owners[n] = info.getLockOwnerId();
+            n++;
         }
-        return Arrays.copyOf(out, n);
+        return new MonitorStates(Arrays.copyOf(threadIds, n), Arrays.copyOf(states, n), Arrays.copyOf(hashes, n),
+                Arrays.copyOf(owners, n));
     }
 
     /** The current counters. */
     public static Counters counters() {
-        long[] c = counters0();
-        return new Counters(c[Counter.RECORDS_WRITTEN.ordinal()], c[Counter.RECORDS_OVERWRITTEN.ordinal()],
-                c[Counter.RECORDS_DROPPED.ordinal()], c[Counter.THREADS_RECORDED.ordinal()],
-                c[Counter.THREADS_SEEN.ordinal()], c[Counter.THREADS_EVICTED.ordinal()],
-                c[Counter.MEMORY_IN_USE.ordinal()], c[Counter.START_EPOCH_NS.ordinal()],
-                c[Counter.STACKS_DROPPED.ordinal()], c[Counter.OBJECTS_DROPPED.ordinal()]);
+        return counters(counters0());
+    }
+
+    /**
+     * The counters from counters0's values, in the order of counters.h, which is the order of
+     * {@link Counters}' components.
+     *
+     * @throws IllegalStateException if the library returned another number of values (a
+     *         library of another version)
+     */
+    static Counters counters(long[] c) {
+        if (c.length != COUNTERS) {
+            throw new IllegalStateException("the native library returned " + c.length + " counters, expected "
+                    + COUNTERS + ": libconvoy.so does not match this NativeRecorder");
+        }
+        return new Counters(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9]);
     }
 
     private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
@@ -194,7 +228,7 @@ public final class NativeRecorder {
 
     private static native Class<?> defineBootClass0(String internalName, byte[] classFile);
 
-    private static native byte[] snapshot0(long[] monitorStates);
+    private static native byte[] snapshot0(long[] threadIds, int[] states, int[] identityHashes, long[] ownerIds);
 
     private static native long[] counters0();
 }

@@ -1,0 +1,44 @@
+/*
+ * The agent: JVMTI environment, capabilities, callbacks, recording on/off, VM death.
+ * Its state is private to agent.c, set up once by agent_start() and never freed
+ * (callbacks racing with VM death may still read it); the JNI natives (jni_bridge.c)
+ * reach it only through the functions below.
+ */
+#ifndef CONVOY_AGENT_H
+#define CONVOY_AGENT_H
+
+#include <jni.h>
+#include <stdint.h>
+
+#include "counters.h"
+#include "log.h"
+#include "buf.h"
+#include "snapshot.h"
+
+#define CV_VERSION "0.1.0"
+
+typedef struct {
+    uint32_t buffer_bytes;    /* per-thread ring size */
+    uint64_t memory_cap;      /* rings + tables */
+    uint32_t stack_depth;     /* 0 = no stacks */
+    int      recording;       /* record from the start */
+    int      empty_callbacks; /* benchmark floor: callbacks that do nothing */
+    char     options[1024];   /* the option text in effect, for INFO */
+} cv_config;
+
+/* From JNI_OnLoad: obtains the JVMTI environment. Without it (JVMTI 1.2 unavailable)
+ * agent_start fails later with the reason. */
+int agent_on_load(JavaVM *vm, cv_error *err);
+int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err);
+int agent_set_recording(int on, cv_error *err);
+int agent_is_recording(void);
+/* Discards everything recorded so far: later snapshots hold only what follows. */
+int agent_reset(cv_error *err);
+/* Binds Probes.record0 of the instrumentation's Probes class (on the boot class path). */
+int agent_bind_probes(JNIEnv *jni, jclass probes, cv_error *err);
+/* The counters of counters.h, indexed by CV_COUNTER_*; all 0 before start. */
+void agent_counters(int64_t out[CV_COUNTER_COUNT]);
+/* A snapshot (schema/snapshot-format.md) of everything recorded, into `out`. */
+int agent_snapshot(JNIEnv *jni, const cv_monitor_states *states, cv_buf *out, cv_error *err);
+
+#endif
