@@ -6,6 +6,7 @@ import dev.convoy.model.Frame;
 import dev.convoy.model.LineEntry;
 import dev.convoy.model.MethodInfo;
 import dev.convoy.snapshot.SnapshotWriter;
+import dev.convoy.testing.RecordingBuilder;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -78,7 +79,7 @@ public final class ExportBenchmark {
         int threads = Integer.parseInt(opt(args, "--threads", "200"));
         int monitors = Integer.parseInt(opt(args, "--monitors", "1000"));
         long seed = Long.parseLong(opt(args, "--seed", "42"));
-        SnapshotWriter.Builder b = synthetic(events, threads, monitors, seed);
+        RecordingBuilder b = synthetic(events, threads, monitors, seed);
         try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
             SnapshotWriter.write(b.build(), os);
         }
@@ -91,12 +92,12 @@ public final class ExportBenchmark {
      * sometimes a wait on it (WAIT with a stack and a timeout, WAITED notified or timed
      * out), a notify, a sleep. A GC ring holds a pause every ~5 ms.
      */
-    public static SnapshotWriter.Builder synthetic(long events, int threads, int monitors, long seed) {
+    public static RecordingBuilder synthetic(long events, int threads, int monitors, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         long epoch = 1_700_000_000_000_000_000L;
         long perThread = events / threads;
         long duration = perThread * 40_000L; // ~40 us per event per thread
-        SnapshotWriter.Builder b = SnapshotWriter.builder()
+        RecordingBuilder b = new RecordingBuilder()
                 .info("agent.version", "0.1.0").info("pid", "31337")
                 .info("java.command", "com.example.SyntheticLoad --threads " + threads)
                 .info("start.monotonic.ns", Long.toString(T0))
@@ -136,7 +137,7 @@ public final class ExportBenchmark {
             String name = t == 0 ? "main" : "worker-" + t;
             long start = T0 + rnd.nextInt(1_000_000);
             boolean ends = t % 10 == 9;
-            SnapshotWriter.ThreadBuilder tb = b.thread(t + 1, t + 1, thrBase + t, name);
+            RecordingBuilder.ThreadBuilder tb = b.thread(t + 1, t + 1, thrBase + t, name);
             tb.event(start, EVENT_THREAD_START, 0, thrBase + t, t + 1);
             long now = start;
             long n = 1;
@@ -175,7 +176,7 @@ public final class ExportBenchmark {
                 tb.span(start, 0);
             }
         }
-        SnapshotWriter.ThreadBuilder gc = b.thread(100_000, -1, 0, "GC").flags(RING_SYSTEM).span(T0, 0).group("", "");
+        RecordingBuilder.ThreadBuilder gc = b.thread(100_000, -1, 0, "GC").flags(RING_SYSTEM).span(T0, 0).group("", "");
         for (long ts = T0 + 5_000_000; ts < T0 + duration; ts += 5_000_000) {
             gc.event(ts, EVENT_GC_START, 0, 0, 0).event(ts + 300_000, EVENT_GC_FINISH, 0, 0, 0);
         }
