@@ -10,6 +10,7 @@ import dev.convoy.schema.ChromeTraceChecker;
 import dev.convoy.snapshot.SnapshotReader;
 import dev.convoy.testing.Fixtures;
 import dev.convoy.testing.RecordingBuilder;
+import dev.convoy.testing.SyntheticRecordings;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,7 +47,7 @@ class ChromeStreamingTest {
     /** The benchmark's workload on 3 monitors: thousands of notify calls per monitor. */
     @Test
     void notifyHeavySynthetic() throws Exception {
-        sameEvents(ExportBenchmark.synthetic(40_000, 8, 3, 5));
+        sameEvents(SyntheticRecordings.synthetic(40_000, 8, 3, 5));
     }
 
     /**

@@ -12,6 +12,7 @@ import dev.convoy.snapshot.SnapshotReader;
 import dev.convoy.snapshot.SnapshotWriter;
 import dev.convoy.testing.Fixtures;
 import dev.convoy.testing.RecordingBuilder;
+import dev.convoy.testing.SyntheticRecordings;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -154,7 +155,7 @@ class EdgeCaseExportTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         String old = System.getProperty("convoy.convert.progressBytes");
         // PROGRESS_THRESHOLD is read once; exercise the large path through a big synthetic file instead
-        RecordingBuilder big = ExportBenchmark.synthetic(2_000_000, 20, 50, 1);
+        RecordingBuilder big = SyntheticRecordings.synthetic(2_000_000, 20, 50, 1);
         Path large = dir.resolve("large.cvysnap");
         try (var os = Files.newOutputStream(large)) {
             SnapshotWriter.write(big.build(), os);
