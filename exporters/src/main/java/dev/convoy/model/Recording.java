@@ -11,7 +11,7 @@ import java.util.Optional;
 /**
  * Everything one snapshot holds: INFO, the thread rings with their events, the stack,
  * method, class and object tables and the monitor states at snapshot time.
- * Immutable; built by {@code SnapshotReader} or {@code SnapshotWriter.Builder}.
+ * Immutable; built by {@code SnapshotReader}.
  */
 public final class Recording {
     private final int versionMajor;

@@ -16,17 +16,13 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32;
 
 /**
  * Encodes a {@link Recording} in the binary snapshot format, version 1.0, sections in
  * the order of the spec. {@link #write(Recording)} of what {@link SnapshotReader} read
- * gives equivalent bytes (unknown sections are not kept). The {@link Builder} assembles
- * recordings by hand, for tests and tools.
+ * gives equivalent bytes (unknown sections are not kept).
  */
 public final class SnapshotWriter {
     private SnapshotWriter() {
@@ -36,7 +32,7 @@ public final class SnapshotWriter {
     public static byte[] write(Recording r) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try {
-            write(r, VERSION_MAJOR, VERSION_MINOR, List.of(), bytes);
+            write(r, bytes);
         } catch (IOException e) {
             throw new UncheckedIOException(e); // not thrown by a ByteArrayOutputStream
         }
@@ -48,19 +44,10 @@ public final class SnapshotWriter {
      * memory: each section is encoded twice, once for its length and CRC32, once to write it.
      */
     public static void write(Recording r, OutputStream out) throws IOException {
-        write(r, VERSION_MAJOR, VERSION_MINOR, List.of(), out);
-    }
-
-    private interface Payload {
-        void writeTo(Out o) throws IOException;
-    }
-
-    private static void write(Recording r, int major, int minor, List<RawSection> extra, OutputStream os)
-            throws IOException {
-        Out file = new Out(os);
+        Out file = new Out(out);
         file.bytes(magic());
-        file.u16(major);
-        file.u16(minor);
+        file.u16(VERSION_MAJOR);
+        file.u16(VERSION_MINOR);
         file.u32(0);
 
         section(file, SECTION_INFO, p -> {
@@ -161,12 +148,13 @@ public final class SnapshotWriter {
                 }
             });
         }
-        for (RawSection raw : extra) {
-            section(file, raw.tag, x -> x.bytes(raw.payload));
-        }
         section(file, SECTION_END, x -> {
         });
         file.flush();
+    }
+
+    private interface Payload {
+        void writeTo(Out o) throws IOException;
     }
 
     private static void section(Out file, int tag, Payload payload) throws IOException {
@@ -191,189 +179,6 @@ public final class SnapshotWriter {
         file.u32((int) crc.getValue());
         file.u64(length[0]);
         payload.writeTo(file);
-    }
-
-    /** A new builder with no content. */
-    public static Builder builder() {
-        return new Builder();
-    }
-
-    private record RawSection(int tag, byte[] payload) {
-    }
-
-    /**
-     * Assembles a recording piece by piece. Not thread-safe. Counters of a thread default
-     * to {@code written = events}, nothing overwritten, dropped or torn, capacity = max(events, 1024).
-     */
-    public static final class Builder {
-        private int major = VERSION_MAJOR;
-        private int minor = VERSION_MINOR;
-        private final Map<String, String> info = new LinkedHashMap<>();
-        private final List<ThreadBuilder> threads = new ArrayList<>();
-        private final Map<Integer, StackTrace> stacks = new LinkedHashMap<>();
-        private final Map<Long, MethodInfo> methods = new LinkedHashMap<>();
-        private final Map<Long, ClassInfo> classes = new LinkedHashMap<>();
-        private final Map<Long, ObjectInfo> objects = new LinkedHashMap<>();
-        private final List<MonitorState> monitors = new ArrayList<>();
-        private final List<RawSection> extra = new ArrayList<>();
-
-        private Builder() {
-        }
-
-        /** Version written in the header of {@link #toBytes()} (to test readers on other versions). */
-        public Builder version(int major, int minor) {
-            this.major = major;
-            this.minor = minor;
-            return this;
-        }
-
-        /** Adds or replaces an INFO entry. */
-        public Builder info(String key, String value) {
-            info.put(key, value);
-            return this;
-        }
-
-        /** Starts a thread ring; add its events on the returned builder. */
-        public ThreadBuilder thread(long ringId, long javaThreadId, long threadObject, String name) {
-            ThreadBuilder t = new ThreadBuilder(ringId, javaThreadId, threadObject, name);
-            threads.add(t);
-            return t;
-        }
-
-        /** Adds a stack, top frame first. */
-        public Builder stack(int id, boolean truncated, Frame... frames) {
-            stacks.put(id, new StackTrace(id, truncated, List.of(frames)));
-            return this;
-        }
-
-        /** Adds a method. */
-        public Builder method(MethodInfo m) {
-            methods.put(m.methodId(), m);
-            return this;
-        }
-
-        /** Adds a class. */
-        public Builder clazz(long classId, String signature, String sourceFile) {
-            classes.put(classId, new ClassInfo(classId, signature, sourceFile));
-            return this;
-        }
-
-        /** Adds an object. */
-        public Builder object(long objectId, int identityHash, int kind, long classId) {
-            objects.put(objectId, new ObjectInfo(objectId, identityHash, kind, classId));
-            return this;
-        }
-
-        /** Adds a SECTION_MONITORS entry (the section is written when there is at least one). */
-        public Builder monitor(long ringId, int state, long object, int identityHash, long ownerThreadId) {
-            monitors.add(new MonitorState(ringId, state, object, identityHash, ownerThreadId));
-            return this;
-        }
-
-        /** Adds a raw section before END in {@link #toBytes()} (e.g. an unknown tag). */
-        public Builder rawSection(int tag, byte[] payload) {
-            extra.add(new RawSection(tag, payload.clone()));
-            return this;
-        }
-
-        /** The recording described so far. */
-        public Recording build() {
-            List<RecordedThread> ts = new ArrayList<>();
-            for (ThreadBuilder t : threads) {
-                ts.add(t.build());
-            }
-            return new Recording(major, minor, info, ts, stacks, methods, classes, objects, monitors);
-        }
-
-        /** {@link #build()} encoded, with the chosen version and raw sections. */
-        public byte[] toBytes() {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            try {
-                write(build(), major, minor, extra, bytes);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return bytes.toByteArray();
-        }
-    }
-
-    /** Builds one ring. */
-    public static final class ThreadBuilder {
-        private final long ringId;
-        private final long javaThreadId;
-        private final long threadObject;
-        private final String name;
-        private int flags;
-        private long startNs;
-        private long endNs;
-        private long written = -1;
-        private long overwritten;
-        private long dropped;
-        private long torn;
-        private String group = "main";
-        private String parentGroup = "system";
-        private int capacity = -1;
-        private final List<Event> events = new ArrayList<>();
-
-        private ThreadBuilder(long ringId, long javaThreadId, long threadObject, String name) {
-            this.ringId = ringId;
-            this.javaThreadId = javaThreadId;
-            this.threadObject = threadObject;
-            this.name = name;
-        }
-
-        /** {@code RING_*} bits. */
-        public ThreadBuilder flags(int flags) {
-            this.flags = flags;
-            return this;
-        }
-
-        /** Start and end (0 = alive) in monotonic ns. */
-        public ThreadBuilder span(long startNs, long endNs) {
-            this.startNs = startNs;
-            this.endNs = endNs;
-            return this;
-        }
-
-        /** Ring counters. */
-        public ThreadBuilder counters(long written, long overwritten, long dropped, long torn) {
-            this.written = written;
-            this.overwritten = overwritten;
-            this.dropped = dropped;
-            this.torn = torn;
-            return this;
-        }
-
-        /** Thread group and its parent. */
-        public ThreadBuilder group(String group, String parentGroup) {
-            this.group = group;
-            this.parentGroup = parentGroup;
-            return this;
-        }
-
-        /** Ring capacity in records. */
-        public ThreadBuilder capacity(int capacity) {
-            this.capacity = capacity;
-            return this;
-        }
-
-        /** Appends a record (append in time order). */
-        public ThreadBuilder event(long ts, int type, int flags, int stackId, long obj, long arg, long arg2) {
-            events.add(Event.of(ts, type, flags, stackId, obj, arg, arg2));
-            return this;
-        }
-
-        /** Appends a record without flags and arg2. */
-        public ThreadBuilder event(long ts, int type, int stackId, long obj, long arg) {
-            return event(ts, type, 0, stackId, obj, arg, 0);
-        }
-
-        RecordedThread build() {
-            long w = written >= 0 ? written : events.size();
-            int cap = capacity >= 0 ? capacity : Math.max(events.size(), 1024);
-            return new RecordedThread(ringId, javaThreadId, threadObject, flags, startNs, endNs, w,
-                    overwritten, dropped, torn, name, group, parentGroup, cap, events);
-        }
     }
 
     /** Little-endian writer with its own buffer over a stream. */

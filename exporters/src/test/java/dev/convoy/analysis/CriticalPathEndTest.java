@@ -6,18 +6,18 @@ import static dev.convoy.snapshot.SnapshotFormat.RING_ENDED;
 import static dev.convoy.testing.Fixtures.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.convoy.testing.RecordingBuilder;
 import org.junit.jupiter.api.Test;
 
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotReader;
-import dev.convoy.snapshot.SnapshotWriter;
 
 /** The recording's work ends with the application, not with the JVM's exit threads. */
 class CriticalPathEndTest {
 
     @Test
     void shutdownHooksAndSystemThreadsDoNotEndThePath() throws Exception {
-        SnapshotWriter.Builder b = base();
+        RecordingBuilder b = base();
         b.thread(R_MAIN, 1, O_MAIN, "main").span(T0, t(1000)).flags(RING_ENDED).group("main", "system")
                 .event(T0, EVENT_THREAD_START, 0, O_MAIN, 1).event(t(1000), EVENT_THREAD_END, 0, O_MAIN, 1);
         b.thread(R_W1, 12, O_W1, "worker-1").span(t(10), t(900)).flags(RING_ENDED).group("main", "system")

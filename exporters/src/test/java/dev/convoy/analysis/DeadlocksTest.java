@@ -8,6 +8,7 @@ import static dev.convoy.testing.Fixtures.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.convoy.testing.RecordingBuilder;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -16,11 +17,10 @@ import dev.convoy.model.MonitorState;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotReader;
-import dev.convoy.snapshot.SnapshotWriter;
 
 class DeadlocksTest {
 
-    private static Recording read(SnapshotWriter.Builder b) throws Exception {
+    private static Recording read(RecordingBuilder b) throws Exception {
         return SnapshotReader.read(b.toBytes());
     }
 
@@ -39,7 +39,7 @@ class DeadlocksTest {
     /** An unnamed thread (a virtual thread has no name unless given one) is shown by its Java id. */
     @Test
     void anUnnamedThreadIsShownByItsJavaId() throws Exception {
-        SnapshotWriter.Builder b = base();
+        RecordingBuilder b = base();
         b.thread(R_MAIN, 1, O_MAIN, "main").span(T0, 0)
                 .event(T0, EVENT_THREAD_START, 0, O_MAIN, 1)
                 .event(t(300), EVENT_MONITOR_ENTER, S_RUN, M2, 0);
@@ -57,7 +57,7 @@ class DeadlocksTest {
 
     @Test
     void aChainThatEndsInARunningOwnerIsNoDeadlock() throws Exception {
-        SnapshotWriter.Builder b = base();
+        RecordingBuilder b = base();
         b.thread(R_MAIN, 1, O_MAIN, "main").span(T0, 0)
                 .event(T0, EVENT_THREAD_START, 0, O_MAIN, 1)
                 .event(t(300), EVENT_MONITOR_ENTER, S_RUN, M2, 0);
@@ -73,7 +73,7 @@ class DeadlocksTest {
 
     @Test
     void aThreeThreadCycleBehindABlockedBystanderIsFound() throws Exception {
-        SnapshotWriter.Builder b = base();
+        RecordingBuilder b = base();
         long[][] threads = {{R_H1, 21, O_H1}, {R_H2, 22, O_H2}, {R_H3, 23, O_H3}, {R_VICTIM, 24, O_VICTIM}};
         for (long[] t : threads) {
             b.thread(t[0], t[1], t[2], "t" + t[1]).span(t(10), 0).event(t(10), EVENT_THREAD_START, 0, t[2], t[1]);

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.convoy.analysis.Interactions.Interaction;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotReader;
-import dev.convoy.snapshot.SnapshotWriter;
+import dev.convoy.testing.RecordingBuilder;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class NotifyAllBindingTest {
 
-    static List<String> wakes(SnapshotWriter.Builder b) throws Exception {
+    static List<String> wakes(RecordingBuilder b) throws Exception {
         Recording r = SnapshotReader.read(b.toBytes());
         return Interactions.of(r).all().stream().filter(i -> i.kind() != Interactions.Kind.START)
                 .map(NotifyAllBindingTest::fmt).toList();
@@ -30,8 +30,8 @@ class NotifyAllBindingTest {
         return i.kind() + " " + i.from().name() + "@" + (i.fromNs() - T0) / 1000 + " -> " + i.to().name();
     }
 
-    SnapshotWriter.Builder buffer(long secondNotifyKind) {
-        SnapshotWriter.Builder b = base();
+    RecordingBuilder buffer(long secondNotifyKind) {
+        RecordingBuilder b = base();
         b.thread(R_H1, 20, O_H1, "producer").span(t(1), 0)
                 .event(t(200), EVENT_NOTIFY_ALL, S_RUN, M1, 0);
         b.thread(R_H2, 21, O_H2, "consumer-0").span(t(1), 0)

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import dev.convoy.snapshot.SnapshotReader;
 import dev.convoy.snapshot.SnapshotWriter;
+import dev.convoy.testing.RecordingBuilder;
+import dev.convoy.testing.SyntheticRecordings;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +32,7 @@ class ChromeHeapTest {
     @Test
     void streamingWriterFitsABoundedHeapTheReferenceDoesNot() throws Exception {
         Path snap = dir.resolve("1m.cvysnap");
-        SnapshotWriter.Builder b = ExportBenchmark.synthetic(1_000_000, 20, 50, 1);
+        RecordingBuilder b = SyntheticRecordings.synthetic(1_000_000, 20, 50, 1);
         try (OutputStream os = Files.newOutputStream(snap)) {
             SnapshotWriter.write(b.build(), os);
         }

@@ -8,8 +8,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.convoy.model.Recording;
 import dev.convoy.schema.ChromeTraceChecker;
 import dev.convoy.snapshot.SnapshotReader;
-import dev.convoy.snapshot.SnapshotWriter;
 import dev.convoy.testing.Fixtures;
+import dev.convoy.testing.RecordingBuilder;
+import dev.convoy.testing.SyntheticRecordings;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,7 +47,7 @@ class ChromeStreamingTest {
     /** The benchmark's workload on 3 monitors: thousands of notify calls per monitor. */
     @Test
     void notifyHeavySynthetic() throws Exception {
-        sameEvents(ExportBenchmark.synthetic(40_000, 8, 3, 5));
+        sameEvents(SyntheticRecordings.synthetic(40_000, 8, 3, 5));
     }
 
     /**
@@ -56,13 +57,13 @@ class ChromeStreamingTest {
      */
     @Test
     void longWaitBindsAnOldNotifyDespitePruning() throws Exception {
-        SnapshotWriter.Builder b = Fixtures.base();
+        RecordingBuilder b = Fixtures.base();
         long q = 6000;
         b.object(q, 0x4000_0000, OBJ_PLAIN, Fixtures.C_LOCK);
         b.thread(100, 1, 5000, "main").span(Fixtures.t(0), 0)
                 .event(Fixtures.t(50), EVENT_MONITOR_WAIT, 0, Fixtures.S_WAIT, q, 0, 0)
                 .event(Fixtures.t(5000), EVENT_MONITOR_WAITED, 0, 0, q, 0, 0);
-        SnapshotWriter.ThreadBuilder n = b.thread(101, 51, 5001, "notifier").span(Fixtures.t(0), 0);
+        RecordingBuilder.ThreadBuilder n = b.thread(101, 51, 5001, "notifier").span(Fixtures.t(0), 0);
         for (int i = 0; i < 400; i++) {
             n.event(Fixtures.t(10 + 10L * i), i % 3 == 0 ? EVENT_NOTIFY_ALL : EVENT_NOTIFY, 0, Fixtures.S_RUN, q, 0, 0);
         }
@@ -99,7 +100,7 @@ class ChromeStreamingTest {
         sameEvents(random(seed, true));
     }
 
-    static void sameEvents(SnapshotWriter.Builder b) throws Exception {
+    static void sameEvents(RecordingBuilder b) throws Exception {
         Recording r = SnapshotReader.read(b.toBytes());
         ByteArrayOutputStream expected = new ByteArrayOutputStream();
         new ReferenceChromeTraceWriter().write(r, expected);
@@ -156,9 +157,9 @@ class ChromeStreamingTest {
      * A random recording on the fixtures' classes and stacks; times on a 1 µs grid so that
      * rings tie; with {@code reorder}, about half the rings have two records out of time order.
      */
-    static SnapshotWriter.Builder random(long seed, boolean reorder) {
+    static RecordingBuilder random(long seed, boolean reorder) {
         SplittableRandom rnd = new SplittableRandom(seed);
-        SnapshotWriter.Builder b = Fixtures.base();
+        RecordingBuilder b = Fixtures.base();
         int threads = 3 + rnd.nextInt(6);
         int monitors = 1 + rnd.nextInt(4);
         for (int k = 0; k < threads; k++) {
@@ -235,7 +236,7 @@ class ChromeStreamingTest {
             if (ended) {
                 ev.add(new long[] {end, EVENT_THREAD_END, 0, 0, obj, 0, jid});
             }
-            SnapshotWriter.ThreadBuilder tb = b.thread(100 + k, jid, obj, k == 0 ? "main" : "t" + k)
+            RecordingBuilder.ThreadBuilder tb = b.thread(100 + k, jid, obj, k == 0 ? "main" : "t" + k)
                     .span(start, end).flags((late ? RING_LATE : 0) | (ended ? RING_ENDED : 0));
             int drop = rnd.nextInt(4) == 0 ? rnd.nextInt(Math.max(1, ev.size() / 3)) : 0; // a wrapped ring
             if (reorder && ev.size() > 3 && rnd.nextBoolean()) {
@@ -253,7 +254,7 @@ class ChromeStreamingTest {
                 b.monitor(100 + k, MSTATE_BLOCKED, mon, 0x4000_0000, rnd.nextBoolean() ? 1 : 50 + rnd.nextInt(threads));
             }
         }
-        SnapshotWriter.ThreadBuilder gc = b.thread(99, -1, 0, "GC").flags(RING_SYSTEM).span(Fixtures.T0, 0);
+        RecordingBuilder.ThreadBuilder gc = b.thread(99, -1, 0, "GC").flags(RING_SYSTEM).span(Fixtures.T0, 0);
         long t = Fixtures.T0;
         for (int i = 0; i < rnd.nextInt(4); i++) {
             t += 1000L * (1 + rnd.nextInt(200));

@@ -13,6 +13,8 @@ import dev.convoy.schema.TptpValidator;
 import dev.convoy.snapshot.SnapshotReader;
 import dev.convoy.snapshot.SnapshotWriter;
 import dev.convoy.testing.Fixtures;
+import dev.convoy.testing.RecordingBuilder;
+import dev.convoy.testing.SyntheticRecordings;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -41,7 +43,7 @@ class EdgeCaseExportTest {
     Path dir;
 
     /** Writes the recording in every format (through a snapshot file and Convert) and checks each. */
-    void allFormats(SnapshotWriter.Builder b, String base, List<String> names) throws Exception {
+    void allFormats(RecordingBuilder b, String base, List<String> names) throws Exception {
         Path snap = dir.resolve(base + ".cvysnap");
         Files.write(snap, b.toBytes());
         for (String f : List.of("chrome", "tptp", "csv")) {
@@ -90,7 +92,7 @@ class EdgeCaseExportTest {
 
     @Test
     void unusualNames() throws Exception {
-        SnapshotWriter.Builder b = Fixtures.base();
+        RecordingBuilder b = Fixtures.base();
         for (int i = 0; i < ODD.length; i++) {
             long obj = 1001 + i % 7;
             b.thread(100 + i, 200 + i, obj, ODD[i]).span(Fixtures.t(i), 0).group("group, \"x\" \uD83D\uDE00", "")
@@ -103,7 +105,7 @@ class EdgeCaseExportTest {
 
     @Test
     void threadsThatNeverBlocked() throws Exception {
-        SnapshotWriter.Builder b = Fixtures.base();
+        RecordingBuilder b = Fixtures.base();
         b.thread(1, 1, Fixtures.O_MAIN, "main").span(Fixtures.T0, 0)
                 .event(Fixtures.T0, EVENT_THREAD_START, 0, Fixtures.O_MAIN, 1);
         b.thread(2, 12, Fixtures.O_W1, "idle").span(Fixtures.t(10), Fixtures.t(20)).flags(RING_ENDED);
@@ -116,7 +118,7 @@ class EdgeCaseExportTest {
 
     @Test
     void emptyRecording() throws Exception {
-        SnapshotWriter.Builder b = SnapshotWriter.builder();
+        RecordingBuilder b = new RecordingBuilder();
         allFormats(b, "empty", List.of());
         List<JsonNode> events = ChromeTraceChecker.check(dir.resolve("empty.json"));
         assertTrue(events.stream().allMatch(e -> e.path("ph").asText().equals("M")), events.toString());
@@ -126,10 +128,10 @@ class EdgeCaseExportTest {
 
     @Test
     void wrappedRings() throws Exception {
-        SnapshotWriter.Builder b = Fixtures.base();
+        RecordingBuilder b = Fixtures.base();
         // a late ring that wrapped: its oldest records (and its THREAD_START) were overwritten;
         // it starts inside a wait and a contended enter whose begins are lost
-        SnapshotWriter.ThreadBuilder w = b.thread(7, 70, Fixtures.O_W1, "wrapped, ring").flags(RING_LATE)
+        RecordingBuilder.ThreadBuilder w = b.thread(7, 70, Fixtures.O_W1, "wrapped, ring").flags(RING_LATE)
                 .span(Fixtures.t(1), 0).counters(1_000_000, 999_990, 3, 1).capacity(16);
         w.event(Fixtures.t(50), EVENT_MONITOR_WAITED, 0, 0, Fixtures.M3, 0, 0)
                 .event(Fixtures.t(60), EVENT_MONITOR_ENTERED, 0, Fixtures.M1, 0);
@@ -148,14 +150,14 @@ class EdgeCaseExportTest {
 
     @Test
     void progressOnlyForLargeInputsAndTruncatedInputLeavesNothing() throws Exception {
-        SnapshotWriter.Builder b = Fixtures.waitNotify(Fixtures.base());
+        RecordingBuilder b = Fixtures.waitNotify(Fixtures.base());
         byte[] bytes = b.toBytes();
         Path snap = dir.resolve("p.cvysnap");
         Files.write(snap, bytes);
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         String old = System.getProperty("convoy.convert.progressBytes");
         // PROGRESS_THRESHOLD is read once; exercise the large path through a big synthetic file instead
-        SnapshotWriter.Builder big = ExportBenchmark.synthetic(2_000_000, 20, 50, 1);
+        RecordingBuilder big = SyntheticRecordings.synthetic(2_000_000, 20, 50, 1);
         Path large = dir.resolve("large.cvysnap");
         try (var os = Files.newOutputStream(large)) {
             SnapshotWriter.write(big.build(), os);

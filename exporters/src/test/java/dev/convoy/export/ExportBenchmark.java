@@ -1,12 +1,9 @@
 package dev.convoy.export;
 
-import static dev.convoy.snapshot.SnapshotFormat.*;
 import dev.convoy.cli.Convert;
-
-import dev.convoy.model.Frame;
-import dev.convoy.model.LineEntry;
-import dev.convoy.model.MethodInfo;
 import dev.convoy.snapshot.SnapshotWriter;
+import dev.convoy.testing.RecordingBuilder;
+import dev.convoy.testing.SyntheticRecordings;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -24,15 +21,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.SplittableRandom;
 
 /**
  * Export throughput benchmark (not a test), see docs/performance.md, "Results: export throughput".
  *
  * <pre>
  * generate FILE [--events N] [--threads T] [--monitors M] [--seed S]
- *     writes a synthetic snapshot: T threads, M monitors, about N events of realistic
- *     enter/entered, wait/waited, notify, sleep/slept pairs with stacks
+ *     writes a synthetic snapshot ({@link SyntheticRecordings#synthetic}): T threads, M monitors,
+ *     about N events of realistic enter/entered, wait/waited, notify, sleep/slept pairs with stacks
  * run FILE --format chrome|tptp|csv [--out DIR] [--discard]
  *     converts FILE like {@code ./convoy convert} (same code path: {@link Convert#run})
  *     and prints one line: format, events, seconds, events/s, peak heap, output bytes;
@@ -71,116 +67,17 @@ public final class ExportBenchmark {
         return dflt;
     }
 
-    static final long T0 = 1_000_000_000L;
-
     static void generate(String[] args) throws IOException {
         Path file = Path.of(args[1]);
         long events = Long.parseLong(opt(args, "--events", "5000000"));
         int threads = Integer.parseInt(opt(args, "--threads", "200"));
         int monitors = Integer.parseInt(opt(args, "--monitors", "1000"));
         long seed = Long.parseLong(opt(args, "--seed", "42"));
-        SnapshotWriter.Builder b = synthetic(events, threads, monitors, seed);
+        RecordingBuilder b = SyntheticRecordings.synthetic(events, threads, monitors, seed);
         try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
             SnapshotWriter.write(b.build(), os);
         }
         System.out.println(file + " " + Files.size(file) + " bytes");
-    }
-
-    /**
-     * A synthetic recording of about {@code events} events. Each thread loops over: a
-     * contended enter of a random monitor (ENTER with a stack, ENTERED 2-200 us later),
-     * sometimes a wait on it (WAIT with a stack and a timeout, WAITED notified or timed
-     * out), a notify, a sleep. A GC ring holds a pause every ~5 ms.
-     */
-    public static SnapshotWriter.Builder synthetic(long events, int threads, int monitors, long seed) {
-        SplittableRandom rnd = new SplittableRandom(seed);
-        long epoch = 1_700_000_000_000_000_000L;
-        long perThread = events / threads;
-        long duration = perThread * 40_000L; // ~40 us per event per thread
-        SnapshotWriter.Builder b = SnapshotWriter.builder()
-                .info("agent.version", "0.1.0").info("pid", "31337")
-                .info("java.command", "com.example.SyntheticLoad --threads " + threads)
-                .info("start.monotonic.ns", Long.toString(T0))
-                .info("start.epoch.ns", Long.toString(epoch))
-                .info("snapshot.monotonic.ns", Long.toString(T0 + duration + 1_000_000))
-                .info("snapshot.epoch.ns", Long.toString(epoch + duration + 1_000_000));
-        int classes = 60;
-        for (int c = 0; c < classes; c++) {
-            b.clazz(100 + c, "Lcom/example/app/pkg" + (c % 7) + "/Component" + c + ";", "Component" + c + ".java");
-        }
-        b.clazz(99, "Ljava/lang/Thread;", "Thread.java");
-        int methods = 400;
-        long[] mids = new long[methods];
-        for (int m = 0; m < methods; m++) {
-            mids[m] = 0x7F00_0000_0000L + m * 0x40L;
-            b.method(MethodInfo.of(mids[m], 100 + m % classes, "method" + m, "(Ljava/lang/Object;J)V",
-                    new LineEntry(0, 10 + m), new LineEntry(8, 11 + m), new LineEntry(20, 14 + m)));
-        }
-        int stacks = 800;
-        for (int s = 1; s <= stacks; s++) {
-            int depth = 4 + rnd.nextInt(12);
-            Frame[] fr = new Frame[depth];
-            for (int d = 0; d < depth; d++) {
-                fr[d] = new Frame(mids[rnd.nextInt(methods)], rnd.nextInt(30));
-            }
-            b.stack(s, false, fr);
-        }
-        long monBase = 1_000_000;
-        for (int m = 0; m < monitors; m++) {
-            b.object(monBase + m, 0x5000_0000 + m, OBJ_PLAIN, 100 + m % classes);
-        }
-        long thrBase = 10_000;
-        for (int t = 0; t < threads; t++) {
-            b.object(thrBase + t, 0x6000_0000 + t, OBJ_THREAD, 99);
-        }
-        for (int t = 0; t < threads; t++) {
-            String name = t == 0 ? "main" : "worker-" + t;
-            long start = T0 + rnd.nextInt(1_000_000);
-            boolean ends = t % 10 == 9;
-            SnapshotWriter.ThreadBuilder tb = b.thread(t + 1, t + 1, thrBase + t, name);
-            tb.event(start, EVENT_THREAD_START, 0, thrBase + t, t + 1);
-            long now = start;
-            long n = 1;
-            while (n < perThread - (ends ? 1 : 0) - 1) {
-                long mon = monBase + rnd.nextInt(monitors);
-                int kind = rnd.nextInt(100);
-                now += 5_000 + rnd.nextInt(30_000);
-                if (kind < 60) {
-                    tb.event(now, EVENT_MONITOR_ENTER, 1 + rnd.nextInt(stacks), mon, 0);
-                    now += 2_000 + rnd.nextInt(200_000);
-                    tb.event(now, EVENT_MONITOR_ENTERED, 0, mon, 0);
-                    n += 2;
-                } else if (kind < 85) {
-                    long timeout = rnd.nextInt(3) == 0 ? 50 : 0;
-                    tb.event(now, EVENT_MONITOR_WAIT, 1 + rnd.nextInt(stacks), mon, timeout);
-                    now += 10_000 + rnd.nextInt(400_000);
-                    tb.event(now, EVENT_MONITOR_WAITED, timeout != 0 && rnd.nextBoolean() ? FLAG_TIMED_OUT : 0, 0,
-                            mon, 0, 0);
-                    n += 2;
-                } else if (kind < 93) {
-                    tb.event(now, rnd.nextInt(4) == 0 ? EVENT_NOTIFY_ALL : EVENT_NOTIFY, 0,
-                            1 + rnd.nextInt(stacks), mon, 0, 0);
-                    n += 1;
-                } else {
-                    tb.event(now, EVENT_SLEEP, 1 + rnd.nextInt(stacks), 0, 1);
-                    now += 1_000_000;
-                    tb.event(now, EVENT_SLEPT, 0, 0, 0);
-                    n += 2;
-                }
-            }
-            if (ends) {
-                now += 1000;
-                tb.event(now, EVENT_THREAD_END, 0, thrBase + t, t + 1);
-                tb.flags(RING_ENDED).span(start, now);
-            } else {
-                tb.span(start, 0);
-            }
-        }
-        SnapshotWriter.ThreadBuilder gc = b.thread(100_000, -1, 0, "GC").flags(RING_SYSTEM).span(T0, 0).group("", "");
-        for (long ts = T0 + 5_000_000; ts < T0 + duration; ts += 5_000_000) {
-            gc.event(ts, EVENT_GC_START, 0, 0, 0).event(ts + 300_000, EVENT_GC_FINISH, 0, 0, 0);
-        }
-        return b;
     }
 
     static void run(String[] args) throws Exception {

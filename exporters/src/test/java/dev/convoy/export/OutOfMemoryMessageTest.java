@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.convoy.snapshot.SnapshotWriter;
+import dev.convoy.testing.SyntheticRecordings;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +38,7 @@ class OutOfMemoryMessageTest {
     void snapshot() throws IOException {
         snap = dir.resolve("300k.cvysnap");
         try (OutputStream os = Files.newOutputStream(snap)) {
-            SnapshotWriter.write(ExportBenchmark.synthetic(300_000, 20, 50, 1).build(), os);
+            SnapshotWriter.write(SyntheticRecordings.synthetic(300_000, 20, 50, 1).build(), os);
         }
     }
 
@@ -75,7 +76,7 @@ class OutOfMemoryMessageTest {
     void theReportOfAMillionEventsFitsABoundedHeap() throws Exception {
         Path big = dir.resolve("1m.cvysnap");
         try (OutputStream os = Files.newOutputStream(big)) {
-            SnapshotWriter.write(ExportBenchmark.synthetic(1_000_000, 20, 50, 1).build(), os);
+            SnapshotWriter.write(SyntheticRecordings.synthetic(1_000_000, 20, 50, 1).build(), os);
         }
         Path out = dir.resolve("1m.txt");
         Result r = child(MILLION_HEAP, Report.class, big.toString(), "-o", out.toString());

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.convoy.snapshot.SnapshotFormat;
-import dev.convoy.snapshot.SnapshotWriter;
+import dev.convoy.testing.RecordingBuilder;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -54,7 +54,7 @@ class RecordingCursorTest {
     }
 
     static Recording recording(int rings, int perRing, LongSupplier ts, boolean sortRings, SplittableRandom rnd) {
-        SnapshotWriter.Builder b = SnapshotWriter.builder();
+        RecordingBuilder b = new RecordingBuilder();
         for (int k = 0; k < rings; k++) {
             int n = perRing < 0 ? rnd.nextInt(0, -perRing) : perRing;
             long[] times = new long[n];
@@ -64,7 +64,7 @@ class RecordingCursorTest {
             if (sortRings) {
                 java.util.Arrays.sort(times);
             }
-            SnapshotWriter.ThreadBuilder t = b.thread(100 + k, 1 + k, 0, "t" + k);
+            RecordingBuilder.ThreadBuilder t = b.thread(100 + k, 1 + k, 0, "t" + k);
             for (int i = 0; i < n; i++) {
                 t.event(times[i], SnapshotFormat.EVENT_MONITOR_ENTER, 0, 7, i); // arg: creation order
             }
@@ -106,8 +106,8 @@ class RecordingCursorTest {
 
     @Test
     void emptyRecording() {
-        check(SnapshotWriter.builder().build(), "no rings");
-        SnapshotWriter.Builder b = SnapshotWriter.builder();
+        check(new RecordingBuilder().build(), "no rings");
+        RecordingBuilder b = new RecordingBuilder();
         b.thread(1, 1, 0, "a");
         b.thread(2, 2, 0, "b");
         check(b.build(), "empty rings");

@@ -10,6 +10,7 @@ import dev.convoy.model.MonitorState;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.testing.Fixtures;
+import dev.convoy.testing.RecordingBuilder;
 import java.io.ByteArrayInputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -193,12 +194,12 @@ class SnapshotReaderTest {
     void rejectsCountsLargerThanThePayload() {
         // A THREADS section whose CRC is right but whose count promises more than it holds.
         byte[] payload = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(1000).array();
-        byte[] b = SnapshotWriter.builder().rawSection(SnapshotFormat.SECTION_THREADS, payload).toBytes();
+        byte[] b = new RecordingBuilder().rawSection(SnapshotFormat.SECTION_THREADS, payload).toBytes();
         // the builder always writes its own (empty) THREADS section first: the raw one is a duplicate
         SnapshotFormatException dup = assertThrows(SnapshotFormatException.class, () -> SnapshotReader.read(b));
         assertTrue(dup.getMessage().contains("SECTION_THREADS appears twice"), dup.getMessage());
 
-        byte[] raw = SnapshotWriter.builder().toBytes();
+        byte[] raw = new RecordingBuilder().toBytes();
         List<long[]> s = sections(raw);
         long threadsAt = s.stream().filter(x -> x[1] == SnapshotFormat.SECTION_THREADS).findFirst().orElseThrow()[0];
         byte[] patched = replaceSection(raw, threadsAt, payload);

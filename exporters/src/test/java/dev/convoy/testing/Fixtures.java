@@ -5,7 +5,6 @@ import static dev.convoy.snapshot.SnapshotFormat.*;
 import dev.convoy.model.Frame;
 import dev.convoy.model.LineEntry;
 import dev.convoy.model.MethodInfo;
-import dev.convoy.snapshot.SnapshotWriter;
 import java.util.List;
 
 /**
@@ -44,8 +43,8 @@ public final class Fixtures {
     }
 
     /** Classes, methods, stacks, objects and INFO shared by all scenarios. */
-    public static SnapshotWriter.Builder base() {
-        SnapshotWriter.Builder b = SnapshotWriter.builder()
+    public static RecordingBuilder base() {
+        RecordingBuilder b = new RecordingBuilder()
                 .info("agent.version", "0.1.0")
                 .info("pid", "4242")
                 .info("java.command", "com.example.Main --fast")
@@ -81,7 +80,7 @@ public final class Fixtures {
      * Deadlock: main holds M1 (uncontended, unrecorded) and blocks on M2; worker-1 holds M2
      * and blocks on M1. SECTION_MONITORS lists both as blocked.
      */
-    public static SnapshotWriter.Builder deadlock(SnapshotWriter.Builder b) {
+    public static RecordingBuilder deadlock(RecordingBuilder b) {
         b.thread(R_MAIN, 1, O_MAIN, "main").span(T0, 0)
                 .event(T0, EVENT_THREAD_START, 0, O_MAIN, 1)
                 .event(t(300), EVENT_MONITOR_ENTER, S_RUN, M2, 0);
@@ -94,7 +93,7 @@ public final class Fixtures {
     }
 
     /** Wait/notify: the waiter is notified once (timeout 0) and times out once (timeout 50 ms). */
-    public static SnapshotWriter.Builder waitNotify(SnapshotWriter.Builder b) {
+    public static RecordingBuilder waitNotify(RecordingBuilder b) {
         b.thread(R_WAITER, 13, O_WAITER, ODD_NAME).span(t(20), 0).group("workers, all", "main")
                 .event(t(20), EVENT_THREAD_START, 0, O_WAITER, 13)
                 .event(t(400), EVENT_MONITOR_WAIT, S_WAIT, M3, 0)
@@ -109,7 +108,7 @@ public final class Fixtures {
      * while h1 holds it; h2 gets it, h1 blocks again while h2 holds it; h3 gets it, then h1.
      * h1 ends at t(5000).
      */
-    public static SnapshotWriter.Builder handoffChain(SnapshotWriter.Builder b) {
+    public static RecordingBuilder handoffChain(RecordingBuilder b) {
         b.thread(R_H1, 20, O_H1, "h1").span(t(5), t(5000)).flags(RING_ENDED)
                 .event(t(5), EVENT_THREAD_START, 0, O_H1, 20)
                 .event(t(900), EVENT_MONITOR_ENTER, S_RUN, M4, 0)
@@ -129,7 +128,7 @@ public final class Fixtures {
     }
 
     /** GC ring with two pauses: [700, 750] and [800, 820] us. */
-    public static SnapshotWriter.Builder gc(SnapshotWriter.Builder b) {
+    public static RecordingBuilder gc(RecordingBuilder b) {
         b.thread(R_GC, -1, 0, "GC").flags(RING_SYSTEM).span(T0, 0).group("", "")
                 .event(t(700), EVENT_GC_START, 0, 0, 0)
                 .event(t(750), EVENT_GC_FINISH, 0, 0, 0)
@@ -142,7 +141,7 @@ public final class Fixtures {
      * A late ring that lost its oldest records: it starts with an ENTERED and a WAITED whose
      * begins were overwritten, then blocks on M5 once, and holds a record of unknown type 40.
      */
-    public static SnapshotWriter.Builder overwritten(SnapshotWriter.Builder b) {
+    public static RecordingBuilder overwritten(RecordingBuilder b) {
         b.thread(R_VICTIM, 30, O_VICTIM, "victim").flags(RING_LATE).span(t(1), 0)
                 .counters(10, 5, 2, 1).capacity(5)
                 .event(t(2000), EVENT_MONITOR_ENTERED, 0, M5, 0)
@@ -179,7 +178,7 @@ public final class Fixtures {
      *     2100; main joins producer 1000..2102 (inner wait 1001..2101), ends at 3000.</li>
      * </ul>
      */
-    public static SnapshotWriter.Builder contention(SnapshotWriter.Builder b) {
+    public static RecordingBuilder contention(RecordingBuilder b) {
         b.clazz(C_QUEUE, "Lcom/example/Queue;", "Queue.java");
         long[] objs = {O_P, O_C1, O_C2, O_C3, O_C4, O_S, O_W};
         for (int i = 0; i < objs.length; i++) {
@@ -253,7 +252,7 @@ public final class Fixtures {
     }
 
     /** Every scenario in one snapshot. */
-    public static SnapshotWriter.Builder all() {
+    public static RecordingBuilder all() {
         return overwritten(gc(handoffChain(waitNotify(deadlock(base())))));
     }
 }

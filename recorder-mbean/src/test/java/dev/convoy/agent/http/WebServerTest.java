@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.convoy.testing.RecordingBuilder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -40,7 +41,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.convoy.model.Frame;
 import dev.convoy.model.LineEntry;
 import dev.convoy.model.MethodInfo;
-import dev.convoy.snapshot.SnapshotWriter;
 
 /**
  * The web view's HTTP API with a real client, in process, offline over a hand-built snapshot
@@ -69,7 +69,7 @@ class WebServerTest {
     }
 
     static byte[] snapshot() {
-        SnapshotWriter.Builder b = SnapshotWriter.builder()
+        RecordingBuilder b = new RecordingBuilder()
                 .info("pid", "4242")
                 .info("options", "recording=on,stackdepth=64")
                 .info("start.monotonic.ns", Long.toString(T0))

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /**
  * What the shaded agent jar holds: Convoy's classes and its relocated dependencies under
  * {@code dev/convoy/}, and {@code META-INF/}; nothing of the test dependencies (Selenium, JUnit,
- * Awaitility, the test apps), nothing unrelocated that could clash with the application.
+ * Awaitility, the test apps, exporters' test fixtures), nothing unrelocated that could clash
+ * with the application.
  */
 class AgentJarIT {
 
@@ -27,7 +28,7 @@ class AgentJarIT {
             assertEquals(List.of(), foreign, "entries outside dev/convoy/ and META-INF/");
             List<String> testOnly = names.stream()
                     .filter(n -> n.matches("(?i).*(openqa|selenium|junit|awaitility|hamcrest|opentelemetry|bytebuddy"
-                            + "|/testapps/).*"))
+                            + "|/testapps/|dev/convoy/testing/).*"))
                     .toList();
             assertEquals(List.of(), testOnly, "test dependencies in the agent jar");
         }
