@@ -6,11 +6,13 @@
 #include <jni.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "agent.h"
 #include "buf.h"
 #include "counters.h"
+#include "dirs.h"
 #include "log.h"
 #include "snapshot.h"
 
@@ -231,6 +233,38 @@ Java_dev_convoy_agent_NativeRecorder_counters0(JNIEnv *jni, jclass cls) {
     return arr; /* NULL with OutOfMemoryError pending */
 }
 
+/* openDirectory0(int parent, String name, boolean create): cv_dir_open (parent < 0) or
+ * cv_dir_open_at; a failure throws java.io.IOException naming the directory and the reason. */
+JNIEXPORT jint JNICALL Java_dev_convoy_agent_NativeRecorder_openDirectory0(JNIEnv *jni, jclass cls, jint parent,
+                                                                           jstring name, jboolean create) {
+    (void)cls;
+    if (!name) {
+        throw_new(jni, "java/lang/NullPointerException", "directory name");
+        return -1;
+    }
+    const char *n = (*jni)->GetStringUTFChars(jni, name, NULL);
+    if (!n) return -1; /* OutOfMemoryError pending */
+    int fd = parent < 0 ? cv_dir_open(n) : cv_dir_open_at(parent, n, create == JNI_TRUE);
+    if (fd < 0) {
+        char msg[512];
+        const char *why = fd == -ELOOP ? "it is a symbolic link, which dumps never follow"
+                        : fd == -ENOTDIR ? "it is not a directory (or a symbolic link, which dumps never follow)"
+                        : strerror(-fd);
+        snprintf(msg, sizeof msg, "cannot open the directory '%s': %s", n, why);
+        (*jni)->ReleaseStringUTFChars(jni, name, n);
+        throw_new(jni, "java/io/IOException", msg);
+        return -1;
+    }
+    (*jni)->ReleaseStringUTFChars(jni, name, n);
+    return fd;
+}
+
+JNIEXPORT void JNICALL Java_dev_convoy_agent_NativeRecorder_closeDirectory0(JNIEnv *jni, jclass cls, jint fd) {
+    (void)jni;
+    (void)cls;
+    cv_dir_close(fd);
+}
+
 /* Binds the natives explicitly when the library is loaded. JDK 24 and later warn when a
  * native method of a class without native access is bound by name lookup; explicit
  * registration is how the agent avoids that (see NativeLibraryLoader). RegisterNatives
@@ -246,6 +280,8 @@ static int register_natives(JNIEnv *jni) {
          (void *)Java_dev_convoy_agent_NativeRecorder_defineBootClass0},
         {"snapshot0", "([J[I[I[J)[B", (void *)Java_dev_convoy_agent_NativeRecorder_snapshot0},
         {"counters0", "()[J", (void *)Java_dev_convoy_agent_NativeRecorder_counters0},
+        {"openDirectory0", "(ILjava/lang/String;Z)I", (void *)Java_dev_convoy_agent_NativeRecorder_openDirectory0},
+        {"closeDirectory0", "(I)V", (void *)Java_dev_convoy_agent_NativeRecorder_closeDirectory0},
     };
     jclass cls = (*jni)->FindClass(jni, "dev/convoy/agent/NativeRecorder");
     if (!cls) {

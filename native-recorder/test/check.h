@@ -31,4 +31,14 @@ extern int cv_check_failures;
         } \
     } while (0)
 
+#define CHECK_EQ_INT(a, b) \
+    do { \
+        long long a_ = (long long)(a), b_ = (long long)(b); \
+        if (a_ != b_) { \
+            fprintf(stderr, "  %s:%d: CHECK failed: %s == %s (%lld != %lld)\n", __FILE__, __LINE__, \
+                    #a, #b, a_, b_); \
+            cv_check_failures++; \
+        } \
+    } while (0)
+
 #endif

@@ -3,13 +3,11 @@ package dev.convoy.cli;
 import dev.convoy.export.AtomicFiles;
 import dev.convoy.export.Output;
 import dev.convoy.model.Recording;
-import dev.convoy.snapshot.SnapshotFormatException;
 import dev.convoy.snapshot.SnapshotReader;
 import java.io.OutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
@@ -21,8 +19,9 @@ import java.util.Set;
  * <p>Without {@code -o} the output goes next to FILE, FILE's extension replaced by the
  * format's suffix ({@code .json}, {@code .trcxml}, {@code .meta.csv}+{@code .events.csv},
  * {@code .cvysnap}). Prints the files written, one a line, on stdout. Exit codes:
- * 0 done, 1 unreadable or corrupt input or write failure (message names the byte offset
- * for a corrupt snapshot), 2 bad arguments (usage on stderr). Nothing is half-written.
+ * 0 done, 1 unreadable or corrupt input or write failure (one line naming the file, and the
+ * byte offset for a corrupt snapshot; {@code --debug} adds the stack trace of an internal
+ * error), 2 bad arguments (usage on stderr). Nothing is half-written.
  */
 public final class Convert {
     /** Exit code for success. */
@@ -37,7 +36,8 @@ public final class Convert {
             + "  FILE          a Convoy binary snapshot\n"
             + "  --format F    output format (" + Output.names() + ")\n"
             + "  -o OUT        output path (csv: base of OUT.meta.csv and OUT.events.csv);\n"
-            + "                default: FILE without its extension plus the format's suffix";
+            + "                default: FILE without its extension plus the format's suffix\n"
+            + "  --debug       on an internal error, print its stack trace";
 
     private Convert() {
     }
@@ -50,7 +50,7 @@ public final class Convert {
     /** Runs the converter; returns the exit code instead of exiting. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
         CommandLine.Parsed cl = new CommandLine("convert", USAGE).valued("format", "--format", "-f")
-                .valued("output", "-o", "--output").parse(args, out, err);
+                .valued("output", "-o", "--output").fixed("--debug", "debug", "true").parse(args, out, err);
         if (cl.exit() >= 0) {
             return cl.exit();
         }
@@ -68,7 +68,7 @@ public final class Convert {
         }
         Path in = Path.of(file);
         Path target = output != null ? Path.of(output) : defaultOutput(in, f);
-        try {
+        return Input.run("convert", in, cl.get("debug") != null, err, () -> {
             long size = Files.size(in);
             boolean large = size >= PROGRESS_THRESHOLD;
             Progress progress = new Progress("convert", err, large);
@@ -79,19 +79,7 @@ public final class Convert {
             progress.done();
             written.forEach(p -> out.println(p));
             return EXIT_OK;
-        } catch (SnapshotFormatException e) {
-            err.println("convert: " + in + ": not a valid snapshot: " + e.getMessage());
-            return EXIT_ERROR;
-        } catch (NoSuchFileException e) {
-            err.println("convert: no such file: " + e.getFile());
-            return EXIT_ERROR;
-        } catch (IOException e) {
-            err.println("convert: " + e);
-            return EXIT_ERROR;
-        } catch (OutOfMemoryError e) {
-            err.println(outOfMemory("convert", in));
-            return EXIT_ERROR;
-        }
+        });
     }
 
     /**

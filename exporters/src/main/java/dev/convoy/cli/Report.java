@@ -4,14 +4,10 @@ import dev.convoy.analysis.ContentionReport;
 import dev.convoy.analysis.ContentionReport.Style;
 import dev.convoy.export.AtomicFiles;
 import dev.convoy.model.Recording;
-import dev.convoy.snapshot.SnapshotFormatException;
 import dev.convoy.snapshot.SnapshotReader;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
@@ -27,7 +23,8 @@ public final class Report {
     static final String USAGE = "usage: report FILE [--markdown] [-o OUT]\n"
             + "  FILE          a Convoy binary snapshot (.cvysnap)\n"
             + "  --markdown    Markdown instead of plain text (--text: plain text, the default)\n"
-            + "  -o OUT        write the report into OUT instead of stdout";
+            + "  -o OUT        write the report into OUT instead of stdout\n"
+            + "  --debug       on an internal error, print its stack trace";
 
     private Report() {
     }
@@ -41,7 +38,7 @@ public final class Report {
     public static int run(String[] args, PrintStream out, PrintStream err) {
         CommandLine.Parsed p = new CommandLine("report", USAGE).valued("output", "-o", "--output")
                 .valued("format", "--format").fixed("--markdown", "format", "markdown").fixed("--md", "format", "markdown")
-                .fixed("--text", "format", "text").parse(args, out, err);
+                .fixed("--text", "format", "text").fixed("--debug", "debug", "true").parse(args, out, err);
         if (p.exit() >= 0) {
             return p.exit();
         }
@@ -54,11 +51,7 @@ public final class Report {
             return usage(err, e.getMessage());
         }
         Path in = Path.of(file);
-        try {
-            if (Files.isDirectory(in)) {
-                err.println("report: " + in + " is a directory, not a snapshot");
-                return Convert.EXIT_ERROR;
-            }
+        return Input.run("report", in, p.get("debug") != null, err, () -> {
             Convert.Progress progress = new Convert.Progress("report", err,
                     Files.size(in) >= Convert.PROGRESS_THRESHOLD);
             Recording r = SnapshotReader.read(in, progress::read); // memory-mapped, as convert reads it
@@ -69,29 +62,11 @@ public final class Report {
                 out.flush();
             } else {
                 Path target = Path.of(output).toAbsolutePath();
-                if (target.getParent() != null) {
-                    Files.createDirectories(target.getParent());
-                }
                 AtomicFiles.write(target, os -> os.write(report.getBytes(StandardCharsets.UTF_8)));
                 out.println(target);
             }
             return Convert.EXIT_OK;
-        } catch (SnapshotFormatException e) {
-            err.println("report: " + in + ": not a valid snapshot: " + e.getMessage());
-            return Convert.EXIT_ERROR;
-        } catch (NoSuchFileException e) {
-            err.println("report: no such file: " + e.getFile());
-            return Convert.EXIT_ERROR;
-        } catch (AccessDeniedException e) {
-            err.println("report: permission denied: " + e.getFile());
-            return Convert.EXIT_ERROR;
-        } catch (IOException e) {
-            err.println("report: " + e);
-            return Convert.EXIT_ERROR;
-        } catch (OutOfMemoryError e) {
-            err.println(Convert.outOfMemory("report", in));
-            return Convert.EXIT_ERROR;
-        }
+        });
     }
 
     private static int usage(PrintStream err, String problem) {

@@ -3,10 +3,20 @@ package dev.convoy.export;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -14,25 +24,36 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * Writes files so that a reader never sees a partial one: each is written to a temporary
- * file in its destination directory and renamed over the destination with
- * {@code ATOMIC_MOVE}. A group of files is committed only when all were written.
+ * Writes files so that a reader never sees a partial one, and nothing outside the directory
+ * it was given. All work on a group happens relative to its directory, opened once as a
+ * {@link SecureDirectoryStream}: each file is written to a temporary file created there
+ * (never following a symbolic link, never replacing an existing file), forced to disk, and
+ * renamed over its destination; then the directory is forced to disk, so a committed file
+ * survives a power loss whole or not at all.
+ *
+ * <p>A group of files (the CSV pair) is committed only when all were written; its first
+ * file is its commit mark: the group's existing files are removed first (the mark first),
+ * then the others are renamed into place and the mark last. So the files of two groups never
+ * sit side by side, and a group whose mark is present is complete.
+ *
+ * <p>Temporary files are named {@code .NAME.convoy-PID-RANDOM.tmp}. Before writing, those of
+ * the same names whose process is gone (a conversion that was killed) are removed.
  */
 public final class AtomicFiles {
     private static final Set<PosixFilePermission> DUMP_PERMISSIONS = PosixFilePermissions.fromString("rw-r--r--");
+    private static final FileAttribute<Set<PosixFilePermission>> DUMP_FILE =
+            PosixFilePermissions.asFileAttribute(DUMP_PERMISSIONS);
+    private static final Pattern TEMP = Pattern.compile("\\.(.+)\\.convoy-([0-9]+)-[0-9a-z]+\\.tmp");
+    private static final Set<OpenOption> CREATE_NEW = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+            LinkOption.NOFOLLOW_LINKS);
 
     private AtomicFiles() {
-    }
-
-    /** Temporary files are created owner-only; a dump is an ordinary file (0644). */
-    private static void readableByAll(Path tmp) throws IOException {
-        try {
-            Files.setPosixFilePermissions(tmp, DUMP_PERMISSIONS);
-        } catch (UnsupportedOperationException notPosix) {
-            // the file system's defaults apply
-        }
     }
 
     /** Writes the content of one stream. */
@@ -43,11 +64,10 @@ public final class AtomicFiles {
     }
 
     /** A wrapper of the streams written by this thread (progress reports of the offline converter). */
-    private static final ThreadLocal<java.util.function.UnaryOperator<OutputStream>> WRAP = new ThreadLocal<>();
+    private static final ThreadLocal<UnaryOperator<OutputStream>> WRAP = new ThreadLocal<>();
 
     /** Runs {@code body} with every stream this thread writes through {@link #write} wrapped by {@code wrap}. */
-    public static <T> T withWrapper(java.util.function.UnaryOperator<OutputStream> wrap, IoSupplier<T> body)
-            throws IOException {
+    public static <T> T withWrapper(UnaryOperator<OutputStream> wrap, IoSupplier<T> body) throws IOException {
         WRAP.set(wrap);
         try {
             return body.get();
@@ -62,54 +82,181 @@ public final class AtomicFiles {
         T get() throws IOException;
     }
 
-    /** Writes one file atomically; returns {@code dest}. */
+    /** Writes one file atomically, creating missing parent directories; returns {@code dest} made absolute. */
     public static Path write(Path dest, Content content) throws IOException {
         return write(Map.of(dest, content)).get(0);
     }
 
     /**
-     * Writes several files: all temporary files first, then the renames in map order. On
-     * failure every temporary file and every destination already renamed by this call is
-     * deleted, and the exception is rethrown.
+     * Writes a group of files of one directory (missing parent directories are created).
+     * On failure no temporary file is left, and no destination has changed unless a rename
+     * itself failed, in which case the group's destinations renamed by this call are removed.
      *
-     * @return the destinations, in map order
+     * @return the destinations made absolute, in map order
+     * @throws IllegalArgumentException if the files are not all in one directory
      */
     public static List<Path> write(Map<Path, Content> files) throws IOException {
-        Map<Path, Path> staged = new LinkedHashMap<>();
-        List<Path> moved = new ArrayList<>();
-        boolean ok = false;
+        Path dir = null;
+        Map<String, Content> named = new LinkedHashMap<>();
+        List<Path> out = new ArrayList<>();
+        for (Map.Entry<Path, Content> f : files.entrySet()) {
+            Path dest = f.getKey().toAbsolutePath();
+            if (dir == null) {
+                dir = dest.getParent();
+            } else if (!dir.equals(dest.getParent())) {
+                throw new IllegalArgumentException("a group of files must share its directory: " + files.keySet());
+            }
+            named.put(dest.getFileName().toString(), f.getValue());
+            out.add(dest);
+        }
+        if (dir == null) {
+            return List.of();
+        }
+        Files.createDirectories(dir);
+        writeIn(dir, named);
+        return out;
+    }
+
+    /**
+     * Writes a group of files, by name, into the directory at {@code dir}, which is opened once:
+     * the names are resolved relative to it and never through a symbolic link, so that the
+     * files land in that very directory even if its path is changed meanwhile ({@code dir}
+     * may be a {@code /proc/self/fd/N} path of a directory held open).
+     *
+     * @throws IllegalArgumentException if a name is not a plain file name
+     * @throws IOException if the directory cannot be opened or a file written
+     */
+    public static void writeIn(Path dir, Map<String, Content> files) throws IOException {
+        for (String name : files.keySet()) {
+            if (name.isEmpty() || name.equals(".") || name.equals("..") || name.indexOf('/') >= 0
+                    || name.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("not a file name: '" + name + "'");
+            }
+        }
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+            if (!(ds instanceof SecureDirectoryStream<Path> sds)) {
+                throw new IOException("the file system of " + dir + " cannot open a directory securely");
+            }
+            removeStale(sds, files.keySet());
+            Map<String, Path> staged = new LinkedHashMap<>();
+            boolean committed = false;
+            List<String> renamed = new ArrayList<>();
+            try {
+                for (Map.Entry<String, Content> f : files.entrySet()) {
+                    Path tmp = tempName(f.getKey());
+                    staged.put(f.getKey(), tmp);
+                    writeTemp(sds, tmp, f.getValue());
+                }
+                List<String> names = new ArrayList<>(files.keySet());
+                if (names.size() > 1) {
+                    for (String n : names) {
+                        deleteIfExists(sds, Path.of(n));
+                    }
+                    names.add(names.remove(0)); // the commit mark last
+                }
+                for (String n : names) {
+                    sds.move(staged.get(n), sds, Path.of(n));
+                    renamed.add(n);
+                }
+                committed = true;
+            } finally {
+                if (!committed) {
+                    for (Map.Entry<String, Path> s : staged.entrySet()) {
+                        deleteIfExists(sds, s.getValue());
+                    }
+                    for (String n : renamed) {
+                        deleteIfExists(sds, Path.of(n));
+                    }
+                }
+            }
+        }
+        forceDirectory(dir);
+    }
+
+    private static Path tempName(String name) {
+        String rnd = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
+        return Path.of("." + name + ".convoy-" + ProcessHandle.current().pid() + "-" + rnd + ".tmp");
+    }
+
+    private static void writeTemp(SecureDirectoryStream<Path> sds, Path tmp, Content content) throws IOException {
+        SeekableByteChannel ch;
         try {
-            for (Map.Entry<Path, Content> f : files.entrySet()) {
-                Path dest = f.getKey().toAbsolutePath();
-                Files.createDirectories(dest.getParent());
-                Path tmp = Files.createTempFile(dest.getParent(), "." + dest.getFileName() + ".", ".tmp");
-                staged.put(dest, tmp);
-                readableByAll(tmp);
-                java.util.function.UnaryOperator<OutputStream> wrap = WRAP.get();
-                OutputStream raw = Files.newOutputStream(tmp);
-                try (OutputStream out = new BufferedOutputStream(wrap == null ? raw : wrap.apply(raw), 1 << 16)) {
-                    f.getValue().writeTo(out);
-                }
+            ch = sds.newByteChannel(tmp, CREATE_NEW, DUMP_FILE);
+        } catch (UnsupportedOperationException notPosix) {
+            ch = sds.newByteChannel(tmp, CREATE_NEW);
+        }
+        try (SeekableByteChannel c = ch) {
+            PosixFileAttributeView perms = sds.getFileAttributeView(tmp, PosixFileAttributeView.class,
+                    LinkOption.NOFOLLOW_LINKS);
+            if (perms != null) {
+                perms.setPermissions(DUMP_PERMISSIONS); // a dump is an ordinary file (0644) whatever the umask
             }
-            for (Map.Entry<Path, Path> s : staged.entrySet()) {
-                try {
-                    Files.move(s.getValue(), s.getKey(), StandardCopyOption.ATOMIC_MOVE,
-                            StandardCopyOption.REPLACE_EXISTING);
-                } catch (AtomicMoveNotSupportedException e) {
-                    throw new IOException("cannot rename atomically to " + s.getKey(), e);
-                }
-                moved.add(s.getKey());
+            UnaryOperator<OutputStream> wrap = WRAP.get();
+            OutputStream raw = Channels.newOutputStream(c);
+            OutputStream out = new BufferedOutputStream(wrap == null ? raw : wrap.apply(raw), 1 << 16);
+            content.writeTo(out);
+            out.flush();
+            if (c instanceof FileChannel fc) {
+                fc.force(true);
             }
-            ok = true;
-            return List.copyOf(staged.keySet());
-        } finally {
-            if (!ok) {
-                for (Path tmp : staged.values()) {
-                    Files.deleteIfExists(tmp);
-                }
-                for (Path dest : moved) {
-                    Files.deleteIfExists(dest);
-                }
+        }
+    }
+
+    /** Forces a directory's entries (the renames) to disk; where a file system cannot, its own rules apply. */
+    private static void forceDirectory(Path dir) throws IOException {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException | UnsupportedOperationException e) {
+            if (e instanceof NoSuchFileException nf) {
+                throw nf;
+            }
+            // some file systems cannot open or sync a directory: the renames are done all the same
+        }
+    }
+
+    private static void deleteIfExists(SecureDirectoryStream<Path> sds, Path name) throws IOException {
+        try {
+            sds.deleteFile(name);
+        } catch (NoSuchFileException gone) {
+            // nothing to remove
+        }
+    }
+
+    /**
+     * Removes the temporary files of Convoy whose process has ended: of the given names, or
+     * of any name when {@code names} is null.
+     */
+    static void removeStale(SecureDirectoryStream<Path> sds, Set<String> names) throws IOException {
+        List<Path> stale = new ArrayList<>();
+        for (Path p : sds) {
+            Matcher m = TEMP.matcher(p.getFileName().toString());
+            if (!m.matches() || (names != null && !names.contains(m.group(1)))) {
+                continue;
+            }
+            long pid;
+            try {
+                pid = Long.parseLong(m.group(2));
+            } catch (NumberFormatException e) {
+                continue;
+            }
+            if (pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).isEmpty()) {
+                stale.add(p.getFileName());
+            }
+        }
+        for (Path p : stale) {
+            try {
+                deleteIfExists(sds, p);
+            } catch (FileAlreadyExistsException | SecurityException e) {
+                // left for its owner
+            }
+        }
+    }
+
+    /** Removes Convoy's temporary files of ended processes from a directory (not its subdirectories). */
+    public static void removeStaleTemporaryFiles(Path dir) throws IOException {
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+            if (ds instanceof SecureDirectoryStream<Path> sds) {
+                removeStale(sds, null);
             }
         }
     }

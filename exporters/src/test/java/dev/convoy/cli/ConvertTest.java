@@ -87,4 +87,41 @@ class ConvertTest {
         assertEquals(1, missing.code());
         assertTrue(missing.err().contains("no such file"), missing.err());
     }
+
+    @Test
+    void aDirectoryOrAPipeIsRefusedBeforeAnyRead() throws Exception {
+        Run d = convert(dir.toString(), "--format", "chrome", "-o", dir.resolve("x.json").toString());
+        assertEquals(1, d.code());
+        assertEquals("convert: " + dir + " is a directory, not a snapshot", d.err().strip());
+        Path fifo = dir.resolve("pipe");
+        Process mk = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assertEquals(0, mk.waitFor());
+        Run f = convert(fifo.toString(), "--format", "chrome", "-o", dir.resolve("y.json").toString());
+        assertEquals(1, f.code(), "refused, not hanging on the pipe");
+        assertTrue(f.err().contains("is not a regular file"), f.err());
+        assertEquals(List.of("pipe"), files());
+    }
+
+    @Test
+    void anUnexpectedExceptionIsOneLineNamingTheFileAndItsStackWithDebug() {
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        PrintStream p = new PrintStream(err, true, StandardCharsets.UTF_8);
+        Path in = dir.resolve("in.cvysnap");
+        int code = Input.run("convert", in, false, p, () -> {
+            throw new java.util.NoSuchElementException("no ring 7");
+        });
+        assertEquals(Convert.EXIT_ERROR, code);
+        assertEquals("convert: " + in + ": internal error: java.util.NoSuchElementException: no ring 7 "
+                + "(run with --debug for the stack trace, and please report it)", err.toString(StandardCharsets.UTF_8).strip());
+        err.reset();
+        Input.run("report", in, true, p, () -> {
+            throw new IllegalStateException("boom");
+        });
+        String text = err.toString(StandardCharsets.UTF_8);
+        assertTrue(text.startsWith("report: " + in + ": internal error: java.lang.IllegalStateException: boom\n"), text);
+        assertTrue(text.contains("\tat dev.convoy.cli.ConvertTest"), "the stack follows with --debug: " + text);
+        Run debug = convert(dir.resolve("none.cvysnap").toString(), "--format", "tptp", "--debug");
+        assertEquals(1, debug.code());
+        assertTrue(debug.err().contains("no such file"), debug.err());
+    }
 }

@@ -2,10 +2,12 @@ package dev.convoy.agent;
 
 import java.io.IOException;
 import java.lang.instrument.Instrumentation;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import dev.convoy.agent.bci.ContentionAnalysis;
@@ -28,10 +30,12 @@ public final class ConvoyAgent {
     private final AgentOptions options;
     private final ContentionAnalysis contentionAnalysis;
     private final RecorderSession session = new RecorderSession();
+    private final DumpDirectory dumpDirectory;
 
     private ConvoyAgent(AgentOptions options, Instrumentation inst) {
         this.options = options;
         this.contentionAnalysis = new ContentionAnalysis(inst);
+        this.dumpDirectory = new DumpDirectory(options.dumpDir());
     }
 
     /**
@@ -56,6 +60,7 @@ public final class ConvoyAgent {
         NativeRecorder.start(options.bufferBytes(), options.memoryCap(), options.stackDepth(), options.recording(),
                 options.emptyCallbacks(), options.effective());
         ConvoyAgent agent = new ConvoyAgent(options, inst);
+        agent.dumpDirectory.removeStaleTemporaryFiles();
         if (options.contentionAnalysis()) {
             agent.setContentionAnalysis(true);
         }
@@ -120,29 +125,51 @@ public final class ConvoyAgent {
         return session;
     }
 
+    /** The directory dumps go to, and how they are written there. */
+    public DumpDirectory dumpDirectory() {
+        return dumpDirectory;
+    }
+
+    /**
+     * What a dump wrote, and what it could not write.
+     *
+     * @param failed per output group that failed (its names joined, e.g. "csv"), the reason
+     */
+    public record DumpResult(List<Path> written, Map<String, Exception> failed) {
+    }
+
     /**
      * Writes one snapshot, read once, in each of the given outputs into the dump directory,
-     * named {@code dumpname} plus the output's suffix. Each file appears whole or not at all.
-     *
-     * @return the files written
+     * named {@code dumpname} plus the output's suffix: the binary snapshot first (it holds
+     * everything, and every other format can be made from it later), then the others. Each
+     * file appears whole or not at all; a failure of one output (a full disk) does not stop
+     * the others.
      */
-    public List<Path> dump(Set<Output> outputs) throws IOException {
+    public DumpResult dump(Set<Output> outputs) {
         Recording r = session.take();
-        Path dir = options.dumpDir().toAbsolutePath();
-        Files.createDirectories(dir);
+        List<Set<Output>> groups = new ArrayList<>(Output.groups(outputs));
+        groups.sort(Comparator.comparing((Set<Output> g) -> !g.contains(Output.SNAPSHOT)));
         List<Path> written = new ArrayList<>();
-        for (Set<Output> group : Output.groups(outputs)) {
-            written.addAll(Output.write(r, group, dir.resolve(Output.defaultName(options.dumpName(), group))));
+        Map<String, Exception> failed = new LinkedHashMap<>();
+        for (Set<Output> group : groups) {
+            try {
+                written.addAll(dumpDirectory.write(Output.defaultName(options.dumpName(), group), group, r));
+            } catch (IOException | RuntimeException e) {
+                failed.put(Output.join(group), e);
+            }
         }
-        return written;
+        return new DumpResult(written, failed);
     }
 
     private void dumpOnExit() {
         try {
-            for (Path p : dump(options.dumpOnExit())) {
+            DumpResult result = dump(options.dumpOnExit());
+            for (Path p : result.written()) {
                 System.err.println("[convoy] wrote " + p);
             }
-        } catch (IOException | RuntimeException e) {
+            result.failed().forEach((what, e) -> System.err.println("[convoy] dump on exit: " + what
+                    + " not written: " + (e.getMessage() != null ? e.getMessage() : e.toString())));
+        } catch (RuntimeException e) {
             System.err.println("[convoy] dump on exit failed: " + e);
         }
     }

@@ -195,6 +195,22 @@ public final class NativeRecorder {
                 Arrays.copyOf(owners, n));
     }
 
+    /**
+     * Opens a directory and returns its descriptor: {@code name} itself when {@code parent}
+     * is negative, else the one folder {@code name} inside the open directory {@code parent},
+     * created when {@code create} and missing, and never through a symbolic link.
+     *
+     * @throws java.io.IOException naming the directory and the reason (a link, not a folder, ...)
+     */
+    public static int openDirectory(int parent, String name, boolean create) throws java.io.IOException {
+        return openDirectory0(parent, name, create);
+    }
+
+    /** Closes a descriptor from {@link #openDirectory}. */
+    public static void closeDirectory(int fd) {
+        closeDirectory0(fd);
+    }
+
     /** The current counters. */
     public static Counters counters() {
         return counters(counters0());
@@ -231,4 +247,8 @@ public final class NativeRecorder {
     private static native byte[] snapshot0(long[] threadIds, int[] states, int[] identityHashes, long[] ownerIds);
 
     private static native long[] counters0();
+
+    private static native int openDirectory0(int parent, String name, boolean create) throws java.io.IOException;
+
+    private static native void closeDirectory0(int fd);
 }

@@ -41,7 +41,8 @@ import dev.convoy.model.StackTrace;
  * GET  /api/report?format=F    the contention report, text or markdown
  * </pre>
  * Errors are JSON {@code {"error": "..."}}: 400 bad parameter, 401 missing or wrong token,
- * 403 foreign Host or Origin, 404 unknown path, 405 wrong method, 409 impossible now,
+ * 403 foreign Host, or a request from a page of another origin to anything but the page and
+ * the status ({@code Sec-Fetch-Site} or {@code Origin}), 404 unknown path, 405 wrong method, 409 impossible now,
  * 414 query or path longer than {@value #MAX_URI} characters.
  */
 final class WebHandler extends Handler.Abstract {
@@ -175,6 +176,7 @@ final class WebHandler extends Handler.Abstract {
         }
         if (path.startsWith("/api/stacks/")) {
             requireMethod(method, "GET");
+            checkSameOrigin(request);
             return stack(path.substring("/api/stacks/".length()));
         }
         String allowed = ROUTES.get(path);
@@ -182,8 +184,8 @@ final class WebHandler extends Handler.Abstract {
             throw new HttpError(404, "no such page or endpoint: " + path);
         }
         requireMethod(method, allowed);
-        if (method.equals("POST")) {
-            checkOrigin(request);
+        if (!path.equals("/api/status")) {
+            checkSameOrigin(request);
         }
         return switch (path) {
             case "/api/status" -> status();
@@ -237,8 +239,19 @@ final class WebHandler extends Handler.Abstract {
         }
     }
 
-    /** A POST from a page of another origin (cross-site request) is refused. */
-    private static void checkOrigin(Request request) throws HttpError {
+    /**
+     * A request that changes state or costs work (a switch, a snapshot, a download, a report,
+     * stacks) is refused when a page of another origin sent it: by the browser's
+     * {@code Sec-Fetch-Site} (anything but {@code same-origin}, or {@code none} for an address
+     * typed by the user), or an {@code Origin} other than this server's. Clients that send
+     * neither (curl, scripts) are not browsers acting for another page and are served.
+     */
+    private static void checkSameOrigin(Request request) throws HttpError {
+        String site = request.getHeaders().get("Sec-Fetch-Site");
+        if (site != null && !site.equals("same-origin") && !site.equals("none")) {
+            throw new HttpError(403, "cross-site request refused (Sec-Fetch-Site " + site + "); open the page of "
+                    + "this server instead");
+        }
         String origin = request.getHeaders().get("Origin");
         if (origin == null) {
             return;

@@ -32,6 +32,7 @@ import javax.management.openmbean.OpenType;
 import javax.management.openmbean.SimpleType;
 
 import dev.convoy.agent.ConvoyAgent;
+import dev.convoy.agent.DumpDirectory;
 import dev.convoy.agent.NativeRecorder;
 import dev.convoy.agent.RecorderSession;
 import dev.convoy.analysis.ContentionReport;
@@ -77,7 +78,7 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
         this.agent = agent;
         this.session = agent.session();
         this.view = session.view();
-        this.dumpDirectory = new DumpDirectory(agent.options().dumpDir());
+        this.dumpDirectory = agent.dumpDirectory();
         this.info = describe();
     }
 
@@ -346,8 +347,7 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
 
     private String[] dump(String formatName, String path) throws IOException {
         Set<Output> outputs = Output.select(formatName);
-        Path target = dumpDirectory.resolve(path);
-        List<Path> written = Output.write(current(), outputs, target);
+        List<Path> written = dumpDirectory.write(path, outputs, current());
         String[] paths = written.stream().map(Path::toString).toArray(String[]::new);
         Notification n = new Notification(DUMP_WRITTEN, OBJECT_NAME, sequence.incrementAndGet(),
                 "Convoy dump written: " + String.join(", ", paths));

@@ -343,6 +343,28 @@ class WebServerTest {
         assertTrue(rawGet("/api/status", "localhost:" + server.port()).startsWith("HTTP/1.1 200"));
     }
 
+    @Test
+    void crossSiteGetsOfHeavyEndpointsAreRefused() throws Exception {
+        for (String path : List.of("/api/snapshot", "/api/download?format=chrome", "/api/report?format=text",
+                "/api/stacks/1")) {
+            assertError(send("GET", path, Map.of("Sec-Fetch-Site", "cross-site")), 403,
+                    "cross-site request refused (Sec-Fetch-Site cross-site); open the page of this server instead");
+            assertError(send("GET", path, Map.of("Sec-Fetch-Site", "same-site")), 403,
+                    "cross-site request refused (Sec-Fetch-Site same-site); open the page of this server instead");
+            assertError(send("GET", path, Map.of("Origin", "http://evil.example")), 403,
+                    "cross-origin request refused (Origin http://evil.example)");
+        }
+        assertEquals(200, send("GET", "/api/snapshot", Map.of("Sec-Fetch-Site", "same-origin")).statusCode());
+        assertEquals(200, send("GET", "/api/download?format=tptp", Map.of("Sec-Fetch-Site", "none")).statusCode(),
+                "an address typed by the user");
+        assertEquals(200, send("GET", "/api/report?format=text",
+                Map.of("Origin", "http://127.0.0.1:" + server.port())).statusCode());
+        assertEquals(200, send("GET", "/api/status", Map.of("Sec-Fetch-Site", "cross-site")).statusCode(),
+                "the status is cheap and changes nothing");
+        assertError(send("POST", "/api/recording?on=false", Map.of("Sec-Fetch-Site", "cross-site")), 403,
+                "cross-site request refused (Sec-Fetch-Site cross-site); open the page of this server instead");
+    }
+
     /** A GET with a Host header HttpClient would not send, over a socket to 127.0.0.1. */
     private String rawGet(String path, String host) throws IOException {
         try (Socket s = new Socket("127.0.0.1", server.port())) {

@@ -1,0 +1,59 @@
+package dev.convoy.cli;
+
+import dev.convoy.snapshot.SnapshotFormatException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+
+/**
+ * The input side shared by {@code convert} and {@code report}: the snapshot file must be a
+ * regular file (a directory, a FIFO or a device is refused before anything reads it), and
+ * every failure of the work on it ends as one line on stderr naming the file, exit code
+ * {@link Convert#EXIT_ERROR}; with {@code --debug} an unexpected exception's stack trace follows.
+ */
+final class Input {
+
+    /** The work on one input file. */
+    @FunctionalInterface
+    interface Work {
+        int run() throws IOException;
+    }
+
+    private Input() {
+    }
+
+    /** Checks {@code in}, runs {@code work}, and turns any failure into its one-line message. */
+    static int run(String command, Path in, boolean debug, PrintStream err, Work work) {
+        try {
+            if (Files.isDirectory(in)) {
+                err.println(command + ": " + in + " is a directory, not a snapshot");
+                return Convert.EXIT_ERROR;
+            }
+            if (Files.exists(in) && !Files.isRegularFile(in)) {
+                err.println(command + ": " + in + " is not a regular file (a pipe, socket or device), not a snapshot");
+                return Convert.EXIT_ERROR;
+            }
+            return work.run();
+        } catch (SnapshotFormatException e) {
+            err.println(command + ": " + in + ": not a valid snapshot: " + e.getMessage());
+        } catch (NoSuchFileException e) {
+            err.println(command + ": no such file: " + e.getFile());
+        } catch (AccessDeniedException e) {
+            err.println(command + ": permission denied: " + e.getFile());
+        } catch (IOException e) {
+            err.println(command + ": " + in + ": " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+        } catch (OutOfMemoryError e) {
+            err.println(Convert.outOfMemory(command, in));
+        } catch (RuntimeException | StackOverflowError e) {
+            err.println(command + ": " + in + ": internal error: " + e
+                    + (debug ? "" : " (run with --debug for the stack trace, and please report it)"));
+            if (debug) {
+                e.printStackTrace(err);
+            }
+        }
+        return Convert.EXIT_ERROR;
+    }
+}
