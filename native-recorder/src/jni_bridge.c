@@ -234,7 +234,8 @@ Java_dev_convoy_agent_NativeRecorder_counters0(JNIEnv *jni, jclass cls) {
 }
 
 /* openDirectory0(int parent, String name, boolean create): cv_dir_open (parent < 0) or
- * cv_dir_open_at; a failure throws java.io.IOException naming the directory and the reason. */
+ * cv_dir_open_at; a failure throws an IOException naming the directory and the reason:
+ * NotDirectoryException for a link or a file in the way, NoSuchFileException for a missing one. */
 JNIEXPORT jint JNICALL Java_dev_convoy_agent_NativeRecorder_openDirectory0(JNIEnv *jni, jclass cls, jint parent,
                                                                            jstring name, jboolean create) {
     (void)cls;
@@ -252,7 +253,10 @@ JNIEXPORT jint JNICALL Java_dev_convoy_agent_NativeRecorder_openDirectory0(JNIEn
                         : strerror(-fd);
         snprintf(msg, sizeof msg, "cannot open the directory '%s': %s", n, why);
         (*jni)->ReleaseStringUTFChars(jni, name, n);
-        throw_new(jni, "java/io/IOException", msg);
+        /* java.nio.file types the Java side tells apart: a link or a file in the way is a
+         * refused path, a folder removed meanwhile is a failed write. */
+        throw_new(jni, fd == -ELOOP || fd == -ENOTDIR ? "java/nio/file/NotDirectoryException"
+                       : fd == -ENOENT ? "java/nio/file/NoSuchFileException" : "java/io/IOException", msg);
         return -1;
     }
     (*jni)->ReleaseStringUTFChars(jni, name, n);

@@ -155,7 +155,12 @@ public final class AtomicFiles {
                     names.add(names.remove(0)); // the commit mark last
                 }
                 for (String n : names) {
-                    sds.move(staged.get(n), sds, Path.of(n));
+                    try {
+                        sds.move(staged.get(n), sds, Path.of(n));
+                    } catch (NoSuchFileException e) {
+                        throw new IOException("the temporary file of " + n + " was removed by someone else before "
+                                + "its rename; nothing was written", e);
+                    }
                     renamed.add(n);
                 }
                 committed = true;

@@ -3,6 +3,7 @@ package dev.convoy.agent;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -119,7 +120,13 @@ public final class DumpDirectory {
             int fd = NativeRecorder.openDirectory(-1, dir.toString(), false);
             try {
                 for (String folder : parts.subList(0, parts.size() - 1)) {
-                    int next = NativeRecorder.openDirectory(fd, folder, true);
+                    int next;
+                    try {
+                        next = NativeRecorder.openDirectory(fd, folder, true);
+                    } catch (NotDirectoryException e) {
+                        throw new IllegalArgumentException("refused: '" + requested + "': the folder '" + folder
+                                + "' is a symbolic link or not a folder; dumps never follow a symbolic link");
+                    }
                     NativeRecorder.closeDirectory(fd);
                     fd = next;
                 }
