@@ -137,20 +137,22 @@ public final class ContentionReport {
      */
     public List<Cause> causes(RecordedThread t) {
         int ring = index.ring(t);
+        IntervalTable intervals = index.intervals(ring);
+        InteractionTable interactions = index.interactions();
         Map<String, Cause> out = new LinkedHashMap<>();
-        for (int id = 0; id < index.interactions(); id++) {
-            int ended = index.ended(id);
-            if (index.toRing(id) != ring || ended < 0 || (index.kind(ring, ended) != ContentionIndex.BLOCKED
-                    && index.kind(ring, ended) != ContentionIndex.WAITING)) {
+        for (int id = 0; id < interactions.count(); id++) {
+            int ended = interactions.ended(id);
+            if (interactions.toRing(id) != ring || ended < 0 || (intervals.kind(ended) != IntervalTable.BLOCKED
+                    && intervals.kind(ended) != IntervalTable.WAITING)) {
                 continue;
             }
-            add(out, index.kind(id), index.kind(id) == Kind.TIMEOUT ? null : index.from(id),
-                    index.endNs(ring, ended) - index.startNs(ring, ended));
+            add(out, interactions.kind(id), interactions.kind(id) == Kind.TIMEOUT ? null : interactions.from(id),
+                    intervals.endNs(ended) - intervals.startNs(ended));
         }
         // a timeout is no interaction of the index (Interactions makes one per timed-out wait)
-        for (int iv = 0; iv < index.intervalCount(ring) && !t.isSystem(); iv++) {
-            if (index.kind(ring, iv) == ContentionIndex.WAITING && index.timedOut(ring, iv)) {
-                add(out, Kind.TIMEOUT, null, index.endNs(ring, iv) - index.startNs(ring, iv));
+        for (int iv = 0; iv < intervals.count() && !t.isSystem(); iv++) {
+            if (intervals.kind(iv) == IntervalTable.WAITING && intervals.timedOut(iv)) {
+                add(out, Kind.TIMEOUT, null, intervals.endNs(iv) - intervals.startNs(iv));
             }
         }
         return out.values().stream().sorted(Comparator.comparingLong((Cause c) -> -c.ns())
