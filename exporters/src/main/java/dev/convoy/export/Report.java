@@ -1,7 +1,7 @@
 package dev.convoy.export;
 
-import dev.convoy.analysis.ContentionReport;
-import dev.convoy.analysis.ContentionReport.Style;
+import dev.convoy.report.ContentionReport;
+import dev.convoy.report.ContentionReport.Style;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotFormatException;
 import dev.convoy.snapshot.SnapshotReader;

@@ -21,7 +21,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.convoy.agent.AgentOptions;
-import dev.convoy.analysis.ContentionReport;
+import dev.convoy.report.ContentionReport;
 import dev.convoy.export.ChromeTraceWriter;
 import dev.convoy.export.CsvLogWriter;
 import dev.convoy.export.TptpXmlWriter;

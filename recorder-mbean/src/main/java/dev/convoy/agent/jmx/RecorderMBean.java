@@ -34,7 +34,7 @@ import javax.management.openmbean.SimpleType;
 
 import dev.convoy.agent.ConvoyAgent;
 import dev.convoy.agent.NativeRecorder;
-import dev.convoy.analysis.ContentionReport;
+import dev.convoy.report.ContentionReport;
 import dev.convoy.analysis.Deadlocks;
 import dev.convoy.export.Exporters;
 import dev.convoy.export.Format;
