@@ -14,7 +14,7 @@ import java.util.Map;
 /**
  * The critical path: the chain of dependent activity across threads that ends at the end
  * of the recording's work, found by walking back in time from that end through the thread
- * states and the interactions (a view of the path a {@link ContentionIndex} walks):
+ * states and the interactions (a view of the {@link PathTable} of a {@link ContentionIndex}):
  * <ul>
  * <li>while the current thread was RUNNING, the path stays on it;</li>
  * <li>when it was BLOCKED, WAITING, JOINING or SLEEPING, and the interval of that state
@@ -98,16 +98,16 @@ public final class CriticalPath {
 
     private static CriticalPath of(ContentionIndex x, Interactions.IntervalCache intervals,
                                    java.util.function.IntFunction<Interactions.Interaction> interaction) {
+        PathTable p = x.path();
         List<Segment> segments = new ArrayList<>();
-        for (int s = 0; s < x.segments(); s++) {
-            RecordedThread t = x.segmentThread(s);
-            int iv = x.segmentInterval(s);
-            int via = x.segmentVia(s);
-            segments.add(new Segment(t, x.segmentState(s), x.segmentStartNs(s), x.segmentEndNs(s),
-                    x.segmentMonitor(s), iv < 0 ? null : intervals.get(x.ring(t), iv),
+        for (int s = 0; s < p.count(); s++) {
+            int iv = p.interval(s);
+            int via = p.via(s);
+            segments.add(new Segment(p.thread(s), p.state(s), p.startNs(s), p.endNs(s),
+                    p.monitor(s), iv < 0 ? null : intervals.get(p.ring(s), iv),
                     via < 0 ? null : interaction.apply(via)));
         }
-        return new CriticalPath(segments, x.pathEnd(), x.pathStartNs(), x.pathEndNs());
+        return new CriticalPath(segments, p.endThread(), p.pathStartNs(), p.pathEndNs());
     }
 
     /** The segments in time order, contiguous from {@link #startNs()} to {@link #endNs()}. */

@@ -84,6 +84,30 @@ public final class Deadlocks {
         return out;
     }
 
+    /**
+     * Marks, for each thread of each cycle, its open BLOCKED interval on the cycle's monitor
+     * (the last one, from its last MONITOR_ENTER) as {@link IntervalTable#isDeadlocked}: its
+     * thread state is DEADLOCKED instead of BLOCKED.
+     */
+    static void mark(Recording r, ContentionIndex x) {
+        for (Deadlock d : find(r)) {
+            for (int i = 0; i < d.threads().size(); i++) {
+                IntervalTable g = x.intervals(x.ring(d.threads().get(i)));
+                MonitorState w = d.waits().get(i);
+                int last = -1;
+                for (int j = 0; j < g.count(); j++) {
+                    if (g.kind(j) == IntervalTable.BLOCKED && g.isOpen(j) && g.endNs(j) > g.startNs(j)
+                            && (w.object() == 0 || g.monitor(j) == w.object())) {
+                        last = j;
+                    }
+                }
+                if (last >= 0) {
+                    g.mark(last, IntervalTable.DEADLOCKED);
+                }
+            }
+        }
+    }
+
     private static Deadlock cycleFrom(Recording r, List<Long> cycle, Map<Long, MonitorState> blocked) {
         int first = cycle.indexOf(cycle.stream().min(Long::compare).orElseThrow());
         List<RecordedThread> threads = new ArrayList<>();

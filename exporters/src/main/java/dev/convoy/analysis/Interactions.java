@@ -15,7 +15,7 @@ import java.util.Optional;
 /**
  * Interactions between threads (TPTP 4.5 contention analysis design, "Entities for thread
  * interaction reflection"): an active thread ({@code from}) made another thread
- * ({@code to}) run. A view of a {@link ContentionIndex}, which derives them as follows
+ * ({@code to}) run. A view of the {@link InteractionTable} of a {@link ContentionIndex}, which derives them as follows
  * (details in {@code docs/analysis.md}):
  * <ul>
  * <li>{@link Kind#START}: a START_CALL on the starter's ring and the started thread's
@@ -99,11 +99,12 @@ public final class Interactions {
     private Interactions(ContentionIndex x) {
         this.x = x;
         this.intervals = new IntervalCache(x);
-        this.byId = new Interaction[x.interactions()];
+        InteractionTable in = x.interactions();
+        this.byId = new Interaction[in.count()];
         for (int id = 0; id < byId.length; id++) {
             byId[id] = interaction(x, id, intervals);
             RecordedThread to = byId[id].to();
-            if (x.kind(id) == Kind.START) {
+            if (in.kind(id) == Kind.START) {
                 startOf.putIfAbsent(to, byId[id]);
             }
         }
@@ -130,12 +131,13 @@ public final class Interactions {
         out.sort(Comparator.comparingLong(Interaction::toNs).thenComparingLong(Interaction::fromNs));
         this.all = List.copyOf(out);
         List<Notification> calls = new ArrayList<>();
-        for (int n = 0; n < x.notifyCalls(); n++) {
+        for (int n = 0; n < in.notifyCalls(); n++) {
             List<Interaction> woke = new ArrayList<>();
-            for (int id : x.notifyCall(n)) {
+            for (int id : in.notifyCall(n)) {
                 woke.add(byId[id]);
             }
-            calls.add(new Notification(x.thread(x.notifyCallRing(n)).event(x.notifyCallRecord(n)), List.copyOf(woke)));
+            calls.add(new Notification(x.thread(in.notifyCallRing(n)).event(in.notifyCallRecord(n)),
+                    List.copyOf(woke)));
         }
         this.notifications = List.copyOf(calls);
     }
@@ -145,12 +147,14 @@ public final class Interactions {
      * that ended each interval (a timeout ends its wait unless another thread acted first).
      */
     private void timeouts(List<Interaction> out) {
+        InteractionTable table = x.interactions();
         for (int k = 0; k < x.rings(); k++) {
             boolean java = !x.thread(k).isSystem();
-            for (int iv = 0; iv < x.intervalCount(k); iv++) {
-                int by = x.endedBy(k, iv);
+            IntervalTable g = x.intervals(k);
+            for (int iv = 0; iv < g.count(); iv++) {
+                int by = table.endedBy(k, iv);
                 Interaction timeout = null;
-                if (java && x.kind(k, iv) == ContentionIndex.WAITING && x.timedOut(k, iv)) {
+                if (java && g.kind(iv) == IntervalTable.WAITING && g.timedOut(iv)) {
                     Interval in = interval(k, iv);
                     timeout = new Interaction(Kind.TIMEOUT, in.thread(), in.endNs(), in.thread(), in.endNs(),
                             in.monitor(), null, in.end(), in);
@@ -185,14 +189,15 @@ public final class Interactions {
 
     /** Interaction {@code id} of an index as an object, the interval it ended taken from {@code intervals}. */
     static Interaction interaction(ContentionIndex x, int id, IntervalCache intervals) {
-        RecordedThread from = x.from(id);
-        RecordedThread to = x.to(id);
-        int cause = x.cause(id);
-        int effect = x.effect(id);
-        int ended = x.ended(id);
-        return new Interaction(x.kind(id), from, x.fromNs(id), to, x.toNs(id), x.monitor(id),
+        InteractionTable in = x.interactions();
+        RecordedThread from = in.from(id);
+        RecordedThread to = in.to(id);
+        int cause = in.cause(id);
+        int effect = in.effect(id);
+        int ended = in.ended(id);
+        return new Interaction(in.kind(id), from, in.fromNs(id), to, in.toNs(id), in.monitor(id),
                 cause < 0 ? null : from.event(cause), effect < 0 ? null : to.event(effect),
-                ended < 0 ? null : intervals.get(x.toRing(id), ended));
+                ended < 0 ? null : intervals.get(in.toRing(id), ended));
     }
 
     /** Interval {@code iv} of a ring as an object, made once. */

@@ -11,7 +11,7 @@ import java.util.Set;
 
 /**
  * The intervals of each ring as {@link Interval} objects, made from the pairing of
- * {@link ContentionIndex}: MONITOR_ENTER with the next MONITOR_ENTERED on the same monitor
+ * {@link IntervalTable}: MONITOR_ENTER with the next MONITOR_ENTERED on the same monitor
  * (BLOCKED), MONITOR_WAIT with MONITOR_WAITED (WAITING), SLEEP with SLEPT (SLEEPING), JOIN
  * with JOINED on the same Thread object (JOINING), GC_START with GC_FINISH (GC). A SLEEP or
  * JOIN still open at a THREAD_INTERRUPTED ends there (the InterruptedException left the
@@ -43,19 +43,24 @@ public final class Intervals {
 
     /** Intervals of one ring in start order; open ones end at the thread's end or {@code snapshotNs}. */
     public static List<Interval> of(RecordedThread t, long snapshotNs) {
-        return of(ContentionIndex.intervalsOnly(t, snapshotNs), 0);
+        return of(IntervalTable.of(t, snapshotNs));
     }
 
     /** The intervals of a ring of an index, in its interval numbering (start order). */
     public static List<Interval> of(ContentionIndex x, int ring) {
-        RecordedThread t = x.thread(ring);
+        return of(x.intervals(ring));
+    }
+
+    /** The intervals of a table, in its numbering (start order). */
+    public static List<Interval> of(IntervalTable g) {
+        RecordedThread t = g.thread();
         Interval.Kind[] kinds = Interval.Kind.values();
-        int n = x.intervalCount(ring);
+        int n = g.count();
         List<Interval> out = new ArrayList<>(n);
         for (int iv = 0; iv < n; iv++) {
-            int end = x.end(ring, iv);
-            out.add(new Interval(kinds[x.kind(ring, iv)], t, x.monitor(ring, iv), x.startNs(ring, iv),
-                    x.endNs(ring, iv), t.event(x.begin(ring, iv)), end < 0 ? null : t.event(end)));
+            int end = g.end(iv);
+            out.add(new Interval(kinds[g.kind(iv)], t, g.monitor(iv), g.startNs(iv), g.endNs(iv),
+                    t.event(g.begin(iv)), end < 0 ? null : t.event(end)));
         }
         return out;
     }
@@ -67,7 +72,7 @@ public final class Intervals {
      */
     public static Set<Event> joinWaits(RecordedThread t) {
         Set<Event> inner = new HashSet<>();
-        for (int i : ContentionIndex.joinWaits(t)) {
+        for (int i : IntervalTable.joinWaits(t)) {
             inner.add(t.event(i));
         }
         return inner;

@@ -13,7 +13,7 @@ import java.util.Set;
 
 /**
  * The state sequence of every Java thread (the TPTP model's TRCThread*Event sequence: a
- * state lasts until the next one), a view of the spans of a {@link ContentionIndex}. Per
+ * state lasts until the next one), a view of the {@link SpanTable}s of a {@link ContentionIndex}. Per
  * thread the spans cover, without gap or overlap, the time from its start
  * ({@link RecordedThread#startNs()}, or its first record if earlier) to its end, then one
  * DEAD span from its end to the snapshot:
@@ -100,12 +100,14 @@ public final class ThreadStates {
             if (t.isSystem()) {
                 continue;
             }
-            List<Interval> intervals = Intervals.of(x, k);
+            IntervalTable g = x.intervals(k);
+            SpanTable st = x.spans(k);
+            List<Interval> intervals = Intervals.of(g);
             List<Span> spans = new ArrayList<>();
-            for (int s = 0; s < x.spans(k); s++) {
-                int iv = x.spanInterval(k, s);
-                spans.add(new Span(t, x.spanState(k, s), x.spanStartNs(k, s), x.spanEndNs(k, s),
-                        iv < 0 ? 0 : x.monitor(k, iv), iv < 0 ? null : intervals.get(iv)));
+            for (int s = 0; s < st.count(); s++) {
+                int iv = st.interval(s);
+                spans.add(new Span(t, st.state(s), st.startNs(s), st.endNs(s),
+                        iv < 0 ? 0 : g.monitor(iv), iv < 0 ? null : intervals.get(iv)));
             }
             out.put(t, List.copyOf(spans));
         }

@@ -1,8 +1,8 @@
 package dev.convoy.cli;
 
-import dev.convoy.analysis.ContentionReport;
-import dev.convoy.analysis.ContentionReport.Style;
 import dev.convoy.export.AtomicFiles;
+import dev.convoy.report.ContentionReport;
+import dev.convoy.report.ContentionReport.Style;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotReader;
 import java.io.PrintStream;

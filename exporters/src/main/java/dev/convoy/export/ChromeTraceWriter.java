@@ -1,6 +1,9 @@
 package dev.convoy.export;
 
 import dev.convoy.analysis.ContentionIndex;
+import dev.convoy.analysis.InteractionTable;
+import dev.convoy.analysis.IntervalTable;
+import dev.convoy.analysis.PathTable;
 import dev.convoy.analysis.Interactions.Kind;
 import dev.convoy.analysis.LongMap;
 import dev.convoy.model.EventType;
@@ -32,8 +35,9 @@ import java.util.Map;
  * destination instant) for handoffs and every other interaction but TIMEOUT.
  * Timestamps are microseconds since recording start with up to 3 decimals, clamped at 0.
  *
- * <p>Streamed: the analysis is a {@link ContentionIndex} (primitive arrays, nothing per
- * event); the events are written in time order while the records are read in the order of
+ * <p>Streamed: the analysis is a {@link ContentionIndex}, whose tables ({@link IntervalTable}
+ * per ring, {@link InteractionTable}, {@link PathTable}) are primitive arrays, nothing per
+ * event; the events are written in time order while the records are read in the order of
  * {@link Recording#events()} (through {@link Recording#cursor()}, no object per record),
  * merged with the thread start/end marks, the arrows' sources and destinations (sorted
  * arrays of interaction ids) and the critical path's segments. A slice is written at its
@@ -192,6 +196,9 @@ public final class ChromeTraceWriter {
         final long start;
         final long pid;
         final ContentionIndex x;
+        final IntervalTable[] intervals; // per ring
+        final InteractionTable in;
+        final PathTable critical;
         final RecordedThread[] threads;
         final long[] tids;
         final byte[][] names; // per ring: its thread's name, quoted
@@ -210,7 +217,13 @@ public final class ChromeTraceWriter {
             this.start = r.startMonotonicNs();
             this.pid = r.pid();
             this.x = ContentionIndex.of(r);
+            this.in = x.interactions();
+            this.critical = x.path();
             this.threads = r.threads().toArray(new RecordedThread[0]);
+            this.intervals = new IntervalTable[threads.length];
+            for (int k = 0; k < threads.length; k++) {
+                intervals[k] = x.intervals(k);
+            }
             this.tids = new long[threads.length];
             this.names = new byte[threads.length][];
             this.pidTid = new byte[threads.length][];
@@ -263,8 +276,8 @@ public final class ChromeTraceWriter {
             long[] startMarks = RingState.marks(r, t -> !t.isSystem() && !t.isLate(), RecordedThread::startNs);
             long[] endMarks = RingState.marks(r, t -> !t.isSystem() && t.isEnded() && t.endNs() != 0,
                     RecordedThread::endNs);
-            int[] sources = x.sortedBy(true, id -> x.kind(id) == Kind.HANDOFF || x.kind(id) == Kind.JOIN_END);
-            int[] dests = x.sortedBy(false, id -> true);
+            int[] sources = in.sortedBy(true, id -> in.kind(id) == Kind.HANDOFF || in.kind(id) == Kind.JOIN_END);
+            int[] dests = in.sortedBy(false, id -> true);
             int si = 0;
             int ei = 0;
             int so = 0;
@@ -283,20 +296,20 @@ public final class ChromeTraceWriter {
                     pick = 1;
                     best = c.ts();
                 }
-                if (so < sources.length && (pick < 0 || x.fromNs(sources[so]) < best)) {
+                if (so < sources.length && (pick < 0 || in.fromNs(sources[so]) < best)) {
                     pick = 2;
-                    best = x.fromNs(sources[so]);
+                    best = in.fromNs(sources[so]);
                 }
-                if (de < dests.length && (pick < 0 || x.toNs(dests[de]) < best)) {
+                if (de < dests.length && (pick < 0 || in.toNs(dests[de]) < best)) {
                     pick = 3;
-                    best = x.toNs(dests[de]);
+                    best = in.toNs(dests[de]);
                 }
-                while (sg < x.segments() && x.segmentEndNs(sg) <= x.segmentStartNs(sg)) {
+                while (sg < critical.count() && critical.endNs(sg) <= critical.startNs(sg)) {
                     sg++;
                 }
-                if (sg < x.segments() && (pick < 0 || x.segmentStartNs(sg) < best)) {
+                if (sg < critical.count() && (pick < 0 || critical.startNs(sg) < best)) {
                     pick = 4;
-                    best = x.segmentStartNs(sg);
+                    best = critical.startNs(sg);
                 }
                 if (ei < RingState.count(endMarks) && (pick < 0 || RingState.ts(endMarks, ei) < best)) {
                     pick = 5;
@@ -334,7 +347,7 @@ public final class ChromeTraceWriter {
             EventType type = t.type(i);
             switch (type) {
                 case MONITOR_ENTER, MONITOR_WAIT, SLEEP, JOIN, GC_START -> {
-                    int iv = x.intervalAt(ring, i);
+                    int iv = intervals[ring].at(i);
                     if (iv >= 0) {
                         slice(ring, iv, t, i);
                     }
@@ -351,7 +364,7 @@ public final class ChromeTraceWriter {
 
         /** A Thread.start or Thread.interrupt call, and its arrow's s. */
         void call(int ring, RecordedThread t, int i, boolean isStart) throws IOException {
-            int id = isStart ? x.startCall(starts++) : x.interruptCall(interrupts++);
+            int id = isStart ? in.startCall(starts++) : in.interruptCall(interrupts++);
             if (t.isSystem()) {
                 return;
             }
@@ -371,7 +384,7 @@ public final class ChromeTraceWriter {
 
         /** A notify or notifyAll call, and an s for each thread it woke. */
         void notifyCall(int ring, RecordedThread t, int i, byte[] head) throws IOException {
-            int[] woke = x.notifyCall(notifies++);
+            int[] woke = in.notifyCall(notifies++);
             if (t.isSystem()) {
                 return;
             }
@@ -383,7 +396,7 @@ public final class ChromeTraceWriter {
                 if (w > 0) {
                     o.ch(',');
                 }
-                o.raw(names[x.toRing(woke[w])]);
+                o.raw(names[in.toRing(woke[w])]);
             }
             o.ch(']');
             stack(t.stackId(i));
@@ -406,21 +419,21 @@ public final class ChromeTraceWriter {
 
         /** The slice of an interval, written at its start (record {@code i} of {@code t}). */
         void slice(int ring, int iv, RecordedThread t, int i) throws IOException {
-            int kind = x.kind(ring, iv);
-            long mon = x.monitor(ring, iv);
+            int kind = intervals[ring].kind(iv);
+            long mon = intervals[ring].monitor(iv);
             byte[] head = switch (kind) {
-                case ContentionIndex.GC -> H_GC;
-                case ContentionIndex.BLOCKED -> names(mon).blocked();
-                case ContentionIndex.SLEEPING -> H_SLEEP;
-                case ContentionIndex.JOINING -> head(q(Text.wellFormed("join " + joinedName(mon))), CAT_JOIN, PH_X);
+                case IntervalTable.GC -> H_GC;
+                case IntervalTable.BLOCKED -> names(mon).blocked();
+                case IntervalTable.SLEEPING -> H_SLEEP;
+                case IntervalTable.JOINING -> head(q(Text.wellFormed("join " + joinedName(mon))), CAT_JOIN, PH_X);
                 default -> names(mon).waitOn();
             };
-            long ts = rel(x.startNs(ring, iv));
-            long end = Math.max(ts, rel(x.endNs(ring, iv))); // reordered records can end an interval before it starts
+            long ts = rel(intervals[ring].startNs(iv));
+            long end = Math.max(ts, rel(intervals[ring].endNs(iv))); // reordered records can end an interval before it starts
             o.element().raw(head).micros(ts)
                     .raw(DUR).micros(nest(tid(ring), ts, end) - ts).raw(pidTid[ring]);
-            boolean open = x.isOpen(ring, iv);
-            if (kind == ContentionIndex.GC) {
+            boolean open = intervals[ring].isOpen(iv);
+            if (kind == IntervalTable.GC) {
                 if (open) {
                     o.raw(ARGS).open().key(K_OPEN).bool(true).ch('}');
                 }
@@ -429,12 +442,12 @@ public final class ChromeTraceWriter {
             }
             o.raw(ARGS).open();
             switch (kind) {
-                case ContentionIndex.BLOCKED -> blockedArgs(ring, iv, t, i, mon, open);
-                case ContentionIndex.SLEEPING -> sleepArgs(ring, iv, t, i, open);
-                case ContentionIndex.JOINING -> joinArgs(ring, iv, t, i, mon, open);
+                case IntervalTable.BLOCKED -> blockedArgs(ring, iv, t, i, mon, open);
+                case IntervalTable.SLEEPING -> sleepArgs(ring, iv, t, i, open);
+                case IntervalTable.JOINING -> joinArgs(ring, iv, t, i, mon, open);
                 default -> waitArgs(ring, iv, t, i, mon, open);
             }
-            if (x.isOnPath(ring, iv)) {
+            if (intervals[ring].isOnPath(iv)) {
                 o.key(CRITICAL).bool(true);
             }
             o.ch('}').ch('}');
@@ -443,7 +456,7 @@ public final class ChromeTraceWriter {
         void blockedArgs(int ring, int iv, RecordedThread t, int i, long mon, boolean open) throws IOException {
             monitorArgs(mon);
             stack(t.stackId(i));
-            threadArgs(OWNER, OWNER_TID, x.ownerRing(ring, iv));
+            threadArgs(OWNER, OWNER_TID, in.ownerRing(ring, iv));
             if (open) {
                 o.key(RESULT).raw(STILL_BLOCKED);
             }
@@ -452,7 +465,7 @@ public final class ChromeTraceWriter {
         void sleepArgs(int ring, int iv, RecordedThread t, int i, boolean open) throws IOException {
             stack(t.stackId(i));
             o.key(REQUESTED_MS).number(t.arg(i));
-            o.key(RESULT).raw(open ? STILL_SLEEPING : x.interrupted(ring, iv) ? V_INTERRUPTED : SLEPT);
+            o.key(RESULT).raw(open ? STILL_SLEEPING : intervals[ring].interrupted(iv) ? V_INTERRUPTED : SLEPT);
         }
 
         void joinArgs(int ring, int iv, RecordedThread t, int i, long mon, boolean open) throws IOException {
@@ -461,14 +474,14 @@ public final class ChromeTraceWriter {
             o.key(THREAD).string(Text.wellFormed(joinedName(mon)));
             o.key(THREAD_TID).number(joined == null ? 0 : tid(x.ring(joined)));
             o.key(TIMEOUT_MS).number(t.arg(i));
-            o.key(RESULT).raw(open ? STILL_JOINING : x.interrupted(ring, iv) ? V_INTERRUPTED : JOINED);
+            o.key(RESULT).raw(open ? STILL_JOINING : intervals[ring].interrupted(iv) ? V_INTERRUPTED : JOINED);
         }
 
         void waitArgs(int ring, int iv, RecordedThread t, int i, long mon, boolean open) throws IOException {
             monitorArgs(mon);
             stack(t.stackId(i));
             o.key(TIMEOUT_MS).number(t.arg(i));
-            o.key(RESULT).raw(open ? STILL_WAITING : x.timedOut(ring, iv) ? TIMED_OUT : NOTIFIED);
+            o.key(RESULT).raw(open ? STILL_WAITING : intervals[ring].timedOut(iv) ? TIMED_OUT : NOTIFIED);
         }
 
         /**
@@ -499,39 +512,39 @@ public final class ChromeTraceWriter {
 
         /** The source of a handoff ("monitor released") or of a join's end ("terminated"), and its s. */
         void source(int id) throws IOException {
-            int ring = x.fromRing(id);
-            if (x.kind(id) == Kind.HANDOFF) {
-                begin(H_RELEASED, ring, x.fromNs(id));
+            int ring = in.fromRing(id);
+            if (in.kind(id) == Kind.HANDOFF) {
+                begin(H_RELEASED, ring, in.fromNs(id));
                 o.raw(ARGS).open();
-                monitorArgs(x.monitor(id));
+                monitorArgs(in.monitor(id));
             } else {
-                begin(H_TERMINATED, ring, x.fromNs(id));
-                o.raw(ARGS).open().key(K_JOINER).raw(names[x.toRing(id)]);
+                begin(H_TERMINATED, ring, in.fromNs(id));
+                o.raw(ARGS).open().key(K_JOINER).raw(names[in.toRing(id)]);
             }
             o.ch('}').ch('}');
-            flow(PH_S, id, ring, x.fromNs(id));
+            flow(PH_S, id, ring, in.fromNs(id));
         }
 
         /** The destination instant of an arrow and its f. */
         void destination(int id) throws IOException {
-            Kind k = x.kind(id);
-            int ring = x.toRing(id);
-            begin(ARROW_HEADS[k.ordinal()][0], ring, x.toNs(id));
+            Kind k = in.kind(id);
+            int ring = in.toRing(id);
+            begin(ARROW_HEADS[k.ordinal()][0], ring, in.toNs(id));
             o.raw(ARGS).open();
             if (k != Kind.HANDOFF) {
-                int from = x.fromRing(id);
+                int from = in.fromRing(id);
                 o.key(K_BY).raw(names[from]);
                 o.key(K_BY_TID).number(tid(from));
             }
             if (k == Kind.HANDOFF || k == Kind.NOTIFY || k == Kind.NOTIFY_ALL) {
-                monitorArgs(x.monitor(id));
+                monitorArgs(in.monitor(id));
             }
             o.ch('}').ch('}');
-            flow(PH_F, id, ring, x.toNs(id));
+            flow(PH_F, id, ring, in.toNs(id));
         }
 
         void flow(byte[] ph, int id, int ring, long ns) throws IOException {
-            byte[][] heads = ARROW_HEADS[x.kind(id).ordinal()];
+            byte[][] heads = ARROW_HEADS[in.kind(id).ordinal()];
             o.element().raw(ph == PH_F ? heads[2] : heads[1]).micros(rel(ns)).raw(pidTid[ring]);
             o.raw(ID).number(id + 1L);
             if (ph == PH_F) {
@@ -542,9 +555,9 @@ public final class ChromeTraceWriter {
 
         /** One slice of the critical path's track. */
         void segment(int s) throws IOException {
-            RecordedThread t = x.segmentThread(s);
-            long mon = x.segmentMonitor(s);
-            String what = switch (x.segmentState(s)) {
+            RecordedThread t = critical.thread(s);
+            long mon = critical.monitor(s);
+            String what = switch (critical.state(s)) {
                 case RUNNING -> "running";
                 case BLOCKED -> "blocked on " + className(mon);
                 case DEADLOCKED -> "deadlocked on " + className(mon);
@@ -554,20 +567,20 @@ public final class ChromeTraceWriter {
                 case STARTING -> "starting";
                 case DEAD -> "dead";
             };
-            long ts = rel(x.segmentStartNs(s));
-            long end = Math.max(ts, rel(x.segmentEndNs(s)));
+            long ts = rel(critical.startNs(s));
+            long end = Math.max(ts, rel(critical.endNs(s)));
             o.element().raw(head(q(Text.wellFormed(t.name() + ": " + what)), CAT_CRITICAL, PH_X)).micros(ts).raw(DUR).micros(nest(CRITICAL_TID, ts, end) - ts).raw(pidTidCritical);
             o.raw(ARGS).open();
             o.key(THREAD).raw(names[x.ring(t)]);
             o.key(K_TID).number(tid(x.ring(t)));
-            o.key(K_STATE).string(x.segmentState(s).name().toLowerCase(Locale.ROOT));
+            o.key(K_STATE).string(critical.state(s).name().toLowerCase(Locale.ROOT));
             if (mon != 0) {
                 o.key(MONITOR_ID).number(mon);
             }
-            int via = x.segmentVia(s);
+            int via = critical.via(s);
             if (via >= 0) {
-                o.key(K_FROM).raw(names[x.fromRing(via)]);
-                o.key(K_VIA).string(x.kind(via).name().toLowerCase(Locale.ROOT));
+                o.key(K_FROM).raw(names[in.fromRing(via)]);
+                o.key(K_VIA).string(in.kind(via).name().toLowerCase(Locale.ROOT));
             }
             o.ch('}').ch('}');
         }
@@ -667,8 +680,8 @@ public final class ChromeTraceWriter {
                 meta("thread_sort_index", GC_TID, "sort_index", index++);
             }
             boolean path = false;
-            for (int s = 0; s < x.segments() && !path; s++) {
-                path = x.segmentEndNs(s) > x.segmentStartNs(s);
+            for (int s = 0; s < critical.count() && !path; s++) {
+                path = critical.endNs(s) > critical.startNs(s);
             }
             if (path) {
                 meta("thread_name", CRITICAL_TID, "name", "critical path");

@@ -17,6 +17,7 @@ import dev.convoy.model.MonitorState;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotReader;
+import dev.convoy.report.ContentionReport;
 
 class DeadlocksTest {
 

@@ -7,7 +7,7 @@ import java.util.Comparator;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** {@link ContentionIndex#sortStable}: ids ordered by key, ties in their input order. */
+/** {@link Columns#sortStable}: ids ordered by key, ties in their input order. */
 class SortStableTest {
     static int[] reference(int[] ids, long[] key) {
         return Arrays.stream(ids).boxed().sorted(Comparator.comparingLong(i -> key[i])) // stable
@@ -46,7 +46,7 @@ class SortStableTest {
                 }
             }
             int[] before = ids.clone();
-            assertArrayEquals(reference(ids, key), ContentionIndex.sortStable(ids, key), "round " + round);
+            assertArrayEquals(reference(ids, key), Columns.sortStable(ids, key), "round " + round);
             assertArrayEquals(before, ids, "the input is not changed");
         }
     }

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.convoy.analysis.ContentionReport;
+import dev.convoy.report.ContentionReport;
 import dev.convoy.snapshot.SnapshotReader;
 import dev.convoy.testing.Fixtures;
 import java.io.ByteArrayOutputStream;

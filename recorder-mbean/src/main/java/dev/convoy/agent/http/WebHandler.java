@@ -20,8 +20,8 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.convoy.agent.AgentOptions;
-import dev.convoy.analysis.ContentionReport;
 import dev.convoy.export.Output;
+import dev.convoy.report.ContentionReport;
 import dev.convoy.model.Frame;
 import dev.convoy.model.Recording;
 import dev.convoy.model.StackTrace;

@@ -35,7 +35,7 @@ import dev.convoy.agent.ConvoyAgent;
 import dev.convoy.agent.DumpDirectory;
 import dev.convoy.agent.NativeRecorder;
 import dev.convoy.agent.RecorderSession;
-import dev.convoy.analysis.ContentionReport;
+import dev.convoy.report.ContentionReport;
 import dev.convoy.analysis.Deadlocks;
 import dev.convoy.export.Output;
 import dev.convoy.model.Recording;

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import dev.convoy.analysis.ContentionReport;
+import dev.convoy.report.ContentionReport;
 import dev.convoy.analysis.Deadlocks;
 import dev.convoy.analysis.Interactions;
 import dev.convoy.analysis.Interactions.Interaction;

@@ -1,11 +1,11 @@
-package dev.convoy.analysis;
+package dev.convoy.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.convoy.analysis.ContentionReport.Cause;
-import dev.convoy.analysis.ContentionReport.Style;
+import dev.convoy.report.ContentionReport.Cause;
+import dev.convoy.report.ContentionReport.Style;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotReader;
@@ -249,18 +249,18 @@ class ContentionReportTest {
 
     @Test
     void durations() {
-        assertEquals("0 ns", ContentionReport.duration(0));
-        assertEquals("999 ns", ContentionReport.duration(999));
-        assertEquals("1.000 us", ContentionReport.duration(1_000));
-        assertEquals("12.34 us", ContentionReport.duration(12_345));
-        assertEquals("123.4 us", ContentionReport.duration(123_456));
-        assertEquals("1.234 ms", ContentionReport.duration(1_234_567));
-        assertEquals("999.9 ms", ContentionReport.duration(999_999_999));
-        assertEquals("2.000 s", ContentionReport.duration(2_000_000_000L));
-        assertEquals("1234 s", ContentionReport.duration(1_234_000_000_000L));
-        assertEquals("-1.500 us", ContentionReport.duration(-1_500));
-        assertEquals("33.3%", ContentionReport.percent(1, 3));
-        assertEquals("-", ContentionReport.percent(1, 0));
+        assertEquals("0 ns", ReportRenderer.duration(0));
+        assertEquals("999 ns", ReportRenderer.duration(999));
+        assertEquals("1.000 us", ReportRenderer.duration(1_000));
+        assertEquals("12.34 us", ReportRenderer.duration(12_345));
+        assertEquals("123.4 us", ReportRenderer.duration(123_456));
+        assertEquals("1.234 ms", ReportRenderer.duration(1_234_567));
+        assertEquals("999.9 ms", ReportRenderer.duration(999_999_999));
+        assertEquals("2.000 s", ReportRenderer.duration(2_000_000_000L));
+        assertEquals("1234 s", ReportRenderer.duration(1_234_000_000_000L));
+        assertEquals("-1.500 us", ReportRenderer.duration(-1_500));
+        assertEquals("33.3%", ReportRenderer.percent(1, 3));
+        assertEquals("-", ReportRenderer.percent(1, 0));
     }
 
     @Test

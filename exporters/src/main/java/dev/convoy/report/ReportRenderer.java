@@ -1,228 +1,75 @@
-package dev.convoy.analysis;
+package dev.convoy.report;
 
+import dev.convoy.analysis.CriticalPath;
 import dev.convoy.analysis.CriticalPath.Segment;
-import dev.convoy.analysis.Interactions.Interaction;
+import dev.convoy.analysis.Deadlocks;
 import dev.convoy.analysis.Interactions.Kind;
 import dev.convoy.analysis.MonitorStatistics.CallerRow;
 import dev.convoy.analysis.MonitorStatistics.ClassRow;
 import dev.convoy.analysis.MonitorStatistics.ThreadRow;
 import dev.convoy.analysis.ThreadStates.State;
-import dev.convoy.model.Event;
-import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
 import dev.convoy.model.MonitorState;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
+import dev.convoy.report.ContentionReport.CallSites;
+import dev.convoy.report.ContentionReport.Cause;
+import dev.convoy.report.ContentionReport.KeptWaiting;
+import dev.convoy.report.ContentionReport.PathMonitor;
+import dev.convoy.report.ContentionReport.Style;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * The contention report a person reads first, in plain text or Markdown, from the analysis
- * of one recording:
- * <ol>
- * <li>the most contended monitor classes ({@link MonitorStatistics#classes()}) and, for
- *     each, its hottest call sites ({@link MonitorStatistics#blockCallers}, else
- *     {@link MonitorStatistics#waitCallers} for a class that was only waited on);</li>
- * <li>the threads that were blocked or waited longest ({@link MonitorStatistics#threads()})
- *     and on whom: the previous owners that handed them a lock, the notifiers, interrupters
- *     and ended threads that woke them, the timeouts ({@link Interactions}), with the
- *     time of the intervals so ended;</li>
- * <li>deadlocks ({@link Deadlocks}), each thread with the monitor it is blocked on, its
- *     owner and the stack of its blocked enter;</li>
- * <li>the critical path summary ({@link CriticalPath}): its length, the time per state and
- *     the time blocked or waiting on each monitor, and its longest waits.</li>
- * </ol>
- * The output is deterministic: a function of the recording alone, rows ordered by time
- * (descending), ties by name. Durations are printed with {@link #duration(long)}.
+ * Renders a {@link ContentionReport} in plain text or Markdown: headings, paragraphs,
+ * tables and stacks; names of monitors and threads, times since the recording start,
+ * durations ({@link #duration(long)}) and shares ({@link #percent}).
  */
-public final class ContentionReport {
-
-    /** Output styles. */
-    public enum Style {
-        /** Plain text: underlined headings, aligned columns. */
-        TEXT,
-        /** GitHub-flavoured Markdown: headings, pipe tables, stacks in code blocks. */
-        MARKDOWN;
-
-        /** "text" or "markdown" (case-insensitive, trimmed); "md" for Markdown. */
-        public static Style parse(String name) {
-            String n = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
-            return switch (n) {
-                case "text", "txt" -> TEXT;
-                case "markdown", "md" -> MARKDOWN;
-                default -> throw new IllegalArgumentException("unknown report format '" + name
-                        + "'; allowed: text, markdown");
-            };
-        }
-    }
-
-    /** Rows of the monitor and thread tables. */
-    public static final int TOP = 10;
-    /** Call sites per monitor class, "kept waiting by" rows per thread. */
-    public static final int TOP_SITES = 3;
-
-    /** One row of "who kept this thread waiting": a thread (or the timeout) and how. */
-    public record Cause(RecordedThread thread, String by, String how, long count, long ns) {
-    }
-
+public final class ReportRenderer {
+    private final ContentionReport report;
     private final Recording r;
-    private final MonitorStatistics stats;
-    private final ContentionIndex index; // primitive: the report keeps no object per interval or interaction
-    private final List<Deadlocks.Deadlock> deadlocks;
-    private final CriticalPath path;
+    private final Out o;
 
-    private ContentionReport(Recording r) {
-        this.r = r;
-        this.stats = MonitorStatistics.of(r);
-        this.index = ContentionIndex.of(r);
-        this.deadlocks = Deadlocks.find(r);
-        this.path = CriticalPath.of(index);
+    private ReportRenderer(ContentionReport report, Style style) {
+        this.report = report;
+        this.r = report.recording();
+        this.o = new Out(style);
     }
-
-    /** Analyses a recording. */
-    public static ContentionReport of(Recording r) {
-        return new ContentionReport(r);
-    }
-
-    /** The report in plain text. */
-    public String text() {
-        return render(Style.TEXT);
-    }
-
-    /** The report in Markdown. */
-    public String markdown() {
-        return render(Style.MARKDOWN);
-    }
-
-    /** The statistics the report is made of. */
-    public MonitorStatistics statistics() {
-        return stats;
-    }
-
-    /** The deadlocks at snapshot time. */
-    public List<Deadlocks.Deadlock> deadlocks() {
-        return deadlocks;
-    }
-
-    /** The critical path of the recording. */
-    public CriticalPath criticalPath() {
-        return path;
-    }
-
-    /** Blocked plus waited time of a thread row. */
-    private static long total(ThreadRow t) {
-        return t.blockedNs() + t.waitedNs();
-    }
-
-    /**
-     * The threads that were blocked or waited longest: rows with a block or a wait, by
-     * blocked + waited time descending, then name, then ring id; at most {@link #TOP}.
-     */
-    public List<ThreadRow> topThreads() {
-        return stats.threads().stream().filter(t -> t.blockedCount() + t.waitedCount() > 0)
-                .sorted(Comparator.comparingLong((ThreadRow t) -> -total(t))
-                        .thenComparing(t -> t.thread().name()).thenComparingLong(t -> t.thread().ringId()))
-                .limit(TOP).toList();
-    }
-
-    /**
-     * Who kept {@code t} blocked or waiting: per (thread, kind) of the interactions that ended
-     * one of its BLOCKED or WAITING intervals, the count and the time of those intervals. HANDOFF
-     * is "lock held", NOTIFY "notify", NOTIFY_ALL "notifyAll", INTERRUPT "interrupt", TIMEOUT
-     * (by "(timeout)", thread null) "timed out". Time descending, then by, then how.
-     */
-    public List<Cause> causes(RecordedThread t) {
-        int ring = index.ring(t);
-        Map<String, Cause> out = new LinkedHashMap<>();
-        for (int id = 0; id < index.interactions(); id++) {
-            int ended = index.ended(id);
-            if (index.toRing(id) != ring || ended < 0 || (index.kind(ring, ended) != ContentionIndex.BLOCKED
-                    && index.kind(ring, ended) != ContentionIndex.WAITING)) {
-                continue;
-            }
-            add(out, index.kind(id), index.kind(id) == Kind.TIMEOUT ? null : index.from(id),
-                    index.endNs(ring, ended) - index.startNs(ring, ended));
-        }
-        // a timeout is no interaction of the index (Interactions makes one per timed-out wait)
-        for (int iv = 0; iv < index.intervalCount(ring) && !t.isSystem(); iv++) {
-            if (index.kind(ring, iv) == ContentionIndex.WAITING && index.timedOut(ring, iv)) {
-                add(out, Kind.TIMEOUT, null, index.endNs(ring, iv) - index.startNs(ring, iv));
-            }
-        }
-        return out.values().stream().sorted(Comparator.comparingLong((Cause c) -> -c.ns())
-                .thenComparing(Cause::by).thenComparing(Cause::how)).toList();
-    }
-
-    private static void add(Map<String, Cause> out, Kind kind, RecordedThread from, long ns) {
-        String how = switch (kind) {
-            case HANDOFF -> "lock held";
-            case NOTIFY -> "notify";
-            case NOTIFY_ALL -> "notifyAll";
-            case INTERRUPT -> "interrupt";
-            case TIMEOUT -> "timed out";
-            default -> null;
-        };
-        if (how == null) {
-            return;
-        }
-        String by = from == null ? "(timeout)" : from.label();
-        String key = by + "\u0000" + (from == null ? -1 : from.ringId()) + "\u0000" + how;
-        Cause c = out.get(key);
-        out.put(key, c == null ? new Cause(from, by, how, 1, ns) : new Cause(from, by, how, c.count() + 1, c.ns() + ns));
-    }
-
-    /** Whether the recording holds any contention analysis event (types 16..24). */
-    public boolean hasContentionAnalysisEvents() {
-        for (RecordedThread t : r.threads()) {
-            for (Event e : t.events()) {
-                if (e.type().ordinal() >= EventType.START_CALL.ordinal() && e.type() != EventType.UNKNOWN) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    // ---------------------------------------------------------------- rendering
 
     /** The report in a style; ends with a newline. */
-    public String render(Style style) {
-        Out o = new Out(style);
+    public static String render(ContentionReport report, Style style) {
+        return new ReportRenderer(report, style).render();
+    }
+
+    private String render() {
         o.title("Convoy contention report");
         long window = r.snapshotMonotonicNs() - r.startMonotonicNs();
         String main = r.mainClass().isEmpty() ? "unknown" : r.mainClass();
-        long blocks = 0, waits = 0;
-        for (ThreadRow t : stats.threads()) {
-            blocks += t.blockedCount();
-            waits += t.waitedCount();
-        }
+        List<Deadlocks.Deadlock> deadlocks = report.deadlocks();
         o.line("Recording: " + main + ", pid " + r.pid() + ", " + duration(window) + ", "
-                + r.javaThreads().size() + " threads, " + blocks + " blocks, " + waits + " waits, "
+                + r.javaThreads().size() + " threads, " + report.blocks() + " blocks, " + report.waits() + " waits, "
                 + deadlocks.size() + (deadlocks.size() == 1 ? " deadlock." : " deadlocks."));
-        o.line(hasContentionAnalysisEvents()
+        o.line(report.hasContentionAnalysisEvents()
                 ? "Contention analysis events: recorded (notify, start, join, sleep, interrupt)."
                 : "Contention analysis events: none (record with contanalysis=on to see who notified, "
                 + "started, joined and interrupted whom).");
 
-        monitors(o);
-        threads(o);
-        deadlocks(o);
-        criticalPath(o);
+        monitors();
+        threads();
+        deadlocks();
+        criticalPath();
         return o.toString();
     }
 
-    private void monitors(Out o) {
+    private void monitors() {
         o.section("Most contended monitors");
-        List<ClassRow> classes = stats.classes();
-        if (classes.isEmpty()) {
+        List<ClassRow> top = report.topClasses();
+        if (top.isEmpty()) {
             o.line("No monitor was contended or waited on.");
             return;
         }
-        List<ClassRow> top = classes.stream().limit(TOP).toList();
         List<List<String>> rows = new ArrayList<>();
         for (ClassRow c : top) {
             boolean b = c.blocked().count() > 0;
@@ -233,16 +80,15 @@ public final class ContentionReport {
         }
         o.table(List.of("monitor class", "blocks", "blocked", "avg", "max", "waits", "waited"),
                 List.of(false, true, true, true, true, true, true), rows);
-        if (classes.size() > TOP) {
-            o.line("(" + (classes.size() - TOP) + " more classes not shown)");
+        if (report.moreClasses() > 0) {
+            o.line("(" + report.moreClasses() + " more classes not shown)");
         }
         o.subsection("Hottest call sites");
         List<List<String>> sites = new ArrayList<>();
-        for (ClassRow c : top) {
-            boolean blocked = c.blocked().count() > 0;
-            List<CallerRow> callers = blocked ? stats.blockCallers(c.className()) : stats.waitCallers(c.className());
-            for (CallerRow s : callers.stream().limit(TOP_SITES).toList()) {
-                sites.add(List.of(c.className(), s.caller(), blocked ? "blocked" : "waited",
+        for (CallSites cs : report.hottestCallSites()) {
+            String className = cs.monitorClass().className();
+            for (CallerRow s : cs.callers()) {
+                sites.add(List.of(className, s.caller(), cs.blocked() ? "blocked" : "waited",
                         Long.toString(s.stats().count()), duration(s.stats().totalNs()), duration(s.stats().maxNs()),
                         Integer.toString(s.monitors()), Integer.toString(s.threads())));
             }
@@ -251,49 +97,43 @@ public final class ContentionReport {
                 List.of(false, false, false, true, true, true, true, true), sites);
     }
 
-    private void threads(Out o) {
+    private void threads() {
         o.section("Threads that waited most");
-        List<ThreadRow> top = topThreads();
+        List<KeptWaiting> top = report.keptWaiting();
         if (top.isEmpty()) {
             o.line("No thread was blocked or waited.");
             return;
         }
         List<List<String>> rows = new ArrayList<>();
-        for (ThreadRow t : top) {
+        for (KeptWaiting k : top) {
+            ThreadRow t = k.row();
             rows.add(List.of(t.thread().label(), Long.toString(t.blockedCount()), duration(t.blockedNs()),
-                    Long.toString(t.waitedCount()), duration(t.waitedNs()), duration(total(t))));
+                    Long.toString(t.waitedCount()), duration(t.waitedNs()), duration(ContentionReport.total(t))));
         }
         o.table(List.of("thread", "blocks", "blocked", "waits", "waited", "total"),
                 List.of(false, true, true, true, true, true), rows);
         o.subsection("Who kept them waiting");
         List<List<String>> causes = new ArrayList<>();
-        for (ThreadRow t : top) {
-            List<Cause> cs = causes(t.thread());
-            long count = t.blockedCount() + t.waitedCount();
-            long ns = total(t);
-            for (Cause c : cs) {
-                count -= c.count();
-                ns -= c.ns();
+        for (KeptWaiting k : top) {
+            String label = k.row().thread().label();
+            for (Cause c : k.causes()) {
+                causes.add(List.of(label, c.by(), c.how(), Long.toString(c.count()), duration(c.ns())));
             }
-            for (Cause c : cs.stream().limit(TOP_SITES).toList()) {
-                causes.add(List.of(t.thread().label(), c.by(), c.how(), Long.toString(c.count()), duration(c.ns())));
+            if (k.others() != null) {
+                causes.add(List.of(label, "(others)", "-", Long.toString(k.others().count()),
+                        duration(k.others().ns())));
             }
-            if (cs.size() > TOP_SITES) {
-                Cause rest = cs.stream().skip(TOP_SITES).reduce(new Cause(null, "", "", 0, 0),
-                        (a, c) -> new Cause(null, "", "", a.count() + c.count(), a.ns() + c.ns()));
-                causes.add(List.of(t.thread().label(), "(others)", "-", Long.toString(rest.count()),
-                        duration(rest.ns())));
-            }
-            if (count > 0) {
-                causes.add(List.of(t.thread().label(), "(not recorded)", "open or unattributed",
-                        Long.toString(count), duration(ns)));
+            if (k.unexplainedCount() > 0) {
+                causes.add(List.of(label, "(not recorded)", "open or unattributed",
+                        Long.toString(k.unexplainedCount()), duration(k.unexplainedNs())));
             }
         }
         o.table(List.of("thread", "by", "how", "count", "time"), List.of(false, false, false, true, true), causes);
     }
 
-    private void deadlocks(Out o) {
+    private void deadlocks() {
         o.section("Deadlocks");
+        List<Deadlocks.Deadlock> deadlocks = report.deadlocks();
         if (deadlocks.isEmpty()) {
             o.line("None at snapshot time.");
             return;
@@ -310,11 +150,8 @@ public final class ContentionReport {
                 o.line(o.bullet() + t.label() + " is blocked on " + monitorName(w.object(), w.identityHash())
                         + ", held by " + owner.label());
                 List<String> frames = new ArrayList<>();
-                Event enter = lastEnter(t, w.object());
-                if (enter != null) {
-                    for (Frame f : r.frames(enter.stackId())) {
-                        frames.add("at " + r.describe(f));
-                    }
+                for (Frame f : report.enterStack(t, w.object())) {
+                    frames.add("at " + r.describe(f));
                 }
                 if (frames.isEmpty()) {
                     frames.add("(no stack recorded)");
@@ -324,19 +161,9 @@ public final class ContentionReport {
         }
     }
 
-    /** The thread's last MONITOR_ENTER on the monitor (any monitor when it is 0), or null. */
-    private static Event lastEnter(RecordedThread t, long monitor) {
-        Event found = null;
-        for (Event e : t.events()) {
-            if (e.type() == EventType.MONITOR_ENTER && (monitor == 0 || e.obj() == monitor)) {
-                found = e;
-            }
-        }
-        return found;
-    }
-
-    private void criticalPath(Out o) {
+    private void criticalPath() {
         o.section("Critical path");
+        CriticalPath path = report.criticalPath();
         if (path.segments().isEmpty()) {
             o.line("No Java thread recorded.");
             return;
@@ -344,8 +171,8 @@ public final class ContentionReport {
         Segment first = path.segments().get(0);
         o.line("Length " + duration(path.lengthNs()) + ", from " + first.thread().label() + " at "
                 + offset(path.startNs()) + " to the end of " + path.endThread().label() + " at "
-                + offset(path.endNs()) + ", through " + path.segments().stream().map(s -> s.thread())
-                .distinct().count() + " threads in " + path.segments().size() + " segments.");
+                + offset(path.endNs()) + ", through " + report.pathThreads() + " threads in "
+                + path.segments().size() + " segments.");
         List<List<String>> states = new ArrayList<>();
         for (Map.Entry<State, Long> e : path.nsByState().entrySet()) {
             states.add(List.of(e.getKey().name().toLowerCase(Locale.ROOT), duration(e.getValue()),
@@ -355,13 +182,7 @@ public final class ContentionReport {
 
         o.subsection("Blocked and waiting on the path, by monitor");
         List<List<String>> mons = new ArrayList<>();
-        record M(String state, long monitor, long ns) {
-        }
-        List<M> ms = new ArrayList<>();
-        path.blockedNsByMonitor().forEach((m, ns) -> ms.add(new M("blocked", m, ns)));
-        path.waitingNsByMonitor().forEach((m, ns) -> ms.add(new M("waiting", m, ns)));
-        ms.sort(Comparator.comparingLong((M m) -> -m.ns()).thenComparing(M::state).thenComparingLong(M::monitor));
-        for (M m : ms) {
+        for (PathMonitor m : report.pathMonitors()) {
             mons.add(List.of(monitorName(m.monitor(), r.identityHash(m.monitor())), m.state(), duration(m.ns()),
                     percent(m.ns(), path.lengthNs())));
         }
@@ -372,8 +193,7 @@ public final class ContentionReport {
         }
 
         o.subsection("Longest waits on the path");
-        List<Segment> waits = path.waits().stream().filter(s -> s.durationNs() > 0).sorted(Comparator.comparingLong((Segment s) -> -s.durationNs())
-                .thenComparingLong(Segment::startNs)).limit(TOP).toList();
+        List<Segment> waits = report.longestWaits();
         if (waits.isEmpty()) {
             o.line("The path never waited.");
             return;

@@ -1,0 +1,449 @@
+package dev.convoy.analysis;
+
+import static dev.convoy.snapshot.SnapshotFormat.*;
+
+import dev.convoy.model.RecordedThread;
+import dev.convoy.model.Recording;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The intervals of one ring (the pairing rules of {@link Intervals}), in primitive columns,
+ * numbered in start order (ties: ring order): kind, start, end, monitor, begin and end record
+ * indexes and flags. Made by one scan of the ring, which also collects its start and
+ * interrupt calls (for {@link InteractionTable}), its THREAD_INTERRUPTED records, its first
+ * THREAD_START and THREAD_END and, if asked, the records of its joins' waits.
+ *
+ * <p>Later passes of {@link ContentionIndex} mark intervals in the flags: the interrupt rule
+ * ({@link #INTERRUPT_USED}), {@link Deadlocks} ({@link #DEADLOCKED}) and the critical path
+ * ({@link #CRITICAL}). Owners and the interactions that ended intervals are columns of the
+ * {@link InteractionTable}.
+ */
+public final class IntervalTable extends Columns {
+    /** Interval kind BLOCKED ({@link Interval.Kind} ordinals, as the others). */
+    public static final int BLOCKED = 0;
+    /** Interval kind WAITING. */
+    public static final int WAITING = 1;
+    /** Interval kind SLEEPING. */
+    public static final int SLEEPING = 2;
+    /** Interval kind JOINING. */
+    public static final int JOINING = 3;
+    /** Interval kind GC. */
+    public static final int GC = 4;
+
+    static final int OPEN = 1;
+    static final int TIMED_OUT = 2;
+    static final int ENDS_AT_INTERRUPT = 4;
+    static final int INTERRUPT_USED = 8;
+    static final int NEXT_IS_INTERRUPT = 16;
+    static final int CRITICAL = 32;
+    static final int DEADLOCKED = 64;
+
+    final RecordedThread t;
+    long[] start = new long[8];
+    long[] end = new long[8];
+    long[] monitor = new long[8];
+    byte[] kind = new byte[8];
+    byte[] flags = new byte[8];
+    int[] begin = new int[8];
+    int[] endIdx = new int[8];
+    private int[] byBegin; // interval ids by begin record index; null: the identity
+    private int[] byEnd; // closed interval ids by end record index; null: the identity (none open)
+    int[] interrupted = new int[0]; // THREAD_INTERRUPTED record indexes
+    int firstStart = -1;
+    int firstEnd = -1; // the first THREAD_END record
+    private int[] joinWaits; // the join's MONITOR_WAIT/WAITED record indexes, when asked for
+    private int joinWaitCount;
+    boolean sorted = true; // the ring's records are in time order
+    private int beginCursor;
+    private int endCursor;
+
+    private IntervalTable(RecordedThread t) {
+        super(8);
+        this.t = t;
+    }
+
+    @Override
+    void resize(int c) {
+        start = Arrays.copyOf(start, c);
+        end = Arrays.copyOf(end, c);
+        monitor = Arrays.copyOf(monitor, c);
+        kind = Arrays.copyOf(kind, c);
+        flags = Arrays.copyOf(flags, c);
+        begin = Arrays.copyOf(begin, c);
+        endIdx = Arrays.copyOf(endIdx, c);
+    }
+
+    private void add(int k, long mon, int b, int e, long endNs, int f) {
+        int n = append();
+        start[n] = t.ts(b);
+        end[n] = endNs;
+        monitor[n] = mon;
+        kind[n] = (byte) k;
+        flags[n] = (byte) f;
+        begin[n] = b;
+        endIdx[n] = e;
+    }
+
+    /** The intervals of one ring; open ones end at the thread's end or {@code snapshotNs}. */
+    static IntervalTable of(RecordedThread t, long snapshotNs) {
+        return scan(t, 0, snapshotNs, null, null, false);
+    }
+
+    /** The MONITOR_WAIT and MONITOR_WAITED record indexes of a ring that belong to a {@code Thread.join}. */
+    static int[] joinWaits(RecordedThread t) {
+        IntervalTable g = scan(t, 0, t.endNs(), null, null, true);
+        return Arrays.copyOf(g.joinWaits, g.joinWaitCount);
+    }
+
+    /**
+     * The intervals of ring {@code k}, plus its calls {ts, ring, index} (when {@code starts}
+     * and {@code interrupts} are given), interrupt records and, if asked, the records of its
+     * joins' waits.
+     */
+    static IntervalTable scan(RecordedThread t, int k, long snapshot, List<long[]> starts, List<long[]> interrupts,
+                              boolean joinWaits) {
+        IntervalTable g = new IntervalTable(t);
+        if (joinWaits) {
+            g.joinWaits = new int[4];
+        }
+        int enter = -1;
+        int wait = -1;
+        int gc = -1;
+        int sleep = -1;
+        int join = -1;
+        int n = t.eventCount();
+        int[] ti = new int[4];
+        int tiCount = 0;
+        long prevTs = Long.MIN_VALUE;
+        for (int i = 0; i < n; i++) {
+            long ts = t.ts(i);
+            if (ts < prevTs) {
+                g.sorted = false;
+            }
+            prevTs = ts;
+            switch (t.rawType(i)) {
+                case EVENT_MONITOR_ENTER -> enter = i;
+                case EVENT_GC_START -> gc = i;
+                case EVENT_SLEEP -> sleep = i;
+                case EVENT_JOIN -> join = i;
+                case EVENT_MONITOR_WAIT -> {
+                    if (join < 0 || t.obj(join) != t.obj(i)) {
+                        wait = i;
+                    } else {
+                        g.joinWait(i);
+                    }
+                }
+                case EVENT_MONITOR_ENTERED -> {
+                    if (enter >= 0 && t.obj(enter) == t.obj(i)) {
+                        g.add(BLOCKED, t.obj(i), enter, i, ts, 0);
+                    }
+                    enter = -1;
+                }
+                case EVENT_MONITOR_WAITED -> {
+                    if (join < 0 || t.obj(join) != t.obj(i)) {
+                        if (wait >= 0 && t.obj(wait) == t.obj(i)) {
+                            int f = (t.flags(i) & FLAG_TIMED_OUT) != 0 ? TIMED_OUT : 0;
+                            if (i + 1 < n && t.rawType(i + 1) == EVENT_THREAD_INTERRUPTED) {
+                                f |= NEXT_IS_INTERRUPT;
+                            }
+                            g.add(WAITING, t.obj(i), wait, i, ts, f);
+                        }
+                        wait = -1;
+                    } else {
+                        g.joinWait(i);
+                    }
+                }
+                case EVENT_SLEPT -> {
+                    if (sleep >= 0) {
+                        g.add(SLEEPING, 0, sleep, i, ts, 0);
+                    }
+                    sleep = -1;
+                }
+                case EVENT_JOINED -> {
+                    if (join >= 0 && t.obj(join) == t.obj(i)) {
+                        g.add(JOINING, t.obj(i), join, i, ts, 0);
+                    }
+                    join = -1;
+                }
+                case EVENT_THREAD_INTERRUPTED -> {
+                    if (tiCount == ti.length) {
+                        ti = Arrays.copyOf(ti, 2 * tiCount);
+                    }
+                    ti[tiCount++] = i;
+                    if (sleep >= 0) {
+                        g.add(SLEEPING, 0, sleep, i, ts, ENDS_AT_INTERRUPT);
+                        sleep = -1;
+                    }
+                    if (join >= 0) {
+                        g.add(JOINING, t.obj(join), join, i, ts, ENDS_AT_INTERRUPT);
+                        join = -1;
+                    }
+                }
+                case EVENT_GC_FINISH -> {
+                    if (gc >= 0) {
+                        g.add(GC, 0, gc, i, ts, 0);
+                    }
+                    gc = -1;
+                }
+                case EVENT_START_CALL -> {
+                    if (starts != null) {
+                        starts.add(new long[] {ts, k, i});
+                    }
+                }
+                case EVENT_INTERRUPT_CALL -> {
+                    if (interrupts != null) {
+                        interrupts.add(new long[] {ts, k, i});
+                    }
+                }
+                case EVENT_THREAD_START -> g.firstStart = g.firstStart < 0 ? i : g.firstStart;
+                case EVENT_THREAD_END -> g.firstEnd = g.firstEnd < 0 ? i : g.firstEnd;
+                default -> {
+                }
+            }
+        }
+        long openEnd = t.endNs() != 0 ? t.endNs() : snapshot;
+        int[] open = {enter, wait, sleep, join, gc};
+        int[] kinds = {BLOCKED, WAITING, SLEEPING, JOINING, GC};
+        for (int j = 0; j < open.length; j++) {
+            int b = open[j];
+            if (b >= 0) {
+                long mon = kinds[j] == BLOCKED || kinds[j] == WAITING || kinds[j] == JOINING ? t.obj(b) : 0;
+                g.add(kinds[j], mon, b, -1, Math.max(t.ts(b), openEnd), OPEN);
+            }
+        }
+        g.trim();
+        g.sortByStart();
+        g.interrupted = Arrays.copyOf(ti, tiCount);
+        g.byBegin = g.order(g.begin, false);
+        g.byEnd = g.order(g.endIdx, true);
+        return g;
+    }
+
+    private void joinWait(int i) {
+        if (joinWaits != null) {
+            if (joinWaitCount == joinWaits.length) {
+                joinWaits = Arrays.copyOf(joinWaits, 2 * joinWaitCount);
+            }
+            joinWaits[joinWaitCount++] = i;
+        }
+    }
+
+    private int[] order(int[] key, boolean closedOnly) {
+        int n = rows();
+        int m = 0;
+        int[] ids = new int[n];
+        for (int i = 0; i < n; i++) {
+            if (!closedOnly || (flags[i] & OPEN) == 0) {
+                ids[m++] = i;
+            }
+        }
+        ids = Arrays.copyOf(ids, m);
+        long[] k = new long[n];
+        for (int i = 0; i < n; i++) {
+            k[i] = key[i];
+        }
+        ids = sortStable(ids, k);
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] != i) {
+                return ids;
+            }
+        }
+        return ids.length == n ? null : ids;
+    }
+
+    /** Reorders the intervals by start time, stably (as {@link Intervals} sorts them). */
+    private void sortByStart() {
+        int n = rows();
+        boolean inOrder = true;
+        for (int i = 1; i < n && inOrder; i++) {
+            inOrder = start[i - 1] <= start[i];
+        }
+        if (inOrder) {
+            return;
+        }
+        int[] ids = new int[n];
+        for (int i = 0; i < n; i++) {
+            ids[i] = i;
+        }
+        ids = sortStable(ids, start);
+        long[] s = new long[n];
+        long[] e = new long[n];
+        long[] mon = new long[n];
+        byte[] k = new byte[n];
+        byte[] f = new byte[n];
+        int[] b = new int[n];
+        int[] ei = new int[n];
+        for (int i = 0; i < n; i++) {
+            int j = ids[i];
+            s[i] = start[j];
+            e[i] = end[j];
+            mon[i] = monitor[j];
+            k[i] = kind[j];
+            f[i] = flags[j];
+            b[i] = begin[j];
+            ei[i] = endIdx[j];
+        }
+        start = s;
+        end = e;
+        monitor = mon;
+        kind = k;
+        flags = f;
+        begin = b;
+        endIdx = ei;
+    }
+
+    private static int id(int[] ids, int pos) {
+        return ids == null ? pos : ids[pos];
+    }
+
+    /** The closed interval ending at record {@code idx}, -1 if none; a cursor when records come in ring order. */
+    int atEnd(int idx) {
+        if (!sorted) {
+            return find(byEnd, endIdx, idx);
+        }
+        int len = byEnd == null ? rows() : byEnd.length;
+        while (endCursor < len && endIdx[id(byEnd, endCursor)] < idx) {
+            endCursor++;
+        }
+        return endCursor < len && endIdx[id(byEnd, endCursor)] == idx ? id(byEnd, endCursor) : -1;
+    }
+
+    /** The closed interval ending at record {@code idx}, -1 if none (a binary search). */
+    int findByEnd(int idx) {
+        return find(byEnd, endIdx, idx);
+    }
+
+    /** Sets the cursors of {@link #at} and {@link #atEnd} back to the ring's first record. */
+    void rewind() {
+        beginCursor = 0;
+        endCursor = 0;
+    }
+
+    /** Interval id whose begin (or end) record is {@code idx}, -1 if none. */
+    private int find(int[] ids, int[] key, int idx) {
+        int lo = 0;
+        int hi = (ids == null ? rows() : ids.length) - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int v = key[id(ids, mid)];
+            if (v < idx) {
+                lo = mid + 1;
+            } else if (v > idx) {
+                hi = mid - 1;
+            } else {
+                return id(ids, mid);
+            }
+        }
+        return -1;
+    }
+
+    /** The last interval (start order) starting at or before {@code ts}, -1 if none. */
+    int lastStartAtOrBefore(long ts) {
+        int lo = 0;
+        int hi = rows() - 1;
+        int found = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (start[mid] <= ts) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found;
+    }
+
+    /** Whether an interval has a flag. */
+    boolean has(int iv, int flag) {
+        return (flags[iv] & flag) != 0;
+    }
+
+    /** Sets a flag of an interval. */
+    void mark(int iv, int flag) {
+        flags[iv] |= (byte) flag;
+    }
+
+    // ---- access
+
+    /** The thread of the ring. */
+    public RecordedThread thread() {
+        return t;
+    }
+
+    /** Number of intervals. */
+    public int count() {
+        return rows();
+    }
+
+    /**
+     * The interval beginning at record {@code index}, -1 if none; fastest when called for the
+     * records in the order of {@link Recording#events()} (a cursor when the ring is in order).
+     */
+    public int at(int index) {
+        if (!sorted) {
+            return find(byBegin, begin, index);
+        }
+        int len = byBegin == null ? rows() : byBegin.length;
+        while (beginCursor < len && begin[id(byBegin, beginCursor)] < index) {
+            beginCursor++;
+        }
+        return beginCursor < len && begin[id(byBegin, beginCursor)] == index ? id(byBegin, beginCursor) : -1;
+    }
+
+    /** Kind of an interval ({@link #BLOCKED} ... {@link #GC}). */
+    public int kind(int iv) {
+        return kind[iv];
+    }
+
+    /** Start of an interval (its begin record's time). */
+    public long startNs(int iv) {
+        return start[iv];
+    }
+
+    /** End of an interval: its end record's time, or the thread's end or the snapshot when open. */
+    public long endNs(int iv) {
+        return end[iv];
+    }
+
+    /** Monitor of an interval, the joined Thread object for JOINING, 0 for SLEEPING and GC. */
+    public long monitor(int iv) {
+        return monitor[iv];
+    }
+
+    /** Record index of the interval's begin. */
+    public int begin(int iv) {
+        return begin[iv];
+    }
+
+    /** Record index of the interval's end, -1 while open. */
+    public int end(int iv) {
+        return endIdx[iv];
+    }
+
+    /** Still open at the snapshot. */
+    public boolean isOpen(int iv) {
+        return has(iv, OPEN);
+    }
+
+    /** A WAITING interval ended by its timeout. */
+    public boolean timedOut(int iv) {
+        return has(iv, TIMED_OUT);
+    }
+
+    /** SLEEPING or JOINING ended by THREAD_INTERRUPTED. */
+    public boolean interrupted(int iv) {
+        return has(iv, ENDS_AT_INTERRUPT);
+    }
+
+    /** A segment of the critical path lies in this interval ({@link CriticalPath#isOnPath}). */
+    public boolean isOnPath(int iv) {
+        return has(iv, CRITICAL);
+    }
+
+    /** The open BLOCKED interval of a {@link Deadlocks} cycle (its span is DEADLOCKED). */
+    public boolean isDeadlocked(int iv) {
+        return has(iv, DEADLOCKED);
+    }
+}
