@@ -44,16 +44,25 @@ public final class Deadlocks {
     private Deadlocks() {
     }
 
+    /**
+     * The cycles of the waits-for graph at snapshot time. A cycle is reported only when the
+     * walk from a blocked thread through the owners of the monitors returns to a thread it
+     * already passed: an owner that has no ring in the recording (a thread the recorder did
+     * not record, or whose ring it could not keep) ends the walk with no deadlock. Monitor
+     * entries of threads the recording does not have are ignored.
+     */
     public static List<Deadlock> find(Recording r) {
         Map<Long, RecordedThread> liveByJavaId = new HashMap<>();
+        Set<Long> liveRings = new HashSet<>();
         for (RecordedThread t : r.javaThreads()) {
             if (!t.isEnded()) {
                 liveByJavaId.put(t.javaThreadId(), t);
+                liveRings.add(t.ringId());
             }
         }
         Map<Long, MonitorState> blockedByRing = new HashMap<>();
         for (MonitorState m : r.monitors()) {
-            if (m.state() == SnapshotFormat.MSTATE_BLOCKED && m.ownerThreadId() >= 0) {
+            if (m.state() == SnapshotFormat.MSTATE_BLOCKED && m.ownerThreadId() >= 0 && liveRings.contains(m.ringId())) {
                 blockedByRing.put(m.ringId(), m);
             }
         }
@@ -62,23 +71,25 @@ public final class Deadlocks {
         List<Long> rings = new ArrayList<>(blockedByRing.keySet());
         rings.sort(null);
         for (long start : rings) {
-            if (done.contains(start)) {
-                continue;
-            }
             LinkedHashSet<Long> path = new LinkedHashSet<>();
+            Long closing = null;
             long cur = start;
-            while (blockedByRing.containsKey(cur) && !done.contains(cur) && path.add(cur)) {
-                RecordedThread owner = liveByJavaId.get(blockedByRing.get(cur).ownerThreadId());
-                if (owner == null) {
+            while (!done.contains(cur)) {
+                if (!path.add(cur)) {
+                    closing = cur; // back on the path through an owner edge: a cycle
                     break;
+                }
+                MonitorState m = blockedByRing.get(cur);
+                RecordedThread owner = m == null ? null : liveByJavaId.get(m.ownerThreadId());
+                if (owner == null) {
+                    break; // not blocked, or its owner has no ring: no deadlock through here
                 }
                 cur = owner.ringId();
             }
-            boolean closesOnItself = path.contains(cur);
             done.addAll(path);
-            if (closesOnItself) {
-                List<Long> cycle = new ArrayList<>(path).subList(new ArrayList<>(path).indexOf(cur), path.size());
-                out.add(cycleFrom(r, cycle, blockedByRing));
+            if (closing != null) {
+                List<Long> all = new ArrayList<>(path);
+                out.add(cycleFrom(r, all.subList(all.indexOf(closing), all.size()), blockedByRing));
             }
         }
         return out;

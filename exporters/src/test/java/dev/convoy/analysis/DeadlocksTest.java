@@ -89,4 +89,39 @@ class DeadlocksTest {
         assertEquals(List.of("t21", "t22", "t23"),
                 found.get(0).threads().stream().map(RecordedThread::name).toList());
     }
+
+    /**
+     * The owner has no ring (a convoy- thread, or a holder refused a ring under the memory
+     * cap): the walk ends there, with no one-thread "cycle" of the blocked thread.
+     */
+    @Test
+    void anOwnerWithoutARingIsNoDeadlock() throws Exception {
+        RecordingBuilder b = base();
+        b.thread(R_MAIN, 1, O_MAIN, "main").span(T0, 0)
+                .event(T0, EVENT_THREAD_START, 0, O_MAIN, 1)
+                .event(t(300), EVENT_MONITOR_ENTER, S_RUN, M2, 0);
+        b.thread(R_W1, 12, O_W1, "worker-1").span(t(50), 0)
+                .event(t(50), EVENT_THREAD_START, 0, O_W1, 12)
+                .event(t(310), EVENT_MONITOR_ENTER, S_INIT, M1, 0);
+        b.monitor(R_MAIN, MSTATE_BLOCKED, M2, 0xAAAA0002, 12); // main -> worker-1
+        b.monitor(R_W1, MSTATE_BLOCKED, M1, 0xAAAA0001, 99);  // worker-1 -> thread 99: no ring
+        Recording r = read(b);
+        assertEquals(List.of(), Deadlocks.find(r));
+        String report = ContentionReport.of(r).render(ContentionReport.Style.TEXT);
+        assertTrue(!report.contains("Deadlock 1 ("), report);
+    }
+
+    /** A monitor entry naming a ring the threads section does not have is ignored, not a crash. */
+    @Test
+    void aMonitorEntryOfAnUnknownRingIsIgnored() throws Exception {
+        RecordingBuilder b = deadlock(base());
+        b.monitor(777, MSTATE_BLOCKED, M3, 0xAAAA0003, 99); // ring 777 -> thread 99, neither recorded
+        Recording r = read(b);
+        List<Deadlocks.Deadlock> found = Deadlocks.find(r);
+        assertEquals(1, found.size(), "the real cycle is still found");
+        assertEquals(List.of("main", "worker-1"), found.get(0).threads().stream().map(RecordedThread::name).toList());
+        for (ContentionReport.Style style : ContentionReport.Style.values()) {
+            ContentionReport.of(r).render(style);
+        }
+    }
 }
