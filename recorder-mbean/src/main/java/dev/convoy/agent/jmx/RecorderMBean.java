@@ -122,6 +122,10 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             attr("EventsDropped", SimpleType.LONG, false, "Events that could not be recorded at all"),
             attr("ThreadsRecorded", SimpleType.LONG, false, "Threads with a ring now (live and recently ended)"),
             attr("MemoryInUseBytes", SimpleType.LONG, false, "Recorder memory in use, in bytes"),
+            attr("StacksDropped", SimpleType.LONG, false,
+                    "Stack traces not kept because the stack table was full (their events have no stack)"),
+            attr("ObjectsDropped", SimpleType.LONG, false,
+                    "Objects not described because the object table was full (shown as <unknown class>)"),
             attr("RecordingStartTime", SimpleType.LONG, false, "When the agent started (ms since 1970 UTC)"),
             attr("Version", SimpleType.STRING, false, "Convoy version"),
             attr("InstrumentedClasses", SimpleType.LONG, false,
@@ -183,6 +187,8 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             case "EventsDropped" -> c.recordsDropped();
             case "ThreadsRecorded" -> c.threadsRecorded();
             case "MemoryInUseBytes" -> c.memoryInUse();
+            case "StacksDropped" -> c.stacksDropped();
+            case "ObjectsDropped" -> c.objectsDropped();
             case "RecordingStartTime" -> c.startEpochNs() / 1_000_000;
             case "Version" -> ConvoyAgent.VERSION;
             case "InstrumentedClasses" -> agent.instrumentedClasses();

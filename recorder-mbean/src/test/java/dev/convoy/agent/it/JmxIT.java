@@ -108,6 +108,8 @@ class JmxIT {
                         .toRealPath().toString());
                 assertTrue((Long) c.getAttribute(name, "EventsRecorded") > 0);
                 assertTrue((Long) c.getAttribute(name, "MemoryInUseBytes") > 0);
+                assertEquals(0L, c.getAttribute(name, "StacksDropped"), "a small app fills no table");
+                assertEquals(0L, c.getAttribute(name, "ObjectsDropped"));
 
                 CompositeData summary = (CompositeData) invoke(c, "snapshot");
                 checkSummary(summary);
