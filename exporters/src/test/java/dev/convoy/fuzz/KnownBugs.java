@@ -24,10 +24,16 @@ final class KnownBugs {
     }
 
     private static final List<Bug> BUGS = List.of(
-            // A SECTION_MONITORS entry naming a ring that is not in SECTION_THREADS:
-            // Deadlocks looks the ring up with Optional.orElseThrow().
-            new Bug("Deadlocks: monitor entry of a ring without a thread",
-                    t -> t instanceof NoSuchElementException && thrownFrom(t, "dev.convoy.analysis.Deadlocks")));
+            // known-crashes/deadlocks-*: a BLOCKED entry of SECTION_MONITORS whose owner is no
+            // live Java thread counts as a deadlock of its own ring; when that ring is not in
+            // SECTION_THREADS, Deadlocks.cycleFrom calls orElseThrow() on an empty Optional.
+            new Bug("Deadlocks: blocked monitor entry of a ring without a thread",
+                    t -> t instanceof NoSuchElementException && thrownFrom(t, "Deadlocks", "cycleFrom")),
+            // known-crashes/report-duration-*: a recording window of exactly Long.MIN_VALUE ns
+            // (start and snapshot times from INFO or thread spans, subtraction overflowing):
+            // ContentionReport.duration(-ns) recurses forever, -Long.MIN_VALUE being negative.
+            new Bug("ContentionReport.duration(Long.MIN_VALUE): unbounded recursion",
+                    t -> t instanceof StackOverflowError && thrownFrom(t, "ContentionReport", "duration")));
 
     private KnownBugs() {
     }
@@ -37,7 +43,9 @@ final class KnownBugs {
         return TOLERATED && BUGS.stream().anyMatch(b -> b.matches().test(t));
     }
 
-    private static boolean thrownFrom(Throwable t, String className) {
-        return Arrays.stream(t.getStackTrace()).anyMatch(f -> f.getClassName().equals(className));
+    /** Whether a frame of {@code t} is {@code method} of a class named {@code simpleName} (any package). */
+    private static boolean thrownFrom(Throwable t, String simpleName, String method) {
+        return Arrays.stream(t.getStackTrace()).anyMatch(f -> f.getMethodName().equals(method)
+                && (f.getClassName().equals(simpleName) || f.getClassName().endsWith("." + simpleName)));
     }
 }

@@ -9,16 +9,21 @@ import dev.convoy.cli.Report;
 import dev.convoy.export.Output;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotFormatException;
+import dev.convoy.snapshot.SnapshotFormat;
 import dev.convoy.snapshot.SnapshotReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.stream.Stream;
+import java.util.zip.CRC32;
 
 /**
  * The robustness contract of the snapshot reader and everything downstream of it, checked
@@ -33,7 +38,8 @@ import java.util.stream.Stream;
  *       valid snapshot", and throw nothing.
  * </ul>
  *
- * Inputs larger than {@link #MAX_INPUT} are skipped, so that a fuzzed header cannot ask for
+ * <p>Section CRCs are recomputed before the content is checked ({@link #withValidCrcs}):
+ * otherwise nearly every mutation would only reach the CRC check. Inputs larger than {@link #MAX_INPUT} are skipped, so that a fuzzed header cannot ask for
  * huge (but legitimate) amounts of work; the fuzzing JVM runs with a small heap so that an
  * allocation sized by a fuzzed length field shows up as an {@link OutOfMemoryError}.
  */
@@ -44,11 +50,52 @@ final class SnapshotContract {
     private SnapshotContract() {
     }
 
-    /** Reads {@code data}; if it is a snapshot, writes every output and renders the report. */
+    /**
+     * Checks {@code data} as it is (a mutation almost always breaks a section CRC, so this
+     * mostly checks that the reader rejects it), then with every section CRC recomputed
+     * ({@link #withValidCrcs}), so that the mutated content gets past the CRC check and into
+     * the parsers, the analysis and the writers.
+     */
     static void readAndWriteEverything(byte[] data) throws IOException {
         if (data.length > MAX_INPUT) {
             return;
         }
+        readAndWrite(data);
+        byte[] fixed = withValidCrcs(data);
+        if (!Arrays.equals(fixed, data)) {
+            readAndWrite(fixed);
+        }
+    }
+
+    /**
+     * A copy of {@code data} with the CRC32 of every section whose header and payload fit in
+     * the file recomputed, walking the sections as the reader does (header, then sections up
+     * to END or the first one that does not fit). Bytes that are not a snapshot come back
+     * unchanged.
+     */
+    static byte[] withValidCrcs(byte[] data) {
+        byte[] out = Arrays.copyOf(data, data.length);
+        ByteBuffer b = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN);
+        long pos = SnapshotFormat.HEADER_BYTES;
+        while (out.length - pos >= SnapshotFormat.SECTION_HEADER_BYTES) {
+            int tag = b.getInt((int) pos);
+            long length = b.getLong((int) pos + 8);
+            long payload = pos + SnapshotFormat.SECTION_HEADER_BYTES;
+            if (length < 0 || length > out.length - payload) {
+                break;
+            }
+            CRC32 crc = new CRC32();
+            crc.update(out, (int) payload, (int) length);
+            b.putInt((int) pos + 4, (int) crc.getValue());
+            if (tag == SnapshotFormat.SECTION_END) {
+                break;
+            }
+            pos = payload + length;
+        }
+        return out;
+    }
+
+    private static void readAndWrite(byte[] data) throws IOException {
         Recording r;
         try {
             r = SnapshotReader.read(data);
@@ -75,7 +122,7 @@ final class SnapshotContract {
         Path dir = Files.createTempDirectory("convoy-fuzz-");
         try {
             Path in = dir.resolve("in.cvysnap");
-            Files.write(in, data);
+            Files.write(in, withValidCrcs(data)); // past the CRC checks, as in readAndWriteEverything
             boolean valid = isSnapshot(data);
             for (String format : Output.names().split(", ")) {
                 check("convert --format " + format, valid, err -> Convert.run(new String[] {in.toString(),
