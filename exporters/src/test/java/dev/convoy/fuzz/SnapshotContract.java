@@ -122,8 +122,9 @@ final class SnapshotContract {
         Path dir = Files.createTempDirectory("convoy-fuzz-");
         try {
             Path in = dir.resolve("in.cvysnap");
-            Files.write(in, withValidCrcs(data)); // past the CRC checks, as in readAndWriteEverything
-            boolean valid = isSnapshot(data);
+            byte[] fixed = withValidCrcs(data); // past the CRC checks, as in readAndWriteEverything
+            Files.write(in, fixed);
+            boolean valid = isSnapshot(fixed);
             for (String format : Output.names().split(", ")) {
                 check("convert --format " + format, valid, err -> Convert.run(new String[] {in.toString(),
                         "--format", format, "-o", dir.resolve("out-" + format).toString()}, nullPrint(), err));
