@@ -253,7 +253,7 @@ public final class ReportRenderer {
      */
     public static String duration(long ns) {
         if (ns < 0) {
-            return "-" + duration(-ns);
+            return "-" + duration(ns == Long.MIN_VALUE ? Long.MAX_VALUE : -ns); // -MIN_VALUE overflows
         }
         if (ns < 1_000) {
             return ns + " ns";
