@@ -145,7 +145,7 @@ int agent_on_load(JavaVM *vm, cv_error *err) { return 0; }
 int agent_start(JNIEnv *env, const cv_config *config, cv_error *err) { return 0; }
 int agent_set_recording(int on, cv_error *err) { return 0; }
 int agent_is_recording(void) { return 0; }
-int agent_reset(cv_error *err) { return 0; }
+int agent_reset(JNIEnv *jni, cv_error *err) { return 0; }
 int agent_bind_probes(JNIEnv *env, jclass probes, cv_error *err) { return 0; }
 
 void agent_counters(int64_t out[CV_COUNTER_COUNT]) {

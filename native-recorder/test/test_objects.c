@@ -9,7 +9,8 @@
  * runs on the threads of the concurrent test) and each test checks the count.
  *
  * The object table is process-wide and initialised once; each test uses objects of its
- * own, and the objects_foreach test checks against every object any test tagged.
+ * own, and the objects_foreach test checks against every object any test tagged. The tests
+ * of freeing and resetting come last (they empty the table).
  */
 #include "arch.h"
 #include "check.h"
@@ -65,7 +66,8 @@ static jvmtiError JNICALL mock_set_tag(jvmtiEnv *env, jobject object, jlong tag)
     int found = 0;
     uint32_t hash = objects_hash((uint64_t)tag, &found);
     if (!found) {
-        violation("the entry is not described yet", tag);
+        /* An overflow id (slot bits 0: the table was full) is never described. */
+        if (((uint64_t)tag & 0xFFFFFFFFull) != 0) violation("the entry is not described yet", tag);
     } else if (hash != (uint32_t)o->hash) {
         violation("the entry describes another hash", tag);
     }
@@ -77,7 +79,10 @@ static jvmtiError JNICALL mock_set_tag(jvmtiEnv *env, jobject object, jlong tag)
             violation("the class entry is not described", tag);
         }
     }
-    if (__atomic_load_n(&o->tag, __ATOMIC_ACQUIRE) != 0) violation("the object is tagged already", tag);
+    jlong before = __atomic_load_n(&o->tag, __ATOMIC_ACQUIRE);
+    int before_found = 0;
+    if (before != 0) objects_hash((uint64_t)before, &before_found);
+    if (before_found) violation("the object is tagged already with a described id", tag);
     if (o->fail_set_tag > 0) {
         o->fail_set_tag--;
         o->set_tag_failed = 1;
@@ -112,6 +117,12 @@ static jweak JNICALL mock_new_weak_global_ref(JNIEnv *env, jobject obj) {
     return (jweak)obj;
 }
 
+static uint64_t weak_refs_deleted;     /* (atomic) */
+
+static void JNICALL mock_delete_weak_global_ref(JNIEnv *env, jweak ref) {
+    fetch_add_relaxed(&weak_refs_deleted, 1);
+}
+
 static jboolean JNICALL mock_exception_check(JNIEnv *env) {
     return JNI_FALSE;
 }
@@ -129,6 +140,7 @@ static struct JNINativeInterface_ mock_jni_functions = {
     .GetObjectClass = mock_get_object_class,
     .DeleteLocalRef = mock_delete_local_ref,
     .NewWeakGlobalRef = mock_new_weak_global_ref,
+    .DeleteWeakGlobalRef = mock_delete_weak_global_ref,
     .ExceptionCheck = mock_exception_check,
     .ExceptionClear = mock_exception_clear,
 };
@@ -169,7 +181,7 @@ static cv_object entry(uint64_t id, int *seen) {
     find_ctx c;
     memset(&c, 0, sizeof(c));
     c.id = id;
-    objects_foreach(visit_find, &c);
+    objects_foreach(jni, visit_find, &c);
     *seen = c.seen;
     return c.e;
 }
@@ -251,7 +263,7 @@ static void visit_hash(void *p, const cv_object *o) {
 
 static uint64_t described_with_hash(uint32_t hash) {
     uint64_t ctx[2] = {hash, 0};
-    objects_foreach(visit_hash, ctx);
+    objects_foreach(jni, visit_hash, ctx);
     return ctx[1];
 }
 
@@ -328,7 +340,7 @@ TEST(objects_foreach_visits_exactly_the_described_entries) {
         CHECK(id_of(&objs[i], i % 2 ? OBJ_THREAD : OBJ_PLAIN) != 0);
     }
     all_ctx c = {0, 0};
-    objects_foreach(visit_all, &c);
+    objects_foreach(jni, visit_all, &c);
     CHECK_EQ_U64(c.n, ntagged);
     CHECK_EQ_U64(c.wrong, 0);
     CHECK(objects_count() >= ntagged); /* ids of failed SetTags are used up, never described */
@@ -393,4 +405,244 @@ TEST(objects_id_handed_to_any_thread_is_described) {
     CHECK_EQ_U64(disagree, 0);
     for (int r = 0; r < RACE_ROUNDS; r++) CHECK_EQ_U64(load_relaxed(&race_cls[r].weak_refs), 1);
     CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+/* ---- ids of collected objects are reused, generation-tagged; reset empties the table ---- */
+
+#define SLOT(id) ((id) & 0xFFFFFFFFull)
+#define GEN(id) ((id) >> 32)
+
+TEST(objects_reuse_the_slot_of_a_freed_object_under_a_new_generation) {
+    setup();
+    uint64_t v0 = load_relaxed(&violations);
+    static fake_obj cls = {.hash = 0xA000};
+    static fake_obj a = {.hash = 0xA001, .cls = &cls};
+    static fake_obj b = {.hash = 0xA002, .cls = &cls};
+    uint64_t ida = id_of(&a, OBJ_PLAIN);
+    CHECK(ida != 0 && SLOT(ida) != 0);
+    uint64_t count = objects_count();
+    objects_free(ida);                                   /* ObjectFree: a was collected */
+    CHECK_EQ_U64(objects_count(), count - 1);
+    int found = 1;
+    objects_hash(ida, &found);
+    CHECK(!found);
+    uint64_t idb = id_of(&b, OBJ_PLAIN);
+    CHECK_EQ_U64(SLOT(idb), SLOT(ida));                  /* the slot is reused... */
+    CHECK(GEN(idb) > GEN(ida));                          /* ...under a new generation */
+    CHECK(idb != ida);
+    /* A record written before the free still holds ida: it must not find b. */
+    CHECK_EQ_U64(objects_hash(ida, &found), 0);
+    CHECK(!found);
+    int seen = 0;
+    entry(ida, &seen);
+    CHECK_EQ_U64(seen, 0);
+    CHECK_EQ_U64(objects_hash(idb, &found), 0xA002);
+    CHECK(found);
+    CHECK_EQ_U64(entry(idb, &seen).class_id, cls.tag);
+    /* A late or repeated ObjectFree of the old id does not free the new object. */
+    objects_free(ida);
+    CHECK_EQ_U64(objects_hash(idb, &found), 0xA002);
+    CHECK(found);
+    /* Nor does a made-up generation of the slot, nor an id of another slot's range. */
+    objects_free(idb + (1ull << 32));
+    objects_free(idb - (1ull << 32));
+    CHECK(found && objects_hash(idb, &found) == 0xA002 && found);
+    objects_hash(idb + (1ull << 32), &found);
+    CHECK(!found);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+TEST(objects_freed_class_is_reclaimed_with_its_weak_reference) {
+    setup();
+    uint64_t v0 = load_relaxed(&violations);
+    static fake_obj cls = {.hash = 0xB000};
+    static fake_obj a = {.hash = 0xB001, .cls = &cls};
+    uint64_t ida = id_of(&a, OBJ_PLAIN);
+    uint64_t idc = (uint64_t)cls.tag;
+    CHECK(ida != 0 && idc != 0);
+    objects_free(ida);
+    objects_free(idc);                                   /* the class was unloaded */
+    int found = 1;
+    objects_hash(idc, &found);
+    CHECK(!found);
+    uint64_t deleted = load_relaxed(&weak_refs_deleted);
+    int seen = 0;
+    entry(idc, &seen);                                   /* a snapshot reclaims dead classes */
+    CHECK_EQ_U64(seen, 0);
+    CHECK_EQ_U64(load_relaxed(&weak_refs_deleted), deleted + 1);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+static void visit_count(void *p, const cv_object *o) {
+    (void)o;
+    (*(uint64_t *)p)++;
+}
+
+static uint64_t visited(void) {
+    uint64_t n = 0;
+    objects_foreach(jni, visit_count, &n);
+    return n;
+}
+
+TEST(objects_reset_clears_the_table_and_describes_objects_and_classes_again) {
+    setup();
+    uint64_t v0 = load_relaxed(&violations);
+    static fake_obj cls = {.hash = 0xC000};
+    static fake_obj a = {.hash = 0xC001, .cls = &cls};
+    uint64_t ida = id_of(&a, OBJ_PLAIN);
+    uint64_t idc = (uint64_t)cls.tag;
+    CHECK(objects_count() > 0);
+    uint64_t deleted = load_relaxed(&weak_refs_deleted);
+    objects_reset(jni);
+    CHECK_EQ_U64(objects_count(), 0);
+    CHECK_EQ_U64(visited(), 0);
+    CHECK(load_relaxed(&weak_refs_deleted) > deleted);   /* class references are let go */
+    int found = 1;
+    objects_hash(ida, &found);
+    CHECK(!found);
+    /* a keeps its old tag, which no longer validates: its next sight describes it again,
+     * and its class too. */
+    uint64_t ida2 = id_of(&a, OBJ_PLAIN);
+    CHECK(ida2 != 0 && ida2 != ida);
+    CHECK_EQ_U64((uint64_t)a.tag, ida2);
+    CHECK_EQ_U64(objects_hash(ida2, &found), 0xC001);
+    CHECK(found);
+    int seen = 0;
+    cv_object e = entry(ida2, &seen);
+    CHECK_EQ_U64(seen, 1);
+    CHECK(e.class_id != 0 && e.class_id != idc);
+    CHECK_EQ_U64(e.class_id, (uint64_t)cls.tag);
+    cv_object c = entry(e.class_id, &seen);
+    CHECK_EQ_U64(seen, 1);
+    CHECK_EQ_U64(c.kind, OBJ_CLASS);
+    CHECK_EQ_U64(c.hash, 0xC000);
+    CHECK(c.ref != NULL);
+    CHECK_EQ_U64(visited(), 2);
+    /* A late ObjectFree of the id from before the reset frees nothing. */
+    objects_free(ida);
+    CHECK_EQ_U64(objects_hash(ida2, &found), 0xC001);
+    CHECK(found);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+TEST(objects_full_table_gives_overflow_ids_until_a_slot_is_freed) {
+    setup();
+    uint64_t v0 = load_relaxed(&violations);
+    objects_reset(jni);
+    uint64_t cap = objects_capacity();
+    static fake_obj cls = {.hash = 0xD000};
+    fake_obj *objs = calloc(cap + 1, sizeof(fake_obj));
+    uint64_t *ids = calloc(cap + 1, sizeof(uint64_t));
+    CHECK(objs && ids);
+    if (!objs || !ids) return;
+    uint64_t dropped0 = objects_dropped();
+    /* The class takes one slot: cap - 1 objects fill the table, the next overflows. */
+    for (uint64_t i = 0; i < cap; i++) {
+        objs[i].hash = (jint)(0x1000000 + i);
+        objs[i].cls = &cls;
+        ids[i] = id_of(&objs[i], OBJ_PLAIN);
+    }
+    CHECK_EQ_U64(objects_count(), cap);
+    uint64_t over = ids[cap - 1];
+    CHECK(over != 0);
+    CHECK_EQ_U64(SLOT(over), 0);                         /* an overflow id: unique, undescribed */
+    CHECK_EQ_U64(objects_dropped(), dropped0 + 1);
+    int found = 1;
+    objects_hash(over, &found);
+    CHECK(!found);
+    CHECK_EQ_U64(id_of(&objs[cap - 1], OBJ_PLAIN), over); /* stays while the table is full */
+    /* Once a collected object's slot is free, the next sight gets a described id. */
+    objects_free(ids[0]);
+    uint64_t again = id_of(&objs[cap - 1], OBJ_PLAIN);
+    CHECK_EQ_U64(SLOT(again), SLOT(ids[0]));
+    CHECK_EQ_U64(objects_hash(again, &found), (uint32_t)objs[cap - 1].hash);
+    CHECK(found);
+    CHECK_EQ_U64(objects_dropped(), dropped0 + 1);
+    /* Collect everything: the table takes as many new objects again, none dropped. */
+    for (uint64_t i = 1; i < cap - 1; i++) objects_free(ids[i]);
+    objects_free(again);
+    for (uint64_t i = 0; i < cap - 1; i++) {
+        objs[i].tag = 0;                                 /* new objects */
+        objs[i].hash = (jint)(0x2000000 + i);
+        uint64_t id = id_of(&objs[i], OBJ_PLAIN);
+        CHECK(SLOT(id) != 0);
+        if (SLOT(id) == 0) break;
+    }
+    CHECK_EQ_U64(objects_dropped(), dropped0 + 1);
+    objects_reset(jni);
+    free(objs);
+    free(ids);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+/* Writers tag objects and free them (as ObjectFree would) while readers look up ids they
+ * saw earlier: an id found must always describe the object it was given to. */
+#define CHURN_THREADS 3
+#define CHURN_ROUNDS 3000
+#define CHURN_POOL 64
+
+static uint64_t churn_ids[CHURN_THREADS][CHURN_POOL];   /* atomic: the ids handed out */
+static jint churn_hash[CHURN_THREADS][CHURN_POOL];      /* atomic: hash of churn_ids' object */
+static int churn_done;                                  /* atomic */
+static uint64_t churn_wrong;                            /* atomic */
+
+static void *churn_writer(void *p) {
+    int w = (int)(intptr_t)p;
+    static fake_obj cls[CHURN_THREADS];
+    cls[w].hash = 0xE000 + w;
+    fake_obj *pool = calloc(CHURN_POOL, sizeof(fake_obj));
+    if (!pool) return NULL;
+    for (int r = 0; r < CHURN_ROUNDS; r++) {
+        int k = r % CHURN_POOL;
+        uint64_t old = load_relaxed(&churn_ids[w][k]);
+        if (old) objects_free(old);                      /* the previous object there died */
+        memset(&pool[k], 0, sizeof(pool[k]));
+        pool[k].cls = &cls[w];
+        pool[k].hash = (jint)(0x4000000 + w * 0x100000 + r);
+        uint64_t id = id_of(&pool[k], OBJ_PLAIN);
+        /* publish hash before id: a reader that sees the id sees its hash */
+        __atomic_store_n(&churn_hash[w][k], pool[k].hash, __ATOMIC_RELAXED);
+        __atomic_store_n(&churn_ids[w][k], id, __ATOMIC_RELEASE);
+    }
+    free(pool);
+    return NULL;
+}
+
+static void *churn_reader(void *p) {
+    (void)p;
+    while (!__atomic_load_n(&churn_done, __ATOMIC_ACQUIRE)) {
+        for (int w = 0; w < CHURN_THREADS; w++) {
+            for (int k = 0; k < CHURN_POOL; k++) {
+                jint hash_before = __atomic_load_n(&churn_hash[w][k], __ATOMIC_ACQUIRE);
+                uint64_t id = __atomic_load_n(&churn_ids[w][k], __ATOMIC_ACQUIRE);
+                jint hash_after = __atomic_load_n(&churn_hash[w][k], __ATOMIC_ACQUIRE);
+                if (id == 0 || hash_before != hash_after) continue;
+                uint64_t again = __atomic_load_n(&churn_ids[w][k], __ATOMIC_ACQUIRE);
+                if (again != id) continue;
+                int found = 0;
+                uint32_t h = objects_hash(id, &found);
+                if (found && h != (uint32_t)hash_after && __atomic_load_n(&churn_ids[w][k], __ATOMIC_ACQUIRE) == id) {
+                    fetch_add_relaxed(&churn_wrong, 1);
+                }
+            }
+        }
+    }
+    return NULL;
+}
+
+TEST(objects_ids_never_describe_a_later_object_under_concurrent_free_and_reuse) {
+    setup();
+    objects_reset(jni);
+    uint64_t v0 = load_relaxed(&violations);
+    pthread_t writers[CHURN_THREADS], reader;
+    CHECK(pthread_create(&reader, NULL, churn_reader, NULL) == 0);
+    for (int w = 0; w < CHURN_THREADS; w++) CHECK(pthread_create(&writers[w], NULL, churn_writer, (void *)(intptr_t)w) == 0);
+    for (int w = 0; w < CHURN_THREADS; w++) pthread_join(writers[w], NULL);
+    __atomic_store_n(&churn_done, 1, __ATOMIC_RELEASE);
+    pthread_join(reader, NULL);
+    CHECK_EQ_U64(load_relaxed(&churn_wrong), 0);
+    /* Every live object is described, the freed ones are not: the table did not grow. */
+    CHECK_EQ_U64(objects_count(), CHURN_THREADS * CHURN_POOL + CHURN_THREADS);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+    objects_reset(jni);
 }
