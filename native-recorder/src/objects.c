@@ -8,6 +8,7 @@
 /* One slot of the table; see objects.h for who writes which field when. */
 typedef struct {
     uint64_t id;         /* atomic: generation << 32 | index + 1 while described, else 0 */
+    uint64_t owner;      /* atomic: == id while its object is alive (not freed, not reset), else 0 */
     uint64_t class_id;   /* atomic (relaxed), written while id == 0 */
     uint32_t hash;       /* idem */
     uint32_t kind;       /* idem */
@@ -22,8 +23,9 @@ static slot *table;
 static uint64_t capacity;
 static uint64_t used;            /* slots ever handed out (high-water); written under tag_lock */
 static uint32_t free_head;       /* atomic: free stack, index + 1, 0 = empty */
+static uint32_t reuse_head;      /* the free stack taken over, oldest first; written under tag_lock */
 static uint32_t dead_head;       /* atomic: freed class slots whose reference is not deleted yet */
-static uint64_t described;       /* atomic: entries with id != 0 */
+static uint64_t live;            /* atomic: entries whose owner != 0 */
 static uint64_t overflow_next;   /* last overflow id's high word; under tag_lock */
 static uint64_t overflow_floor;  /* atomic: overflow ids at or below this are stale (reset) */
 static uint64_t dropped;         /* atomic: overflow ids handed out */
@@ -31,6 +33,10 @@ static pthread_mutex_t tag_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t ref_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int objects_init(size_t bytes) {
+    free(table);   /* not thread-safe: at start-up (and between unit tests) only */
+    used = 0;
+    free_head = reuse_head = dead_head = 0;
+    live = overflow_next = overflow_floor = dropped = 0;
     capacity = bytes / sizeof(slot);
     if (capacity < 1024) capacity = 1024;
     if (capacity > SLOT_MASK - 1) capacity = SLOT_MASK - 1;
@@ -53,20 +59,28 @@ static void push(uint32_t *head, uint32_t index) {
     } while (!cas_acq_rel(head, &old, index + 1));
 }
 
-/* Under tag_lock (the only popper, so the next link read is still the top's: no ABA). */
+/* Under tag_lock, the only consumer: takes the next free slot, oldest freed first (batch
+ * by batch: the whole stack is taken over and reversed), so that the descriptions of freed
+ * objects, which records may still name, last as long as the table allows. */
 static int pop_free(uint64_t *index) {
-    uint32_t top = load_acquire(&free_head);
-    while (top != 0) {
-        uint32_t next = load_relaxed(&table[top - 1].next);
-        if (cas_acq_rel(&free_head, &top, next)) {
-            *index = top - 1;
-            return 1;
+    uint32_t head = load_relaxed(&reuse_head);
+    if (head == 0) {
+        uint32_t top = __atomic_exchange_n(&free_head, 0, __ATOMIC_ACQUIRE);
+        while (top != 0) {
+            uint32_t next = load_relaxed(&table[top - 1].next);
+            store_relaxed(&table[top - 1].next, head);
+            head = top;
+            top = next;
         }
     }
-    return 0;
+    if (head == 0) return 0;
+    *index = head - 1;
+    store_relaxed(&reuse_head, load_relaxed(&table[head - 1].next));
+    return 1;
 }
 
-/* Under ref_lock: deletes the references of freed class slots and frees the slots. */
+/* Under ref_lock: deletes the references of freed class slots and frees the slots (their
+ * description stays, unnamed, until the slot is reused). */
 static void reclaim(JNIEnv *jni) {
     uint32_t top = __atomic_exchange_n(&dead_head, 0, __ATOMIC_ACQ_REL);
     while (top != 0) {
@@ -79,10 +93,11 @@ static void reclaim(JNIEnv *jni) {
     }
 }
 
-/* A slot whose id was just taken back to 0 by its caller goes to the free list, or, for a
- * class, to the dead-class list until its reference is deleted under ref_lock. */
+/* A slot whose owner was just taken back to 0 by its caller goes to the free list, or, for
+ * a class, to the dead-class list until its reference is deleted under ref_lock. Its
+ * description stays until the slot is reused: records may still name it. */
 static void release_slot(uint64_t index) {
-    fetch_add_relaxed(&described, (uint64_t)-1);
+    fetch_add_relaxed(&live, (uint64_t)-1);
     if (load_relaxed(&table[index].kind) == OBJ_CLASS) {
         push(&dead_head, (uint32_t)index);
     } else {
@@ -91,7 +106,7 @@ static void release_slot(uint64_t index) {
 }
 
 static int room(void) {
-    return load_relaxed(&free_head) != 0 || load_acquire(&used) < capacity;
+    return load_relaxed(&free_head) != 0 || load_relaxed(&reuse_head) != 0 || load_acquire(&used) < capacity;
 }
 
 static int valid(uint64_t tag) {
@@ -113,11 +128,13 @@ static int valid(uint64_t tag) {
 static uint64_t assign(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind, uint32_t hash,
                        uint64_t class_id) {
     uint64_t index = 0;
-    int have = pop_free(&index);
-    if (!have && used < capacity) {
+    int have = 0;
+    if (used < capacity) {          /* never-used slots first: freed descriptions last longer */
         index = used;
         store_release(&used, used + 1);
         have = 1;
+    } else {
+        have = pop_free(&index);
     }
     if (!have && load_relaxed(&dead_head) != 0 && pthread_mutex_trylock(&ref_lock) == 0) {
         reclaim(jni);
@@ -142,19 +159,23 @@ static uint64_t assign(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind,
          * a callback or native calls objects_id, so the OutOfMemoryError is ours to clear. */
         if (!ref && (*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
     }
-    /* Readers that copy these fields and then see `id` unchanged must not get them: the
-     * fence orders the slot's release (id -> 0, then the free-list push and our pop) before
-     * the stores below for any reader that reads one of them (objects.h, Readers). */
+    /* The old description is withdrawn before the fields change: a reader that copies a
+     * field written below and then re-reads `id` sees 0 or the new id, never the old one
+     * (objects.h, Readers: release fence here, acquire fence there). */
+    store_relaxed(&s->id, 0);
     fence_release();
     store_relaxed(&s->class_id, class_id);
     store_relaxed(&s->hash, hash);
     store_relaxed(&s->kind, kind);
     store_relaxed(&s->ref, ref);
-    fetch_add_relaxed(&described, 1);
+    fetch_add_relaxed(&live, 1);
+    store_release(&s->owner, fresh);
     store_release(&s->id, fresh);
     if ((*jvmti)->SetTag(jvmti, obj, (jlong)fresh) != JVMTI_ERROR_NONE) {
+        /* Never tagged: no record can name it, so it is withdrawn at once. */
+        store_relaxed(&s->id, 0);
         uint64_t expect = fresh;
-        if (cas_acq_rel(&s->id, &expect, 0)) release_slot(index);
+        if (cas_acq_rel(&s->owner, &expect, 0)) release_slot(index);
         return 0;
     }
     return fresh;
@@ -192,7 +213,7 @@ void objects_free(uint64_t tag) {
     uint64_t index = tag & SLOT_MASK;
     if (index == 0 || index > capacity) return;   /* an overflow id, or not ours */
     uint64_t expect = tag;
-    if (cas_acq_rel(&table[index - 1].id, &expect, 0)) release_slot(index - 1);
+    if (cas_acq_rel(&table[index - 1].owner, &expect, 0)) release_slot(index - 1);
 }
 
 void objects_reset(JNIEnv *jni) {
@@ -201,9 +222,10 @@ void objects_reset(JNIEnv *jni) {
     reclaim(jni);
     for (uint64_t i = 0; i < used; i++) {
         slot *s = &table[i];
-        uint64_t id = load_acquire(&s->id);
-        if (id == 0 || !cas_acq_rel(&s->id, &id, 0)) continue;   /* free, or freed meanwhile */
-        fetch_add_relaxed(&described, (uint64_t)-1);
+        store_relaxed(&s->id, 0);                    /* no description survives a reset */
+        uint64_t owner = load_acquire(&s->owner);
+        if (owner == 0 || !cas_acq_rel(&s->owner, &owner, 0)) continue;   /* free already */
+        fetch_add_relaxed(&live, (uint64_t)-1);
         jweak ref = load_relaxed(&s->ref);
         store_relaxed(&s->ref, NULL);
         if (ref && jni) (*jni)->DeleteWeakGlobalRef(jni, ref);
@@ -263,7 +285,7 @@ uint64_t objects_find_by_hash(uint32_t hash) {
 }
 
 uint64_t objects_count(void) {
-    return load_relaxed(&described);
+    return load_relaxed(&live);
 }
 
 uint64_t objects_dropped(void) {

@@ -2,9 +2,11 @@
  * Object identity: ids kept in JVMTI tags, with each object's identity hash code, kind and
  * class in a preallocated table of slots. An id is (generation << 32) | (slot + 1): a slot
  * is reused once its object is collected (ObjectFree) or the table is reset, and every reuse
- * gives it a new generation, so an id never names two objects; a record holding the id of a
- * slot's earlier object finds no entry (objects_hash: not found; objects_foreach: absent)
- * and comes out undescribed, never as the slot's later object. Ids whose low 32 bits are 0
+ * gives it a new generation, so an id never names two objects. A collected object stays
+ * described until its slot is reused (never-used slots are taken first, then freed ones,
+ * oldest freed first); a record holding the id of a slot's earlier object then finds no
+ * entry (objects_hash: not found; objects_foreach: absent) and comes out undescribed, never
+ * as the slot's later object. Ids whose low 32 bits are 0
  * are overflow ids: unique, never described (the table was full; objects_dropped counts
  * them).
  *
@@ -18,32 +20,34 @@
  * An id is described before it is visible: by the time any thread can read id N from
  * GetTag, N's slot is published with `id` = N, and so is the slot of its class. A thread
  * that holds an id (from objects_id() or a record) finds the entry with objects_hash() or
- * objects_foreach() as long as the slot still holds N; once the object is freed or the
+ * objects_foreach() as long as the slot still holds N; once the slot is reused or the
  * table reset, the lookup says "not found". So a snapshot that copies the rings first and
- * enumerates the table afterwards describes every object its records name that is still
- * alive, and no record ever gets another object's description.
+ * enumerates the table afterwards describes every object its records name whose slot was
+ * not reused meanwhile, and no record ever gets another object's description.
  *
  * Lookup: GetTag; a tag is valid if its slot's `id` (acquire load) equals it, or if it is
  * an overflow id taken since the last reset while no slot is free. Any other tag (0, a
  * slot since freed or reset, an overflow id while slots are free) is a first sight: the
  * identity hash and the class's id (objects_id on the class) are gathered, then under
  * tag_lock, a short mutex, the tag is read and validated again and, if still not valid, a
- * slot is popped from the free list (else the next never-used slot, else an overflow id),
- * its generation incremented, its fields written, `id` release-stored, and only then
- * SetTag(N). tag_lock makes racing threads agree on an object's id; the VM's tag map lock
+ * slot is taken (the next never-used one, else the oldest freed, else an overflow id), its
+ * generation incremented, its `id` set to 0, its fields written, `owner` and `id`
+ * release-stored, and only then SetTag(N). tag_lock makes racing threads agree on an object's id; the VM's tag map lock
  * orders SetTag before the GetTag that returns N, which carries the publication.
  *
- * Freeing: objects_free(T) (ObjectFree, tag T of a collected object) CASes the slot's `id`
- * from T to 0; only the winner frees it, and a stale T (the slot was reset and reused)
- * loses and does nothing. A plain slot goes on the free list, a lock-free stack (pushed by
- * any thread, popped only under tag_lock: one popper, so no ABA). A class slot goes on the
+ * Freeing: objects_free(T) (ObjectFree, tag T of a collected object) CASes the slot's
+ * `owner` from T to 0; only the winner frees it, and a stale T (the slot was reset or
+ * reused) loses and does nothing. `id`, the description, stays. A plain slot goes on the
+ * free list, a lock-free stack pushed by any thread; its one consumer, under tag_lock,
+ * takes the whole stack over with an exchange and reverses it (oldest freed first). A class slot goes on the
  * dead-class stack instead: its JNI weak reference must be deleted, which needs JNI and
  * must not race a snapshot using it; objects_reclaim (under ref_lock) deletes the
  * references and moves the slots to the free list; snapshots and resets call it, and so
  * does a first sight that finds the free list empty (with trylock, never waiting).
  *
- * Reset: objects_reset() takes ref_lock then tag_lock, CASes every described slot's `id`
- * to 0, deletes class references and pushes every slot on the free list. Objects keep
+ * Reset: objects_reset() takes ref_lock then tag_lock, stores 0 in every slot's `id`, and
+ * for every slot still owned CASes `owner` to 0, deletes its class reference and pushes it
+ * on the free list. Objects keep
  * their old tags, which no longer validate: their next sight describes them again, with a
  * new id (and their class too), so records written after the reset name described objects.
  * A reader racing with reset or reuse sees `id` change and skips the slot (below); it
@@ -51,17 +55,19 @@
  *
  * Readers (seqlock on `id`): acquire-load `id`, skip 0, copy the fields (relaxed), acquire
  * fence, load `id` again and keep the copy only if unchanged. A slot's fields are written
- * only while its `id` is 0 and before the release store of its new id; generations only
- * grow, so an unchanged id means the fields read are that id's. Class references are only
+ * only after its `id` was stored 0 and a release fence, and before the release store of its
+ * new id; generations only grow, so an unchanged id means the fields read are that id's. Class references are only
  * deleted under ref_lock, which objects_foreach holds while it visits.
  *
  *   method           field      writer                          reader
- *   objects_id       fields     relaxed stores (tag_lock,id=0)  relaxed loads, validated
+ *   objects_id       id         relaxed store 0, release fence  -
+ *                    fields     relaxed stores (tag_lock)       relaxed loads, validated
+ *                    owner      release store N                 -
  *                    id         release store N                 acquire load, recheck
  *                    tag        SetTag(N) (after id)            GetTag
- *   objects_free     id         CAS T -> 0 (acq_rel)            -
- *                    free list  CAS push (release)              pop under tag_lock (acquire)
- *   objects_reset    id         CAS -> 0 under both locks       -
+ *   objects_free     owner      CAS T -> 0 (acq_rel)            -
+ *                    free list  CAS push (acq_rel)              exchange under tag_lock (acquire)
+ *   objects_reset    id, owner  store 0, CAS -> 0, both locks   -
  *
  * Allocation: none on the event path except one JNI weak reference per described class.
  * Lock order: ref_lock before tag_lock; tag_lock holders only ever trylock ref_lock.
@@ -84,6 +90,7 @@ typedef struct {
 
 #define CV_OBJECT_SLOT_BITS 32
 
+/* Allocates the table (at least 1024 slots); calling it again starts over (not thread-safe). */
 int objects_init(size_t bytes);
 size_t objects_memory(void);
 
@@ -106,7 +113,7 @@ uint32_t objects_hash(uint64_t id, int *found);
 /* The only described non-class object with this identity hash, or 0 (none or several). */
 uint64_t objects_find_by_hash(uint32_t hash);
 
-/* Entries described now. */
+/* Entries of objects alive now (described, neither freed nor reset). */
 uint64_t objects_count(void);
 uint64_t objects_capacity(void);
 /* Overflow ids handed out (first sights that found the table full). */

@@ -407,30 +407,56 @@ TEST(objects_id_handed_to_any_thread_is_described) {
     CHECK_EQ_U64(load_relaxed(&violations), v0);
 }
 
-/* ---- ids of collected objects are reused, generation-tagged; reset empties the table ---- */
+/* ---- ids of collected objects are reused, generation-tagged; reset empties the table ----
+ * Each test starts from a fresh table of the smallest size (1024 slots). */
 
 #define SLOT(id) ((id) & 0xFFFFFFFFull)
 #define GEN(id) ((id) >> 32)
 
+static fake_obj filler_cls = {.hash = 0xF000};
+static fake_obj fillers[1100];
+
+/* A fresh table, filled up to `leave` free slots with filler objects of one class. */
+static void fresh_table_filled(uint64_t leave) {
+    CHECK(objects_init(0) == 0);
+    uint64_t cap = objects_capacity();
+    CHECK(cap <= 1100);
+    memset(fillers, 0, sizeof(fillers));
+    filler_cls.tag = 0;
+    for (uint64_t i = 0; i + 1 + leave < cap; i++) {   /* + 1: the class's slot */
+        fillers[i].hash = (jint)(0x3000000 + i);
+        fillers[i].cls = &filler_cls;
+        CHECK(SLOT(id_of(&fillers[i], OBJ_PLAIN)) != 0);
+    }
+    CHECK_EQ_U64(objects_count(), cap - leave);
+}
+
 TEST(objects_reuse_the_slot_of_a_freed_object_under_a_new_generation) {
-    setup();
     uint64_t v0 = load_relaxed(&violations);
+    fresh_table_filled(1);
     static fake_obj cls = {.hash = 0xA000};
     static fake_obj a = {.hash = 0xA001, .cls = &cls};
     static fake_obj b = {.hash = 0xA002, .cls = &cls};
-    uint64_t ida = id_of(&a, OBJ_PLAIN);
-    CHECK(ida != 0 && SLOT(ida) != 0);
+    cls.tag = 0;
+    uint64_t ida = id_of(&a, OBJ_PLAIN);                 /* cls takes the last slot, a overflows */
+    CHECK_EQ_U64(SLOT(ida), 0);
+    objects_free((uint64_t)fillers[0].tag);              /* ObjectFree: a filler was collected */
+    ida = id_of(&a, OBJ_PLAIN);                          /* a's overflow id gives way to a slot */
+    CHECK_EQ_U64(SLOT(ida), SLOT((uint64_t)fillers[0].tag));
+    CHECK(GEN(ida) > GEN((uint64_t)fillers[0].tag));
+    int found = 0;
+    objects_hash((uint64_t)fillers[0].tag, &found);
+    CHECK(!found);                                       /* the filler's old id is stale */
+
     uint64_t count = objects_count();
-    objects_free(ida);                                   /* ObjectFree: a was collected */
+    objects_free(ida);                                   /* a is collected */
     CHECK_EQ_U64(objects_count(), count - 1);
-    int found = 1;
-    objects_hash(ida, &found);
-    CHECK(!found);
+    CHECK_EQ_U64(objects_hash(ida, &found), 0xA001);     /* still described until its slot is reused */
+    CHECK(found);
     uint64_t idb = id_of(&b, OBJ_PLAIN);
     CHECK_EQ_U64(SLOT(idb), SLOT(ida));                  /* the slot is reused... */
     CHECK(GEN(idb) > GEN(ida));                          /* ...under a new generation */
-    CHECK(idb != ida);
-    /* A record written before the free still holds ida: it must not find b. */
+    /* A record written before still holds ida: it must not find b. */
     CHECK_EQ_U64(objects_hash(ida, &found), 0);
     CHECK(!found);
     int seen = 0;
@@ -439,36 +465,51 @@ TEST(objects_reuse_the_slot_of_a_freed_object_under_a_new_generation) {
     CHECK_EQ_U64(objects_hash(idb, &found), 0xA002);
     CHECK(found);
     CHECK_EQ_U64(entry(idb, &seen).class_id, cls.tag);
-    /* A late or repeated ObjectFree of the old id does not free the new object. */
+    /* A late or repeated ObjectFree of the old id does not free the new object; nor does a
+     * made-up generation of the slot. */
     objects_free(ida);
+    objects_free(idb + (1ull << 32));
+    CHECK_EQ_U64(objects_count(), count);
     CHECK_EQ_U64(objects_hash(idb, &found), 0xA002);
     CHECK(found);
-    /* Nor does a made-up generation of the slot, nor an id of another slot's range. */
-    objects_free(idb + (1ull << 32));
-    objects_free(idb - (1ull << 32));
-    CHECK(found && objects_hash(idb, &found) == 0xA002 && found);
     objects_hash(idb + (1ull << 32), &found);
     CHECK(!found);
     CHECK_EQ_U64(load_relaxed(&violations), v0);
 }
 
-TEST(objects_freed_class_is_reclaimed_with_its_weak_reference) {
-    setup();
+TEST(objects_freed_slots_are_reused_oldest_first) {
     uint64_t v0 = load_relaxed(&violations);
+    fresh_table_filled(0);
+    static fake_obj n[3];
+    uint64_t freed[3] = {(uint64_t)fillers[5].tag, (uint64_t)fillers[6].tag, (uint64_t)fillers[7].tag};
+    for (int i = 0; i < 3; i++) objects_free(freed[i]);
+    for (int i = 0; i < 3; i++) {
+        n[i].hash = 0xA101 + i;
+        n[i].cls = &filler_cls;
+        CHECK_EQ_U64(SLOT(id_of(&n[i], OBJ_PLAIN)), SLOT(freed[i]));
+    }
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+TEST(objects_freed_class_keeps_its_slot_until_its_weak_reference_is_deleted) {
+    uint64_t v0 = load_relaxed(&violations);
+    CHECK(objects_init(0) == 0);
     static fake_obj cls = {.hash = 0xB000};
     static fake_obj a = {.hash = 0xB001, .cls = &cls};
+    cls.tag = 0;
     uint64_t ida = id_of(&a, OBJ_PLAIN);
     uint64_t idc = (uint64_t)cls.tag;
     CHECK(ida != 0 && idc != 0);
     objects_free(ida);
     objects_free(idc);                                   /* the class was unloaded */
-    int found = 1;
-    objects_hash(idc, &found);
-    CHECK(!found);
+    CHECK_EQ_U64(objects_count(), 0);
     uint64_t deleted = load_relaxed(&weak_refs_deleted);
     int seen = 0;
-    entry(idc, &seen);                                   /* a snapshot reclaims dead classes */
-    CHECK_EQ_U64(seen, 0);
+    cv_object c = entry(idc, &seen);                     /* a snapshot deletes the references */
+    CHECK_EQ_U64(load_relaxed(&weak_refs_deleted), deleted + 1);
+    CHECK_EQ_U64(seen, 1);                               /* still described, unnamed */
+    CHECK(c.ref == NULL);
+    entry(idc, &seen);
     CHECK_EQ_U64(load_relaxed(&weak_refs_deleted), deleted + 1);
     CHECK_EQ_U64(load_relaxed(&violations), v0);
 }
@@ -485,20 +526,27 @@ static uint64_t visited(void) {
 }
 
 TEST(objects_reset_clears_the_table_and_describes_objects_and_classes_again) {
-    setup();
     uint64_t v0 = load_relaxed(&violations);
+    CHECK(objects_init(0) == 0);
     static fake_obj cls = {.hash = 0xC000};
     static fake_obj a = {.hash = 0xC001, .cls = &cls};
+    static fake_obj dead = {.hash = 0xC002, .cls = &cls};
+    cls.tag = 0;
     uint64_t ida = id_of(&a, OBJ_PLAIN);
+    uint64_t iddead = id_of(&dead, OBJ_PLAIN);
+    objects_free(iddead);                                /* collected: described, not owned */
     uint64_t idc = (uint64_t)cls.tag;
-    CHECK(objects_count() > 0);
+    CHECK_EQ_U64(objects_count(), 2);
+    CHECK_EQ_U64(visited(), 3);
     uint64_t deleted = load_relaxed(&weak_refs_deleted);
     objects_reset(jni);
     CHECK_EQ_U64(objects_count(), 0);
     CHECK_EQ_U64(visited(), 0);
-    CHECK(load_relaxed(&weak_refs_deleted) > deleted);   /* class references are let go */
+    CHECK_EQ_U64(load_relaxed(&weak_refs_deleted), deleted + 1);   /* the class reference is let go */
     int found = 1;
     objects_hash(ida, &found);
+    CHECK(!found);
+    objects_hash(iddead, &found);
     CHECK(!found);
     /* a keeps its old tag, which no longer validates: its next sight describes it again,
      * and its class too. */
@@ -518,73 +566,57 @@ TEST(objects_reset_clears_the_table_and_describes_objects_and_classes_again) {
     CHECK_EQ_U64(c.hash, 0xC000);
     CHECK(c.ref != NULL);
     CHECK_EQ_U64(visited(), 2);
-    /* A late ObjectFree of the id from before the reset frees nothing. */
+    /* A late ObjectFree of an id from before the reset frees nothing. */
     objects_free(ida);
+    objects_free(idc);
+    CHECK_EQ_U64(objects_count(), 2);
     CHECK_EQ_U64(objects_hash(ida2, &found), 0xC001);
     CHECK(found);
     CHECK_EQ_U64(load_relaxed(&violations), v0);
 }
 
 TEST(objects_full_table_gives_overflow_ids_until_a_slot_is_freed) {
-    setup();
     uint64_t v0 = load_relaxed(&violations);
-    objects_reset(jni);
+    fresh_table_filled(0);
     uint64_t cap = objects_capacity();
-    static fake_obj cls = {.hash = 0xD000};
-    fake_obj *objs = calloc(cap + 1, sizeof(fake_obj));
-    uint64_t *ids = calloc(cap + 1, sizeof(uint64_t));
-    CHECK(objs && ids);
-    if (!objs || !ids) return;
-    uint64_t dropped0 = objects_dropped();
-    /* The class takes one slot: cap - 1 objects fill the table, the next overflows. */
-    for (uint64_t i = 0; i < cap; i++) {
-        objs[i].hash = (jint)(0x1000000 + i);
-        objs[i].cls = &cls;
-        ids[i] = id_of(&objs[i], OBJ_PLAIN);
-    }
-    CHECK_EQ_U64(objects_count(), cap);
-    uint64_t over = ids[cap - 1];
+    static fake_obj extra = {.hash = 0xD001};
+    extra.cls = &filler_cls;
+    uint64_t over = id_of(&extra, OBJ_PLAIN);
     CHECK(over != 0);
     CHECK_EQ_U64(SLOT(over), 0);                         /* an overflow id: unique, undescribed */
-    CHECK_EQ_U64(objects_dropped(), dropped0 + 1);
+    CHECK_EQ_U64(objects_dropped(), 1);
     int found = 1;
     objects_hash(over, &found);
     CHECK(!found);
-    CHECK_EQ_U64(id_of(&objs[cap - 1], OBJ_PLAIN), over); /* stays while the table is full */
-    /* Once a collected object's slot is free, the next sight gets a described id. */
-    objects_free(ids[0]);
-    uint64_t again = id_of(&objs[cap - 1], OBJ_PLAIN);
-    CHECK_EQ_U64(SLOT(again), SLOT(ids[0]));
-    CHECK_EQ_U64(objects_hash(again, &found), (uint32_t)objs[cap - 1].hash);
+    CHECK_EQ_U64(id_of(&extra, OBJ_PLAIN), over);        /* stays while the table is full */
+    /* Collect every filler: the table takes as many new objects again, none dropped. */
+    for (uint64_t i = 0; i + 1 < cap; i++) objects_free((uint64_t)fillers[i].tag);
+    uint64_t again = id_of(&extra, OBJ_PLAIN);           /* gets a described id now */
+    CHECK(SLOT(again) != 0);
+    CHECK_EQ_U64(objects_hash(again, &found), 0xD001);
     CHECK(found);
-    CHECK_EQ_U64(objects_dropped(), dropped0 + 1);
-    /* Collect everything: the table takes as many new objects again, none dropped. */
-    for (uint64_t i = 1; i < cap - 1; i++) objects_free(ids[i]);
-    objects_free(again);
-    for (uint64_t i = 0; i < cap - 1; i++) {
-        objs[i].tag = 0;                                 /* new objects */
-        objs[i].hash = (jint)(0x2000000 + i);
-        uint64_t id = id_of(&objs[i], OBJ_PLAIN);
+    for (uint64_t i = 0; i + 2 < cap; i++) {
+        fillers[i].tag = 0;                              /* new objects */
+        fillers[i].hash = (jint)(0x5000000 + i);
+        uint64_t id = id_of(&fillers[i], OBJ_PLAIN);
         CHECK(SLOT(id) != 0);
         if (SLOT(id) == 0) break;
     }
-    CHECK_EQ_U64(objects_dropped(), dropped0 + 1);
-    objects_reset(jni);
-    free(objs);
-    free(ids);
+    CHECK_EQ_U64(objects_count(), cap);
+    CHECK_EQ_U64(objects_dropped(), 1);
     CHECK_EQ_U64(load_relaxed(&violations), v0);
 }
 
-/* Writers tag objects and free them (as ObjectFree would) while readers look up ids they
- * saw earlier: an id found must always describe the object it was given to. */
+/* Writers tag objects and free them (as ObjectFree would) while a reader looks up ids it
+ * saw handed out: an id found must always describe the object it was given to. */
 #define CHURN_THREADS 3
-#define CHURN_ROUNDS 3000
+#define CHURN_ROUNDS 4000
 #define CHURN_POOL 64
 
 static uint64_t churn_ids[CHURN_THREADS][CHURN_POOL];   /* atomic: the ids handed out */
 static jint churn_hash[CHURN_THREADS][CHURN_POOL];      /* atomic: hash of churn_ids' object */
 static int churn_done;                                  /* atomic */
-static uint64_t churn_wrong;                            /* atomic */
+static uint64_t churn_wrong, churn_checked;             /* atomic */
 
 static void *churn_writer(void *p) {
     int w = (int)(intptr_t)p;
@@ -599,9 +631,10 @@ static void *churn_writer(void *p) {
         memset(&pool[k], 0, sizeof(pool[k]));
         pool[k].cls = &cls[w];
         pool[k].hash = (jint)(0x4000000 + w * 0x100000 + r);
+        /* ids unpublished while they change: the reader skips the entry */
+        __atomic_store_n(&churn_ids[w][k], 0, __ATOMIC_RELEASE);
         uint64_t id = id_of(&pool[k], OBJ_PLAIN);
-        /* publish hash before id: a reader that sees the id sees its hash */
-        __atomic_store_n(&churn_hash[w][k], pool[k].hash, __ATOMIC_RELAXED);
+        __atomic_store_n(&churn_hash[w][k], pool[k].hash, __ATOMIC_RELEASE);
         __atomic_store_n(&churn_ids[w][k], id, __ATOMIC_RELEASE);
     }
     free(pool);
@@ -610,30 +643,36 @@ static void *churn_writer(void *p) {
 
 static void *churn_reader(void *p) {
     (void)p;
+    /* ids seen with their object's hash, looked up again long after: the object may be long
+     * dead and its slot reused, the lookup must then say "not found". */
+    static uint64_t old_ids[4096];
+    static jint old_hash[4096];
+    size_t nold = 0;
     while (!__atomic_load_n(&churn_done, __ATOMIC_ACQUIRE)) {
         for (int w = 0; w < CHURN_THREADS; w++) {
             for (int k = 0; k < CHURN_POOL; k++) {
-                jint hash_before = __atomic_load_n(&churn_hash[w][k], __ATOMIC_ACQUIRE);
                 uint64_t id = __atomic_load_n(&churn_ids[w][k], __ATOMIC_ACQUIRE);
-                jint hash_after = __atomic_load_n(&churn_hash[w][k], __ATOMIC_ACQUIRE);
-                if (id == 0 || hash_before != hash_after) continue;
-                uint64_t again = __atomic_load_n(&churn_ids[w][k], __ATOMIC_ACQUIRE);
-                if (again != id) continue;
-                int found = 0;
-                uint32_t h = objects_hash(id, &found);
-                if (found && h != (uint32_t)hash_after && __atomic_load_n(&churn_ids[w][k], __ATOMIC_ACQUIRE) == id) {
-                    fetch_add_relaxed(&churn_wrong, 1);
-                }
+                jint hash = __atomic_load_n(&churn_hash[w][k], __ATOMIC_ACQUIRE);
+                if (id == 0 || SLOT(id) == 0 || __atomic_load_n(&churn_ids[w][k], __ATOMIC_ACQUIRE) != id) continue;
+                old_ids[nold % 4096] = id;
+                old_hash[nold % 4096] = hash;
+                nold++;
             }
+        }
+        size_t n = nold < 4096 ? nold : 4096;
+        for (size_t i = 0; i < n; i++) {
+            int found = 0;
+            uint32_t h = objects_hash(old_ids[i], &found);
+            fetch_add_relaxed(&churn_checked, 1);
+            if (found && h != (uint32_t)old_hash[i]) fetch_add_relaxed(&churn_wrong, 1);
         }
     }
     return NULL;
 }
 
 TEST(objects_ids_never_describe_a_later_object_under_concurrent_free_and_reuse) {
-    setup();
-    objects_reset(jni);
     uint64_t v0 = load_relaxed(&violations);
+    CHECK(objects_init(0) == 0);   /* 1024 slots: the writers' 12,000 objects reuse them over and over */
     pthread_t writers[CHURN_THREADS], reader;
     CHECK(pthread_create(&reader, NULL, churn_reader, NULL) == 0);
     for (int w = 0; w < CHURN_THREADS; w++) CHECK(pthread_create(&writers[w], NULL, churn_writer, (void *)(intptr_t)w) == 0);
@@ -641,8 +680,9 @@ TEST(objects_ids_never_describe_a_later_object_under_concurrent_free_and_reuse) 
     __atomic_store_n(&churn_done, 1, __ATOMIC_RELEASE);
     pthread_join(reader, NULL);
     CHECK_EQ_U64(load_relaxed(&churn_wrong), 0);
-    /* Every live object is described, the freed ones are not: the table did not grow. */
+    CHECK(load_relaxed(&churn_checked) > 0);
+    /* Only the live objects are owned; nothing was dropped though 12,000 objects passed. */
     CHECK_EQ_U64(objects_count(), CHURN_THREADS * CHURN_POOL + CHURN_THREADS);
+    CHECK_EQ_U64(objects_dropped(), 0);
     CHECK_EQ_U64(load_relaxed(&violations), v0);
-    objects_reset(jni);
 }
