@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -20,6 +21,7 @@ import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.testapps.ExitUnderContention;
 import dev.convoy.testapps.LockTurnover;
+import dev.convoy.testapps.LongThreadNames;
 import dev.convoy.testapps.ThreadChurn;
 import dev.convoy.testapps.VirtualThreadChurn;
 
@@ -156,6 +158,30 @@ class LifecycleIT {
                         + "objects.dropped %d, %d of %d waits in the ring described, snapshot %d bytes%n",
                 jdk.label(), maxInUse, cap, Integer.parseInt(s.get("samples")), r.infoLong("objects.dropped", -1),
                 described, waited.size(), snapshotBytes);
+    }
+
+    /**
+     * Names of 64 Ki characters (128 KiB of UTF-8) are kept to 1 KiB, cut on a character
+     * boundary and marked with a trailing "…": for a thread that ended (its name read at
+     * ThreadEnd) and for one alive at the snapshot (its name read then).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void longThreadNamesAreCutTo1KiBOnACharacterBoundary(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        Recording r = ChildJvm.run(jdk, work, ChildJvm.dumping(null), LongThreadNames.class.getName(), "65536")
+                .assertSucceeded().recording();
+        for (String prefix : List.of(LongThreadNames.ENDED_PREFIX, LongThreadNames.LIVE_PREFIX)) {
+            RecordedThread t = r.threads().stream().filter(th -> th.name().startsWith(prefix)).findFirst()
+                    .orElseThrow(() -> new AssertionError("no thread " + prefix + "...: " + r.threads().stream()
+                            .map(th -> th.name().substring(0, Math.min(20, th.name().length()))).toList()));
+            int bytes = t.name().getBytes(StandardCharsets.UTF_8).length;
+            assertTrue(bytes <= 1024 && bytes > 1000, () -> prefix + ": " + bytes + " bytes");
+            assertTrue(t.name().endsWith("\u2026"), () -> prefix + " is marked as cut");
+            String kept = t.name().substring(prefix.length(), t.name().length() - 1);
+            assertEquals("\u00e9".repeat(kept.length()), kept, "cut between characters, never inside one");
+            assertTrue(t.events().stream().anyMatch(e -> e.type() == EventType.MONITOR_WAIT), t::toString);
+        }
     }
 
     @ParameterizedTest(name = "{0}")
