@@ -32,32 +32,35 @@
  * tag_lock, a short mutex, the tag is read and validated again and, if still not valid, a
  * slot is taken (the next never-used one, else the oldest freed, else an overflow id), its
  * generation incremented, its `id` set to 0, its fields written, `owner` and `id`
- * release-stored, and only then SetTag(N). tag_lock makes racing threads agree on an object's id; the VM's tag map lock
- * orders SetTag before the GetTag that returns N, which carries the publication.
+ * release-stored, and only then SetTag(N). tag_lock makes racing threads agree on an
+ * object's id; the VM's tag map lock orders SetTag before the GetTag that returns N,
+ * which carries the publication.
  *
  * Freeing: objects_free(T) (ObjectFree, tag T of a collected object) CASes the slot's
  * `owner` from T to 0; only the winner frees it, and a stale T (the slot was reset or
- * reused) loses and does nothing. `id`, the description, stays. A plain slot goes on the
- * free list, a lock-free stack pushed by any thread; its one consumer, under tag_lock,
- * takes the whole stack over with an exchange and reverses it (oldest freed first). A class slot goes on the
- * dead-class stack instead: its JNI weak reference must be deleted, which needs JNI and
- * must not race a snapshot using it; objects_reclaim (under ref_lock) deletes the
- * references and moves the slots to the free list; snapshots and resets call it, and so
- * does a first sight that finds the free list empty (with trylock, never waiting).
+ * reused) loses and does nothing. `id`, the description, stays until the slot is reused. A
+ * plain slot goes on the free list, a lock-free stack pushed by any thread; its one
+ * consumer, under tag_lock, takes the whole stack over with an exchange and reverses it
+ * (oldest freed first). A class slot goes on the dead-class stack instead: its JNI weak
+ * reference must be deleted, which needs JNI and must not race a snapshot using it, so it
+ * is reclaimed (reference deleted, slot moved to the free list) under ref_lock by
+ * snapshots, resets, and a first sight that finds no free slot (with trylock, never
+ * waiting).
  *
  * Reset: objects_reset() takes ref_lock then tag_lock, stores 0 in every slot's `id`, and
  * for every slot still owned CASes `owner` to 0, deletes its class reference and pushes it
- * on the free list. Objects keep
- * their old tags, which no longer validate: their next sight describes them again, with a
- * new id (and their class too), so records written after the reset name described objects.
- * A reader racing with reset or reuse sees `id` change and skips the slot (below); it
- * never reads a reused slot's fields as the old object's.
+ * on the free list. Objects keep their old tags, which no longer validate: their next
+ * sight describes them again, with a new id (and their class too), so records written
+ * after the reset name described objects. A reader racing with reset or reuse sees `id`
+ * change and skips the slot (below); it never reads a reused slot's fields as the old
+ * object's.
  *
  * Readers (seqlock on `id`): acquire-load `id`, skip 0, copy the fields (relaxed), acquire
  * fence, load `id` again and keep the copy only if unchanged. A slot's fields are written
  * only after its `id` was stored 0 and a release fence, and before the release store of its
- * new id; generations only grow, so an unchanged id means the fields read are that id's. Class references are only
- * deleted under ref_lock, which objects_foreach holds while it visits.
+ * new id; generations only grow, so an unchanged id means the fields read are that id's.
+ * Class references are only deleted under ref_lock, which objects_foreach holds while it
+ * visits.
  *
  *   method           field      writer                          reader
  *   objects_id       id         relaxed store 0, release fence  -
@@ -105,7 +108,7 @@ void objects_reset(JNIEnv *jni);
 
 typedef void (*cv_object_visitor)(void *ctx, const cv_object *o);
 /* Visits every described entry; holds ref_lock, so a class's `ref` is valid during the
- * visit. May call objects_reclaim's work first (needs jni; NULL skips it). */
+ * visit. First deletes the references of freed classes (needs jni; NULL skips that). */
 void objects_foreach(JNIEnv *jni, cv_object_visitor visit, void *ctx);
 
 /* Identity hash of a described object; 0 with *found = 0 if it is not described. */
