@@ -20,6 +20,7 @@
 #include "stacks.h"
 #include "threads.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ static struct {
     int        recording;     /* atomic: monitor and GC events are recorded */
     uint32_t   epoch;         /* atomic: incremented whenever recording starts */
     int        has_gc_events;
+    int        has_object_free; /* ids of collected objects are reused */
     uint64_t   reset_mono;    /* atomic: records before this are discarded by snapshots, 0 = none */
     uint64_t   start_mono;
     uint64_t   start_epoch;
@@ -42,6 +44,10 @@ static struct {
 } g_cv;
 
 #define GC_RING_RECORDS 4096
+
+/* Serializes agent_set_recording and agent_reset: the `recording` flag and the JVMTI event
+ * switch are changed together, so that concurrent callers cannot leave them disagreeing. */
+static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Stacks are interned straight from JVMTI's frame buffer. */
 _Static_assert(sizeof(jvmtiFrameInfo) == sizeof(cv_frame), "frame layout");
@@ -94,6 +100,12 @@ static void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject
         r.obj = t->pending_obj;
     } else {
         r.obj = objects_id(jvmti, jni, object, OBJ_PLAIN);
+        if (CV_UNLIKELY(r.obj == 0)) {
+            /* JVMTI could not tag the monitor: a record naming no object is no fact. */
+            t->pending_obj = 0;
+            ring_drop(&t->ring);
+            return;
+        }
     }
     t->pending_obj = begins ? r.obj : 0;
     t->pending_type = type;
@@ -155,6 +167,10 @@ static void JNICALL probe_record(JNIEnv *jni, jclass cls, jint type, jobject obj
     cv_record r;
     r.ts = ts;
     r.obj = obj ? objects_id(jvmti, jni, obj, thread_target ? OBJ_THREAD : OBJ_PLAIN) : 0;
+    if (CV_UNLIKELY(obj && r.obj == 0)) {
+        ring_drop(&t->ring); /* the object could not be tagged */
+        return;
+    }
     r.arg = (int64_t)arg;
     r.arg2 = 0;
     if (thread_target && obj) r.arg2 = threads_tid_field(jni, obj);
@@ -194,6 +210,9 @@ static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) 
     if (!load_relaxed(&g_cv.live)) return;
     cv_thread *t = threads_current(jvmti, jni, thread);
     if (!t) return;
+    /* The id taken at the start is stale after a reset: the end names the object as it is now. */
+    uint64_t obj = objects_id(jvmti, jni, thread, OBJ_THREAD);
+    if (obj != 0 && obj != t->thread_obj) threads_set_thread_obj(t, obj);
     record_thread(t, EVENT_THREAD_END);
     threads_on_end(jvmti, jni, thread, t);
 }
@@ -212,6 +231,14 @@ static void record_gc(uint8_t type) {
 
 static void JNICALL on_gc_start(jvmtiEnv *jvmti) { (void)jvmti; record_gc(EVENT_GC_START); }
 static void JNICALL on_gc_finish(jvmtiEnv *jvmti) { (void)jvmti; record_gc(EVENT_GC_FINISH); }
+
+/* ObjectFree: posted by the VM (on JDK 17 and later from the service thread, or from a
+ * thread calling a tag function) for each collected tagged object; may not call JNI. The
+ * slot goes back on a lock-free list. */
+static void JNICALL on_object_free(jvmtiEnv *jvmti, jlong tag) {
+    (void)jvmti;
+    objects_free((uint64_t)tag);
+}
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) {
     (void)jvmti; (void)jni;
@@ -246,8 +273,14 @@ static int add_capabilities(jvmtiEnv *jvmti, cv_error *err) {
     caps.can_get_line_numbers = potential.can_get_line_numbers;
     caps.can_get_source_file_name = potential.can_get_source_file_name;
     caps.can_generate_garbage_collection_events = potential.can_generate_garbage_collection_events;
+    caps.can_generate_object_free_events = potential.can_generate_object_free_events;
     CV_JVMTI_OR_FAIL(err, (*jvmti)->AddCapabilities(jvmti, &caps), "AddCapabilities");
     g_cv.has_gc_events = caps.can_generate_garbage_collection_events;
+    g_cv.has_object_free = caps.can_generate_object_free_events;
+    if (!g_cv.has_object_free) {
+        cv_log_warn("ObjectFree events are not available in this JVM: ids of collected objects are not reused "
+                    "and the object table fills until reset");
+    }
     if (!g_cv.has_gc_events) cv_log_warn("GC pause events are not available in this JVM; not recorded");
     if (!caps.can_get_line_numbers) cv_log_warn("line numbers are not available; stacks show bytecode indexes only");
     return 0;
@@ -271,6 +304,7 @@ static int set_callbacks(jvmtiEnv *jvmti, int empty, cv_error *err) {
         cb.GarbageCollectionStart = on_gc_start;
         cb.GarbageCollectionFinish = on_gc_finish;
         cb.VMDeath = on_vm_death;
+        cb.ObjectFree = on_object_free;
     }
     CV_JVMTI_OR_FAIL(err, (*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof(cb)), "SetEventCallbacks");
     return 0;
@@ -299,21 +333,43 @@ static int set_recording_events(int on, cv_error *err) {
     return 0;
 }
 
-int agent_set_recording(int on, cv_error *err) {
-    if (!g_cv.started) return cv_fail(err, "the recorder is not started");
+static int set_recording_locked(int on, cv_error *err) {
     if (on) {
         fetch_add_relaxed(&g_cv.epoch, 1);
         store_release(&g_cv.recording, 1);
-        return set_recording_events(1, err);
+        if (set_recording_events(1, err) == 0) return 0;
+        /* Not every event could be enabled: back to off, so flag and events agree. */
+        store_release(&g_cv.recording, 0);
+        cv_error ignored;
+        set_recording_events(0, &ignored);
+        return -1;
     }
     store_release(&g_cv.recording, 0);
     return set_recording_events(0, err);
 }
 
-int agent_reset(cv_error *err) {
-    if (!g_cv.started || g_cv.config.empty_callbacks) return cv_fail(err, "the recorder is not started");
-    /* Writers are never stopped: the rings keep their records and snapshots skip the old ones. */
+int agent_set_recording(int on, cv_error *err) {
+    if (!load_acquire(&g_cv.started)) return cv_fail(err, "the recorder is not started");
+    pthread_mutex_lock(&switch_lock);
+    int rc = set_recording_locked(on, err);
+    pthread_mutex_unlock(&switch_lock);
+    return rc;
+}
+
+int agent_reset(JNIEnv *jni, cv_error *err) {
+    if (!load_acquire(&g_cv.started) || g_cv.config.empty_callbacks) {
+        return cv_fail(err, "the recorder is not started");
+    }
+    pthread_mutex_lock(&switch_lock);
+    /* Writers are never stopped: the rings keep their records and snapshots skip the old
+     * ones. The object table is emptied first (objects.h, Reset): an id a writer looked up
+     * before is stale from then on and names no object; the time is taken after, so every
+     * record a snapshot keeps was timestamped after the table was emptied. A new epoch stops
+     * an end event from reusing the id its begin looked up before the reset. */
+    objects_reset(jni);
+    fetch_add_relaxed(&g_cv.epoch, 1);
     store_release(&g_cv.reset_mono, cv_now_ns());
+    pthread_mutex_unlock(&switch_lock);
     return 0;
 }
 
@@ -360,9 +416,13 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
             set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_END, "enable ThreadEnd", err)) {
             return -1;
         }
+        if (g_cv.has_object_free &&
+            set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, "enable ObjectFree", err)) {
+            return -1;
+        }
         threads_enumerate(jvmti, jni);
     }
-    g_cv.started = 1;
+    store_release(&g_cv.started, 1);
     if (config->recording) return agent_set_recording(1, err);
     return 0;
 }

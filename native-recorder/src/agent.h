@@ -30,10 +30,12 @@ typedef struct {
  * agent_start fails later with the reason. */
 int agent_on_load(JavaVM *vm, cv_error *err);
 int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err);
+/* Serialized: the recording flag and the JVMTI event switch change together. */
 int agent_set_recording(int on, cv_error *err);
 int agent_is_recording(void);
-/* Discards everything recorded so far: later snapshots hold only what follows. */
-int agent_reset(cv_error *err);
+/* Discards everything recorded so far: later snapshots hold only what follows, and the
+ * object table is emptied (objects.h). Serialized with agent_set_recording. */
+int agent_reset(JNIEnv *jni, cv_error *err);
 /* Binds Probes.record0 of the instrumentation's Probes class (on the boot class path). */
 int agent_bind_probes(JNIEnv *jni, jclass probes, cv_error *err);
 /* The counters of counters.h, indexed by CV_COUNTER_*; all 0 before start. */

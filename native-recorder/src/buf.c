@@ -1,24 +1,35 @@
 #include "buf.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 void buf_init(cv_buf *b) {
     b->data = NULL;
     b->len = b->cap = 0;
+    b->limit = 0;
     b->failed = 0;
+    b->too_big = 0;
 }
 
 void buf_free(cv_buf *b) {
+    size_t limit = b->limit;
     free(b->data);
     buf_init(b);
+    b->limit = limit;
 }
 
 static int reserve(cv_buf *b, size_t n) {
     if (b->failed) return 0;
     if (b->len + n <= b->cap) return 1;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + n) cap *= 2;
+    if (n > SIZE_MAX / 2 - b->len || (b->limit && b->len + n > b->limit)) {
+        b->failed = 1;
+        b->too_big = 1;
+        return 0;
+    }
+    size_t cap = b->cap ? b->cap + b->cap / 2 : 4096;
+    if (cap < b->len + n) cap = b->len + n;
+    if (b->limit && cap > b->limit) cap = b->limit;
     uint8_t *d = realloc(b->data, cap);
     if (!d) {
         b->failed = 1;
@@ -33,6 +44,18 @@ void buf_bytes(cv_buf *b, const void *p, size_t n) {
     if (n == 0 || !reserve(b, n)) return;
     memcpy(b->data + b->len, p, n);
     b->len += n;
+}
+
+int buf_reserve(cv_buf *b, size_t n) {
+    return reserve(b, n);
+}
+
+uint8_t *buf_claim(cv_buf *b, size_t n) {
+    return reserve(b, n) ? b->data + b->len : NULL;
+}
+
+void buf_advance(cv_buf *b, size_t n) {
+    if (!b->failed) b->len += n;
 }
 
 static void put_le(cv_buf *b, uint64_t v, int n) {

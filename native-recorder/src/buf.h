@@ -1,7 +1,10 @@
 /*
  * Growable little-endian byte buffer used to encode snapshots (never on the event
  * path). An allocation failure sets `failed`; later writes are ignored and the caller
- * checks `failed` once at the end.
+ * checks `failed` once at the end. It grows by half its size (capacity at most 1.5 times
+ * the length, plus what buf_reserve asked for), and never past `limit` if set: a write
+ * that would pass it sets `failed` and `too_big`, so an oversized snapshot is refused while
+ * it is built, not after.
  */
 #ifndef CONVOY_BUF_H
 #define CONVOY_BUF_H
@@ -13,12 +16,20 @@ typedef struct {
     uint8_t *data;
     size_t   len;
     size_t   cap;
+    size_t   limit;   /* largest length allowed; 0 = no limit */
     int      failed;
+    int      too_big; /* failed because of `limit` */
 } cv_buf;
 
 void buf_init(cv_buf *b);
 void buf_free(cv_buf *b);
 void buf_bytes(cv_buf *b, const void *p, size_t n);
+/* Makes room for n more bytes in one allocation; 0 if it failed (then `failed` is set). */
+int buf_reserve(cv_buf *b, size_t n);
+/* The address where the next n bytes go (room made), or NULL (failed). Write them, then
+ * buf_advance by the number written (at most n). */
+uint8_t *buf_claim(cv_buf *b, size_t n);
+void buf_advance(cv_buf *b, size_t n);
 void buf_u8(cv_buf *b, uint8_t v);
 void buf_u16(cv_buf *b, uint16_t v);
 void buf_u32(cv_buf *b, uint32_t v);

@@ -81,7 +81,7 @@ Java_dev_convoy_agent_NativeRecorder_reset0(JNIEnv *jni, jclass cls) {
     (void)cls;
     cv_error err;
     memset(&err, 0, sizeof(err));
-    if (agent_reset(&err)) throw_error(jni, &err);
+    if (agent_reset(jni, &err)) throw_error(jni, &err);
 }
 
 JNIEXPORT void JNICALL
@@ -203,6 +203,7 @@ Java_dev_convoy_agent_NativeRecorder_snapshot0(JNIEnv *jni, jclass cls, jlongArr
     if (read_monitor_states(jni, thread_ids, states, hashes, owners, &ms)) return NULL;
     cv_buf b;
     buf_init(&b);
+    b.limit = CV_SNAPSHOT_MAX_BYTES; /* refused while it is built, not after */
     cv_error err;
     memset(&err, 0, sizeof(err));
     jbyteArray result = NULL;
@@ -210,9 +211,6 @@ Java_dev_convoy_agent_NativeRecorder_snapshot0(JNIEnv *jni, jclass cls, jlongArr
     free_monitor_states(&ms);
     if (rc) {
         throw_error(jni, &err);
-    } else if (b.len > 0x7FFFFFF0u) {
-        cv_error big = {1, "snapshot larger than 2 GiB; lower the memory cap"};
-        throw_error(jni, &big);
     } else {
         result = (*jni)->NewByteArray(jni, (jsize)b.len);
         if (result) (*jni)->SetByteArrayRegion(jni, result, 0, (jsize)b.len, (const jbyte *)b.data);

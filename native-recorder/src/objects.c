@@ -5,29 +5,120 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-static cv_object *table;
+/* One slot of the table; see objects.h for who writes which field when. */
+typedef struct {
+    uint64_t id;         /* atomic: generation << 32 | index + 1 while described, else 0 */
+    uint64_t owner;      /* atomic: == id while its object is alive (not freed, not reset), else 0 */
+    uint64_t class_id;   /* atomic (relaxed), written while id == 0 */
+    uint32_t hash;       /* idem */
+    uint32_t kind;       /* idem */
+    jweak    ref;        /* idem; deleted only under ref_lock */
+    uint32_t gen;        /* generation of the slot's last id; under tag_lock */
+    uint32_t next;       /* free or dead-class stack link: index + 1 of the next, 0 = end */
+} slot;
+
+#define SLOT_MASK 0xFFFFFFFFull
+
+static slot *table;
 static uint64_t capacity;
-static uint64_t next_id;       /* last id handed out; under tag_lock */
-static uint64_t dropped;
+static uint64_t used;            /* slots ever handed out (high-water); written under tag_lock */
+static uint32_t free_head;       /* atomic: free stack, index + 1, 0 = empty */
+static uint32_t reuse_head;      /* the free stack taken over, oldest first; written under tag_lock */
+static uint32_t dead_head;       /* atomic: freed class slots whose reference is not deleted yet */
+static uint64_t live;            /* atomic: entries whose owner != 0 */
+static uint64_t overflow_next;   /* last overflow id's high word; under tag_lock */
+static uint64_t overflow_floor;  /* atomic: overflow ids at or below this are stale (reset) */
+static uint64_t dropped;         /* atomic: overflow ids handed out */
 static pthread_mutex_t tag_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t ref_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int objects_init(size_t bytes) {
-    capacity = bytes / sizeof(cv_object);
+    free(table);   /* not thread-safe: at start-up (and between unit tests) only */
+    used = 0;
+    free_head = reuse_head = dead_head = 0;
+    live = overflow_next = overflow_floor = dropped = 0;
+    capacity = bytes / sizeof(slot);
     if (capacity < 1024) capacity = 1024;
-    table = calloc(capacity, sizeof(cv_object));
+    if (capacity > SLOT_MASK - 1) capacity = SLOT_MASK - 1;
+    table = calloc(capacity, sizeof(slot));
     return table ? 0 : -1;
 }
 
 size_t objects_memory(void) {
-    return capacity * sizeof(cv_object);
+    return capacity * sizeof(slot);
+}
+
+uint64_t objects_capacity(void) {
+    return capacity;
+}
+
+static void push(uint32_t *head, uint32_t index) {
+    uint32_t old = load_relaxed(head);
+    do {
+        store_relaxed(&table[index].next, old);
+    } while (!cas_acq_rel(head, &old, index + 1));
+}
+
+/* Under tag_lock, the only consumer: takes the next free slot, oldest freed first (batch
+ * by batch: the whole stack is taken over and reversed), so that the descriptions of freed
+ * objects, which records may still name, last as long as the table allows. */
+static int pop_free(uint64_t *index) {
+    uint32_t head = load_relaxed(&reuse_head);
+    if (head == 0) {
+        uint32_t top = __atomic_exchange_n(&free_head, 0, __ATOMIC_ACQUIRE);
+        while (top != 0) {
+            uint32_t next = load_relaxed(&table[top - 1].next);
+            store_relaxed(&table[top - 1].next, head);
+            head = top;
+            top = next;
+        }
+    }
+    if (head == 0) return 0;
+    *index = head - 1;
+    store_relaxed(&reuse_head, load_relaxed(&table[head - 1].next));
+    return 1;
+}
+
+/* Under ref_lock: deletes the references of freed class slots and frees the slots (their
+ * description stays, unnamed, until the slot is reused). */
+static void reclaim(JNIEnv *jni) {
+    uint32_t top = __atomic_exchange_n(&dead_head, 0, __ATOMIC_ACQ_REL);
+    while (top != 0) {
+        uint32_t index = top - 1;
+        top = load_relaxed(&table[index].next);
+        jweak ref = load_relaxed(&table[index].ref);
+        store_relaxed(&table[index].ref, NULL);
+        if (ref && jni) (*jni)->DeleteWeakGlobalRef(jni, ref);
+        push(&free_head, index);
+    }
+}
+
+/* A slot whose owner was just taken back to 0 by its caller goes to the free list, or, for
+ * a class, to the dead-class list until its reference is deleted under ref_lock. Its
+ * description stays until the slot is reused: records may still name it. */
+static void release_slot(uint64_t index) {
+    fetch_add_relaxed(&live, (uint64_t)-1);
+    if (load_relaxed(&table[index].kind) == OBJ_CLASS) {
+        push(&dead_head, (uint32_t)index);
+    } else {
+        push(&free_head, (uint32_t)index);
+    }
+}
+
+static int room(void) {
+    return load_relaxed(&free_head) != 0 || load_relaxed(&reuse_head) != 0 || load_acquire(&used) < capacity;
+}
+
+static int valid(uint64_t tag) {
+    uint64_t index = tag & SLOT_MASK;
+    if (index == 0) return (tag >> 32) > load_relaxed(&overflow_floor) && !room();
+    return index <= capacity && load_acquire(&table[index - 1].id) == tag;
 }
 
 /*
- * Under tag_lock, obj still untagged: takes the next id, describes and publishes its entry,
- * and only then tags obj, so that no thread can read the id from GetTag before its entry.
- * The id is used up even if SetTag fails: the entry is withdrawn (`id` back to 0) but never
- * rewritten, because a snapshot may be copying it, and its weak reference is not deleted
- * for the same reason (a snapshot may hold a copy of it).
+ * Under tag_lock, obj untagged or stale: takes a slot, describes and publishes it, and
+ * only then tags obj, so that no thread can read the id from GetTag before its entry. If
+ * SetTag fails the slot is taken back (its next use has another generation).
  *
  * NewWeakGlobalRef and SetTag may block for a safepoint while tag_lock is held. That is
  * safe because every caller of objects_id runs in a JVMTI callback or a JNI native, in
@@ -36,29 +127,57 @@ size_t objects_memory(void) {
  */
 static uint64_t assign(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind, uint32_t hash,
                        uint64_t class_id) {
-    uint64_t fresh = next_id + 1;
-    next_id = fresh;
-    cv_object *e = NULL;
-    if (fresh <= capacity) {
-        e = &table[fresh - 1];
-        jweak ref = NULL;
-        if (kind == OBJ_CLASS) {
-            ref = (*jni)->NewWeakGlobalRef(jni, obj);
-            /* Out of memory: the class stays described, unnamed. No exception is pending when
-             * a callback or native calls objects_id, so the OutOfMemoryError is ours to clear. */
-            if (!ref && (*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
-        }
-        store_relaxed(&e->class_id, class_id);
-        store_relaxed(&e->hash, hash);
-        store_relaxed(&e->kind, kind);
-        store_relaxed(&e->ref, ref);
-        store_release(&e->id, fresh);
+    uint64_t index = 0;
+    int have = 0;
+    if (used < capacity) {          /* never-used slots first: freed descriptions last longer */
+        index = used;
+        store_release(&used, used + 1);
+        have = 1;
+    } else {
+        have = pop_free(&index);
     }
+    if (!have && load_relaxed(&dead_head) != 0 && pthread_mutex_trylock(&ref_lock) == 0) {
+        reclaim(jni);
+        pthread_mutex_unlock(&ref_lock);
+        have = pop_free(&index);
+    }
+    if (!have) {
+        uint64_t fresh = ++overflow_next << 32;
+        if ((*jvmti)->SetTag(jvmti, obj, (jlong)fresh) != JVMTI_ERROR_NONE) return 0;
+        fetch_add_relaxed(&dropped, 1);
+        return fresh;
+    }
+    slot *s = &table[index];
+    uint32_t gen = s->gen + 1;
+    if (gen == 0) gen = 1;
+    s->gen = gen;
+    uint64_t fresh = ((uint64_t)gen << 32) | (index + 1);
+    jweak ref = NULL;
+    if (kind == OBJ_CLASS) {
+        ref = (*jni)->NewWeakGlobalRef(jni, obj);
+        /* Out of memory: the class stays described, unnamed. No exception is pending when
+         * a callback or native calls objects_id, so the OutOfMemoryError is ours to clear. */
+        if (!ref && (*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+    }
+    /* The old description is withdrawn before the fields change: a reader that copies a
+     * field written below and then re-reads `id` sees 0 or the new id, never the old one
+     * (objects.h, Readers: release fence here, acquire fence there). */
+    store_relaxed(&s->id, 0);
+    fence_release();
+    store_relaxed(&s->class_id, class_id);
+    store_relaxed(&s->hash, hash);
+    store_relaxed(&s->kind, kind);
+    store_relaxed(&s->ref, ref);
+    fetch_add_relaxed(&live, 1);
+    store_release(&s->owner, fresh);
+    store_release(&s->id, fresh);
     if ((*jvmti)->SetTag(jvmti, obj, (jlong)fresh) != JVMTI_ERROR_NONE) {
-        if (e) store_relaxed(&e->id, 0);
+        /* Never tagged: no record can name it, so it is withdrawn at once. */
+        store_relaxed(&s->id, 0);
+        uint64_t expect = fresh;
+        if (cas_acq_rel(&s->owner, &expect, 0)) release_slot(index);
         return 0;
     }
-    if (!e) fetch_add_relaxed(&dropped, 1);
     return fresh;
 }
 
@@ -66,9 +185,10 @@ uint64_t objects_id(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind) {
     if (obj == NULL) return 0;
     jlong tag = 0;
     if ((*jvmti)->GetTag(jvmti, obj, &tag) != JVMTI_ERROR_NONE) return 0;
-    if (tag != 0) return (uint64_t)tag;
-    /* First sight. What describes obj is gathered before tag_lock: the class's own
-     * objects_id takes the lock, and a thread that loses the race only wasted the look-up. */
+    if (CV_LIKELY(tag != 0 && valid((uint64_t)tag))) return (uint64_t)tag;
+    /* First sight, or the id is stale. What describes obj is gathered before tag_lock: the
+     * class's own objects_id takes the lock, and a thread that loses the race only wasted
+     * the look-up. */
     jint hash = 0;
     if ((*jvmti)->GetObjectHashCode(jvmti, obj, &hash) != JVMTI_ERROR_NONE) hash = 0;
     uint64_t class_id = 0;
@@ -82,52 +202,90 @@ uint64_t objects_id(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind) {
     uint64_t id = 0;
     pthread_mutex_lock(&tag_lock);
     if ((*jvmti)->GetTag(jvmti, obj, &tag) == JVMTI_ERROR_NONE) {
-        id = tag != 0 ? (uint64_t)tag : assign(jvmti, jni, obj, kind, (uint32_t)hash, class_id);
+        id = tag != 0 && valid((uint64_t)tag) ? (uint64_t)tag
+                                               : assign(jvmti, jni, obj, kind, (uint32_t)hash, class_id);
     }
     pthread_mutex_unlock(&tag_lock);
     return id;
 }
 
-void objects_foreach(cv_object_visitor visit, void *ctx) {
-    uint64_t n;
+void objects_free(uint64_t tag) {
+    uint64_t index = tag & SLOT_MASK;
+    if (index == 0 || index > capacity) return;   /* an overflow id, or not ours */
+    uint64_t expect = tag;
+    if (cas_acq_rel(&table[index - 1].owner, &expect, 0)) release_slot(index - 1);
+}
+
+void objects_reset(JNIEnv *jni) {
+    pthread_mutex_lock(&ref_lock);
     pthread_mutex_lock(&tag_lock);
-    n = next_id;
-    pthread_mutex_unlock(&tag_lock);
-    if (n > capacity) n = capacity;
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t id = load_acquire(&table[i].id);
-        if (id == 0) continue;
-        /* Not `copy = table[i]`: a withdrawal may store `id` concurrently (see assign). */
-        cv_object copy = {.id = id, .class_id = table[i].class_id, .hash = table[i].hash,
-                          .kind = table[i].kind, .ref = table[i].ref};
-        visit(ctx, &copy);
+    reclaim(jni);
+    for (uint64_t i = 0; i < used; i++) {
+        slot *s = &table[i];
+        store_relaxed(&s->id, 0);                    /* no description survives a reset */
+        uint64_t owner = load_acquire(&s->owner);
+        if (owner == 0 || !cas_acq_rel(&s->owner, &owner, 0)) continue;   /* free already */
+        fetch_add_relaxed(&live, (uint64_t)-1);
+        jweak ref = load_relaxed(&s->ref);
+        store_relaxed(&s->ref, NULL);
+        if (ref && jni) (*jni)->DeleteWeakGlobalRef(jni, ref);
+        push(&free_head, (uint32_t)i);
     }
+    store_relaxed(&overflow_floor, overflow_next);
+    pthread_mutex_unlock(&tag_lock);
+    pthread_mutex_unlock(&ref_lock);
+}
+
+/* Copies slot i if it is described, validated as objects.h's Readers say. */
+static int read_slot(uint64_t i, cv_object *out) {
+    slot *s = &table[i];
+    uint64_t id = load_acquire(&s->id);
+    if (id == 0) return 0;
+    out->class_id = load_relaxed(&s->class_id);
+    out->hash = load_relaxed(&s->hash);
+    out->kind = load_relaxed(&s->kind);
+    out->ref = load_relaxed(&s->ref);
+    fence_acquire();
+    if (load_relaxed(&s->id) != id) return 0;
+    out->id = id;
+    return 1;
+}
+
+void objects_foreach(JNIEnv *jni, cv_object_visitor visit, void *ctx) {
+    pthread_mutex_lock(&ref_lock);
+    if (jni) reclaim(jni);
+    uint64_t n = load_acquire(&used);
+    for (uint64_t i = 0; i < n; i++) {
+        cv_object copy;
+        if (read_slot(i, &copy)) visit(ctx, &copy);
+    }
+    pthread_mutex_unlock(&ref_lock);
 }
 
 uint32_t objects_hash(uint64_t id, int *found) {
     *found = 0;
-    if (id == 0 || id > capacity || load_acquire(&table[id - 1].id) == 0) return 0;
+    uint64_t index = id & SLOT_MASK;
+    if (index == 0 || index > capacity) return 0;
+    cv_object o;
+    if (!read_slot(index - 1, &o) || o.id != id) return 0;
     *found = 1;
-    return table[id - 1].hash;
+    return o.hash;
 }
 
 uint64_t objects_find_by_hash(uint32_t hash) {
-    uint64_t n = objects_count();
-    if (n > capacity) n = capacity;
+    uint64_t n = load_acquire(&used);
     uint64_t match = 0;
     for (uint64_t i = 0; i < n; i++) {
-        if (load_acquire(&table[i].id) == 0 || table[i].kind == OBJ_CLASS || table[i].hash != hash) continue;
+        cv_object o;
+        if (!read_slot(i, &o) || o.kind == OBJ_CLASS || o.hash != hash) continue;
         if (match) return 0;
-        match = i + 1;
+        match = o.id;
     }
     return match;
 }
 
 uint64_t objects_count(void) {
-    pthread_mutex_lock(&tag_lock);
-    uint64_t n = next_id;
-    pthread_mutex_unlock(&tag_lock);
-    return n;
+    return load_relaxed(&live);
 }
 
 uint64_t objects_dropped(void) {

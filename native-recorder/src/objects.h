@@ -1,41 +1,79 @@
 /*
- * Object identity: unique ids from JVMTI tags, with each object's identity hash code,
- * kind and class kept in a preallocated table indexed by id - 1.
+ * Object identity: ids kept in JVMTI tags, with each object's identity hash code, kind and
+ * class in a preallocated table of slots. An id is (generation << 32) | (slot + 1): a slot
+ * is reused once its object is collected (ObjectFree) or the table is reset, and every reuse
+ * gives it a new generation, so an id never names two objects. A collected object stays
+ * described until its slot is reused (never-used slots are taken first, then freed ones,
+ * oldest freed first); a record holding the id of a slot's earlier object then finds no
+ * entry (objects_hash: not found; objects_foreach: absent) and comes out undescribed, never
+ * as the slot's later object. Ids whose low 32 bits are 0
+ * are overflow ids: unique, never described (the table was full; objects_dropped counts
+ * them).
  *
  * CONCURRENCY CONTRACT
  *
+ * Threads: objects_id() runs on any thread in native state (JVMTI callbacks, JNI natives);
+ * objects_free() on whichever thread JVMTI posts ObjectFree on (it calls no JNI, takes no
+ * lock, never blocks); objects_foreach/objects_hash/objects_find_by_hash on snapshot
+ * threads; objects_reset() on a JNI native.
+ *
  * An id is described before it is visible: by the time any thread can read id N from
- * GetTag, entry N is published, and so is the entry of its class. A thread that holds
- * an id, from objects_id() or from a record written by a thread that called it, finds
- * the entry with objects_hash()/objects_foreach(). So a snapshot that copies the rings
- * first and enumerates the table afterwards describes every object its records name.
+ * GetTag, N's slot is published with `id` = N, and so is the slot of its class. A thread
+ * that holds an id (from objects_id() or a record) finds the entry with objects_hash() or
+ * objects_foreach() as long as the slot still holds N; once the slot is reused or the
+ * table reset, the lookup says "not found". So a snapshot that copies the rings first and
+ * enumerates the table afterwards describes every object its records name whose slot was
+ * not reused meanwhile, and no record ever gets another object's description.
  *
- * objects_id() may run on any thread, in native state (a JVMTI callback or a JNI native).
- * Every later sight of an object is a GetTag only. The first sight gathers the identity
- * hash and, for a non-class, the class's id (objects_id on the class, which describes the
- * class first), then takes tag_lock, a short mutex, re-reads the tag and, if it is still
- * 0, in this order: takes id N = next_id + 1, writes entry N, publishes its `id` word with
- * a release store, and calls SetTag(N). tag_lock makes threads racing for the same new
- * object agree on its id; the VM's tag map lock orders SetTag before the GetTag that
- * returns N, which carries the entry's publication to the reader.
+ * Lookup: GetTag; a tag is valid if its slot's `id` (acquire load) equals it, or if it is
+ * an overflow id taken since the last reset while no slot is free. Any other tag (0, a
+ * slot since freed or reset, an overflow id while slots are free) is a first sight: the
+ * identity hash and the class's id (objects_id on the class) are gathered, then under
+ * tag_lock, a short mutex, the tag is read and validated again and, if still not valid, a
+ * slot is taken (the next never-used one, else the oldest freed, else an overflow id), its
+ * generation incremented, its `id` set to 0, its fields written, `owner` and `id`
+ * release-stored, and only then SetTag(N). tag_lock makes racing threads agree on an
+ * object's id; the VM's tag map lock orders SetTag before the GetTag that returns N,
+ * which carries the publication.
  *
- * Entries are never rewritten. If SetTag fails, the entry is withdrawn (`id` stored back
- * to 0) and N is never handed out again; no record can name it, as no GetTag returned it.
- * Readers acquire-load `id` and skip entries at 0. Ids past the table's capacity are
- * still handed out but have no entry: objects_dropped() counts them, and a snapshot's
- * records may name them undescribed.
+ * Freeing: objects_free(T) (ObjectFree, tag T of a collected object) CASes the slot's
+ * `owner` from T to 0; only the winner frees it, and a stale T (the slot was reset or
+ * reused) loses and does nothing. `id`, the description, stays until the slot is reused. A
+ * plain slot goes on the free list, a lock-free stack pushed by any thread; its one
+ * consumer, under tag_lock, takes the whole stack over with an exchange and reverses it
+ * (oldest freed first). A class slot goes on the dead-class stack instead: its JNI weak
+ * reference must be deleted, which needs JNI and must not race a snapshot using it, so it
+ * is reclaimed (reference deleted, slot moved to the free list) under ref_lock by
+ * snapshots, resets, and a first sight that finds no free slot (with trylock, never
+ * waiting).
  *
- *   method           field      writer (under tag_lock)       reader
- *   objects_id       entry      relaxed stores,               -
- *                    id         release store N,              -
- *                    tag        SetTag(N) (0 if it failed)    GetTag
- *                    next_id    plain, under tag_lock         -
- *   objects_foreach  next_id    -                             under tag_lock
- *   objects_hash     id         -                             acquire load, then fields
+ * Reset: objects_reset() takes ref_lock then tag_lock, stores 0 in every slot's `id`, and
+ * for every slot still owned CASes `owner` to 0, deletes its class reference and pushes it
+ * on the free list. Objects keep their old tags, which no longer validate: their next
+ * sight describes them again, with a new id (and their class too), so records written
+ * after the reset name described objects. A reader racing with reset or reuse sees `id`
+ * change and skips the slot (below); it never reads a reused slot's fields as the old
+ * object's.
  *
- * Allocation: none on the event path except one JNI weak reference per described class
- * (to name it at snapshot time), created under tag_lock. A withdrawn class keeps its weak
- * reference (a snapshot may hold a copy of the entry).
+ * Readers (seqlock on `id`): acquire-load `id`, skip 0, copy the fields (relaxed), acquire
+ * fence, load `id` again and keep the copy only if unchanged. A slot's fields are written
+ * only after its `id` was stored 0 and a release fence, and before the release store of its
+ * new id; generations only grow, so an unchanged id means the fields read are that id's.
+ * Class references are only deleted under ref_lock, which objects_foreach holds while it
+ * visits.
+ *
+ *   method           field      writer                          reader
+ *   objects_id       id         relaxed store 0, release fence  -
+ *                    fields     relaxed stores (tag_lock)       relaxed loads, validated
+ *                    owner      release store N                 -
+ *                    id         release store N                 acquire load, recheck
+ *                    tag        SetTag(N) (after id)            GetTag
+ *   objects_free     owner      CAS T -> 0 (acq_rel)            -
+ *                    free list  CAS push (acq_rel)              exchange under tag_lock (acquire)
+ *   objects_reset    id, owner  store 0, CAS -> 0, both locks   -
+ *
+ * Allocation: none on the event path except one JNI weak reference per described class.
+ * Lock order: ref_lock before tag_lock; tag_lock holders only ever trylock ref_lock.
  */
 #ifndef CONVOY_OBJECTS_H
 #define CONVOY_OBJECTS_H
@@ -46,28 +84,42 @@
 #include <stdint.h>
 
 typedef struct {
-    uint64_t id;        /* published last; 0 = not (yet) described */
+    uint64_t id;        /* generation << 32 | slot + 1 */
     uint64_t class_id;
     uint32_t hash;
     uint32_t kind;      /* OBJ_* */
     jweak    ref;       /* OBJ_CLASS only: weak reference to the class */
 } cv_object;
 
+#define CV_OBJECT_SLOT_BITS 32
+
+/* Allocates the table (at least 1024 slots); calling it again starts over (not thread-safe). */
 int objects_init(size_t bytes);
 size_t objects_memory(void);
 
-/* Id of obj, assigning one if it has none. Returns 0 if JVMTI fails. */
+/* Id of obj, assigning one if it has none (or a stale one). Returns 0 if JVMTI fails. */
 uint64_t objects_id(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind);
 
+/* ObjectFree: the object tagged `tag` was collected. Lock-free, no JNI. */
+void objects_free(uint64_t tag);
+
+/* Frees every entry (see Reset above). Needs JNI (class references). */
+void objects_reset(JNIEnv *jni);
+
 typedef void (*cv_object_visitor)(void *ctx, const cv_object *o);
-void objects_foreach(cv_object_visitor visit, void *ctx);
+/* Visits every described entry; holds ref_lock, so a class's `ref` is valid during the
+ * visit. First deletes the references of freed classes (needs jni; NULL skips that). */
+void objects_foreach(JNIEnv *jni, cv_object_visitor visit, void *ctx);
 
 /* Identity hash of a described object; 0 with *found = 0 if it is not described. */
 uint32_t objects_hash(uint64_t id, int *found);
 /* The only described non-class object with this identity hash, or 0 (none or several). */
 uint64_t objects_find_by_hash(uint32_t hash);
 
+/* Entries of objects alive now (described, neither freed nor reset). */
 uint64_t objects_count(void);
+uint64_t objects_capacity(void);
+/* Overflow ids handed out (first sights that found the table full). */
 uint64_t objects_dropped(void);
 
 #endif

@@ -37,6 +37,21 @@ void ring_drop(cv_ring *ring) {
     store_relaxed(&ring->dropped, load_relaxed(&ring->dropped) + 1);
 }
 
+/* Copies record i if it is still committed (ring.h's reader protocol). */
+static inline int read_record(const cv_ring *ring, uint64_t i, cv_record *r) {
+    const cv_slot *slot = &ring->slots[i % ring->capacity];
+    uint64_t expect = 2 * i + 2;
+    uint64_t before = load_acquire(&slot->seq);
+    if (before != expect) return 0;
+    r->ts   = load_relaxed(&slot->w[0]);
+    r->meta = load_relaxed(&slot->w[1]);
+    r->obj  = load_relaxed(&slot->w[2]);
+    r->arg  = (int64_t)load_relaxed(&slot->w[3]);
+    r->arg2 = (int64_t)load_relaxed(&slot->w[4]);
+    fence_acquire();
+    return load_relaxed(&slot->seq) == before;
+}
+
 uint32_t ring_read(const cv_ring *ring, cv_record *out, uint32_t max,
                    uint64_t *written, uint64_t *torn) {
     uint64_t head = load_acquire(&ring->head);
@@ -44,19 +59,37 @@ uint32_t ring_read(const cv_ring *ring, cv_record *out, uint32_t max,
     uint32_t n = 0;
     uint64_t skipped = 0;
     for (uint64_t i = start; i < head && n < max; i++) {
-        const cv_slot *slot = &ring->slots[i % ring->capacity];
-        uint64_t expect = 2 * i + 2;
-        uint64_t before = load_acquire(&slot->seq);
-        if (before != expect) { skipped++; continue; }
         cv_record r;
-        r.ts   = load_relaxed(&slot->w[0]);
-        r.meta = load_relaxed(&slot->w[1]);
-        r.obj  = load_relaxed(&slot->w[2]);
-        r.arg  = (int64_t)load_relaxed(&slot->w[3]);
-        r.arg2 = (int64_t)load_relaxed(&slot->w[4]);
-        fence_acquire();
-        if (load_relaxed(&slot->seq) != before) { skipped++; continue; }
+        if (!read_record(ring, i, &r)) { skipped++; continue; }
         out[n++] = r;
+    }
+    if (written) *written = head;
+    if (torn) *torn = skipped;
+    return n;
+}
+
+static inline void put_le64(uint8_t *p, uint64_t v) {
+    for (int k = 0; k < 8; k++) p[k] = (uint8_t)(v >> (8 * k));
+}
+
+uint32_t ring_read_encoded(const cv_ring *ring, uint8_t *out, uint32_t max, uint64_t since,
+                           uint64_t *written, uint64_t *torn, cv_record *last) {
+    uint64_t head = load_acquire(&ring->head);
+    uint64_t start = head > ring->capacity ? head - ring->capacity : 0;
+    uint32_t n = 0;
+    uint64_t skipped = 0;
+    for (uint64_t i = start; i < head && n < max; i++) {
+        cv_record r;
+        if (!read_record(ring, i, &r)) { skipped++; continue; }
+        if (r.ts < since) continue;
+        uint8_t *p = out + (size_t)n * CV_RECORD_BYTES;
+        put_le64(p, r.ts);
+        put_le64(p + 8, r.meta);
+        put_le64(p + 16, r.obj);
+        put_le64(p + 24, (uint64_t)r.arg);
+        put_le64(p + 32, (uint64_t)r.arg2);
+        if (last) *last = r;
+        n++;
     }
     if (written) *written = head;
     if (torn) *torn = skipped;

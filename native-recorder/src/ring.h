@@ -28,7 +28,9 @@
  *
  * Overwrite-oldest: a full ring overwrites its oldest record. The number of records
  * lost that way is derived, never counted on the hot path: max(0, head - capacity).
- * `dropped` counts events the owner could not record at all (owner-written, relaxed).
+ * `dropped` counts events of the owner that were not recorded at all (owner-written,
+ * relaxed): the recorder calls ring_drop when a monitor or instrumentation event's object
+ * cannot be identified (a JVMTI tag call failed), as a record naming no object is no fact.
  *
  * Memory ordering, owner (writer) vs other threads (readers):
  *
@@ -44,6 +46,8 @@
  *                 seq      -                        relaxed load (after), compare
  *   ring_dropped  dropped  relaxed load/add (owner) relaxed load
  *
+ * ring_read_encoded reads exactly as ring_read does (it only encodes what it keeps).
+ *
  * The payload is stored and loaded word by word with relaxed atomics, so a torn read
  * is a detected race, not undefined behaviour.
  */
@@ -54,6 +58,7 @@
 #include <stdint.h>
 
 #define CV_RECORD_WORDS 5
+#define CV_RECORD_BYTES 40
 
 /* One record as it is written and as it appears in a snapshot (40 bytes). */
 typedef struct {
@@ -98,6 +103,13 @@ void ring_drop(cv_ring *ring);
  * number of records skipped because they were overwritten or half written meanwhile. */
 uint32_t ring_read(const cv_ring *ring, cv_record *out, uint32_t max,
                    uint64_t *written, uint64_t *torn);
+
+/* Any thread. Like ring_read, but keeps only records with ts >= since and writes each as
+ * CV_RECORD_BYTES little-endian bytes (the snapshot's record encoding) straight into `out`
+ * (no alignment needed): a snapshot copies a ring once, into its output. *last receives
+ * the newest record kept (untouched if none). */
+uint32_t ring_read_encoded(const cv_ring *ring, uint8_t *out, uint32_t max, uint64_t since,
+                           uint64_t *written, uint64_t *torn, cv_record *last);
 
 uint64_t ring_written(const cv_ring *ring);
 uint64_t ring_overwritten(const cv_ring *ring);

@@ -1,13 +1,15 @@
 /*
- * The encoder, one function per section of schema/snapshot-format.md. The rings are
- * copied first (THREADS and MONITORS' entries, while the thread states are pinned), so
- * that INFO's totals cover what the snapshot holds; the sections are then written in the
- * specification's order.
+ * The encoder, one function per section of schema/snapshot-format.md, in the
+ * specification's order. THREADS comes first: the rings are copied straight into the
+ * output while the thread states are pinned (each record is copied once, from its ring
+ * into the snapshot), and INFO, which follows, has totals that cover what the snapshot
+ * holds. MONITORS' entries are gathered during the copy, in a small buffer of their own.
  */
 #include "snapshot.h"
 #include "arch.h"
 #include "objects.h"
 #include "snapshot_format.h"
+#include "text.h"
 #include "threads.h"
 
 #include <stdio.h>
@@ -32,90 +34,98 @@ static void put_header(cv_buf *b) {
 /* ---- THREADS and MONITORS: copied from the rings while the states are pinned ---- */
 
 typedef struct {
-    cv_buf   threads;        /* SECTION_THREADS' entries */
     uint32_t nthreads;
-    cv_buf   monitors;       /* SECTION_MONITORS' entries */
+    cv_buf   monitors;       /* SECTION_MONITORS' entries (a few per blocked thread) */
     uint32_t nmonitors;
     uint64_t torn;           /* records skipped as torn, over all rings */
     uint64_t snap_mono;      /* the snapshot's time, read after the last ring was copied */
     uint64_t snap_epoch;
 } ring_copy;
 
-static void put_record(cv_buf *b, const cv_record *r) {
-    buf_u64(b, r->ts);
-    buf_u64(b, r->meta);
-    buf_u64(b, r->obj);
-    buf_u64(b, (uint64_t)r->arg);
-    buf_u64(b, (uint64_t)r->arg2);
-}
-
-/* One ring as a SECTION_THREADS entry, leaving out records older than `since`.
- * `live_name` replaces the stored name if set; *last (if given) receives the newest
+/* One ring as a SECTION_THREADS entry, straight into the output: the records are copied
+ * once, from the ring into `b`, leaving out those older than `since`. `name` is the name
+ * to write, `thread_obj` the Thread object's id; *last (if given) receives the newest
  * record kept. */
-static void put_ring(ring_copy *c, const cv_thread_view *v, const cv_ring *ring, const char *live_name,
-                     uint64_t since, cv_record *last) {
-    cv_buf *b = &c->threads;
+static void put_ring(cv_buf *b, ring_copy *c, const cv_thread_view *v, const cv_ring *ring, const char *name,
+                     uint64_t thread_obj, uint64_t since, cv_record *last) {
     uint32_t cap = ring->capacity;
-    cv_record *recs = malloc((size_t)(cap ? cap : 1) * sizeof(cv_record));
-    if (!recs) {
-        b->failed = 1;
-        return;
-    }
-    uint64_t written = 0, torn = 0;
-    uint32_t n = ring_read(ring, recs, cap, &written, &torn);
-    uint32_t skip = 0;
-    while (skip < n && recs[skip].ts < since) skip++;
-    if (last && n > skip) *last = recs[n - 1];
     buf_u64(b, v->ring_id);
     buf_u64(b, (uint64_t)v->java_tid);
-    buf_u64(b, v->thread_obj);
+    buf_u64(b, thread_obj);
     buf_u32(b, v->flags);
     buf_u64(b, v->start_ns);
     buf_u64(b, v->end_ns);
-    buf_u64(b, written);
-    buf_u64(b, written > cap ? written - cap : 0);   /* overwritten */
+    size_t counters = b->len;     /* written, overwritten, dropped, torn: patched below */
+    buf_u64(b, 0);
+    buf_u64(b, 0);
     buf_u64(b, ring_dropped(ring));
-    buf_u64(b, torn);
-    buf_str(b, live_name ? live_name : v->name);
+    buf_u64(b, 0);
+    buf_str(b, name);
     buf_str(b, v->group);
     buf_str(b, v->parent_group);
     buf_u32(b, cap);
-    buf_u32(b, n - skip);
-    for (uint32_t i = skip; i < n; i++) put_record(b, &recs[i]);
-    free(recs);
+    size_t count_at = b->len;
+    buf_u32(b, 0);
+    uint8_t *out = buf_claim(b, (size_t)cap * CV_RECORD_BYTES);
+    if (!out) return;             /* failed: reported by the caller */
+    uint64_t written = 0, torn = 0;
+    uint32_t n = ring_read_encoded(ring, out, cap, since, &written, &torn, last);
+    buf_advance(b, (size_t)n * CV_RECORD_BYTES);
+    buf_patch_u64(b, counters, written);
+    buf_patch_u64(b, counters + 8, written > cap ? written - cap : 0);   /* overwritten */
+    buf_patch_u64(b, counters + 24, torn);
+    buf_patch_u32(b, count_at, n);
     c->nthreads++;
     c->torn += torn;
 }
 
-/* Current name of a live thread, or NULL. Caller frees with Deallocate. */
+/* Current name of a live thread, cut to CV_NAME_MAX_BYTES, or NULL. Caller frees. */
 static char *live_thread_name(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
     jvmtiThreadInfo info;
     memset(&info, 0, sizeof(info));
     if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) != JVMTI_ERROR_NONE) return NULL;
     if (info.thread_group) (*jni)->DeleteLocalRef(jni, info.thread_group);
     if (info.context_class_loader) (*jni)->DeleteLocalRef(jni, info.context_class_loader);
-    return info.name;
+    char *name = info.name ? cv_name_dup(info.name, CV_NAME_MAX_BYTES) : NULL;
+    if (info.name) (*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
+    return name;
 }
 
-/* Every pinned thread's ring (but threads that ended before a reset), then the GC ring
- * as a pseudo-thread. last[i] receives views[i]'s newest record. */
-static void put_rings(JNIEnv *jni, const cv_snapshot_source *src, const cv_thread_view *views, size_t nviews,
-                      uint64_t since, cv_record *last, ring_copy *c) {
+/* Bytes of SECTION_THREADS at most: reserved at once, so that the largest section does not
+ * grow the buffer step by step. */
+static size_t threads_bound(const cv_thread_view *views, size_t nviews, const cv_ring *gc_ring) {
+    size_t fixed = 8 * 9 + 4 + 3 * 4 + 8;
+    size_t n = fixed + 16 + (size_t)gc_ring->capacity * CV_RECORD_BYTES;
+    for (size_t i = 0; i < nviews; i++) {
+        n += fixed + CV_NAME_MAX_BYTES + strlen(views[i].group) + strlen(views[i].parent_group) +
+             (size_t)views[i].t->ring.capacity * CV_RECORD_BYTES;
+    }
+    return n;
+}
+
+/* SECTION_THREADS: every pinned thread's ring (but threads that ended before a reset),
+ * then the GC ring as a pseudo-thread. last[i] receives views[i]'s newest record. A
+ * thread whose Thread object is still reachable is named by its id now (an id taken
+ * before a reset is stale) and, if alive, by its name now. */
+static void put_rings(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, const cv_thread_view *views,
+                      size_t nviews, uint64_t since, cv_record *last, ring_copy *c) {
     jvmtiEnv *jvmti = src->jvmti;
+    buf_reserve(b, threads_bound(views, nviews, src->gc_ring));
+    size_t mark = buf_counted_section_begin(b, SECTION_THREADS);
     for (size_t i = 0; i < nviews; i++) {
         const cv_thread_view *v = &views[i];
         if ((v->flags & RING_ENDED) && v->end_ns < since) continue; /* ended before a reset */
         char *live_name = NULL;
-        jobject thread = NULL;
-        if (!(v->flags & RING_ENDED) && v->t->thread_ref) {
-            thread = (*jni)->NewLocalRef(jni, v->t->thread_ref);
-        }
+        uint64_t thread_obj = v->thread_obj;
+        jobject thread = v->t->thread_ref ? (*jni)->NewLocalRef(jni, v->t->thread_ref) : NULL;
         if (thread) {
-            live_name = live_thread_name(jvmti, jni, thread);
+            uint64_t id = objects_id(jvmti, jni, thread, OBJ_THREAD);
+            if (id) thread_obj = id;
+            if (!(v->flags & RING_ENDED)) live_name = live_thread_name(jvmti, jni, thread);
             (*jni)->DeleteLocalRef(jni, thread);
         }
-        put_ring(c, v, &v->t->ring, live_name, since, &last[i]);
-        if (live_name) (*jvmti)->Deallocate(jvmti, (unsigned char *)live_name);
+        put_ring(b, c, v, &v->t->ring, live_name ? live_name : v->name, thread_obj, since, &last[i]);
+        free(live_name);
     }
     cv_thread_view gc;
     memset(&gc, 0, sizeof(gc));
@@ -124,7 +134,8 @@ static void put_rings(JNIEnv *jni, const cv_snapshot_source *src, const cv_threa
     gc.start_ns = src->start_mono;
     gc.name = "GC";
     gc.group = gc.parent_group = "";
-    put_ring(c, &gc, src->gc_ring, NULL, since, NULL);
+    put_ring(b, c, &gc, src->gc_ring, gc.name, 0, since, NULL);
+    buf_counted_section_end(b, mark, c->nthreads);
 }
 
 /* SECTION_MONITORS' entries from the caller's thread states (see snapshot.h). The
@@ -160,10 +171,10 @@ static void put_monitor_states(ring_copy *c, cv_thread_view *views, size_t nview
     }
 }
 
-static int copy_rings(JNIEnv *jni, const cv_snapshot_source *src, const cv_monitor_states *states,
+/* Writes SECTION_THREADS into `b` and gathers MONITORS' entries. */
+static int copy_rings(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, const cv_monitor_states *states,
                       ring_copy *c, cv_error *err) {
     memset(c, 0, sizeof(*c));
-    buf_init(&c->threads);
     buf_init(&c->monitors);
     size_t nviews = 0;
     cv_thread_view *views = threads_pin_all(&nviews);
@@ -173,7 +184,7 @@ static int copy_rings(JNIEnv *jni, const cv_snapshot_source *src, const cv_monit
         threads_unpin(views, nviews);
         return cv_fail(err, "out of memory reading the rings");
     }
-    put_rings(jni, src, views, nviews, src->reset_mono, last, c);
+    put_rings(b, jni, src, views, nviews, src->reset_mono, last, c);
     /* Every record copied was timestamped before this: an interval still open in a ring
      * never ends before it starts. */
     c->snap_mono = cv_now_ns();
@@ -385,7 +396,7 @@ static int put_classes_and_objects(jvmtiEnv *jvmti, JNIEnv *jni, cv_buf *b) {
     c.jni = jni;
     buf_init(&c.classes);
     buf_init(&c.objects);
-    objects_foreach(visit_object, &c);
+    objects_foreach(jni, visit_object, &c);
     put_section(b, SECTION_CLASSES, &c.classes, c.nclasses);
     put_section(b, SECTION_OBJECTS, &c.objects, c.nobjects);
     int failed = c.classes.failed || c.objects.failed;
@@ -403,13 +414,11 @@ int snapshot_encode(JNIEnv *jni, const cv_snapshot_source *src, const cv_monitor
                     cv_buf *b, cv_error *err) {
     ring_copy rings;
     put_header(b);
-    if (copy_rings(jni, src, states, &rings, err)) {
-        buf_free(&rings.threads);
+    if (copy_rings(b, jni, src, states, &rings, err)) {
         buf_free(&rings.monitors);
         return -1;
     }
     put_info(b, src, &rings);
-    put_section(b, SECTION_THREADS, &rings.threads, rings.nthreads);
     method_list methods;
     memset(&methods, 0, sizeof(methods));
     put_stacks(b, src->stacks, &methods);
@@ -419,8 +428,11 @@ int snapshot_encode(JNIEnv *jni, const cv_snapshot_source *src, const cv_monitor
     put_section(b, SECTION_MONITORS, &rings.monitors, rings.nmonitors);
     put_end(b);
 
-    int failed = b->failed || rings.threads.failed || rings.monitors.failed || methods.failed || objects_failed;
-    buf_free(&rings.threads);
+    int failed = b->failed || rings.monitors.failed || methods.failed || objects_failed;
     buf_free(&rings.monitors);
+    if (b->too_big) {
+        return cv_fail(err, "the snapshot would be larger than %llu bytes, the most a Java byte[] holds; "
+                       "lower the memory cap", (unsigned long long)b->limit);
+    }
     return failed ? cv_fail(err, "out of memory while encoding the snapshot") : 0;
 }

@@ -44,6 +44,10 @@ typedef struct {
     cv_stacks     *stacks;
 } cv_snapshot_source;
 
+/* The largest snapshot: what a Java byte[] can hold (HotSpot refuses arrays within a few
+ * words of Integer.MAX_VALUE). AgentOptions bounds memory= so that a snapshot fits. */
+#define CV_SNAPSHOT_MAX_BYTES ((size_t)0x7FFFFFF0u)
+
 int snapshot_encode(JNIEnv *jni, const cv_snapshot_source *src, const cv_monitor_states *states,
                     cv_buf *out, cv_error *err);
 

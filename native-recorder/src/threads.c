@@ -2,6 +2,7 @@
 #include "arch.h"
 #include "objects.h"
 #include "snapshot_format.h"
+#include "text.h"
 #include "victims.h"
 
 #include <pthread.h>
@@ -85,6 +86,16 @@ static char *dup_or_empty(const char *s) {
     return strdup(s ? s : "");
 }
 
+/* A name from JVMTI, kept to CV_NAME_MAX_BYTES (text.h). */
+static char *dup_name(const char *s) {
+    return cv_name_dup(s, CV_NAME_MAX_BYTES);
+}
+
+/* Bytes the names take, counted against the cap with the state's block. */
+static uint64_t names_bytes(const char *name, const char *group, const char *parent) {
+    return (name ? strlen(name) + 1 : 0) + (group ? strlen(group) + 1 : 0) + (parent ? strlen(parent) + 1 : 0);
+}
+
 /* Name, group and parent group of `thread`, freshly strdup'ed. */
 static void read_names(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
                        char **name, char **group, char **parent) {
@@ -92,19 +103,19 @@ static void read_names(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
     jvmtiThreadInfo info;
     memset(&info, 0, sizeof(info));
     if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) != JVMTI_ERROR_NONE) return;
-    *name = dup_or_empty(info.name);
+    *name = dup_name(info.name);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
     if (info.thread_group) {
         jvmtiThreadGroupInfo gi;
         memset(&gi, 0, sizeof(gi));
         if ((*jvmti)->GetThreadGroupInfo(jvmti, info.thread_group, &gi) == JVMTI_ERROR_NONE) {
-            *group = dup_or_empty(gi.name);
+            *group = dup_name(gi.name);
             (*jvmti)->Deallocate(jvmti, (unsigned char *)gi.name);
             if (gi.parent) {
                 jvmtiThreadGroupInfo pi;
                 memset(&pi, 0, sizeof(pi));
                 if ((*jvmti)->GetThreadGroupInfo(jvmti, gi.parent, &pi) == JVMTI_ERROR_NONE) {
-                    *parent = dup_or_empty(pi.name);
+                    *parent = dup_name(pi.name);
                     (*jvmti)->Deallocate(jvmti, (unsigned char *)pi.name);
                 }
                 (*jni)->DeleteLocalRef(jni, gi.parent);
@@ -159,31 +170,34 @@ static int victim_gone(cv_victim *v, void *jni) {
 /* Under registry_lock: evicts unpinned states of threads that are over until `need` more
  * bytes fit under the cap, in victims.h's order: first those whose Thread object is gone
  * (their end time is unknown), then the oldest ended. Returns 0 if they cannot be made to
- * fit. An evicted block of exactly `need` bytes is not freed but handed back in *reuse for
- * the new state (already counted out of memory_in_use, as if freed): every state has the
- * same size, so once the cap is full a new state takes over the memory of the one it
- * evicts, and malloc/free (and the page faults of memory the allocator gave back to the
- * system) stay off the thread-start path. */
-static int make_room(JNIEnv *jni, uint64_t need, cv_thread **reuse) {
-    *reuse = NULL;
+ * fit. A state's bytes are its block plus its names. If `reuse` is given, an evicted block
+ * of exactly `block` bytes is not freed but handed back in *reuse for the new state
+ * (already counted out of memory_in_use, as if freed): every state has the same size, so
+ * once the cap is full a new state takes over the memory of the one it evicts, and
+ * malloc/free (and the page faults of memory the allocator gave back to the system) stay
+ * off the thread-start path. */
+static int make_room(JNIEnv *jni, uint64_t need, size_t block, cv_thread **reuse) {
+    if (reuse) *reuse = NULL;
     while (memory_in_use + need > ring_budget) {
         cv_victim *v = victims_pick(&victims, victim_gone, jni);
         if (!v) {
-            free(*reuse);
-            *reuse = NULL;
+            if (reuse) {
+                free(*reuse);
+                *reuse = NULL;
+            }
             return 0;
         }
         cv_thread *t = of_victim(v);
         victims_remove(&victims, v);
         if (t->prev) t->prev->next = t->next; else registry = t->next;
         if (t->next) t->next->prev = t->prev;
-        memory_in_use -= t->bytes;
+        memory_in_use -= t->bytes + t->names_bytes;
         evicted++;
         evicted_written += ring_written(&t->ring);
         evicted_overwritten += ring_overwritten(&t->ring);
         evicted_dropped += ring_dropped(&t->ring);
         release_state(jni, t);
-        if (t->bytes == need && !*reuse) {
+        if (reuse && t->bytes == block && !*reuse) {
             *reuse = t;
         } else {
             free(t);
@@ -200,6 +214,25 @@ static void mark_without_state(jvmtiEnv *jvmti, jthread thread, void *marker) {
     (void)e; /* checked by contract above: either outcome is handled */
 }
 
+static int is_marker(const void *p) {
+    return p == &no_ring || p == &own_thread || p == &ended_thread;
+}
+
+/*
+ * Creates and publishes the state of `thread` (the current thread, or one being enumerated
+ * by another thread). Publication - reading the thread's storage, setting it to the new
+ * state, linking the state into the registry - happens in one registry_lock section, so:
+ *  - one thread never gets two live states: the enumerating thread and the thread itself
+ *    (its ThreadStart, its ThreadEnd, its first event) may both come here for it at attach;
+ *    whoever comes second finds the storage set and discards its unpublished state;
+ *  - a state is never touched after the lock is let go unless it was published to the
+ *    calling thread's own storage: were it linked first and its storage set afterwards, a
+ *    failure of SetThreadLocalStorage (the thread has ended) would find a state that another
+ *    thread's make_room could meanwhile have evicted and freed (RING_LATE states are
+ *    eviction candidates as soon as their Thread object is collected).
+ * Get/SetThreadLocalStorage under registry_lock may wait for a safepoint; every thread that
+ * takes registry_lock does so in native state, so that cannot hold up the safepoint.
+ */
 static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uint32_t flags) {
     char *name = NULL, *group = NULL, *parent = NULL;
     read_names(jvmti, jni, thread, &name, &group, &parent);
@@ -212,12 +245,13 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     }
     size_t ring_size = ring_bytes(ring_capacity);
     size_t bytes = offsetof(cv_thread, ring) + ring_size + frame_slots * sizeof(jvmtiFrameInfo);
+    uint64_t nbytes = names_bytes(name, group, parent);
     cv_thread *t = NULL;
 
     pthread_mutex_lock(&registry_lock);
-    if (make_room(jni, bytes, &t)) {
+    if (make_room(jni, bytes + nbytes, bytes, &t)) {
         if (!t) t = malloc(bytes);
-        if (t) memory_in_use += bytes;
+        if (t) memory_in_use += bytes + nbytes;
     }
     pthread_mutex_unlock(&registry_lock);
 
@@ -235,6 +269,7 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
      * reused one is touched beyond that: a thread that records little faults in little. */
     memset(t, 0, offsetof(cv_thread, ring));
     t->bytes = bytes;
+    t->names_bytes = nbytes;
     ring_init(&t->ring, ring_capacity);
     t->frames = (jvmtiFrameInfo *)((char *)&t->ring + ring_size);
     t->flags = flags;
@@ -252,25 +287,33 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     t->group = group;
     t->parent_group = parent;
 
+    cv_thread *result = t;
+    int published = 0;
     pthread_mutex_lock(&registry_lock);
-    t->ring_id = ++next_ring_id;
-    threads_seen++;
-    t->prev = NULL;
-    t->next = registry;
-    if (registry) registry->prev = t;
-    registry = t;
-    if (flags & RING_LATE) victims_watch(&victims, &t->victim);
-    pthread_mutex_unlock(&registry_lock);
-
-    if ((*jvmti)->SetThreadLocalStorage(jvmti, thread, t) != JVMTI_ERROR_NONE) {
-        /* The thread is gone (enumeration race): keep the state as an ended thread. */
-        pthread_mutex_lock(&registry_lock);
-        t->flags |= RING_ENDED;
-        victims_ended(&victims, &t->victim, cv_now_ns());
-        pthread_mutex_unlock(&registry_lock);
-        return NULL;
+    void *p = NULL;
+    jvmtiError e = (*jvmti)->GetThreadLocalStorage(jvmti, thread, &p);
+    if (e == JVMTI_ERROR_NONE && p != NULL) {
+        result = is_marker(p) ? NULL : (cv_thread *)p;   /* someone else came first */
+    } else if (e == JVMTI_ERROR_NONE &&
+               (*jvmti)->SetThreadLocalStorage(jvmti, thread, t) == JVMTI_ERROR_NONE) {
+        published = 1;
+        t->ring_id = ++next_ring_id;
+        threads_seen++;
+        t->prev = NULL;
+        t->next = registry;
+        if (registry) registry->prev = t;
+        registry = t;
+        if (flags & RING_LATE) victims_watch(&victims, &t->victim);
+    } else {
+        result = NULL;                                   /* the thread has ended */
     }
-    return t;
+    if (!published) memory_in_use -= bytes + nbytes;
+    pthread_mutex_unlock(&registry_lock);
+    if (!published) {
+        release_state(jni, t);
+        free(t);
+    }
+    return result;
 }
 
 cv_thread *threads_current(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
@@ -292,21 +335,38 @@ cv_thread *threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
      * premain on that thread, has already enumerated it: keep that state. */
     void *p = NULL;
     if ((*jvmti)->GetThreadLocalStorage(jvmti, NULL, &p) == JVMTI_ERROR_NONE && p != NULL) {
-        return p == &no_ring || p == &own_thread || p == &ended_thread ? NULL : (cv_thread *)p;
+        return is_marker(p) ? NULL : (cv_thread *)p;
     }
     return create_state(jvmti, jni, thread, 0);
+}
+
+void threads_set_thread_obj(cv_thread *t, uint64_t thread_obj) {
+    pthread_mutex_lock(&registry_lock);
+    t->thread_obj = thread_obj;
+    pthread_mutex_unlock(&registry_lock);
 }
 
 void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, cv_thread *t) {
     char *name, *group, *parent;
     read_names(jvmti, jni, thread, &name, &group, &parent);
     pthread_mutex_lock(&registry_lock);
+    /* The names at the end replace those of the start if their extra bytes fit the cap. */
+    uint64_t old_bytes = t->names_bytes;
+    uint64_t new_bytes = names_bytes(name ? name : t->name, group ? group : t->group,
+                                     parent ? parent : t->parent_group);
+    if (new_bytes <= old_bytes || make_room(jni, new_bytes - old_bytes, 0, NULL)) {
+        if (name) { free(t->name); t->name = name; name = NULL; }
+        if (group) { free(t->group); t->group = group; group = NULL; }
+        if (parent) { free(t->parent_group); t->parent_group = parent; parent = NULL; }
+        memory_in_use = memory_in_use - old_bytes + new_bytes;
+        t->names_bytes = new_bytes;
+    }
     t->flags |= RING_ENDED;
     victims_ended(&victims, &t->victim, cv_now_ns());
-    if (name) { free(t->name); t->name = name; } 
-    if (group) { free(t->group); t->group = group; }
-    if (parent) { free(t->parent_group); t->parent_group = parent; }
     pthread_mutex_unlock(&registry_lock);
+    free(name);
+    free(group);
+    free(parent);
     /* From here on the storage must not lead to t (see ended_thread). If JVMTI refuses,
      * t is taken off the victim queues instead (never evicted: a few KiB kept for good, in
      * a case that should not happen), so that the thread's last events, if any, go into a

@@ -2,7 +2,8 @@
  * Per-thread recorder state, found through JVMTI thread-local storage.
  *
  * Each Java thread the recorder meets gets one cv_thread: its ring, a scratch frame
- * buffer for stack capture, its identity (Java thread id, Thread object id, names). The
+ * buffer for stack capture, its identity (Java thread id, Thread object id, names, each
+ * name cut to CV_NAME_MAX_BYTES; the names' bytes count against the cap). The
  * block is allocated once, when the thread starts (ThreadStart) or, for a thread that
  * was running before the recorder, when it is enumerated at start-up or first records
  * an event. Recording a record never allocates.
@@ -42,14 +43,16 @@ typedef struct cv_thread {
                                  under registry_lock */
     uint64_t ring_id;
     int64_t  java_tid;
-    uint64_t thread_obj;
+    uint64_t thread_obj;      /* written under registry_lock, by the owner (an object id can go
+                                 stale after a reset: threads_set_thread_obj) */
     uint32_t flags;           /* RING_*; under registry_lock */
     uint64_t start_ns;
     jweak    thread_ref;      /* deleted when the state is freed */
-    char    *name;            /* under registry_lock */
+    char    *name;            /* under registry_lock; names are cut to CV_NAME_MAX_BYTES (text.h) */
     char    *group;
     char    *parent_group;
     size_t   bytes;           /* size of this block, counted against the cap */
+    uint64_t names_bytes;     /* bytes of name, group, parent_group, counted too; under registry_lock */
     jvmtiFrameInfo *frames;   /* stack_depth + 1 entries, owner only */
     uint64_t pending_obj;     /* owner only: monitor id of the last recorded ENTER or WAIT, */
     uint32_t pending_type;    /* its type, */
@@ -83,6 +86,8 @@ cv_thread *threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread);
 /* ThreadEnd: marks the state ended, refreshes its name, and sets the thread-local storage
  * to a marker: events the thread still posts after ThreadEnd are not recorded. */
 void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, cv_thread *t);
+/* Owner thread: its Thread object's id, looked up again (ids go stale at a reset). */
+void threads_set_thread_obj(cv_thread *t, uint64_t thread_obj);
 /* Creates states for threads already running (at start-up or attach). */
 void threads_enumerate(jvmtiEnv *jvmti, JNIEnv *jni);
 

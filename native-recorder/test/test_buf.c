@@ -56,3 +56,34 @@ TEST(counted_section_fills_in_its_count) {
     CHECK_EQ_U64(crc, cv_crc32(b.data + 16, 20));
     buf_free(&b);
 }
+
+TEST(buf_limit_refuses_growth_past_it_while_building) {
+    cv_buf b;
+    buf_init(&b);
+    b.limit = 10000;
+    for (int i = 0; i < 1250; i++) buf_u64(&b, (uint64_t)i);
+    CHECK(!b.failed);
+    CHECK_EQ_U64(b.len, 10000);
+    CHECK(b.cap <= 10000);
+    buf_u8(&b, 1);
+    CHECK(b.failed);
+    CHECK(b.too_big);
+    buf_free(&b);
+    CHECK_EQ_U64(b.limit, 10000);           /* a freed buffer keeps its limit */
+    CHECK(!b.failed);
+}
+
+TEST(buf_claim_and_advance_write_in_place) {
+    cv_buf b;
+    buf_init(&b);
+    buf_u8(&b, 9);
+    uint8_t *p = buf_claim(&b, 100);
+    CHECK(p != NULL);
+    if (!p) return;
+    p[0] = 1;
+    p[1] = 2;
+    buf_advance(&b, 2);
+    CHECK_EQ_U64(b.len, 3);
+    CHECK_EQ_U64(b.data[2], 2);
+    buf_free(&b);
+}

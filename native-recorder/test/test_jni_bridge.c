@@ -42,6 +42,7 @@ static jlong returned_longs[64];
 
 /* What the stub agent_snapshot saw. */
 static int snapshot_calls;
+static size_t seen_limit;               /* the output buffer's limit */
 static cv_monitor_states seen;
 static int64_t seen_tids[8], seen_owners[8];
 static int32_t seen_states[8], seen_hashes[8];
@@ -145,7 +146,7 @@ int agent_on_load(JavaVM *vm, cv_error *err) { return 0; }
 int agent_start(JNIEnv *env, const cv_config *config, cv_error *err) { return 0; }
 int agent_set_recording(int on, cv_error *err) { return 0; }
 int agent_is_recording(void) { return 0; }
-int agent_reset(cv_error *err) { return 0; }
+int agent_reset(JNIEnv *jni, cv_error *err) { return 0; }
 int agent_bind_probes(JNIEnv *env, jclass probes, cv_error *err) { return 0; }
 
 void agent_counters(int64_t out[CV_COUNTER_COUNT]) {
@@ -154,6 +155,7 @@ void agent_counters(int64_t out[CV_COUNTER_COUNT]) {
 
 int agent_snapshot(JNIEnv *env, const cv_monitor_states *states, cv_buf *out, cv_error *err) {
     snapshot_calls++;
+    seen_limit = out->limit;
     seen.count = states->count;
     for (size_t i = 0; i < states->count && i < 8; i++) {
         seen_tids[i] = states->thread_ids[i];
@@ -196,6 +198,9 @@ TEST(jni_snapshot0_hands_the_monitor_states_to_the_agent) {
     CHECK(seen_hashes[0] == -5 && seen_hashes[1] == 42);
     CHECK(seen_owners[0] == 9 && seen_owners[1] == -1);
     CHECK(returned.len == 4 && memcmp(returned_bytes, "snap", 4) == 0);
+    /* The encoder is told the most a byte[] holds, so it refuses a bigger snapshot while
+     * building it. */
+    CHECK_EQ_U64(seen_limit, CV_SNAPSHOT_MAX_BYTES);
 }
 
 TEST(jni_snapshot0_accepts_no_monitor_states) {

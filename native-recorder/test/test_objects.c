@@ -9,7 +9,8 @@
  * runs on the threads of the concurrent test) and each test checks the count.
  *
  * The object table is process-wide and initialised once; each test uses objects of its
- * own, and the objects_foreach test checks against every object any test tagged.
+ * own, and the objects_foreach test checks against every object any test tagged. The tests
+ * of freeing and resetting come last (they empty the table).
  */
 #include "arch.h"
 #include "check.h"
@@ -65,7 +66,8 @@ static jvmtiError JNICALL mock_set_tag(jvmtiEnv *env, jobject object, jlong tag)
     int found = 0;
     uint32_t hash = objects_hash((uint64_t)tag, &found);
     if (!found) {
-        violation("the entry is not described yet", tag);
+        /* An overflow id (slot bits 0: the table was full) is never described. */
+        if (((uint64_t)tag & 0xFFFFFFFFull) != 0) violation("the entry is not described yet", tag);
     } else if (hash != (uint32_t)o->hash) {
         violation("the entry describes another hash", tag);
     }
@@ -77,7 +79,10 @@ static jvmtiError JNICALL mock_set_tag(jvmtiEnv *env, jobject object, jlong tag)
             violation("the class entry is not described", tag);
         }
     }
-    if (__atomic_load_n(&o->tag, __ATOMIC_ACQUIRE) != 0) violation("the object is tagged already", tag);
+    jlong before = __atomic_load_n(&o->tag, __ATOMIC_ACQUIRE);
+    int before_found = 0;
+    if (before != 0) objects_hash((uint64_t)before, &before_found);
+    if (before_found) violation("the object is tagged already with a described id", tag);
     if (o->fail_set_tag > 0) {
         o->fail_set_tag--;
         o->set_tag_failed = 1;
@@ -112,6 +117,12 @@ static jweak JNICALL mock_new_weak_global_ref(JNIEnv *env, jobject obj) {
     return (jweak)obj;
 }
 
+static uint64_t weak_refs_deleted;     /* (atomic) */
+
+static void JNICALL mock_delete_weak_global_ref(JNIEnv *env, jweak ref) {
+    fetch_add_relaxed(&weak_refs_deleted, 1);
+}
+
 static jboolean JNICALL mock_exception_check(JNIEnv *env) {
     return JNI_FALSE;
 }
@@ -129,6 +140,7 @@ static struct JNINativeInterface_ mock_jni_functions = {
     .GetObjectClass = mock_get_object_class,
     .DeleteLocalRef = mock_delete_local_ref,
     .NewWeakGlobalRef = mock_new_weak_global_ref,
+    .DeleteWeakGlobalRef = mock_delete_weak_global_ref,
     .ExceptionCheck = mock_exception_check,
     .ExceptionClear = mock_exception_clear,
 };
@@ -169,7 +181,7 @@ static cv_object entry(uint64_t id, int *seen) {
     find_ctx c;
     memset(&c, 0, sizeof(c));
     c.id = id;
-    objects_foreach(visit_find, &c);
+    objects_foreach(jni, visit_find, &c);
     *seen = c.seen;
     return c.e;
 }
@@ -251,7 +263,7 @@ static void visit_hash(void *p, const cv_object *o) {
 
 static uint64_t described_with_hash(uint32_t hash) {
     uint64_t ctx[2] = {hash, 0};
-    objects_foreach(visit_hash, ctx);
+    objects_foreach(jni, visit_hash, ctx);
     return ctx[1];
 }
 
@@ -328,7 +340,7 @@ TEST(objects_foreach_visits_exactly_the_described_entries) {
         CHECK(id_of(&objs[i], i % 2 ? OBJ_THREAD : OBJ_PLAIN) != 0);
     }
     all_ctx c = {0, 0};
-    objects_foreach(visit_all, &c);
+    objects_foreach(jni, visit_all, &c);
     CHECK_EQ_U64(c.n, ntagged);
     CHECK_EQ_U64(c.wrong, 0);
     CHECK(objects_count() >= ntagged); /* ids of failed SetTags are used up, never described */
@@ -392,5 +404,285 @@ TEST(objects_id_handed_to_any_thread_is_described) {
     }
     CHECK_EQ_U64(disagree, 0);
     for (int r = 0; r < RACE_ROUNDS; r++) CHECK_EQ_U64(load_relaxed(&race_cls[r].weak_refs), 1);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+/* ---- ids of collected objects are reused, generation-tagged; reset empties the table ----
+ * Each test starts from a fresh table of the smallest size (1024 slots). */
+
+#define SLOT(id) ((id) & 0xFFFFFFFFull)
+#define GEN(id) ((id) >> 32)
+
+static fake_obj filler_cls = {.hash = 0xF000};
+static fake_obj fillers[1100];
+
+/* A fresh table, filled up to `leave` free slots with filler objects of one class. */
+static void fresh_table_filled(uint64_t leave) {
+    CHECK(objects_init(0) == 0);
+    uint64_t cap = objects_capacity();
+    CHECK(cap <= 1100);
+    memset(fillers, 0, sizeof(fillers));
+    filler_cls.tag = 0;
+    for (uint64_t i = 0; i + 1 + leave < cap; i++) {   /* + 1: the class's slot */
+        fillers[i].hash = (jint)(0x3000000 + i);
+        fillers[i].cls = &filler_cls;
+        CHECK(SLOT(id_of(&fillers[i], OBJ_PLAIN)) != 0);
+    }
+    CHECK_EQ_U64(objects_count(), cap - leave);
+}
+
+TEST(objects_reuse_the_slot_of_a_freed_object_under_a_new_generation) {
+    uint64_t v0 = load_relaxed(&violations);
+    fresh_table_filled(1);
+    static fake_obj cls = {.hash = 0xA000};
+    static fake_obj a = {.hash = 0xA001, .cls = &cls};
+    static fake_obj b = {.hash = 0xA002, .cls = &cls};
+    cls.tag = 0;
+    uint64_t ida = id_of(&a, OBJ_PLAIN);                 /* cls takes the last slot, a overflows */
+    CHECK_EQ_U64(SLOT(ida), 0);
+    objects_free((uint64_t)fillers[0].tag);              /* ObjectFree: a filler was collected */
+    ida = id_of(&a, OBJ_PLAIN);                          /* a's overflow id gives way to a slot */
+    CHECK_EQ_U64(SLOT(ida), SLOT((uint64_t)fillers[0].tag));
+    CHECK(GEN(ida) > GEN((uint64_t)fillers[0].tag));
+    int found = 0;
+    objects_hash((uint64_t)fillers[0].tag, &found);
+    CHECK(!found);                                       /* the filler's old id is stale */
+
+    uint64_t count = objects_count();
+    objects_free(ida);                                   /* a is collected */
+    CHECK_EQ_U64(objects_count(), count - 1);
+    CHECK_EQ_U64(objects_hash(ida, &found), 0xA001);     /* still described until its slot is reused */
+    CHECK(found);
+    uint64_t idb = id_of(&b, OBJ_PLAIN);
+    CHECK_EQ_U64(SLOT(idb), SLOT(ida));                  /* the slot is reused... */
+    CHECK(GEN(idb) > GEN(ida));                          /* ...under a new generation */
+    /* A record written before still holds ida: it must not find b. */
+    CHECK_EQ_U64(objects_hash(ida, &found), 0);
+    CHECK(!found);
+    int seen = 0;
+    entry(ida, &seen);
+    CHECK_EQ_U64(seen, 0);
+    CHECK_EQ_U64(objects_hash(idb, &found), 0xA002);
+    CHECK(found);
+    CHECK_EQ_U64(entry(idb, &seen).class_id, cls.tag);
+    /* A late or repeated ObjectFree of the old id does not free the new object; nor does a
+     * made-up generation of the slot. */
+    objects_free(ida);
+    objects_free(idb + (1ull << 32));
+    CHECK_EQ_U64(objects_count(), count);
+    CHECK_EQ_U64(objects_hash(idb, &found), 0xA002);
+    CHECK(found);
+    objects_hash(idb + (1ull << 32), &found);
+    CHECK(!found);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+TEST(objects_freed_slots_are_reused_oldest_first) {
+    uint64_t v0 = load_relaxed(&violations);
+    fresh_table_filled(0);
+    static fake_obj n[3];
+    uint64_t freed[3] = {(uint64_t)fillers[5].tag, (uint64_t)fillers[6].tag, (uint64_t)fillers[7].tag};
+    for (int i = 0; i < 3; i++) objects_free(freed[i]);
+    for (int i = 0; i < 3; i++) {
+        n[i].hash = 0xA101 + i;
+        n[i].cls = &filler_cls;
+        CHECK_EQ_U64(SLOT(id_of(&n[i], OBJ_PLAIN)), SLOT(freed[i]));
+    }
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+TEST(objects_freed_class_keeps_its_slot_until_its_weak_reference_is_deleted) {
+    uint64_t v0 = load_relaxed(&violations);
+    CHECK(objects_init(0) == 0);
+    static fake_obj cls = {.hash = 0xB000};
+    static fake_obj a = {.hash = 0xB001, .cls = &cls};
+    cls.tag = 0;
+    uint64_t ida = id_of(&a, OBJ_PLAIN);
+    uint64_t idc = (uint64_t)cls.tag;
+    CHECK(ida != 0 && idc != 0);
+    objects_free(ida);
+    objects_free(idc);                                   /* the class was unloaded */
+    CHECK_EQ_U64(objects_count(), 0);
+    uint64_t deleted = load_relaxed(&weak_refs_deleted);
+    int seen = 0;
+    cv_object c = entry(idc, &seen);                     /* a snapshot deletes the references */
+    CHECK_EQ_U64(load_relaxed(&weak_refs_deleted), deleted + 1);
+    CHECK_EQ_U64(seen, 1);                               /* still described, unnamed */
+    CHECK(c.ref == NULL);
+    entry(idc, &seen);
+    CHECK_EQ_U64(load_relaxed(&weak_refs_deleted), deleted + 1);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+static void visit_count(void *p, const cv_object *o) {
+    (void)o;
+    (*(uint64_t *)p)++;
+}
+
+static uint64_t visited(void) {
+    uint64_t n = 0;
+    objects_foreach(jni, visit_count, &n);
+    return n;
+}
+
+TEST(objects_reset_clears_the_table_and_describes_objects_and_classes_again) {
+    uint64_t v0 = load_relaxed(&violations);
+    CHECK(objects_init(0) == 0);
+    static fake_obj cls = {.hash = 0xC000};
+    static fake_obj a = {.hash = 0xC001, .cls = &cls};
+    static fake_obj dead = {.hash = 0xC002, .cls = &cls};
+    cls.tag = 0;
+    uint64_t ida = id_of(&a, OBJ_PLAIN);
+    uint64_t iddead = id_of(&dead, OBJ_PLAIN);
+    objects_free(iddead);                                /* collected: described, not owned */
+    uint64_t idc = (uint64_t)cls.tag;
+    CHECK_EQ_U64(objects_count(), 2);
+    CHECK_EQ_U64(visited(), 3);
+    uint64_t deleted = load_relaxed(&weak_refs_deleted);
+    objects_reset(jni);
+    CHECK_EQ_U64(objects_count(), 0);
+    CHECK_EQ_U64(visited(), 0);
+    CHECK_EQ_U64(load_relaxed(&weak_refs_deleted), deleted + 1);   /* the class reference is let go */
+    int found = 1;
+    objects_hash(ida, &found);
+    CHECK(!found);
+    objects_hash(iddead, &found);
+    CHECK(!found);
+    /* a keeps its old tag, which no longer validates: its next sight describes it again,
+     * and its class too. */
+    uint64_t ida2 = id_of(&a, OBJ_PLAIN);
+    CHECK(ida2 != 0 && ida2 != ida);
+    CHECK_EQ_U64((uint64_t)a.tag, ida2);
+    CHECK_EQ_U64(objects_hash(ida2, &found), 0xC001);
+    CHECK(found);
+    int seen = 0;
+    cv_object e = entry(ida2, &seen);
+    CHECK_EQ_U64(seen, 1);
+    CHECK(e.class_id != 0 && e.class_id != idc);
+    CHECK_EQ_U64(e.class_id, (uint64_t)cls.tag);
+    cv_object c = entry(e.class_id, &seen);
+    CHECK_EQ_U64(seen, 1);
+    CHECK_EQ_U64(c.kind, OBJ_CLASS);
+    CHECK_EQ_U64(c.hash, 0xC000);
+    CHECK(c.ref != NULL);
+    CHECK_EQ_U64(visited(), 2);
+    /* A late ObjectFree of an id from before the reset frees nothing. */
+    objects_free(ida);
+    objects_free(idc);
+    CHECK_EQ_U64(objects_count(), 2);
+    CHECK_EQ_U64(objects_hash(ida2, &found), 0xC001);
+    CHECK(found);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+TEST(objects_full_table_gives_overflow_ids_until_a_slot_is_freed) {
+    uint64_t v0 = load_relaxed(&violations);
+    fresh_table_filled(0);
+    uint64_t cap = objects_capacity();
+    static fake_obj extra = {.hash = 0xD001};
+    extra.cls = &filler_cls;
+    uint64_t over = id_of(&extra, OBJ_PLAIN);
+    CHECK(over != 0);
+    CHECK_EQ_U64(SLOT(over), 0);                         /* an overflow id: unique, undescribed */
+    CHECK_EQ_U64(objects_dropped(), 1);
+    int found = 1;
+    objects_hash(over, &found);
+    CHECK(!found);
+    CHECK_EQ_U64(id_of(&extra, OBJ_PLAIN), over);        /* stays while the table is full */
+    /* Collect every filler: the table takes as many new objects again, none dropped. */
+    for (uint64_t i = 0; i + 1 < cap; i++) objects_free((uint64_t)fillers[i].tag);
+    uint64_t again = id_of(&extra, OBJ_PLAIN);           /* gets a described id now */
+    CHECK(SLOT(again) != 0);
+    CHECK_EQ_U64(objects_hash(again, &found), 0xD001);
+    CHECK(found);
+    for (uint64_t i = 0; i + 2 < cap; i++) {
+        fillers[i].tag = 0;                              /* new objects */
+        fillers[i].hash = (jint)(0x5000000 + i);
+        uint64_t id = id_of(&fillers[i], OBJ_PLAIN);
+        CHECK(SLOT(id) != 0);
+        if (SLOT(id) == 0) break;
+    }
+    CHECK_EQ_U64(objects_count(), cap);
+    CHECK_EQ_U64(objects_dropped(), 1);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+/* Writers tag objects and free them (as ObjectFree would) while a reader looks up ids it
+ * saw handed out: an id found must always describe the object it was given to. */
+#define CHURN_THREADS 3
+#define CHURN_ROUNDS 4000
+#define CHURN_POOL 64
+
+static uint64_t churn_ids[CHURN_THREADS][CHURN_POOL];   /* atomic: the ids handed out */
+static jint churn_hash[CHURN_THREADS][CHURN_POOL];      /* atomic: hash of churn_ids' object */
+static int churn_done;                                  /* atomic */
+static uint64_t churn_wrong, churn_checked;             /* atomic */
+
+static void *churn_writer(void *p) {
+    int w = (int)(intptr_t)p;
+    static fake_obj cls[CHURN_THREADS];
+    cls[w].hash = 0xE000 + w;
+    fake_obj *pool = calloc(CHURN_POOL, sizeof(fake_obj));
+    if (!pool) return NULL;
+    for (int r = 0; r < CHURN_ROUNDS; r++) {
+        int k = r % CHURN_POOL;
+        uint64_t old = load_relaxed(&churn_ids[w][k]);
+        if (old) objects_free(old);                      /* the previous object there died */
+        memset(&pool[k], 0, sizeof(pool[k]));
+        pool[k].cls = &cls[w];
+        pool[k].hash = (jint)(0x4000000 + w * 0x100000 + r);
+        /* ids unpublished while they change: the reader skips the entry */
+        __atomic_store_n(&churn_ids[w][k], 0, __ATOMIC_RELEASE);
+        uint64_t id = id_of(&pool[k], OBJ_PLAIN);
+        __atomic_store_n(&churn_hash[w][k], pool[k].hash, __ATOMIC_RELEASE);
+        __atomic_store_n(&churn_ids[w][k], id, __ATOMIC_RELEASE);
+    }
+    free(pool);
+    return NULL;
+}
+
+static void *churn_reader(void *p) {
+    (void)p;
+    /* ids seen with their object's hash, looked up again long after: the object may be long
+     * dead and its slot reused, the lookup must then say "not found". */
+    static uint64_t old_ids[4096];
+    static jint old_hash[4096];
+    size_t nold = 0;
+    while (!__atomic_load_n(&churn_done, __ATOMIC_ACQUIRE)) {
+        for (int w = 0; w < CHURN_THREADS; w++) {
+            for (int k = 0; k < CHURN_POOL; k++) {
+                uint64_t id = __atomic_load_n(&churn_ids[w][k], __ATOMIC_ACQUIRE);
+                jint hash = __atomic_load_n(&churn_hash[w][k], __ATOMIC_ACQUIRE);
+                if (id == 0 || SLOT(id) == 0 || __atomic_load_n(&churn_ids[w][k], __ATOMIC_ACQUIRE) != id) continue;
+                old_ids[nold % 4096] = id;
+                old_hash[nold % 4096] = hash;
+                nold++;
+            }
+        }
+        size_t n = nold < 4096 ? nold : 4096;
+        for (size_t i = 0; i < n; i++) {
+            int found = 0;
+            uint32_t h = objects_hash(old_ids[i], &found);
+            fetch_add_relaxed(&churn_checked, 1);
+            if (found && h != (uint32_t)old_hash[i]) fetch_add_relaxed(&churn_wrong, 1);
+        }
+    }
+    return NULL;
+}
+
+TEST(objects_ids_never_describe_a_later_object_under_concurrent_free_and_reuse) {
+    uint64_t v0 = load_relaxed(&violations);
+    CHECK(objects_init(0) == 0);   /* 1024 slots: the writers' 12,000 objects reuse them over and over */
+    pthread_t writers[CHURN_THREADS], reader;
+    CHECK(pthread_create(&reader, NULL, churn_reader, NULL) == 0);
+    for (int w = 0; w < CHURN_THREADS; w++) CHECK(pthread_create(&writers[w], NULL, churn_writer, (void *)(intptr_t)w) == 0);
+    for (int w = 0; w < CHURN_THREADS; w++) pthread_join(writers[w], NULL);
+    __atomic_store_n(&churn_done, 1, __ATOMIC_RELEASE);
+    pthread_join(reader, NULL);
+    CHECK_EQ_U64(load_relaxed(&churn_wrong), 0);
+    CHECK(load_relaxed(&churn_checked) > 0);
+    /* Only the live objects are owned; nothing was dropped though 12,000 objects passed. */
+    CHECK_EQ_U64(objects_count(), CHURN_THREADS * CHURN_POOL + CHURN_THREADS);
+    CHECK_EQ_U64(objects_dropped(), 0);
     CHECK_EQ_U64(load_relaxed(&violations), v0);
 }

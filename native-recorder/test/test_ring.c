@@ -158,3 +158,36 @@ TEST(ring_init_over_a_used_block_reads_only_new_records) {
     for (uint32_t i = 0; i < n; i++) CHECK_EQ_U64(out[i].ts, (2 + i) * 10);
     free(r);
 }
+
+TEST(ring_read_encoded_writes_little_endian_records_since_a_time) {
+    static uint64_t mem[(sizeof(cv_ring) + 8 * sizeof(cv_slot)) / 8 + 1];
+    cv_ring *r = (cv_ring *)mem;
+    ring_init(r, 8);
+    for (int i = 1; i <= 10; i++) {
+        cv_record rec = {.ts = (uint64_t)i * 100, .meta = cv_record_meta(3, 1, 7), .obj = 0x1122334455667788ull,
+                         .arg = -i, .arg2 = i};
+        ring_write(r, &rec);
+    }
+    uint8_t out[8 * CV_RECORD_BYTES + 1];   /* +1: the output needs no alignment */
+    uint64_t written = 0, torn = 9;
+    cv_record last = {0};
+    uint32_t n = ring_read_encoded(r, out + 1, 8, 600, &written, &torn, &last);
+    CHECK_EQ_U64(n, 5);                     /* 3..10 are in the ring, 6..10 are at or after 600 */
+    CHECK_EQ_U64(written, 10);
+    CHECK_EQ_U64(torn, 0);
+    CHECK_EQ_U64(last.ts, 1000);
+    const uint8_t *p = out + 1;
+    CHECK_EQ_U64(p[0] | p[1] << 8, 600);
+    CHECK_EQ_U64(p[8], 3);                  /* type */
+    CHECK_EQ_U64(p[9], 1);                  /* flags */
+    CHECK_EQ_U64(p[12], 7);                 /* stack id */
+    CHECK_EQ_U64(p[16], 0x88);
+    CHECK_EQ_U64(p[23], 0x11);
+    CHECK_EQ_U64(p[24], 0xFA);              /* arg = -6, little-endian two's complement */
+    CHECK_EQ_U64(p[31], 0xFF);
+    CHECK_EQ_U64(p[32], 6);
+    CHECK_EQ_U64(p[4 * CV_RECORD_BYTES] | p[4 * CV_RECORD_BYTES + 1] << 8, 1000);
+    cv_record untouched = {.ts = 42};
+    CHECK_EQ_U64(ring_read_encoded(r, out, 8, 5000, NULL, NULL, &untouched), 0);
+    CHECK_EQ_U64(untouched.ts, 42);
+}

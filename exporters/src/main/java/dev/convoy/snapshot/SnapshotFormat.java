@@ -1,7 +1,7 @@
 package dev.convoy.snapshot;
 
 /**
- * Constants of the Convoy binary snapshot format, version 1.0.
+ * Constants of the Convoy binary snapshot format, version 1.1.
  *
  * <p>The single source of truth is {@code schema/snapshot-format.md}: every field here
  * has exactly the name and value of a row of one of its tables, and
@@ -15,7 +15,7 @@ public final class SnapshotFormat {
     /** Major version this reader understands; a file of another major version is rejected. */
     public static final int VERSION_MAJOR = 1;
     /** Minor version written; newer minor versions are accepted by the reader. */
-    public static final int VERSION_MINOR = 0;
+    public static final int VERSION_MINOR = 1;
 
     /** Key/value pairs describing the recording (see "INFO keys"). */
     public static final int SECTION_INFO = 1;

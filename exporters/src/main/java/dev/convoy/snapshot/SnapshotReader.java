@@ -116,6 +116,9 @@ public final class SnapshotReader {
         Set<Integer> seen = new HashSet<>();
 
         long pos = HEADER_BYTES;
+        if (progress != null) {
+            progress.at(pos, dataLength);
+        }
         while (true) {
             if (pos == dataLength) {
                 throw new SnapshotFormatException(pos, "truncated: file ends before the END section");

@@ -20,7 +20,7 @@ import java.util.Map;
 import java.util.zip.CRC32;
 
 /**
- * Encodes a {@link Recording} in the binary snapshot format, version 1.0, sections in
+ * Encodes a {@link Recording} in the binary snapshot format, version 1.1, sections in
  * the order of the spec. {@link #write(Recording)} of what {@link SnapshotReader} read
  * gives equivalent bytes (unknown sections are not kept).
  */
@@ -50,14 +50,6 @@ public final class SnapshotWriter {
         file.u16(VERSION_MINOR);
         file.u32(0);
 
-        section(file, SECTION_INFO, p -> {
-            p.u32(r.info().size());
-            for (Map.Entry<String, String> e : r.info().entrySet()) {
-                p.str(e.getKey());
-                p.str(e.getValue());
-            }
-        });
-
         section(file, SECTION_THREADS, t -> {
             t.u32(r.threads().size());
             for (RecordedThread th : r.threads()) {
@@ -86,6 +78,14 @@ public final class SnapshotWriter {
                     t.u64(e.arg());
                     t.u64(e.arg2());
                 }
+            }
+        });
+
+        section(file, SECTION_INFO, p -> {
+            p.u32(r.info().size());
+            for (Map.Entry<String, String> e : r.info().entrySet()) {
+                p.str(e.getKey());
+                p.str(e.getValue());
             }
         });
 

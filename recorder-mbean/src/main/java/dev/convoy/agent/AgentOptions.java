@@ -19,7 +19,8 @@ import dev.convoy.export.Output;
  * <pre>
  * recording=on|off       record monitor and GC events from the start (default on)
  * buffer=SIZE            per-thread ring buffer (default 64k; 4k to 64m)
- * memory=SIZE            cap on all recorder memory (default 64m; 1m to 16g)
+ * memory=SIZE            cap on all recorder memory (default 64m; 1m to 1g: a snapshot,
+ *                        which must fit in a Java byte[], holds up to that much)
  * stackdepth=N           frames per stack trace, 0 = none (default 64; at most 2048)
  * dumpdir=DIR            where dumps are written (default ./convoy-out)
  * dumponexit=FORMATS     dump when the JVM exits: none (default), all, or formats
@@ -56,7 +57,13 @@ public final class AgentOptions {
     static final long MIN_BUFFER = 4 << 10;
     static final long MAX_BUFFER = 64 << 20;
     static final long MIN_MEMORY = 1 << 20;
-    static final long MAX_MEMORY = 16L << 30;
+    /**
+     * The largest memory cap. A snapshot holds up to the whole cap (rings, stack table and
+     * object table, encoded no larger than they are in memory) plus the names and line tables
+     * of the methods and classes it refers to, and is returned as one Java byte[], which holds
+     * less than 2 GiB: 1 GiB leaves the other half for those names.
+     */
+    static final long MAX_MEMORY = 1L << 30;
     static final int MAX_STACK_DEPTH = 2048;
 
     private boolean recording = true;
@@ -112,7 +119,7 @@ public final class AgentOptions {
         switch (key) {
             case "recording" -> recording = onOff(key, value);
             case "buffer" -> bufferBytes = (int) size(key, value, MIN_BUFFER, MAX_BUFFER);
-            case "memory" -> memoryCap = size(key, value, MIN_MEMORY, MAX_MEMORY);
+            case "memory" -> memoryCap = memory(key, value);
             case "stackdepth" -> stackDepth = integer(key, value, 0, MAX_STACK_DEPTH);
             case "dumpdir" -> {
                 if (value.isEmpty()) {
@@ -253,6 +260,26 @@ public final class AgentOptions {
             throw new InvalidOptionException("option '" + key + "': " + value + " is out of range" + allowed);
         }
         return n * unit;
+    }
+
+    private static long memory(String key, String value) {
+        try {
+            return size(key, value, MIN_MEMORY, MAX_MEMORY);
+        } catch (InvalidOptionException e) {
+            long n;
+            try {
+                n = size(key, value, 0, Long.MAX_VALUE);
+            } catch (InvalidOptionException notASize) {
+                throw e;
+            }
+            if (n > MAX_MEMORY) {
+                throw new InvalidOptionException("option '" + key + "': " + value + " is too large: a snapshot holds up "
+                        + "to the whole recorder memory and must fit in a Java byte[] (under 2 GiB); the largest "
+                        + "allowed value is " + human(MAX_MEMORY) + " (allowed " + human(MIN_MEMORY) + " to "
+                        + human(MAX_MEMORY) + ")");
+            }
+            throw e;
+        }
     }
 
     private static int integer(String key, String value, int min, int max) {

@@ -37,16 +37,16 @@ class AgentOptionsTest {
 
     @Test
     void everyOptionIsParsed() {
-        AgentOptions o = AgentOptions.parse("recording=off,buffer=128k,memory=2G,stackdepth=0,dumpdir=/tmp/x,"
+        AgentOptions o = AgentOptions.parse("recording=off,buffer=128k,memory=1G,stackdepth=0,dumpdir=/tmp/x,"
                 + "dumponexit=chrome+csv,dumpname=run-1.a");
         assertFalse(o.recording());
         assertEquals(128 << 10, o.bufferBytes());
-        assertEquals(2L << 30, o.memoryCap());
+        assertEquals(1L << 30, o.memoryCap());
         assertEquals(0, o.stackDepth());
         assertEquals(Paths.get("/tmp/x"), o.dumpDir());
         assertEquals(EnumSet.of(Output.CHROME, Output.CSV_META, Output.CSV_EVENTS), o.dumpOnExit());
         assertEquals("run-1.a", o.dumpName());
-        assertEquals("recording=off,buffer=128k,memory=2g,stackdepth=0,dumpdir=/tmp/x,dumponexit=chrome+csv,"
+        assertEquals("recording=off,buffer=128k,memory=1g,stackdepth=0,dumpdir=/tmp/x,dumponexit=chrome+csv,"
                 + "dumpname=run-1.a,callbacks=full,contanalysis=off", o.effective());
         assertTrue(AgentOptions.parse("callbacks=empty").emptyCallbacks());
         assertFalse(o.contentionAnalysis());
@@ -68,7 +68,11 @@ class AgentOptionsTest {
         "buffer=12x|option 'buffer': '12x' is not a size",
         "buffer=1k|option 'buffer': 1k is out of range (allowed 4k to 64m)",
         "memory=99999999999999g|option 'memory': '99999999999999g' is not a size",
-        "memory=17g|option 'memory': 17g is out of range (allowed 1m to 16g)",
+        "memory=2g|option 'memory': 2g is too large: a snapshot holds up to the whole recorder memory and must fit "
+                + "in a Java byte[] (under 2 GiB); the largest allowed value is 1g (allowed 1m to 1g)",
+        "memory=1025m|option 'memory': 1025m is too large",
+        "memory=16g|option 'memory': 16g is too large",
+        "memory=512k|option 'memory': 512k is out of range (allowed 1m to",
         "stackdepth=-1|option 'stackdepth': '-1' is not a whole number (allowed 0 to 2048)",
         "stackdepth=4096|option 'stackdepth': 4096 is out of range (allowed 0 to 2048)",
         "recording=maybe|option 'recording' must be on or off, got 'maybe'",

@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -17,6 +20,8 @@ import dev.convoy.model.EventType;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.testapps.ExitUnderContention;
+import dev.convoy.testapps.LockTurnover;
+import dev.convoy.testapps.LongThreadNames;
 import dev.convoy.testapps.ThreadChurn;
 import dev.convoy.testapps.VirtualThreadChurn;
 
@@ -85,6 +90,98 @@ class LifecycleIT {
         assertTrue(r.threads().stream().anyMatch(t -> t.events().stream().anyMatch(e -> e.type() == EventType.MONITOR_WAIT
                         && r.objectClassName(e.obj()).equals(VirtualThreadChurn.VirtualLock.class.getName()))),
                 "the latest virtual threads' waits are kept");
+    }
+
+    /** key=value pairs of a scenario's summary line. */
+    private static Map<String, String> summary(String stdout, String scenario) {
+        String line = stdout.lines().filter(l -> l.startsWith(scenario + " ")).findFirst()
+                .orElseThrow(() -> new AssertionError("no summary line of " + scenario + " in:\n" + stdout));
+        Map<String, String> m = new HashMap<>();
+        for (String part : line.split(" ")) {
+            int eq = part.indexOf('=');
+            if (eq > 0) {
+                m.put(part.substring(0, eq), part.substring(eq + 1));
+            }
+        }
+        m.put("status", line.split(" ")[1]);
+        return m;
+    }
+
+    /**
+     * A server that makes new lock objects forever: 100,000 locks, each waited on once, in
+     * batches of 2,000 that become garbage (and are collected, by a forced GC) before the
+     * next; under memory=8m the object table holds about 13,000 entries, so without reusing the
+     * ids of collected objects it would overflow more than seven times. The recorder's
+     * memory, sampled through its MBean after every batch, stays under the cap; no object
+     * goes undescribed; and after a reset() (after batch 30 of 50) the locks named by later
+     * records are described with their class.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void idsOfCollectedLocksAreReusedUnderTheCapAndResetKeepsClassesRight(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        int locks = 100_000;
+        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("memory=8m"), LockTurnover.class.getName(),
+                Integer.toString(locks), "2000", "30").assertSucceeded();
+        Map<String, String> s = summary(run.stdout(), LockTurnover.NAME);
+        assertEquals("OK", s.get("status"), run.stdout());
+        assertEquals(1, Integer.parseInt(s.get("resets")), run.stdout());
+        long cap = Long.parseLong(s.get("memoryCap"));
+        long maxInUse = Long.parseLong(s.get("maxMemoryInUse"));
+        assertEquals(8L << 20, cap, run.stdout());
+        assertEquals(50, Integer.parseInt(s.get("samples")), run.stdout());
+        assertTrue(maxInUse > 0 && maxInUse <= cap, () -> "memory in use " + maxInUse + " of " + cap);
+
+        Recording r = run.recording();
+        assertEquals(0, r.infoLong("objects.dropped", -1), () -> "ids of collected locks are reused: " + r.info());
+        RecordedThread main = r.threads().stream().filter(t -> t.name().equals("main")).findFirst()
+                .orElseThrow(() -> new AssertionError("no main thread: " + r.threads()));
+        List<Long> waited = main.events().stream().filter(e -> e.type() == EventType.MONITOR_WAIT)
+                .map(e -> e.obj()).toList();
+        assertTrue(waited.size() > 100, () -> "the main thread's ring holds its latest waits: " + main);
+        long described = waited.stream().filter(id -> r.objects().containsKey(id)).count();
+        // The last batch is still reachable: its locks, the newest records, are all described,
+        // with their class, though they were tagged after the reset.
+        long newestDescribed = waited.subList(Math.max(0, waited.size() - 100), waited.size()).stream()
+                .filter(id -> r.objectClassName(id).equals(LockTurnover.TurnoverLock.class.getName())).count();
+        assertEquals(100, newestDescribed, () -> "newest waits' objects: " + waited.subList(waited.size() - 100,
+                waited.size()).stream().map(id -> id + ":" + r.objectClassName(id)).toList());
+        // An id whose lock was collected may be undescribed, never described as something else.
+        assertEquals(List.of(), waited.stream().filter(id -> r.objects().containsKey(id))
+                .map(r::objectClassName).filter(c -> !c.equals(LockTurnover.TurnoverLock.class.getName()))
+                .distinct().toList());
+        long snapshotBytes;
+        try (var files = Files.list(run.dumpDir())) {
+            snapshotBytes = Files.size(files.filter(p -> p.toString().endsWith(".cvysnap")).findFirst().orElseThrow());
+        }
+        System.out.printf("%s: lock turnover under memory=8m: max MemoryInUseBytes %d of %d (%d samples), "
+                        + "objects.dropped %d, %d of %d waits in the ring described, snapshot %d bytes%n",
+                jdk.label(), maxInUse, cap, Integer.parseInt(s.get("samples")), r.infoLong("objects.dropped", -1),
+                described, waited.size(), snapshotBytes);
+    }
+
+    /**
+     * Names of 64 Ki characters (128 KiB of UTF-8) are kept to 1 KiB, cut on a character
+     * boundary and marked with a trailing "…": for a thread that ended (its name read at
+     * ThreadEnd) and for one alive at the snapshot (its name read then).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void longThreadNamesAreCutTo1KiBOnACharacterBoundary(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        Recording r = ChildJvm.run(jdk, work, ChildJvm.dumping(null), LongThreadNames.class.getName(), "65536")
+                .assertSucceeded().recording();
+        for (String prefix : List.of(LongThreadNames.ENDED_PREFIX, LongThreadNames.LIVE_PREFIX)) {
+            RecordedThread t = r.threads().stream().filter(th -> th.name().startsWith(prefix)).findFirst()
+                    .orElseThrow(() -> new AssertionError("no thread " + prefix + "...: " + r.threads().stream()
+                            .map(th -> th.name().substring(0, Math.min(20, th.name().length()))).toList()));
+            int bytes = t.name().getBytes(StandardCharsets.UTF_8).length;
+            assertTrue(bytes <= 1024 && bytes > 1000, () -> prefix + ": " + bytes + " bytes");
+            assertTrue(t.name().endsWith("\u2026"), () -> prefix + " is marked as cut");
+            String kept = t.name().substring(prefix.length(), t.name().length() - 1);
+            assertEquals("\u00e9".repeat(kept.length()), kept, "cut between characters, never inside one");
+            assertTrue(t.events().stream().anyMatch(e -> e.type() == EventType.MONITOR_WAIT), t::toString);
+        }
     }
 
     @ParameterizedTest(name = "{0}")
