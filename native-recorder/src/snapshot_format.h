@@ -9,7 +9,7 @@
 #define CV_MAGIC "CVYSNAP"   /* 8 bytes with the terminating NUL */
 
 #define VERSION_MAJOR 1
-#define VERSION_MINOR 1
+#define VERSION_MINOR 2
 
 #define SECTION_INFO     1
 #define SECTION_THREADS  2
@@ -37,8 +37,13 @@
 #define EVENT_JOIN                22
 #define EVENT_JOINED              23
 #define EVENT_THREAD_INTERRUPTED  24
+#define EVENT_PARK                25
+#define EVENT_PARKED              26
+#define EVENT_UNPARK              27
 
-#define FLAG_TIMED_OUT 1
+#define FLAG_TIMED_OUT   1
+#define FLAG_INTERRUPTED 2
+#define FLAG_LOCK        4
 
 #define RING_ENDED  1
 #define RING_SYSTEM 2
@@ -51,6 +56,7 @@
 #define MSTATE_RUNNING 0
 #define MSTATE_BLOCKED 1
 #define MSTATE_WAITING 2
+#define MSTATE_PARKED  3
 
 #define RECORD_BYTES 40
 #define HEADER_BYTES 16

@@ -30,7 +30,13 @@ public enum EventType {
     JOINED(SnapshotFormat.EVENT_JOINED),
     /** Contention analysis: an InterruptedException reached application code. */
     THREAD_INTERRUPTED(SnapshotFormat.EVENT_THREAD_INTERRUPTED),
-    /** A type code not listed above (e.g. the reserved types 25..63). */
+    /** LockSupport.park* begins; obj = blocker, arg = timeout ns, arg2 = exclusive owner's Java id, FLAG_LOCK. */
+    PARK(SnapshotFormat.EVENT_PARK),
+    /** The park returns; obj = blocker, FLAG_TIMED_OUT, FLAG_INTERRUPTED. */
+    PARKED(SnapshotFormat.EVENT_PARKED),
+    /** LockSupport.unpark(thread); obj = target Thread, arg2 = its Java id. */
+    UNPARK(SnapshotFormat.EVENT_UNPARK),
+    /** A type code not listed above (e.g. the reserved types 28..63). */
     UNKNOWN(-1);
 
     private final int code;

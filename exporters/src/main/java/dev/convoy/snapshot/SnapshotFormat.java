@@ -15,7 +15,7 @@ public final class SnapshotFormat {
     /** Major version this reader understands; a file of another major version is rejected. */
     public static final int VERSION_MAJOR = 1;
     /** Minor version written; newer minor versions are accepted by the reader. */
-    public static final int VERSION_MINOR = 1;
+    public static final int VERSION_MINOR = 2;
 
     /** Key/value pairs describing the recording (see "INFO keys"). */
     public static final int SECTION_INFO = 1;
@@ -68,9 +68,23 @@ public final class SnapshotFormat {
     public static final int EVENT_JOINED = 23;
     /** An InterruptedException from wait, sleep or join reached application code. */
     public static final int EVENT_THREAD_INTERRUPTED = 24;
+    /**
+     * {@code LockSupport.park*} begins: obj = the blocker's object id (0 none), arg = timeout ns
+     * (0 none), arg2 = the Java id of the blocker's exclusive owner (-1 none); flags may hold
+     * {@link #FLAG_LOCK}.
+     */
+    public static final int EVENT_PARK = 25;
+    /** The park returns: obj = the blocker's object id; flags may hold {@link #FLAG_TIMED_OUT}, {@link #FLAG_INTERRUPTED}. */
+    public static final int EVENT_PARKED = 26;
+    /** {@code LockSupport.unpark(thread)}: obj = the target Thread's object id, arg2 = its Java id. */
+    public static final int EVENT_UNPARK = 27;
 
     /** MONITOR_WAITED: the wait ended because its timeout elapsed. */
     public static final int FLAG_TIMED_OUT = 1;
+    /** PARKED: the thread was interrupted when the park returned. */
+    public static final int FLAG_INTERRUPTED = 2;
+    /** PARK: the blocker is a lock being acquired (an AQS synchronizer other than a latch's). */
+    public static final int FLAG_LOCK = 4;
 
     /** The thread has ended (its THREAD_END may have been overwritten). */
     public static final int RING_ENDED = 1;
@@ -92,6 +106,8 @@ public final class SnapshotFormat {
     public static final int MSTATE_BLOCKED = 1;
     /** In Object.wait on the object. */
     public static final int MSTATE_WAITING = 2;
+    /** Parked ({@code LockSupport.park*}) with the object as its blocker. */
+    public static final int MSTATE_PARKED = 3;
 
     /** Bytes of one record in SECTION_THREADS. */
     public static final int RECORD_BYTES = 40;

@@ -29,7 +29,7 @@ class SnapshotReaderTest {
     void readsEveryFactBack() throws Exception {
         Recording r = SnapshotReader.read(bytes);
         assertEquals(1, r.versionMajor());
-        assertEquals(1, r.versionMinor());
+        assertEquals(SnapshotFormat.VERSION_MINOR, r.versionMinor());
         assertEquals("4242", r.info().get("pid"));
         assertEquals("com.example.Main", r.mainClass());
         assertEquals(8, r.threads().size());
