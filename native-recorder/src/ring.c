@@ -52,22 +52,6 @@ static inline int read_record(const cv_ring *ring, uint64_t i, cv_record *r) {
     return load_relaxed(&slot->seq) == before;
 }
 
-uint32_t ring_read(const cv_ring *ring, cv_record *out, uint32_t max,
-                   uint64_t *written, uint64_t *torn) {
-    uint64_t head = load_acquire(&ring->head);
-    uint64_t start = head > ring->capacity ? head - ring->capacity : 0;
-    uint32_t n = 0;
-    uint64_t skipped = 0;
-    for (uint64_t i = start; i < head && n < max; i++) {
-        cv_record r;
-        if (!read_record(ring, i, &r)) { skipped++; continue; }
-        out[n++] = r;
-    }
-    if (written) *written = head;
-    if (torn) *torn = skipped;
-    return n;
-}
-
 static inline void put_le64(uint8_t *p, uint64_t v) {
     for (int k = 0; k < 8; k++) p[k] = (uint8_t)(v >> (8 * k));
 }

@@ -40,13 +40,12 @@
  *                 payload  relaxed stores,          -
  *                 seq      release store 2i+2,      -
  *                 head     release store i+1        -
- *   ring_read     head     -                        acquire load
+ *   ring_read_encoded
+ *                 head     -                        acquire load
  *                 seq      -                        acquire load (before)
  *                 payload  -                        relaxed loads, acquire fence
  *                 seq      -                        relaxed load (after), compare
  *   ring_dropped  dropped  relaxed load/add (owner) relaxed load
- *
- * ring_read_encoded reads exactly as ring_read does (it only encodes what it keeps).
  *
  * The payload is stored and loaded word by word with relaxed atomics, so a torn read
  * is a detected race, not undefined behaviour.
@@ -98,16 +97,12 @@ void ring_write(cv_ring *ring, const cv_record *rec);
 /* Owner thread only: count an event that could not be recorded. */
 void ring_drop(cv_ring *ring);
 
-/* Any thread. Copies up to `max` committed records, oldest first, into `out`.
- * Returns how many were copied; *written receives head as seen at the start, *torn the
- * number of records skipped because they were overwritten or half written meanwhile. */
-uint32_t ring_read(const cv_ring *ring, cv_record *out, uint32_t max,
-                   uint64_t *written, uint64_t *torn);
-
-/* Any thread. Like ring_read, but keeps only records with ts >= since and writes each as
- * CV_RECORD_BYTES little-endian bytes (the snapshot's record encoding) straight into `out`
- * (no alignment needed): a snapshot copies a ring once, into its output. *last receives
- * the newest record kept (untouched if none). */
+/* Any thread. Copies up to `max` committed records with ts >= since, oldest first, into
+ * `out`, each as CV_RECORD_BYTES little-endian bytes (the snapshot's record encoding; no
+ * alignment needed): a snapshot copies a ring once, into its output. Returns how many were
+ * copied; *written receives head as seen at the start, *torn the number of records skipped
+ * because they were overwritten or half written meanwhile, *last the newest record kept
+ * (untouched if none). */
 uint32_t ring_read_encoded(const cv_ring *ring, uint8_t *out, uint32_t max, uint64_t since,
                            uint64_t *written, uint64_t *torn, cv_record *last);
 

@@ -11,6 +11,26 @@ static cv_ring *new_ring(uint32_t cap) {
     return r;
 }
 
+static uint64_t get_le64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int k = 7; k >= 0; k--) v = (v << 8) | p[k];
+    return v;
+}
+
+/* The records of ring_read_encoded, decoded back (since 0). */
+static uint32_t ring_read(const cv_ring *ring, cv_record *out, uint32_t max, uint64_t *written, uint64_t *torn) {
+    uint8_t *bytes = malloc((size_t)max * CV_RECORD_BYTES + 1);
+    uint32_t n = ring_read_encoded(ring, bytes, max, 0, written, torn, NULL);
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *p = bytes + (size_t)i * CV_RECORD_BYTES;
+        cv_record r = {get_le64(p), get_le64(p + 8), get_le64(p + 16), (int64_t)get_le64(p + 24),
+                       (int64_t)get_le64(p + 32)};
+        out[i] = r;
+    }
+    free(bytes);
+    return n;
+}
+
 static cv_record rec(uint64_t i) {
     cv_record r = {i * 10, cv_record_meta(3, 1, (uint32_t)i), i + 1, (int64_t)i * 7, -(int64_t)i};
     return r;
