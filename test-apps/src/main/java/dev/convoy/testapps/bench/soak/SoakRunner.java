@@ -28,7 +28,7 @@ import dev.convoy.testapps.bench.ChildProcess;
  *
  * <pre>
  * SoakRunner --agent convoy-agent.jar --work DIR [--minutes 60] [--options memory=8m,buffer=16k]
- *            [--out docs/bench/soak.md] [--plot docs/bench/soak.png] [--java JAVA]
+ *            [--out docs/bench/soak.md] [--plot docs/bench/soak.png] [--java JAVA] [--garbage-kb 64]
  * </pre>
  */
 public final class SoakRunner {
@@ -68,7 +68,7 @@ public final class SoakRunner {
         BenchArgs a;
         try {
             a = BenchArgs.parse(argv, List.of("--agent", "--work", "--minutes", "--options", "--out", "--plot",
-                    "--java"), List.of());
+                    "--java", "--garbage-kb"), List.of());
         } catch (IllegalArgumentException e) {
             System.err.println("soak: " + e.getMessage());
             System.exit(2);
@@ -85,7 +85,7 @@ public final class SoakRunner {
                 .toString();
         List<String> cmd = List.of(java, "-Xmx256m", "-javaagent:" + agent + "=" + options + ",dumpdir=" + dumps,
                 "-cp", classpath, SoakWorkload.class.getName(), "--seconds", Integer.toString(minutes * 60),
-                "--out", work.toString(), "--dumpdir", dumps.toString());
+                "--out", work.toString(), "--dumpdir", dumps.toString(), "--garbage-kb", a.get("--garbage-kb", "64"));
         System.err.println("soak: " + minutes + " min with " + options + " (samples in " + work + ")");
         ChildProcess.Output run = ChildProcess.run(cmd, work.toFile(), minutes + 10L);
         if (run.exitCode() != 0) {

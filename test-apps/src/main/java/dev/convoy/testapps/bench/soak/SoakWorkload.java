@@ -25,7 +25,11 @@ import dev.convoy.testapps.bench.BenchArgs;
  * <p>Workload, for {@code --seconds S}: a few steady workers contending on a handful of
  * locks with short waits; a churn of short-lived threads, each blocking on a lock object
  * made for it and waiting on another (a new thread and new lock objects every few
- * milliseconds: a server that creates threads and locks forever).
+ * milliseconds: a server that creates threads and locks forever), each thread allocating
+ * {@code --garbage-kb} of short-lived data (default 64, about 10 MB/s: what a request
+ * handler allocates, so that young collections come every few seconds and the ids of
+ * collected lock objects return to the recorder; with 0 the heap fills so slowly that lock
+ * objects wait minutes for a collection, and the object table fills in between).
  *
  * <p>Every {@code --sample-ms} it writes a line of {@code samples.csv}: seconds since start,
  * MemoryInUseBytes, MemoryCapBytes, EventsRecorded, EventsDropped, ThreadsRecorded,
@@ -48,11 +52,12 @@ public final class SoakWorkload {
     }
 
     public static void main(String[] argv) throws Exception {
-        BenchArgs a = BenchArgs.parse(argv, List.of("--seconds", "--sample-ms", "--dump-every", "--out", "--dumpdir"),
-                List.of());
+        BenchArgs a = BenchArgs.parse(argv, List.of("--seconds", "--sample-ms", "--dump-every", "--out", "--dumpdir",
+                "--garbage-kb"), List.of());
         int seconds = a.intArg("--seconds", 60, 1);
         int sampleMs = a.intArg("--sample-ms", 1000, 10);
         int dumpEvery = a.intArg("--dump-every", 30, 1);
+        int garbageKb = a.intArg("--garbage-kb", 64, 0);
         Path out = Path.of(a.required("--out", "(the folder of samples.csv and dumps.csv)"));
         Path dumpDir = Path.of(a.required("--dumpdir", "(the agent's dumpdir, to measure the files)"));
         Files.createDirectories(out);
@@ -72,7 +77,7 @@ public final class SoakWorkload {
             t.setDaemon(true);
             load.add(t);
         }
-        Thread churn = new Thread(() -> churn(stop), "soak-churn");
+        Thread churn = new Thread(() -> churn(stop, garbageKb), "soak-churn");
         churn.setDaemon(true);
         load.add(churn);
         load.forEach(Thread::start);
@@ -151,7 +156,10 @@ public final class SoakWorkload {
     }
 
     /** A new thread every few ms: it blocks on a new lock held by its starter and waits on another. */
-    private static void churn(AtomicBoolean stop) {
+    /** Where the churn threads' garbage goes, so that it is allocated. */
+    static volatile byte[] sink;
+
+    private static void churn(AtomicBoolean stop, int garbageKb) {
         while (!stop.get()) {
             Object held = new Object();
             Object waited = new Object();
@@ -159,6 +167,11 @@ public final class SoakWorkload {
             Thread t;
             synchronized (held) {
                 t = new Thread(() -> {
+                    if (garbageKb > 0) {
+                        byte[] g = new byte[garbageKb * 1024];
+                        g[g.length - 1] = 1;
+                        sink = g;
+                    }
                     synchronized (held) {
                         held.hashCode();
                     }
