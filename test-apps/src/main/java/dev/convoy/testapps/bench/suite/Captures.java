@@ -41,6 +41,39 @@ public final class Captures {
         return n;
     }
 
+    /** Every jdk.ThreadPark event of a JFR file (with threshold 0: one per Unsafe.park call). */
+    public static long jfrParks(Path jfr) throws IOException {
+        long n = 0;
+        try (RecordingFile f = new RecordingFile(jfr)) {
+            while (f.hasMoreEvents()) {
+                if (f.readEvent().getEventType().getName().equals("jdk.ThreadPark")) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Every sample of async-profiler's collapsed output: in lock mode with {@code lock=0}, one per
+     * recorded contended enter or park (it records parks only on ReentrantLock,
+     * ReentrantReadWriteLock and Semaphore, not on conditions or queues' own waits).
+     */
+    public static long collapsedSamples(List<String> lines) {
+        long n = 0;
+        for (String l : lines) {
+            int sp = l.lastIndexOf(' ');
+            if (sp > 0) {
+                try {
+                    n += Long.parseLong(l.substring(sp + 1).trim());
+                } catch (NumberFormatException e) {
+                    // not a collapsed line
+                }
+            }
+        }
+        return n;
+    }
+
     /**
      * The samples of async-profiler's collapsed output ({@code frame;frame;... COUNT} per line)
      * whose last frame is the lock class ({@code pkg.Outer$Inner_[i]} in lock mode). With
@@ -75,6 +108,20 @@ public final class Captures {
      * {@code dev.convoy.snapshot.SnapshotReader} from {@code agentJar}.
      */
     public static long convoyEnters(Path agentJar, Path snapshot, String lockClass) throws IOException {
+        return convoyCount(agentJar, snapshot, "MONITOR_ENTER", lockClass);
+    }
+
+    /**
+     * PARK events in a Convoy binary snapshot (0 from an agent or reader without park records;
+     * a snapshot keeps only what the rings held at exit).
+     */
+    public static long convoyParks(Path agentJar, Path snapshot) throws IOException {
+        return convoyCount(agentJar, snapshot, "PARK", null);
+    }
+
+    /** Events of {@code typeName}, on objects of {@code lockClass} unless null. */
+    private static long convoyCount(Path agentJar, Path snapshot, String typeName, String lockClass)
+            throws IOException {
         try (URLClassLoader cl = new URLClassLoader(new URL[] {agentJar.toUri().toURL()},
                 Captures.class.getClassLoader())) {
             Class<?> reader = Class.forName("dev.convoy.snapshot.SnapshotReader", true, cl);
@@ -84,7 +131,11 @@ public final class Captures {
             long n = 0;
             for (Object e : (List<?>) events.invoke(rec)) {
                 Object type = e.getClass().getMethod("type").invoke(e);
-                if (!"MONITOR_ENTER".equals(((Enum<?>) type).name())) {
+                if (!typeName.equals(((Enum<?>) type).name())) {
+                    continue;
+                }
+                if (lockClass == null) {
+                    n++;
                     continue;
                 }
                 long obj = (Long) e.getClass().getMethod("obj").invoke(e);

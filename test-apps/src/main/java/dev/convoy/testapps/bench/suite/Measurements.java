@@ -13,10 +13,23 @@ import java.util.Map;
  */
 public final class Measurements {
 
-    /** A workload as the report sees it. */
+    /**
+     * A workload as the report sees it. {@code eventsPerOp}: a fixed number of monitor events per
+     * operation (per-event columns), 0 if none. {@code perPark}: the workload counts its own parks
+     * per operation ({@value #PARKS_PER_OP}), and the report divides by them (per-park columns).
+     */
     public record Spec(String id, String title, String metric, String unit, boolean higherIsBetter,
-                       int eventsPerOp, boolean fidelity) {
+                       int eventsPerOp, boolean fidelity, boolean perPark) {
+        public Spec(String id, String title, String metric, String unit, boolean higherIsBetter, int eventsPerOp,
+                    boolean fidelity) {
+            this(id, title, metric, unit, higherIsBetter, eventsPerOp, fidelity, false);
+        }
     }
+
+    /** The field in which a park workload gives the parks it counted per operation. */
+    public static final String PARKS_PER_OP = "parks_per_op";
+    /** What the runner adds to a park workload's run: the park events the tool's output holds. */
+    public static final String CAPTURED_PARKS = "captured_parks";
 
     private final Spec spec;
     private final Map<SuiteConfig, List<Map<String, String>>> runs = new LinkedHashMap<>();
@@ -82,6 +95,61 @@ public final class Measurements {
             return Double.NaN;
         }
         return overheadPercent(s.median(), r.median());
+    }
+
+    /** Median over the runs of {@code c} of the parks per operation, NaN if none has it. */
+    public double parksPerOp(SuiteConfig c) {
+        List<Double> v = values(c, PARKS_PER_OP);
+        return v.isEmpty() ? Double.NaN : Stats.of(v).median();
+    }
+
+    /**
+     * Cost per park above no agent: (median of {@code c} − median of no agent) / median parks per
+     * operation of {@code c} (the parks that configuration's runs made, counted by the workload).
+     * NaN without both medians or without a park count.
+     */
+    public double nsPerParkAboveNone(SuiteConfig c) {
+        Stats s = stats(c);
+        Stats none = stats(SuiteConfig.NONE);
+        double parks = parksPerOp(c);
+        if (s == null || none == null || !(parks > 0)) {
+            return Double.NaN;
+        }
+        return (s.median() - none.median()) / parks;
+    }
+
+    /**
+     * Convoy's records per park over the whole run (median over runs of {@code convoy_recorded /
+     * parks_total}); NaN without those fields. Below 1 the agent did not record the parks.
+     */
+    public double convoyRecordsPerPark(SuiteConfig c) {
+        List<Double> f = new ArrayList<>();
+        for (Map<String, String> r : runs(c)) {
+            if (r.containsKey("convoy_recorded") && r.containsKey("parks_total")) {
+                double parks = ResultLine.number(r, "parks_total");
+                if (parks > 0) {
+                    f.add(ResultLine.number(r, "convoy_recorded") / parks);
+                }
+            }
+        }
+        return f.isEmpty() ? Double.NaN : Stats.of(f).median();
+    }
+
+    /**
+     * Median over runs of {@code captured_parks / parks_total}: the share of the run's parks the
+     * tool's output holds; NaN without those fields.
+     */
+    public double parksCaptured(SuiteConfig c) {
+        List<Double> f = new ArrayList<>();
+        for (Map<String, String> r : runs(c)) {
+            if (r.containsKey(CAPTURED_PARKS) && r.containsKey("parks_total")) {
+                double parks = ResultLine.number(r, "parks_total");
+                if (parks > 0) {
+                    f.add(ResultLine.number(r, CAPTURED_PARKS) / parks);
+                }
+            }
+        }
+        return f.isEmpty() ? Double.NaN : Stats.of(f).median();
     }
 
     /** Median over runs of captured / ground truth, NaN if there is no such figure. */

@@ -24,6 +24,9 @@ public final class SuiteReport {
         if (s.eventsPerOp() > 0) {
             sb.append("| ns/event above no agent ");
         }
+        if (s.perPark()) {
+            sb.append("| Parks/op | ns/park above no agent | Convoy records/park | Parks in the output ");
+        }
         if (s.fidelity()) {
             sb.append("| Captured / ground truth ");
         }
@@ -33,6 +36,9 @@ public final class SuiteReport {
         sb.append("|\n|---|---:|---:|---:|---:|---:|");
         if (s.eventsPerOp() > 0) {
             sb.append("---:|");
+        }
+        if (s.perPark()) {
+            sb.append("---:|---:|---:|---:|");
         }
         if (s.fidelity()) {
             sb.append("---:|");
@@ -57,6 +63,13 @@ public final class SuiteReport {
                 sb.append(" | ").append(c == SuiteConfig.NONE || none == null ? "—"
                         : f1((st.median() - none.median()) / s.eventsPerOp()));
             }
+            if (s.perPark()) {
+                double rp = m.convoyRecordsPerPark(c);
+                sb.append(" | ").append(f2(m.parksPerOp(c)))
+                        .append(" | ").append(c == SuiteConfig.NONE ? "—" : num(m.nsPerParkAboveNone(c)))
+                        .append(" | ").append(c.tool() != SuiteConfig.Tool.CONVOY || Double.isNaN(rp) ? "—" : f2(rp))
+                        .append(" | ").append(parksCapturedText(m, c));
+            }
             if (s.fidelity()) {
                 double f = m.fidelity(c);
                 sb.append(" | ").append(Double.isNaN(f) ? "—" : fidelityText(m, c));
@@ -71,6 +84,28 @@ public final class SuiteReport {
             return sb.toString();
         }
         return sb.toString();
+    }
+
+    /** e.g. {@code 100.0 % (51482 of 51482)}: the run closest to the median share; — if none. */
+    static String parksCapturedText(Measurements m, SuiteConfig c) {
+        double f = m.parksCaptured(c);
+        if (Double.isNaN(f)) {
+            return "—";
+        }
+        Map<String, String> best = null;
+        double bestD = Double.MAX_VALUE;
+        for (Map<String, String> r : m.runs(c)) {
+            if (r.containsKey(Measurements.CAPTURED_PARKS) && r.containsKey("parks_total")) {
+                double d = Math.abs(ResultLine.number(r, Measurements.CAPTURED_PARKS)
+                        / ResultLine.number(r, "parks_total") - f);
+                if (d < bestD) {
+                    bestD = d;
+                    best = r;
+                }
+            }
+        }
+        return f1(100 * f) + " %" + (best == null ? "" : " (" + best.get(Measurements.CAPTURED_PARKS) + " of "
+                + best.get("parks_total") + ")");
     }
 
     /** e.g. {@code 100.0 % (4012 of 4012)} for the median run. */
@@ -98,15 +133,61 @@ public final class SuiteReport {
     }
 
     /** One target: what, the figure, met or missed and by how much. */
-    public record Target(String what, String figure, boolean met, String margin, boolean resolved) {
+    public record Target(String what, String figure, boolean met, String margin, boolean resolved,
+                         String unresolved) {
+        static final String NOISE = "not resolved: the run-to-run noise is larger than the target";
+
+        public Target(String what, String figure, boolean met, String margin, boolean resolved) {
+            this(what, figure, met, margin, resolved, NOISE);
+        }
+
         public Target(String what, String figure, boolean met, String margin) {
             this(what, figure, met, margin, true);
         }
 
         public String line() {
-            String verdict = resolved ? (met ? "met" : "missed") : "not resolved: the run-to-run noise is larger than the target";
+            String verdict = resolved ? (met ? "met" : "missed") : unresolved;
             return "- " + what + ": " + figure + " — **" + verdict + "** (" + margin + ")";
         }
+    }
+
+    /**
+     * Per-park targets of a park workload: Convoy's added cost per park at most JFR's with
+     * jdk.ThreadPark at threshold 0, default against JFR with stacks, ring only against JFR
+     * without. Not resolved when the difference per operation is below half the larger run-to-run
+     * range (max − min) of the two; not measured when Convoy wrote fewer records than the run made
+     * parks (an agent without park recording).
+     */
+    public static List<Target> parkTargets(Measurements m) {
+        List<Target> t = new ArrayList<>();
+        String wl = m.spec().id();
+        for (SuiteConfig[] pair : new SuiteConfig[][] {{SuiteConfig.DEFAULT, SuiteConfig.JFR0S},
+                {SuiteConfig.RING, SuiteConfig.JFR0}}) {
+            SuiteConfig c = pair[0];
+            SuiteConfig j = pair[1];
+            Stats sc = m.stats(c);
+            Stats sj = m.stats(j);
+            double cc = m.nsPerParkAboveNone(c);
+            double cj = m.nsPerParkAboveNone(j);
+            if (sc == null || sj == null || Double.isNaN(cc) || Double.isNaN(cj)) {
+                continue;
+            }
+            String what = "Convoy's added cost per park ≤ JFR's (" + wl + "), " + c.label() + " vs " + j.label();
+            String figure = f1(cc) + " vs " + f1(cj) + " ns/park above no agent";
+            double rp = m.convoyRecordsPerPark(c);
+            if (Double.isNaN(rp) || rp < 1) {
+                t.add(new Target(what, figure, false, "Convoy wrote " + (Double.isNaN(rp) ? "no count of" : f2(rp))
+                        + " records per park: its row is an agent that does not record parks", false,
+                        "not measured: this agent does not record parks"));
+                continue;
+            }
+            double diffPerOp = Math.abs(cc - cj) * m.parksPerOp(c);
+            double noise = 0.5 * Math.max(sc.spread(), sj.spread());
+            t.add(new Target(what, figure, cc <= cj,
+                    (cc <= cj ? "margin " + f1(cj - cc) : "over by " + f1(cc - cj)) + " ns/park; half the larger "
+                            + "run-to-run range " + num(noise) + " " + m.spec().unit(), diffPerOp >= noise));
+        }
+        return t;
     }
 
     /**

@@ -31,7 +31,7 @@ import java.util.stream.Stream;
  * <pre>
  * java -cp test-apps/target/classes dev.convoy.testapps.bench.suite.SuiteRunner \
  *     --agent recorder-mbean/target/convoy-agent.jar --lib test-apps/target/bench-lib \
- *     [--java PATH] [--runs 5] [--workloads pingpong,contended,handoff,churn,h2,snapshot,memory]
+ *     [--java PATH] [--runs 5] [--workloads pingpong,rlpingpong,queuehandoff,contended,handoff,churn,h2,h2ab,snapshot,memory]
  *     [--configs none,floor,...] [--quick] [--out docs/bench/suite-jdk17.md] [--marker suite-jdk17]
  *     [--plot docs/bench/suite-jdk17.png] [--work test-apps/target/bench-suite] [--keep]
  * </pre>
@@ -56,8 +56,8 @@ public final class SuiteRunner {
                    boolean quick, Path out, String marker, Path plot, Path work, boolean keep) {
     }
 
-    static final List<String> WORKLOADS = List.of("pingpong", "contended", "handoff", "churn", "h2", "h2ab",
-            "snapshot", "memory");
+    static final List<String> WORKLOADS = List.of("pingpong", "rlpingpong", "queuehandoff", "contended", "handoff",
+            "churn", "h2", "h2ab", "snapshot", "memory");
     static final List<String> MEMORY_PHASES = List.of("start", "p0", "p1", "p2", "churn");
 
     private SuiteRunner() {
@@ -110,6 +110,14 @@ public final class SuiteRunner {
                 Paths.get(a.get("--work", "test-apps/target/bench-suite")), a.flag("--keep"));
     }
 
+    /**
+     * The configurations of the park workloads: JFR with jdk.ThreadPark at threshold 0 is
+     * {@code jfr0} (no stacks) and {@code jfr0s} (stacks); async-profiler's lock mode hooks
+     * Unsafe.park. Contention analysis adds nothing to parks and is left out.
+     */
+    static final List<SuiteConfig> PARK_CONFIGS = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING,
+            SuiteConfig.DEFAULT, SuiteConfig.JFR, SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
+
     /** The workloads with their sizes (smaller with --quick) and configurations. */
     static Workload workload(String id, boolean quick, int runs) {
         List<SuiteConfig> nine = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING, SuiteConfig.DEFAULT,
@@ -120,6 +128,16 @@ public final class SuiteRunner {
                     "ns_per_roundtrip", "ns/round trip", false, PingPong.EVENTS_PER_ROUNDTRIP, false),
                     PingPong.class.getName(), List.of("--roundtrips", quick ? "30000" : "200000", "--warmup",
                     quick ? "10000" : "50000"), nine, Math.max(runs, quick ? runs : 7), true, List.of());
+            case "rlpingpong" -> new Workload(new Measurements.Spec(id,
+                    "ReentrantLock ping-pong (lock + conditions, parks, 1 CPU)", "ns_per_roundtrip", "ns/round trip",
+                    false, 0, false, true), w, List.of("rlpingpong", "roundtrips=" + (quick ? 30000 : 200000),
+                    "warmup=" + (quick ? 10000 : 50000)), PARK_CONFIGS, Math.max(runs, quick ? runs : 7), true,
+                    List.of());
+            case "queuehandoff" -> new Workload(new Measurements.Spec(id,
+                    "Queue hand-off (ArrayBlockingQueue of 1, parks, 1 CPU)", "ns_per_handoff", "ns/hand-off", false, 0,
+                    false, true), w, List.of("queuehandoff", "queue=abq", "items=" + (quick ? 30000 : 200000),
+                    "warmup=" + (quick ? 10000 : 50000)), PARK_CONFIGS, Math.max(runs, quick ? runs : 7), true,
+                    List.of());
             case "contended" -> new Workload(new Measurements.Spec(id, "Contended synchronized (4 threads)",
                     "ns_per_op", "ns/op", false, 0, true), w,
                     List.of("contended", "threads=4", "iterations=" + (quick ? 20000 : 100000), "work=16", "yield=1"), nine, runs, false,
@@ -186,6 +204,10 @@ public final class SuiteRunner {
                     m.add(c, res);
                     System.err.printf("%-9s run %d/%d  %-34s %s%n", id, r, wl.runs(), c.label(),
                             res.getOrDefault(wl.spec().metric(), "?")
+                                    + (res.containsKey(Measurements.PARKS_PER_OP) ? "  parks/op "
+                                    + res.get(Measurements.PARKS_PER_OP) : "")
+                                    + (res.containsKey(Measurements.CAPTURED_PARKS) ? "  parks in output "
+                                    + res.get(Measurements.CAPTURED_PARKS) + " of " + res.get("parks_total") : "")
                                     + (res.containsKey("captured") ? "  captured " + res.get("captured") + " of "
                                     + res.get("truth_enter") : ""));
                     if (!o.keep()) {
@@ -240,7 +262,7 @@ public final class SuiteRunner {
         sb.append("- Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" CPUs, ")
                 .append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.arch")).append('\n');
         sb.append("- Every run a fresh JVM with `").append(String.join(" ", JVM_FLAGS))
-                .append("`; runs interleaved (run 1 of every configuration, then run 2, ...); ping-pong pinned with `")
+                .append("`; runs interleaved (run 1 of every configuration, then run 2, ...); ping-pong workloads (pingpong, rlpingpong, queuehandoff) pinned with `")
                 .append(pin).append("`; took ").append(String.format(java.util.Locale.ROOT, "%.1f", minutes))
                 .append(" min\n");
         sb.append("- Arguments: `").append(args).append("`\n");
@@ -274,6 +296,9 @@ public final class SuiteRunner {
                     if (id.equals("h2")) {
                         targets.addAll(SuiteReport.h2Targets(m));
                     }
+                    if (m.spec().perPark()) {
+                        targets.addAll(SuiteReport.parkTargets(m));
+                    }
                 }
             }
             raw.append("- ").append(id).append(":\n");
@@ -281,7 +306,11 @@ public final class SuiteRunner {
                 raw.append("  - ").append(c.id()).append(": ");
                 List<String> vs = new ArrayList<>();
                 for (Map<String, String> r : m.runs(c)) {
-                    vs.add(r.getOrDefault(m.spec().metric(), "?") + (r.containsKey("captured")
+                    vs.add(r.getOrDefault(m.spec().metric(), "?")
+                            + (r.containsKey(Measurements.PARKS_PER_OP) ? " (" + r.get(Measurements.PARKS_PER_OP)
+                            + " parks/op" + (r.containsKey(Measurements.CAPTURED_PARKS) ? ", "
+                            + r.get(Measurements.CAPTURED_PARKS) + "/" + r.get("parks_total") + " in output" : "")
+                            + ")" : "") + (r.containsKey("captured")
                             ? " [" + r.get("captured") + "/" + r.get("truth_enter") + "]" : ""));
                 }
                 raw.append(String.join(", ", vs)).append('\n');
@@ -303,7 +332,7 @@ public final class SuiteRunner {
         cmd.add(o.java());
         cmd.addAll(JVM_FLAGS);
         cmd.addAll(wl.extraFlags());
-        cmd.addAll(c.jvmArgs(tools, runDir, wl.spec().fidelity()));
+        cmd.addAll(c.jvmArgs(tools, runDir, wl.spec().fidelity() || wl.spec().perPark()));
         cmd.add("-cp");
         cmd.add(classpath);
         cmd.add(wl.mainClass());
@@ -334,6 +363,18 @@ public final class SuiteRunner {
             };
             if (captured != null) {
                 res.put("captured", Long.toString(captured));
+            }
+        }
+        if (wl.spec().perPark()) {
+            Long captured = switch (c.tool()) {
+                case CONVOY -> Captures.convoyParks(tools.agentJar(), runDir.resolve("convoy.cvysnap"));
+                case JFR -> Captures.jfrParks(runDir.resolve("run.jfr"));
+                case ASYNC -> Captures.collapsedSamples(Files.readAllLines(runDir.resolve("async.collapsed"),
+                        StandardCharsets.UTF_8));
+                default -> null;
+            };
+            if (captured != null) {
+                res.put(Measurements.CAPTURED_PARKS, Long.toString(captured));
             }
         }
         return res;

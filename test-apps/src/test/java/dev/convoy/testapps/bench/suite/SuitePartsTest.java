@@ -64,7 +64,34 @@ class SuitePartsTest {
         assertEquals(0, Captures.collapsedEnters(lines, "dev.x.Other"));
     }
 
+    @Test
+    void collapsedSamplesCountsEveryLine() {
+        assertEquals(9, Captures.collapsedSamples(List.of("a;b;java.util.concurrent.locks.ReentrantLock$NonfairSync_[i] 7",
+                "a;c;int[]_[i] 2", "garbage", "x y")));
+        assertEquals(0, Captures.collapsedSamples(List.of()));
+    }
+
     // --- workload helpers ------------------------------------------------------------------------
+
+    @Test
+    void parkWorkloadsCountTheirParks() throws Exception {
+        // functional only: the keys are there and the counts add up; no timing is asserted
+        Map<String, Object> rl = new LinkedHashMap<>();
+        Workloads.rlPingPong(2000, 200, rl);
+        long parks = (Long) rl.get("parks");
+        assertTrue(parks > 0 && parks <= (Long) rl.get("parks_total"), rl.toString());
+        assertEquals((double) parks / 2000, (Double) rl.get("parks_per_op"), 1e-12);
+        assertTrue(rl.containsKey("ns_per_roundtrip"));
+        for (String kind : List.of("abq", "sync")) {
+            Map<String, Object> q = new LinkedHashMap<>();
+            Workloads.queueHandoff(2000, 200, kind, q);
+            assertEquals(kind, q.get("queue"));
+            assertTrue((Long) q.get("parks_total") >= (Long) q.get("parks"), q.toString());
+            assertTrue(q.containsKey("ns_per_handoff"));
+            ResultLine.format(q); // printable
+        }
+        assertThrows(IllegalArgumentException.class, () -> Workloads.queueHandoff(10, 0, "lbq", new LinkedHashMap<>()));
+    }
 
     @Test
     void percentileOfHistogram() {
@@ -189,6 +216,71 @@ class SuitePartsTest {
         assertTrue(table.contains("| Convoy default, memory=16m | p0 | — | 2.0 | +1.0 | 1.0 | 16.0 |"), table);
     }
 
+    // --- park workloads --------------------------------------------------------------------------
+
+    private static Map<String, String> parkRun(double ns, double parksPerOp, String... more) {
+        Map<String, String> r = new LinkedHashMap<>();
+        r.put("ns_per_roundtrip", Double.toString(ns));
+        r.put("parks_per_op", Double.toString(parksPerOp));
+        r.put("parks_total", "1000");
+        for (int i = 0; i < more.length; i += 2) {
+            r.put(more[i], more[i + 1]);
+        }
+        return r;
+    }
+
+    /** none 2000 ns at 2 parks/op; default and JFR with stacks at the given medians (±20 ns). */
+    private static Measurements parks(double def, String convoyRecorded, double jfr0s) {
+        Measurements m = new Measurements(new Measurements.Spec("rlpingpong", "RL", "ns_per_roundtrip",
+                "ns/round trip", false, 0, false, true), List.of(SuiteConfig.NONE, SuiteConfig.DEFAULT,
+                SuiteConfig.JFR0S, SuiteConfig.ASYNC));
+        for (double d : new double[] {-20, 0, 20}) {
+            m.add(SuiteConfig.NONE, parkRun(2000 + d, 2.0));
+            m.add(SuiteConfig.DEFAULT, parkRun(def + d, 2.0, "convoy_recorded", convoyRecorded,
+                    Measurements.CAPTURED_PARKS, "0"));
+            m.add(SuiteConfig.JFR0S, parkRun(jfr0s + d, 1.0, Measurements.CAPTURED_PARKS, "1000"));
+            m.add(SuiteConfig.ASYNC, parkRun(2100 + d, 2.0, Measurements.CAPTURED_PARKS, "5"));
+        }
+        return m;
+    }
+
+    @Test
+    void perParkCostDividesByTheConfigurationsOwnParks() {
+        Measurements m = parks(3000, "3000", 3000);
+        assertEquals(500.0, m.nsPerParkAboveNone(SuiteConfig.DEFAULT), 1e-9); // 1000 ns over 2 parks
+        assertEquals(1000.0, m.nsPerParkAboveNone(SuiteConfig.JFR0S), 1e-9); // 1000 ns over 1 park
+        assertTrue(Double.isNaN(m.nsPerParkAboveNone(SuiteConfig.RING)));
+        assertEquals(3.0, m.convoyRecordsPerPark(SuiteConfig.DEFAULT), 1e-12);
+        assertEquals(1.0, m.parksCaptured(SuiteConfig.JFR0S), 1e-12);
+        String table = SuiteReport.table(m);
+        assertTrue(table.contains("| Parks/op | ns/park above no agent | Convoy records/park | Parks in the output |"),
+                table);
+        assertTrue(table.contains("| Convoy default (stacks 64) | 3000 | 2980 | 3020 | 1.3 % | +50.0 % | 2.00 | 500 "
+                + "| 3.00 | 0.0 % (0 of 1000) |"), table);
+        assertTrue(table.contains("| JFR threshold 0, stacks | 3000 | 2980 | 3020 | 1.3 % | +50.0 % | 1.00 | 1000 | — "
+                + "| 100.0 % (1000 of 1000) |"), table);
+        assertTrue(table.contains("| no agent | 2000 | 1980 | 2020 | 2.0 % | — | 2.00 | — | — | — |"), table);
+    }
+
+    @Test
+    void parkTargets() {
+        List<SuiteReport.Target> met = SuiteReport.parkTargets(parks(3000, "3000", 3000));
+        assertEquals(1, met.size()); // no ring / jfr0 rows: only default vs JFR with stacks
+        assertTrue(met.get(0).met() && met.get(0).resolved(), met.get(0).line());
+        assertTrue(met.get(0).line().contains("margin 500.0 ns/park"), met.get(0).line());
+        SuiteReport.Target missed = SuiteReport.parkTargets(parks(5000, "3000", 3000)).get(0);
+        assertFalse(missed.met());
+        assertTrue(missed.line().contains("**missed**") && missed.line().contains("over by 500.0"), missed.line());
+        // 500 vs 505 ns/park, 10 ns per op apart with runs ±20 ns: not resolved
+        SuiteReport.Target close = SuiteReport.parkTargets(parks(3000, "3000", 2505)).get(0);
+        assertTrue(close.met());
+        assertFalse(close.resolved(), close.line());
+        // an agent that wrote no park records: never a verdict
+        SuiteReport.Target none = SuiteReport.parkTargets(parks(2000, "0", 3000)).get(0);
+        assertFalse(none.resolved());
+        assertTrue(none.line().contains("not measured: this agent does not record parks"), none.line());
+    }
+
     // --- chart -----------------------------------------------------------------------------------
 
     @Test
@@ -235,6 +327,14 @@ class SuitePartsTest {
                 () -> SuiteRunner.parse(new String[] {"--agent", "a", "--lib", "l", "--configs", "x"}));
         assertThrows(IllegalArgumentException.class,
                 () -> SuiteRunner.parse(new String[] {"--agent", "a", "--lib", "l", "--runs", "0"}));
+        for (String w : List.of("rlpingpong", "queuehandoff")) {
+            SuiteRunner.Workload wl = SuiteRunner.workload(w, false, 5);
+            assertTrue(wl.pinned() && wl.spec().perPark(), w);
+            assertEquals(7, wl.runs(), w); // like the ping-pong: at least 7
+            assertTrue(wl.configs().containsAll(List.of(SuiteConfig.NONE, SuiteConfig.DEFAULT, SuiteConfig.JFR0,
+                    SuiteConfig.JFR0S, SuiteConfig.ASYNC)), w);
+        }
+        assertTrue(SuiteConfig.JFR0S.options().contains("jdk.ThreadPark#threshold=0ms"));
         assertEquals("jdk25", SuiteRunner.jdkTag("openjdk version \"25.0.3\" 2026-04-21 LTS"));
         assertEquals("jdk17", SuiteRunner.jdkTag("openjdk version \"17.0.15\" 2025-04-15"));
     }
