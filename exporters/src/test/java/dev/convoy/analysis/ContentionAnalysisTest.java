@@ -73,7 +73,8 @@ class ContentionAnalysisTest {
                 ring(R_S).events().stream().map(e -> e.type()).toList());
         assertEquals(EventType.INTERRUPT_CALL, EventType.of(17));
         assertEquals(EventType.THREAD_INTERRUPTED, EventType.of(24));
-        assertEquals(EventType.UNKNOWN, EventType.of(25));
+        assertEquals(EventType.PARK, EventType.of(25));
+        assertEquals(EventType.UNKNOWN, EventType.of(28)); // the first reserved type
         for (EventType t : EventType.values()) {
             if (t != EventType.UNKNOWN) {
                 assertEquals(t, EventType.of(t.code()));
