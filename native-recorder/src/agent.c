@@ -140,6 +140,19 @@ static void JNICALL on_monitor_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thre
                    timed_out ? FLAG_TIMED_OUT : 0, 0, EVENT_MONITOR_WAIT);
 }
 
+/* The calling thread's state, for the natives of Probes (which get no jthread). */
+static cv_thread *probe_thread(jvmtiEnv *jvmti, JNIEnv *jni) {
+    void *p = NULL;
+    if ((*jvmti)->GetThreadLocalStorage(jvmti, NULL, &p) == JVMTI_ERROR_NONE && p != NULL) {
+        return threads_current(jvmti, jni, NULL);
+    }
+    jthread self = NULL;
+    if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE || self == NULL) return NULL;
+    cv_thread *t = threads_current(jvmti, jni, self);
+    (*jni)->DeleteLocalRef(jni, self);
+    return t;
+}
+
 /*
  * Instrumentation events, from dev.convoy.probes.Probes.record0(type, obj, arg) on the
  * calling thread. The stack skips record0 and the Probes method that called it, so it
@@ -150,16 +163,7 @@ static void JNICALL probe_record(JNIEnv *jni, jclass cls, jint type, jobject obj
     if (!active()) return;
     jvmtiEnv *jvmti = g_cv.jvmti;
     uint64_t ts = cv_now_ns();
-    cv_thread *t = NULL;
-    void *p = NULL;
-    if ((*jvmti)->GetThreadLocalStorage(jvmti, NULL, &p) == JVMTI_ERROR_NONE && p != NULL) {
-        t = threads_current(jvmti, jni, NULL);
-    } else {
-        jthread self = NULL;
-        if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE) return;
-        t = threads_current(jvmti, jni, self);
-        (*jni)->DeleteLocalRef(jni, self);
-    }
+    cv_thread *t = probe_thread(jvmti, jni);
     if (!t) return;
     int thread_target = type == EVENT_START_CALL || type == EVENT_INTERRUPT_CALL || type == EVENT_JOIN ||
                         type == EVENT_JOINED;
@@ -178,12 +182,109 @@ static void JNICALL probe_record(JNIEnv *jni, jclass cls, jint type, jobject obj
     ring_write(&t->ring, &r);
 }
 
+/*
+ * Parks, from the LockSupport hook (dev.convoy.agent.bci.ParkTransformer) through Probes on
+ * the parking thread; see the spec's EVENT_PARK. park0 returns the PARK's time, the token
+ * the hook hands back to parked0 (0: nothing recorded, and parked0 records nothing).
+ * The PARKED reuses the blocker id its PARK looked up (no GetTag) when the thread's last
+ * PARK is that token's, in the current epoch; a park nested in between (a virtual thread's
+ * park may park again while it schedules its wake-up) makes it look the id up again.
+ */
+static jfieldID thread_interrupted; /* Thread.interrupted (JDK 14+); NULL: FLAG_INTERRUPTED unknown */
+
+static jlong JNICALL probe_park(JNIEnv *jni, jclass cls, jobject blocker, jobject owner, jlong timeout,
+                                jint flags) {
+    (void)cls;
+    if (!active()) return 0;
+    jvmtiEnv *jvmti = g_cv.jvmti;
+    uint64_t ts = cv_now_ns();
+    cv_thread *t = probe_thread(jvmti, jni);
+    if (!t) return 0;
+    cv_record r;
+    r.ts = ts;
+    r.obj = blocker ? objects_id(jvmti, jni, blocker, OBJ_PLAIN) : 0;
+    if (CV_UNLIKELY(blocker && r.obj == 0)) {
+        ring_drop(&t->ring);
+        return 0;
+    }
+    r.arg = (int64_t)timeout;
+    r.arg2 = owner ? threads_tid_field(jni, owner) : -1;
+    /* Skips park0 and the Probes method: the stack starts at the LockSupport method. */
+    r.meta = cv_record_meta(EVENT_PARK, (uint8_t)(flags & FLAG_LOCK), capture_stack(jvmti, t, 2));
+    t->park_ts = ts;
+    t->park_obj = r.obj;
+    t->park_epoch = load_relaxed(&g_cv.epoch);
+    ring_write(&t->ring, &r);
+    return (jlong)ts;
+}
+
+static void JNICALL probe_parked(JNIEnv *jni, jclass cls, jlong start, jobject blocker, jlong timeout,
+                                 jint flags, jobject self) {
+    (void)cls;
+    if (start == 0 || !active()) return;
+    jvmtiEnv *jvmti = g_cv.jvmti;
+    uint64_t ts = cv_now_ns();
+    cv_thread *t = probe_thread(jvmti, jni);
+    if (!t) return;
+    cv_record r;
+    r.ts = ts;
+    if (t->park_ts == (uint64_t)start && t->park_epoch == load_relaxed(&g_cv.epoch)) {
+        r.obj = t->park_obj;
+    } else {
+        r.obj = blocker ? objects_id(jvmti, jni, blocker, OBJ_PLAIN) : 0;
+        if (CV_UNLIKELY(blocker && r.obj == 0)) {
+            ring_drop(&t->ring);
+            return;
+        }
+    }
+    t->park_ts = 0;
+    uint8_t f = (uint8_t)(flags & FLAG_TIMED_OUT);
+    if (timeout > 0 && ts - (uint64_t)start >= (uint64_t)timeout) f |= FLAG_TIMED_OUT;
+    if (self && thread_interrupted && (*jni)->GetBooleanField(jni, self, thread_interrupted)) f |= FLAG_INTERRUPTED;
+    r.arg = 0;
+    r.arg2 = 0;
+    r.meta = cv_record_meta(EVENT_PARKED, f, 0);
+    ring_write(&t->ring, &r);
+}
+
+static void JNICALL probe_unpark(JNIEnv *jni, jclass cls, jobject target) {
+    (void)cls;
+    if (!target || !active()) return;
+    jvmtiEnv *jvmti = g_cv.jvmti;
+    uint64_t ts = cv_now_ns();
+    cv_thread *t = probe_thread(jvmti, jni);
+    if (!t) return;
+    cv_record r;
+    r.ts = ts;
+    r.obj = objects_id(jvmti, jni, target, OBJ_THREAD);
+    if (CV_UNLIKELY(r.obj == 0)) {
+        ring_drop(&t->ring);
+        return;
+    }
+    r.arg = 0;
+    r.arg2 = threads_tid_field(jni, target);
+    r.meta = cv_record_meta(EVENT_UNPARK, 0, 0);
+    ring_write(&t->ring, &r);
+}
+
 int agent_bind_probes(JNIEnv *jni, jclass probes, cv_error *err) {
     if (!g_cv.started || g_cv.config.empty_callbacks) return cv_fail(err, "the recorder is not started");
+    jclass thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
+    if (thread_class) {
+        thread_interrupted = (*jni)->GetFieldID(jni, thread_class, "interrupted", "Z");
+        (*jni)->DeleteLocalRef(jni, thread_class);
+    }
+    if (!thread_interrupted) {
+        (*jni)->ExceptionClear(jni);
+        cv_log_warn("this JDK has no field Thread.interrupted: parks are recorded without FLAG_INTERRUPTED");
+    }
     static const JNINativeMethod methods[] = {
         {"record0", "(ILjava/lang/Object;J)V", (void *)probe_record},
+        {"park0", "(Ljava/lang/Object;Ljava/lang/Thread;JI)J", (void *)probe_park},
+        {"parked0", "(JLjava/lang/Object;JILjava/lang/Thread;)V", (void *)probe_parked},
+        {"unpark0", "(Ljava/lang/Thread;)V", (void *)probe_unpark},
     };
-    if ((*jni)->RegisterNatives(jni, probes, methods, 1) != JNI_OK) {
+    if ((*jni)->RegisterNatives(jni, probes, methods, (jint)(sizeof(methods) / sizeof(methods[0]))) != JNI_OK) {
         (*jni)->ExceptionClear(jni);
         return cv_fail(err, "cannot bind the natives of the Probes class (RegisterNatives failed)");
     }

@@ -141,7 +141,9 @@ static void put_rings(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, con
 /* SECTION_MONITORS' entries from the caller's thread states (see snapshot.h). The
  * monitor is identified by the thread's newest record when it is the matching enter or
  * wait, otherwise, for a blocked thread, by its identity hash among the described
- * objects. */
+ * objects. A waiting thread (MSTATE_WAITING: in Object.wait, or parked with a blocker;
+ * ThreadInfo does not tell them apart) whose newest record is a PARK on that object is
+ * parked (MSTATE_PARKED). */
 static void put_monitor_states(ring_copy *c, cv_thread_view *views, size_t nviews, const cv_record *last,
                                const cv_monitor_states *states) {
     cv_buf *mb = &c->monitors;
@@ -149,18 +151,21 @@ static void put_monitor_states(ring_copy *c, cv_thread_view *views, size_t nview
         uint32_t mstate = (uint32_t)states->states[i];
         uint32_t hash = (uint32_t)states->hashes[i];
         cv_thread_view *v = threads_find_live(views, nviews, states->thread_ids[i]);
-        if (!v || (mstate != MSTATE_BLOCKED && mstate != MSTATE_WAITING)) continue;
+        if (!v || (mstate != MSTATE_BLOCKED && mstate != MSTATE_WAITING && mstate != MSTATE_PARKED)) continue;
         const cv_record *r = &last[v - views];
         uint8_t type = (uint8_t)(r->meta & 0xFF);
-        uint8_t expected = mstate == MSTATE_BLOCKED ? EVENT_MONITOR_ENTER : EVENT_MONITOR_WAIT;
         int found = 0;
         uint64_t object = 0;
-        if (type == expected && objects_hash(r->obj, &found) == hash && found) {
+        int matches = r->obj != 0 && objects_hash(r->obj, &found) == hash && found;
+        if (mstate == MSTATE_BLOCKED) {
+            object = type == EVENT_MONITOR_ENTER && matches ? r->obj : objects_find_by_hash(hash);
+        } else if (type == EVENT_MONITOR_WAIT && matches && mstate == MSTATE_WAITING) {
             object = r->obj;
-        } else if (mstate == MSTATE_BLOCKED) {
-            object = objects_find_by_hash(hash);
+        } else if (type == EVENT_PARK && matches) {
+            object = r->obj;
+            mstate = MSTATE_PARKED;
         } else {
-            continue; /* parked, or a wait the recorder did not see: not a monitor state */
+            continue; /* a wait or park the recorder did not see: not tied to the recording */
         }
         buf_u64(mb, v->ring_id);
         buf_u32(mb, mstate);

@@ -17,9 +17,10 @@
 #include "ring.h"
 #include "stacks.h"
 
-/* Threads blocked or waiting on a monitor when the caller looked, as parallel arrays of
- * `count` entries: Java thread id, MSTATE_*, identity hash of the monitor, owner's Java
- * thread id or -1. The Java side reads them from ThreadMXBean.getThreadInfo without
+/* Threads blocked, waiting or parked when the caller looked, as parallel arrays of
+ * `count` entries: Java thread id, MSTATE_* (MSTATE_WAITING for a wait or a park with a
+ * blocker: the encoder tells them apart by the thread's newest record), identity hash of
+ * the monitor or blocker, owner's Java thread id or -1. The Java side reads them from ThreadMXBean.getThreadInfo without
  * stack traces, which HotSpot serves without a safepoint. They fill SECTION_MONITORS. */
 typedef struct {
     size_t         count;

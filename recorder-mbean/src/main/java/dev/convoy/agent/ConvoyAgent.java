@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.convoy.agent.bci.ContentionAnalysis;
+import dev.convoy.agent.bci.ParkHook;
 import dev.convoy.export.Output;
 import dev.convoy.model.Recording;
 
@@ -29,6 +30,7 @@ public final class ConvoyAgent {
 
     private final AgentOptions options;
     private final ContentionAnalysis contentionAnalysis;
+    private final ParkHook parkHook = new ParkHook();
     private final RecorderSession session = new RecorderSession();
     private final DumpDirectory dumpDirectory;
 
@@ -61,6 +63,9 @@ public final class ConvoyAgent {
                 options.emptyCallbacks(), options.effective());
         ConvoyAgent agent = new ConvoyAgent(options, inst);
         agent.dumpDirectory.removeStaleTemporaryFiles();
+        if (!options.emptyCallbacks()) {
+            agent.parkHook.install(inst); // parks are recorded with or without contention analysis
+        }
         if (options.contentionAnalysis()) {
             agent.setContentionAnalysis(true);
         }
@@ -115,9 +120,17 @@ public final class ConvoyAgent {
         return contentionAnalysis.instrumentedClasses();
     }
 
-    /** Classes that could not be transformed or retransformed (they keep their bytes). */
+    /**
+     * Classes that could not be transformed or retransformed (they keep their bytes): those of
+     * contention analysis plus failures to hook LockSupport (then no parks are recorded).
+     */
     public long transformFailures() {
-        return contentionAnalysis.transformFailures();
+        return contentionAnalysis.transformFailures() + parkHook.failures();
+    }
+
+    /** Whether LockSupport is hooked: parks are recorded while recording is on. */
+    public boolean parksHooked() {
+        return parkHook.isInstalled();
     }
 
     /** Snapshots, counters and the recording switch, for the front-ends. */

@@ -163,8 +163,13 @@ public final class NativeRecorder {
     }
 
     /**
-     * Threads blocked or waiting on a monitor now. ThreadMXBean.getThreadInfo without stack
-     * traces runs without a safepoint.
+     * Threads blocked, waiting or parked now. ThreadMXBean.getThreadInfo without stack traces
+     * runs without a safepoint. A WAITING or TIMED_WAITING thread with a lock is in
+     * {@code Object.wait} (the lock is the monitor) or parked (the lock is its park blocker,
+     * the owner the blocker's exclusive owner); ThreadInfo without stacks does not tell which,
+     * so both are passed as MSTATE_WAITING and the encoder makes the entry MSTATE_PARKED when
+     * the thread's newest record is a PARK on that object (a MONITOR_WAIT keeps it
+     * MSTATE_WAITING), as schema/snapshot-format.md (SECTION_MONITORS) says.
      */
     static MonitorStates monitorStates() {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();

@@ -5,6 +5,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
+import java.util.concurrent.locks.AbstractQueuedLongSynchronizer;
+import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 
 /**
  * The probes of contention analysis: instrumented application call sites of
@@ -32,6 +34,17 @@ import java.time.Duration;
  * {@code IllegalMonitorStateException} records nothing); SLEEP (20) / SLEPT (21) and JOIN (22)
  * / JOINED (23) around the call, the second in {@code finally}; THREAD_INTERRUPTED (24) when
  * sleep, join or wait throws {@code InterruptedException}, before it is rethrown.
+ *
+ * <p><b>Parks</b> (recorded with recording on, independent of contention analysis): the
+ * LockSupport hook ({@code dev.convoy.agent.bci.ParkTransformer}) calls {@link #parkBegin},
+ * {@link #parkNanosBegin} or {@link #parkUntilBegin} at the entry of each {@code park*}
+ * method, with the blocker and the blocker's exclusive owner it read itself, and
+ * {@link #parkEnd} or {@link #parkUntilEnd} at each of its exits, normal or exceptional;
+ * {@link #unpark} at the entry of {@code unpark}. PARK (25), PARKED (26), UNPARK (27). This
+ * path runs inside every park of the JVM: it allocates nothing, loads no class (every class
+ * it names is loaded before the hook is applied, and {@link #linkParkPath} runs it once
+ * before), takes no lock and never parks; per park a volatile read and one native call at
+ * the start and one at the end.
  */
 public final class Probes {
 
@@ -45,6 +58,12 @@ public final class Probes {
     private static final int JOIN = 22;
     private static final int JOINED = 23;
     private static final int THREAD_INTERRUPTED = 24;
+    // SnapshotFormat.FLAG_TIMED_OUT, FLAG_LOCK
+    private static final int FLAG_TIMED_OUT = 1;
+    private static final int FLAG_LOCK = 4;
+
+    /** The synchronizer of a CountDownLatch: an AQS whose parks wait, not lock. */
+    private static final Class<?> LATCH_SYNC = latchSync();
 
     /** Set by the agent (reflection) once record0 is bound; never reset. */
     private static volatile boolean bound;
@@ -62,9 +81,104 @@ public final class Probes {
      */
     private static native void record0(int type, Object obj, long arg);
 
+    /**
+     * Records a PARK (bound by {@code NativeRecorder.bindProbes}); returns its time, the token
+     * for {@link #parked0}, or 0 if nothing was recorded. The stack skips park0 and its caller.
+     */
+    private static native long park0(Object blocker, Thread owner, long timeoutNs, int flags);
+
+    /**
+     * Records a PARKED unless {@code start} is 0: FLAG_TIMED_OUT if given in {@code flags}, or if
+     * {@code timeoutNs > 0} and that much time passed since {@code start}; FLAG_INTERRUPTED if
+     * {@code self}'s interrupt status is set.
+     */
+    private static native void parked0(long start, Object blocker, long timeoutNs, int flags, Thread self);
+
+    /** Records an UNPARK of {@code target}. */
+    private static native void unpark0(Thread target);
+
     /** Whether the natives are bound (false: the early path, nothing is recorded). */
     public static boolean isBound() {
         return bound;
+    }
+
+    /** {@code park(blocker)} and {@code park()} begin; returns the token for {@link #parkEnd}. */
+    public static long parkBegin(Object blocker, Thread owner) {
+        if (!bound) {
+            return 0;
+        }
+        return park0(blocker, owner, 0, lockFlag(blocker));
+    }
+
+    /** {@code parkNanos} begins (a call with {@code nanos <= 0} does not park and is not recorded). */
+    public static long parkNanosBegin(Object blocker, Thread owner, long nanos) {
+        if (!bound || nanos <= 0) {
+            return 0;
+        }
+        return park0(blocker, owner, nanos, lockFlag(blocker));
+    }
+
+    /** {@code parkUntil} begins: the timeout is the deadline (epoch ms) less now, in ns, at least 1. */
+    public static long parkUntilBegin(Object blocker, Thread owner, long deadline) {
+        if (!bound) {
+            return 0;
+        }
+        return park0(blocker, owner, untilNanos(deadline, System.currentTimeMillis()), lockFlag(blocker));
+    }
+
+    /** {@code park} or {@code parkNanos} returns (normally or not); {@code nanos} 0 for park. */
+    public static void parkEnd(long token, Object blocker, long nanos) {
+        if (token != 0) {
+            parked0(token, blocker, nanos, 0, Thread.currentThread());
+        }
+    }
+
+    /** {@code parkUntil} returns: timed out if the deadline has passed. */
+    public static void parkUntilEnd(long token, Object blocker, long deadline) {
+        if (token != 0) {
+            parked0(token, blocker, 0, System.currentTimeMillis() >= deadline ? FLAG_TIMED_OUT : 0,
+                    Thread.currentThread());
+        }
+    }
+
+    /** {@code unpark(thread)} called. */
+    public static void unpark(Thread t) {
+        if (bound && t != null) {
+            unpark0(t);
+        }
+    }
+
+    /** FLAG_LOCK for a blocker that is an AQS or AQLS other than a CountDownLatch's. */
+    static int lockFlag(Object blocker) {
+        return (blocker instanceof AbstractQueuedSynchronizer || blocker instanceof AbstractQueuedLongSynchronizer)
+                && blocker.getClass() != LATCH_SYNC ? FLAG_LOCK : 0;
+    }
+
+    /** parkUntil's timeout: {@code deadline - now} ms in ns, saturated, at least 1. */
+    static long untilNanos(long deadline, long now) {
+        long ms = deadline - now;
+        if (((deadline ^ now) & (deadline ^ ms)) < 0) { // overflow: the deadline's sign says which way
+            return deadline >= 0 ? Long.MAX_VALUE : 1;
+        }
+        return ms <= 0 ? 1 : ms >= Long.MAX_VALUE / 1_000_000 ? Long.MAX_VALUE : ms * 1_000_000;
+    }
+
+    /**
+     * Runs the Java part of the park path once (no native call), so that every constant it
+     * refers to is resolved before the hook is applied; called by the agent by reflection.
+     * Returns a value derived from it so that nothing is left out.
+     */
+    public static long linkParkPath() {
+        long v = lockFlag(null) + lockFlag(new Object()) + untilNanos(0, 1) + untilNanos(Long.MAX_VALUE, -1);
+        return v + System.currentTimeMillis() + (Thread.currentThread() != null ? 1 : 0);
+    }
+
+    private static Class<?> latchSync() {
+        try {
+            return Class.forName("java.util.concurrent.CountDownLatch$Sync", false, null);
+        } catch (ClassNotFoundException | LinkageError e) {
+            return null; // another JDK's latch: its parks may be marked FLAG_LOCK
+        }
     }
 
     public static void start(Thread t) {

@@ -128,6 +128,22 @@ public final class Threads {
                 && lock.getClassName().equals(monitor.getClass().getName());
     }
 
+    /**
+     * True if {@code t} is parked (WAITING or TIMED_WAITING in {@code LockSupport.park*}) with a
+     * blocker of exactly the class {@code blockerClassName}.
+     */
+    public static boolean isParkedOn(Thread t, String blockerClassName) {
+        Thread.State s = t.getState();
+        Object blocker = LockSupport.getBlocker(t);
+        return (s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING) && blocker != null
+                && blocker.getClass().getName().equals(blockerClassName);
+    }
+
+    /** Waits (bounded) until {@code t} is parked with a blocker of that class. */
+    public static void awaitParkedOn(Thread t, String blockerClassName) {
+        require(() -> isParkedOn(t, blockerClassName), t.getName() + " parked on a " + blockerClassName);
+    }
+
     /** Waits (bounded) until {@code t} is BLOCKED entering {@code monitor}. */
     public static void awaitBlockedOn(Thread t, Object monitor) {
         require(() -> isBlockedOn(t, monitor), t.getName() + " BLOCKED on " + monitor.getClass().getName());

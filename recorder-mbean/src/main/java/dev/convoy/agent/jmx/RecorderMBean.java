@@ -131,7 +131,8 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             attr("InstrumentedClasses", SimpleType.LONG, false,
                     "Classes whose call sites contention analysis has rewritten, now"),
             attr("TransformFailures", SimpleType.LONG, false,
-                    "Classes contention analysis failed to transform or retransform (they kept their bytes)"),
+                    "Classes contention analysis failed to transform or retransform (they kept their bytes), "
+                    + "plus failures to hook LockSupport (then parks are not recorded)"),
         };
         OpenMBeanOperationInfoSupport[] operations = {
             op("start", "Starts recording monitor and GC events", SimpleType.VOID, MBeanOperationInfo.ACTION),
