@@ -15,27 +15,40 @@ import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotFormat;
 
 /**
- * Monitor deadlocks at snapshot time: cycles in the waits-for graph in which each thread is
- * blocked entering a monitor owned by the next (SECTION_MONITORS).
+ * Deadlocks at snapshot time: cycles in the waits-for graph (SECTION_MONITORS) in which each
+ * thread waits for a lock owned by the next: blocked entering a monitor (MSTATE_BLOCKED, the
+ * owner reported by the JVM), or parked acquiring a {@code java.util.concurrent} lock
+ * (MSTATE_PARKED with an exclusive owner, when the thread's newest PARK record is a lock
+ * acquisition, FLAG_LOCK, on that blocker). A cycle may mix both.
  */
 public final class Deadlocks {
 
     /**
-     * One cycle: {@code threads.get(i)} is blocked on {@code monitors.get(i)}, owned by
-     * {@code threads.get(i + 1)} (wrapping around). Starts at the thread with the lowest
-     * ring id, so the same cycle is always reported the same way.
+     * One cycle: {@code threads.get(i)} is blocked on {@code waits.get(i)} (a monitor, or a
+     * lock it is parked on when {@link #parked}), owned by {@code threads.get(i + 1)} (wrapping
+     * around). Starts at the thread with the lowest ring id, so the same cycle is always
+     * reported the same way.
      */
     public record Deadlock(List<RecordedThread> threads, List<MonitorState> waits) {
 
-        /** e.g. "deadlock-A blocked on pkg.LockB#12 owned by deadlock-B; ...". */
+        /** Whether thread {@code i} is parked acquiring a lock (MSTATE_PARKED) rather than blocked on a monitor. */
+        public boolean parked(int i) {
+            return waits.get(i).state() == SnapshotFormat.MSTATE_PARKED;
+        }
+
+        /**
+         * e.g. "deadlock-A blocked on pkg.LockB#12 owned by deadlock-B; ..."; a parked thread
+         * "parked on java.util.concurrent.locks.ReentrantLock#14 owned by ...".
+         */
         public String describe(Recording r) {
             List<String> parts = new ArrayList<>();
             for (int i = 0; i < threads.size(); i++) {
                 MonitorState w = waits.get(i);
-                String monitor = w.object() != 0 ? r.objectClassName(w.object()) + "#" + w.object()
-                        : String.format("monitor@%08x", w.identityHash());
-                parts.add(threads.get(i).label() + " blocked on " + monitor + " owned by "
-                        + threads.get((i + 1) % threads.size()).label());
+                boolean parked = parked(i);
+                String monitor = w.object() != 0 ? Blockers.className(r, w.object(), parked) + "#" + w.object()
+                        : String.format(parked ? "lock@%08x" : "monitor@%08x", w.identityHash());
+                parts.add(threads.get(i).label() + (parked ? " parked on " : " blocked on ") + monitor
+                        + " owned by " + threads.get((i + 1) % threads.size()).label());
             }
             return String.join("; ", parts);
         }
@@ -49,7 +62,9 @@ public final class Deadlocks {
      * walk from a blocked thread through the owners of the monitors returns to a thread it
      * already passed: an owner that has no ring in the recording (a thread the recorder did
      * not record, or whose ring it could not keep) ends the walk with no deadlock. Monitor
-     * entries of threads the recording does not have are ignored.
+     * entries of threads the recording does not have are ignored. A parked thread is an edge
+     * only when it parked to acquire a lock ({@link #parkedOnLock}): a thread parked on a
+     * condition or a queue waits for no owner.
      */
     public static List<Deadlock> find(Recording r) {
         Map<Long, RecordedThread> liveByJavaId = new HashMap<>();
@@ -62,7 +77,11 @@ public final class Deadlocks {
         }
         Map<Long, MonitorState> blockedByRing = new HashMap<>();
         for (MonitorState m : r.monitors()) {
-            if (m.state() == SnapshotFormat.MSTATE_BLOCKED && m.ownerThreadId() >= 0 && liveRings.contains(m.ringId())) {
+            if (m.ownerThreadId() < 0 || !liveRings.contains(m.ringId())) {
+                continue;
+            }
+            if (m.state() == SnapshotFormat.MSTATE_BLOCKED
+                    || m.state() == SnapshotFormat.MSTATE_PARKED && parkedOnLock(r, m)) {
                 blockedByRing.put(m.ringId(), m);
             }
         }
@@ -96,18 +115,36 @@ public final class Deadlocks {
     }
 
     /**
+     * Whether a MSTATE_PARKED entry is a lock acquisition: the thread's newest PARK record has
+     * FLAG_LOCK and names the entry's blocker (when the snapshot tied it to an object).
+     */
+    static boolean parkedOnLock(Recording r, MonitorState m) {
+        RecordedThread t = r.threadByRingId(m.ringId()).orElse(null);
+        if (t == null) {
+            return false;
+        }
+        for (int i = t.eventCount() - 1; i >= 0; i--) {
+            if (t.rawType(i) == SnapshotFormat.EVENT_PARK) {
+                return (t.flags(i) & SnapshotFormat.FLAG_LOCK) != 0 && (m.object() == 0 || t.obj(i) == m.object());
+            }
+        }
+        return false;
+    }
+
+    /**
      * Marks, for each thread of each cycle, its open BLOCKED interval on the cycle's monitor
-     * (the last one, from its last MONITOR_ENTER) as {@link IntervalTable#isDeadlocked}: its
-     * thread state is DEADLOCKED instead of BLOCKED.
+     * (the last one, from its last MONITOR_ENTER, or PARK for a parked thread) as
+     * {@link IntervalTable#isDeadlocked}: its thread state is DEADLOCKED instead of BLOCKED.
      */
     static void mark(Recording r, ContentionIndex x) {
         for (Deadlock d : find(r)) {
             for (int i = 0; i < d.threads().size(); i++) {
                 IntervalTable g = x.intervals(x.ring(d.threads().get(i)));
                 MonitorState w = d.waits().get(i);
+                boolean parked = d.parked(i);
                 int last = -1;
                 for (int j = 0; j < g.count(); j++) {
-                    if (g.kind(j) == IntervalTable.BLOCKED && g.isOpen(j) && g.endNs(j) > g.startNs(j)
+                    if (g.kind(j) == IntervalTable.BLOCKED && g.isPark(j) == parked && g.isOpen(j) && g.endNs(j) > g.startNs(j)
                             && (w.object() == 0 || g.monitor(j) == w.object())) {
                         last = j;
                     }

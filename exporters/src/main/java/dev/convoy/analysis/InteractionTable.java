@@ -56,6 +56,9 @@ public final class InteractionTable extends Columns {
     private int notifyCalls;
     private int[] notifyRing; // per NOTIFY/NOTIFY_ALL call in event order: its ring and record index
     private int[] notifyRecord;
+    private int[] unparkCall = new int[0]; // per UNPARK in event order: its interaction, -1
+    private int unparkCalls;
+    private final boolean[][] parkedUsed; // per ring, per PARKED: an UNPARK was bound to it (when asked)
 
     private InteractionTable(Recording r, ContentionIndex x, IntervalTable[] rings) {
         super(64);
@@ -65,6 +68,7 @@ public final class InteractionTable extends Columns {
         this.owner = new int[rings.length][];
         this.ender = new int[rings.length][];
         this.startOf = new int[rings.length];
+        this.parkedUsed = new boolean[rings.length][];
         Arrays.fill(startOf, -1);
         for (int k = 0; k < rings.length; k++) {
             owner[k] = new int[rings[k].count()];
@@ -93,6 +97,7 @@ public final class InteractionTable extends Columns {
         in.interrupts(sortCalls(interrupts));
         in.timeouts();
         in.joins();
+        in.parkOwners();
         in.new MergedPass().run();
         in.trim();
         return in;
@@ -176,6 +181,7 @@ public final class InteractionTable extends Columns {
             case TIMEOUT -> 3;
             case JOIN_END -> 4;
             case NOTIFY, NOTIFY_ALL -> 5;
+            case UNPARK -> 6;
         };
     }
 
@@ -308,6 +314,25 @@ public final class InteractionTable extends Columns {
     }
 
     /**
+     * The owner of each BLOCKED park: exact, the ring of the Java thread its PARK names (arg2;
+     * the ring not met late if the id has two), none when -1 or no ring has that id.
+     */
+    private void parkOwners() {
+        for (int k = 0; k < rings.length; k++) {
+            IntervalTable g = rings[k];
+            for (int i = 0; i < g.count(); i++) {
+                if (g.kind[i] == BLOCKED && g.has(i, PARK)) {
+                    long id = g.t.arg2(g.begin[i]);
+                    Integer o = id >= 0 ? byJavaId.get(id) : null;
+                    if (o != null && o != k) {
+                        owner[k][i] = o + 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /**
      * Per monitor: unbound notify calls, the notifyAll calls, wakes waiting for a notify.
      * The calls are pruned ({@link #prune}); the wakes are kept until a notify binds them.
      */
@@ -395,6 +420,7 @@ public final class InteractionTable extends Columns {
                     case MONITOR_ENTERED -> entered(k, index);
                     case NOTIFY, NOTIFY_ALL -> notifyCall(k, index, type == EventType.NOTIFY_ALL, obj, ts);
                     case MONITOR_WAITED -> waited(k, index, obj);
+                    case UNPARK -> unpark(k, index, ts);
                     default -> {
                     }
                 }
@@ -409,6 +435,45 @@ public final class InteractionTable extends Columns {
             notifyFirst = Arrays.copyOf(first, calls);
             notifyRing = Arrays.copyOf(notifyRing, calls);
             notifyRecord = Arrays.copyOf(notifyRecord, calls);
+            unparkCall = Arrays.copyOf(unparkCall, unparkCalls);
+        }
+
+        /**
+         * An UNPARK binds to the first PARKED of its target's ring at or after it (ring order),
+         * when no earlier UNPARK took that PARKED and it ends a park neither timed out nor
+         * interrupted: the park in progress at the UNPARK, or, when none was, the next park,
+         * which the permit made return at once.
+         */
+        void unpark(int k, int index, long ts) {
+            if (unparkCalls == unparkCall.length) {
+                unparkCall = Arrays.copyOf(unparkCall, Math.max(16, 2 * unparkCalls));
+            }
+            int n = unparkCalls++;
+            unparkCall[n] = -1;
+            RecordedThread t = rings[k].t;
+            int to = t.isSystem() ? -1 : target(t.obj(index), t.arg2(index));
+            if (to < 0 || to == k) {
+                return;
+            }
+            IntervalTable g = rings[to];
+            int q = g.firstParkedAtOrAfter(ts);
+            if (q < 0) {
+                return;
+            }
+            if (parkedUsed[to] == null) {
+                parkedUsed[to] = new boolean[g.parked.length];
+            }
+            if (parkedUsed[to][q]) {
+                return; // an earlier UNPARK woke that park: this one finds the thread unparked
+            }
+            parkedUsed[to][q] = true;
+            int iv = g.findByEnd(g.parked[q]);
+            if (iv < 0 || !g.has(iv, PARK) || g.has(iv, TIMED_OUT | NEXT_IS_INTERRUPT)) {
+                return; // a PARKED whose PARK was lost, or a park its timeout or an interrupt ended
+            }
+            int id = interaction(Kind.UNPARK, k, ts, to, g.end[iv], g.monitor[iv], index, iv);
+            ender(to, iv, id, ts, Kind.UNPARK);
+            unparkCall[n] = id;
         }
 
         void enter(int k, int index, RecordedThread owner) {
@@ -672,7 +737,11 @@ public final class InteractionTable extends Columns {
         return v >= 0 ? rings[iTo[id]].end(v) : v == -1 ? -1 : -2 - v;
     }
 
-    /** Owner at a BLOCKED interval's MONITOR_ENTER ({@link MonitorOwnership#ownerAt}), null if unknown. */
+    /**
+     * Owner at a BLOCKED interval's MONITOR_ENTER ({@link MonitorOwnership#ownerAt}, derived), or
+     * of a BLOCKED park (exact: the exclusive owner its PARK names, {@link #ownerExact}); null if
+     * unknown or none.
+     */
     public RecordedThread owner(int ring, int iv) {
         int o = owner[ring][iv];
         return o == 0 ? null : thread(o - 1);
@@ -681,6 +750,21 @@ public final class InteractionTable extends Columns {
     /** {@link #owner} as a ring position, -1 when unknown. */
     public int ownerRing(int ring, int iv) {
         return owner[ring][iv] - 1;
+    }
+
+    /** Whether {@link #owner} of an interval is exact (a BLOCKED park) rather than derived (a monitor). */
+    public boolean ownerExact(int ring, int iv) {
+        return rings[ring].kind[iv] == BLOCKED && rings[ring].has(iv, PARK);
+    }
+
+    /** The UNPARK interaction of the n-th UNPARK record in event order, -1 if it woke no recorded park. */
+    public int unparkCall(int n) {
+        return n < unparkCall.length ? unparkCall[n] : -1;
+    }
+
+    /** Number of UNPARK records. */
+    public int unparkCalls() {
+        return unparkCalls;
     }
 
     /**

@@ -39,14 +39,19 @@ import java.util.Optional;
  * <li>{@link Kind#JOIN_END}: a thread that ended, and each JOINING interval on its Thread
  *     object that ended by JOINED at or after that end (the TPTP design's
  *     TRCThreadDeadAndNotifyJoined).</li>
- * <li>{@link Kind#TIMEOUT}: a WAITING interval whose MONITOR_WAITED has FLAG_TIMED_OUT
- *     (the TPTP design's TRCThreadWaitTimeoutExceed): {@code from == to}, at the wake time.</li>
+ * <li>{@link Kind#TIMEOUT}: a WAITING interval whose MONITOR_WAITED (or PARKED) has
+ *     FLAG_TIMED_OUT (the TPTP design's TRCThreadWaitTimeoutExceed): {@code from == to}, at
+ *     the wake time.</li>
+ * <li>{@link Kind#UNPARK}: an UNPARK on the unparker's ring and the PARKED that ended the
+ *     target's park: the first PARKED of the target's ring at or after the UNPARK, unless an
+ *     earlier UNPARK took it or it ended a park that timed out or was interrupted (for a
+ *     lock park this is also its handoff, {@link MonitorOwnership#handoffs()}).</li>
  * </ul>
  */
 public final class Interactions {
 
     /** Kinds of interactions, each with its own legend in the formats. */
-    public enum Kind { START, HANDOFF, NOTIFY, NOTIFY_ALL, INTERRUPT, JOIN_END, TIMEOUT }
+    public enum Kind { START, HANDOFF, NOTIFY, NOTIFY_ALL, INTERRUPT, JOIN_END, TIMEOUT, UNPARK }
 
     /**
      * One interaction.
@@ -62,7 +67,7 @@ public final class Interactions {
      * @param monitor the monitor (HANDOFF, NOTIFY*, TIMEOUT) or the Thread object (START,
      *                INTERRUPT, JOIN_END)
      * @param cause   the event of {@code from} (START_CALL, NOTIFY, NOTIFY_ALL,
-     *                INTERRUPT_CALL, THREAD_END if recorded); null for HANDOFF and TIMEOUT
+     *                INTERRUPT_CALL, UNPARK, THREAD_END if recorded); null for HANDOFF and TIMEOUT
      *                and a lost THREAD_END
      * @param effect  the event of {@code to} that shows it running (THREAD_START if recorded,
      *                MONITOR_ENTERED, MONITOR_WAITED, SLEPT, JOINED, THREAD_INTERRUPTED)
@@ -111,7 +116,8 @@ public final class Interactions {
         // derivation order: by kind, each in index order (handoffs by blocked interval, timeouts by
         // ring and interval); then by toNs, fromNs
         List<Interaction> out = new ArrayList<>();
-        for (Kind k : new Kind[] {Kind.START, Kind.HANDOFF, Kind.INTERRUPT, Kind.TIMEOUT, Kind.JOIN_END, null}) {
+        for (Kind k : new Kind[] {Kind.START, Kind.HANDOFF, Kind.INTERRUPT, Kind.TIMEOUT, Kind.JOIN_END, null,
+            Kind.UNPARK}) {
             if (k == Kind.TIMEOUT) {
                 timeouts(out);
                 continue;

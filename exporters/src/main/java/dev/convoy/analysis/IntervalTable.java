@@ -38,6 +38,8 @@ public final class IntervalTable extends Columns {
     static final int NEXT_IS_INTERRUPT = 16;
     static final int CRITICAL = 32;
     static final int DEADLOCKED = 64;
+    /** A park (PARK .. PARKED); with {@link #NEXT_IS_INTERRUPT} when its PARKED has FLAG_INTERRUPTED. */
+    static final int PARK = 128;
 
     final RecordedThread t;
     long[] start = new long[8];
@@ -50,6 +52,7 @@ public final class IntervalTable extends Columns {
     private int[] byBegin; // interval ids by begin record index; null: the identity
     private int[] byEnd; // closed interval ids by end record index; null: the identity (none open)
     int[] interrupted = new int[0]; // THREAD_INTERRUPTED record indexes
+    int[] parked = new int[0]; // PARKED record indexes, in ring order
     int firstStart = -1;
     int firstEnd = -1; // the first THREAD_END record
     private int[] joinWaits; // the join's MONITOR_WAIT/WAITED record indexes, when asked for
@@ -112,9 +115,12 @@ public final class IntervalTable extends Columns {
         int gc = -1;
         int sleep = -1;
         int join = -1;
+        int park = -1;
         int n = t.eventCount();
         int[] ti = new int[4];
         int tiCount = 0;
+        int[] pd = new int[0];
+        int pdCount = 0;
         long prevTs = Long.MIN_VALUE;
         for (int i = 0; i < n; i++) {
             long ts = t.ts(i);
@@ -186,6 +192,19 @@ public final class IntervalTable extends Columns {
                     }
                     gc = -1;
                 }
+                case EVENT_PARK -> park = i;
+                case EVENT_PARKED -> {
+                    if (pdCount == pd.length) {
+                        pd = Arrays.copyOf(pd, Math.max(4, 2 * pdCount));
+                    }
+                    pd[pdCount++] = i;
+                    if (park >= 0 && t.obj(park) == t.obj(i)) {
+                        int f = PARK | ((t.flags(i) & FLAG_TIMED_OUT) != 0 ? TIMED_OUT : 0)
+                                | ((t.flags(i) & FLAG_INTERRUPTED) != 0 ? NEXT_IS_INTERRUPT : 0);
+                        g.add(parkKind(t, park), t.obj(i), park, i, ts, f);
+                    }
+                    park = -1;
+                }
                 case EVENT_START_CALL -> {
                     if (starts != null) {
                         starts.add(new long[] {ts, k, i});
@@ -212,12 +231,48 @@ public final class IntervalTable extends Columns {
                 g.add(kinds[j], mon, b, -1, Math.max(t.ts(b), openEnd), OPEN);
             }
         }
+        if (park >= 0) {
+            g.add(parkKind(t, park), t.obj(park), park, -1, Math.max(t.ts(park), openEnd), OPEN | PARK);
+        }
         g.trim();
         g.sortByStart();
         g.interrupted = Arrays.copyOf(ti, tiCount);
+        g.parked = Arrays.copyOf(pd, pdCount);
         g.byBegin = g.order(g.begin, false);
         g.byEnd = g.order(g.endIdx, true);
         return g;
+    }
+
+    /** A park is BLOCKED when it acquires a lock (FLAG_LOCK on its PARK), else WAITING. */
+    private static int parkKind(RecordedThread t, int park) {
+        return (t.flags(park) & FLAG_LOCK) != 0 ? BLOCKED : WAITING;
+    }
+
+    /**
+     * The first PARKED of the ring (ring order) at or after {@code ts}, as a position in
+     * {@link #parked}, -1 if none.
+     */
+    int firstParkedAtOrAfter(long ts) {
+        int[] p = parked;
+        if (!sorted) {
+            for (int q = 0; q < p.length; q++) {
+                if (t.ts(p[q]) >= ts) {
+                    return q;
+                }
+            }
+            return -1;
+        }
+        int lo = 0;
+        int hi = p.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (t.ts(p[mid]) < ts) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo < p.length ? lo : -1;
     }
 
     private void joinWait(int i) {
@@ -427,9 +482,19 @@ public final class IntervalTable extends Columns {
         return has(iv, OPEN);
     }
 
-    /** A WAITING interval ended by its timeout. */
+    /** A WAITING interval (or a park) ended by its timeout. */
     public boolean timedOut(int iv) {
         return has(iv, TIMED_OUT);
+    }
+
+    /** A park (PARK .. PARKED): BLOCKED when it acquires a lock, else WAITING; its monitor is the blocker. */
+    public boolean isPark(int iv) {
+        return has(iv, PARK);
+    }
+
+    /** A park whose PARKED has FLAG_INTERRUPTED (the thread's interrupt status was set). */
+    public boolean parkInterrupted(int iv) {
+        return has(iv, PARK) && has(iv, NEXT_IS_INTERRUPT);
     }
 
     /** SLEEPING or JOINING ended by THREAD_INTERRUPTED. */

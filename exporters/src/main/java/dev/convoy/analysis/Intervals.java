@@ -13,7 +13,8 @@ import java.util.Set;
  * The intervals of each ring as {@link Interval} objects, made from the pairing of
  * {@link IntervalTable}: MONITOR_ENTER with the next MONITOR_ENTERED on the same monitor
  * (BLOCKED), MONITOR_WAIT with MONITOR_WAITED (WAITING), SLEEP with SLEPT (SLEEPING), JOIN
- * with JOINED on the same Thread object (JOINING), GC_START with GC_FINISH (GC). A SLEEP or
+ * with JOINED on the same Thread object (JOINING), GC_START with GC_FINISH (GC), PARK with
+ * PARKED on the same blocker (BLOCKED with FLAG_LOCK, else WAITING). A SLEEP or
  * JOIN still open at a THREAD_INTERRUPTED ends there (the InterruptedException left the
  * call).
  *

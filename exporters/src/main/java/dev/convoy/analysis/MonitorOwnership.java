@@ -86,7 +86,9 @@ public final class MonitorOwnership {
 
     /**
      * Handoffs of every closed BLOCKED interval whose owner is known, by acquisition time: the
-     * HANDOFF interactions of {@link ContentionIndex} (made on first use).
+     * HANDOFF interactions of {@link ContentionIndex} (made on first use); for a lock park, the
+     * UNPARK that woke it (the releasing thread unparks the next one, from its release at the
+     * UNPARK to the PARKED).
      */
     public synchronized List<Handoff> handoffs() {
         if (handoffs == null) {
@@ -94,6 +96,11 @@ public final class MonitorOwnership {
             List<Handoff> out = new ArrayList<>();
             for (Interactions.Interaction i : in.of(Interactions.Kind.HANDOFF)) {
                 out.add(new Handoff(i.from(), i.to(), i.monitor(), i.fromNs(), i.ended()));
+            }
+            for (Interactions.Interaction i : in.of(Interactions.Kind.UNPARK)) {
+                if (i.ended() != null && i.ended().kind() == Interval.Kind.BLOCKED) {
+                    out.add(new Handoff(i.from(), i.to(), i.monitor(), i.fromNs(), i.ended()));
+                }
             }
             // ties: by the blocked interval's start, then ring (the order of Intervals.of(r))
             out.sort(Comparator.comparingLong(Handoff::acquireNs).thenComparingLong(h -> h.blocked().startNs())

@@ -31,7 +31,10 @@ import java.util.Set;
  * Every row also has the stacks behind it ({@link #threadStacks}, {@link #monitorStacks},
  * {@link #callerStacks}): per stack of the MONITOR_ENTER (MONITOR_WAIT), the count and the time.
  * A block is a BLOCKED interval, a wait a WAITING interval ({@link Intervals}: the waits
- * of a {@code Thread.join} are not object waits and are not counted). Intervals still open
+ * of a {@code Thread.join} are not object waits and are not counted); a park counts as one
+ * or the other (a lock acquisition blocks, any other park waits), its blocker as the
+ * monitor, named by {@link Blockers#className} ({@link Blockers#NO_BLOCKER} for none), its
+ * caller found in the PARK's stack the same way. Intervals still open
  * at the snapshot count with their time up to the thread's end or the snapshot. The
  * caller method is the top frame of the MONITOR_ENTER's (MONITOR_WAIT's) stack that is not
  * a JDK frame ({@link #isJdkClass}), or the top frame when all are, named
@@ -114,6 +117,7 @@ public final class MonitorStatistics {
 
     /** One monitor's blocks and waits, and their stacks. */
     private static final class MonitorAcc {
+        boolean park; // a park's blocker
         final Acc blocked = new Acc();
         final Acc waited = new Acc();
         final StackTally stacks = new StackTally();
@@ -158,9 +162,11 @@ public final class MonitorStatistics {
     /**
      * One monitor object's row: its blocks and its waits.
      *
-     * @param className its class, {@link #UNKNOWN_CLASS} when not described
+     * @param className its class, {@link #UNKNOWN_CLASS} when not described; for a park's
+     *                  blocker the lock's class ({@link Blockers#className})
+     * @param blocker   a blocker threads parked on ({@code java.util.concurrent}), not (only) a monitor
      */
-    public record MonitorRow(long monitor, String className, Stats blocked, Stats waited) {
+    public record MonitorRow(long monitor, String className, Stats blocked, Stats waited, boolean blocker) {
     }
 
     /** The blocks and waits of one row that began with one stack: how many, and their total time. */
@@ -242,11 +248,13 @@ public final class MonitorStatistics {
     }
 
     private MonitorAcc monitor(Interval in) {
-        return byMonitor.computeIfAbsent(in.monitor(), k -> new MonitorAcc());
+        MonitorAcc m = byMonitor.computeIfAbsent(in.monitor(), k -> new MonitorAcc());
+        m.park |= in.isPark();
+        return m;
     }
 
     private void add(Map<String, ClassAcc> byClass, Interval in) {
-        ClassAcc c = byClass.computeIfAbsent(className(in.monitor()), k -> new ClassAcc());
+        ClassAcc c = byClass.computeIfAbsent(className(in.monitor(), in.isPark()), k -> new ClassAcc());
         c.all.add(in.durationNs());
         int stack = in.begin().stackId();
         CallerAcc k = c.callers.computeIfAbsent(callerOfStack.computeIfAbsent(stack, s -> caller(r, s)),
@@ -263,7 +271,8 @@ public final class MonitorStatistics {
      */
     public List<MonitorRow> monitors() {
         List<MonitorRow> out = new ArrayList<>(byMonitor.size());
-        byMonitor.forEach((id, m) -> out.add(new MonitorRow(id, className(id), m.blocked.stats(), m.waited.stats())));
+        byMonitor.forEach((id, m) -> out.add(new MonitorRow(id, className(id, m.park), m.blocked.stats(),
+                m.waited.stats(), m.park)));
         out.sort(Comparator.comparingLong((MonitorRow m) -> -m.blocked().totalNs())
                 .thenComparingLong(m -> -m.waited().totalNs()).thenComparingLong(MonitorRow::monitor));
         return out;
@@ -328,8 +337,8 @@ public final class MonitorStatistics {
         return out;
     }
 
-    private String className(long monitor) {
-        String c = r.objectClassName(monitor);
+    private String className(long monitor, boolean park) {
+        String c = Blockers.className(r, monitor, park);
         return c.isEmpty() ? UNKNOWN_CLASS : c;
     }
 

@@ -1,5 +1,6 @@
 package dev.convoy.export;
 
+import dev.convoy.analysis.Blockers;
 import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.InteractionTable;
 import dev.convoy.analysis.IntervalTable;
@@ -139,6 +140,13 @@ public final class ChromeTraceWriter {
     private static final byte[] RELEASED = q("monitor released");
     private static final byte[] TERMINATED = q("terminated");
     private static final byte[] HANDOFF_NAME = q("lock handoff");
+    private static final byte[] CAT_PARK = q("park");
+    private static final byte[] CAT_UNPARK = q("unpark");
+    private static final byte[] UNPARK_CALL = q("LockSupport.unpark");
+    private static final byte[] OWNER_EXACT = k("owner_exact");
+    private static final byte[] TIMEOUT_NS = k("timeout_ns");
+    private static final byte[] NONE = q("none");
+    private static final byte[] H_PARKED_NO_BLOCKER = head(q("parked"), CAT_PARK, PH_X);
 
     /** Category, flow name and destination instant name of each arrow kind. */
     private static final byte[][][] ARROWS = new byte[Kind.values().length][][];
@@ -150,6 +158,7 @@ public final class ChromeTraceWriter {
         ARROWS[Kind.INTERRUPT.ordinal()] = new byte[][] {q("interrupt"), q("interrupt"), q("woken by interrupt")};
         ARROWS[Kind.JOIN_END.ordinal()] = new byte[][] {q("join"), q("thread ended"), q("joined")};
         ARROWS[Kind.HANDOFF.ordinal()] = new byte[][] {HANDOFF, HANDOFF_NAME, q("monitor acquired")};
+        ARROWS[Kind.UNPARK.ordinal()] = new byte[][] {CAT_UNPARK, q("unpark"), q("unparked")};
     }
 
     private static final byte[] STILL_BLOCKED = q("still blocked at snapshot");
@@ -161,6 +170,8 @@ public final class ChromeTraceWriter {
     private static final byte[] JOINED = q("joined");
     private static final byte[] TIMED_OUT = q("timed out");
     private static final byte[] NOTIFIED = q("notified");
+    private static final byte[] UNPARKED = q("unparked");
+    private static final byte[] STILL_PARKED = q("still parked at snapshot");
 
     private static byte[][] arrow(Kind k) {
         return ARROWS[k.ordinal()];
@@ -177,6 +188,7 @@ public final class ChromeTraceWriter {
     private static final byte[] H_TERMINATED = head(TERMINATED, CAT_JOIN, PH_I);
     private static final byte[] H_GC = head(GC, CAT_GC, PH_X);
     private static final byte[] H_SLEEP = head(SLEEP, SLEEP, PH_X);
+    private static final byte[] H_UNPARK_CALL = head(UNPARK_CALL, CAT_UNPARK, PH_I);
     /** Per arrow kind: the heads of its destination instant, its s and its f. */
     private static final byte[][][] ARROW_HEADS = new byte[Kind.values().length][][];
 
@@ -206,10 +218,12 @@ public final class ChromeTraceWriter {
         final byte[] pidTidCritical;
         final LongMap<byte[]> stacks = new LongMap<>();
         final LongMap<Names> monitorNames = new LongMap<>();
+        final LongMap<Names> blockerNames = new LongMap<>();
         final LongMap<long[]> open = new LongMap<>(); // per track: stack of open slice ends, [0] = depth
         int starts;
         int interrupts;
         int notifies;
+        int unparks;
 
         Run(Recording r, JsonSink o) {
             this.r = r;
@@ -346,7 +360,7 @@ public final class ChromeTraceWriter {
         void event(int ring, RecordedThread t, int i) throws IOException {
             EventType type = t.type(i);
             switch (type) {
-                case MONITOR_ENTER, MONITOR_WAIT, SLEEP, JOIN, GC_START -> {
+                case MONITOR_ENTER, MONITOR_WAIT, SLEEP, JOIN, GC_START, PARK -> {
                     int iv = intervals[ring].at(i);
                     if (iv >= 0) {
                         slice(ring, iv, t, i);
@@ -357,6 +371,7 @@ public final class ChromeTraceWriter {
                 case NOTIFY -> notifyCall(ring, t, i, H_NOTIFY);
                 case NOTIFY_ALL -> notifyCall(ring, t, i, H_NOTIFY_ALL);
                 case THREAD_INTERRUPTED -> interrupted(ring, t, i);
+                case UNPARK -> unparkCall(ring, t, i);
                 default -> {
                 }
             }
@@ -406,6 +421,22 @@ public final class ChromeTraceWriter {
             }
         }
 
+        /** A LockSupport.unpark call (no stack recorded), and its arrow's s when it woke a recorded park. */
+        void unparkCall(int ring, RecordedThread t, int i) throws IOException {
+            int id = in.unparkCall(unparks++);
+            if (t.isSystem()) {
+                return;
+            }
+            RecordedThread target = id >= 0 ? in.to(id) : r.threadByObject(t.obj(i)).orElse(null);
+            begin(H_UNPARK_CALL, ring, t.ts(i));
+            o.raw(ARGS).open();
+            threadArgs(THREAD, THREAD_TID, target == null ? -1 : x.ring(target));
+            o.ch('}').ch('}');
+            if (id >= 0) {
+                flow(PH_S, id, ring, t.ts(i));
+            }
+        }
+
         /** An InterruptedException thrown in the thread. */
         void interrupted(int ring, RecordedThread t, int i) throws IOException {
             if (t.isSystem()) {
@@ -421,7 +452,9 @@ public final class ChromeTraceWriter {
         void slice(int ring, int iv, RecordedThread t, int i) throws IOException {
             int kind = intervals[ring].kind(iv);
             long mon = intervals[ring].monitor(iv);
-            byte[] head = switch (kind) {
+            boolean park = intervals[ring].isPark(iv);
+            byte[] head = park ? (kind == IntervalTable.BLOCKED ? blockerNames(mon).blocked()
+                    : mon == 0 ? H_PARKED_NO_BLOCKER : blockerNames(mon).waitOn()) : switch (kind) {
                 case IntervalTable.GC -> H_GC;
                 case IntervalTable.BLOCKED -> names(mon).blocked();
                 case IntervalTable.SLEEPING -> H_SLEEP;
@@ -441,7 +474,9 @@ public final class ChromeTraceWriter {
                 return;
             }
             o.raw(ARGS).open();
-            switch (kind) {
+            if (park) {
+                parkArgs(ring, iv, t, i, mon, open, kind == IntervalTable.BLOCKED);
+            } else switch (kind) {
                 case IntervalTable.BLOCKED -> blockedArgs(ring, iv, t, i, mon, open);
                 case IntervalTable.SLEEPING -> sleepArgs(ring, iv, t, i, open);
                 case IntervalTable.JOINING -> joinArgs(ring, iv, t, i, mon, open);
@@ -460,6 +495,38 @@ public final class ChromeTraceWriter {
             if (open) {
                 o.key(RESULT).raw(STILL_BLOCKED);
             }
+        }
+
+        /**
+         * A park's args: its blocker, stack, for a lock acquisition the exclusive owner its PARK
+         * names (exact: {@code owner_exact}; "none" when it had none), its timeout in ns and how
+         * it ended.
+         */
+        void parkArgs(int ring, int iv, RecordedThread t, int i, long mon, boolean open, boolean lock)
+                throws IOException {
+            if (mon != 0) {
+                o.key(MONITOR).raw(blockerNames(mon).cls());
+                o.key(MONITOR_ID).number(mon);
+            }
+            stack(t.stackId(i));
+            if (lock) {
+                int owner = in.ownerRing(ring, iv);
+                long id = t.arg2(i);
+                if (owner >= 0) {
+                    threadArgs(OWNER, OWNER_TID, owner);
+                } else if (id >= 0) {
+                    o.key(OWNER).string("thread " + id);
+                    o.key(OWNER_TID).number(id);
+                } else {
+                    o.key(OWNER).raw(NONE);
+                    o.key(OWNER_TID).number(0);
+                }
+                o.key(OWNER_EXACT).bool(true);
+            }
+            o.key(TIMEOUT_NS).number(t.arg(i));
+            IntervalTable g = intervals[ring];
+            o.key(RESULT).raw(open ? (lock ? STILL_BLOCKED : STILL_PARKED) : g.timedOut(iv) ? TIMED_OUT
+                    : g.parkInterrupted(iv) ? V_INTERRUPTED : UNPARKED);
         }
 
         void sleepArgs(int ring, int iv, RecordedThread t, int i, boolean open) throws IOException {
@@ -538,6 +605,9 @@ public final class ChromeTraceWriter {
             }
             if (k == Kind.HANDOFF || k == Kind.NOTIFY || k == Kind.NOTIFY_ALL) {
                 monitorArgs(in.monitor(id));
+            } else if (k == Kind.UNPARK && in.monitor(id) != 0) {
+                o.key(MONITOR).raw(blockerNames(in.monitor(id)).cls());
+                o.key(MONITOR_ID).number(in.monitor(id));
             }
             o.ch('}').ch('}');
             flow(PH_F, id, ring, in.toNs(id));
@@ -557,11 +627,14 @@ public final class ChromeTraceWriter {
         void segment(int s) throws IOException {
             RecordedThread t = critical.thread(s);
             long mon = critical.monitor(s);
+            int civ = critical.interval(s);
+            boolean park = civ >= 0 && intervals[critical.ring(s)].isPark(civ);
+            String cls = park ? (mon == 0 ? "" : blockerNames(mon).name()) : null;
             String what = switch (critical.state(s)) {
                 case RUNNING -> "running";
-                case BLOCKED -> "blocked on " + className(mon);
-                case DEADLOCKED -> "deadlocked on " + className(mon);
-                case WAITING -> "wait on " + className(mon);
+                case BLOCKED -> "blocked on " + (park ? cls : className(mon));
+                case DEADLOCKED -> "deadlocked on " + (park ? cls : className(mon));
+                case WAITING -> park ? (mon == 0 ? "parked" : "parked on " + cls) : "wait on " + className(mon);
                 case SLEEPING -> "sleep";
                 case JOINING -> "join " + joinedName(mon);
                 case STARTING -> "starting";
@@ -644,6 +717,19 @@ public final class ChromeTraceWriter {
 
         String className(long obj) {
             return names(obj).name();
+        }
+
+        /** A park blocker's lock class ({@link Blockers#className}) and the heads of its slices (cat park). */
+        Names blockerNames(long obj) {
+            Names n = blockerNames.get(obj);
+            if (n == null) {
+                String c = Blockers.className(r, obj);
+                String cls = Text.wellFormed(c.isEmpty() ? "object " + obj : c);
+                n = new Names(cls, q(cls), head(q("blocked on " + cls), CAT_PARK, PH_X),
+                        head(q("parked on " + cls), CAT_PARK, PH_X));
+                blockerNames.put(obj, n);
+            }
+            return n;
         }
 
         String joinedName(long obj) {

@@ -1,14 +1,17 @@
 package dev.convoy.export;
 
+import dev.convoy.analysis.Blockers;
 import dev.convoy.analysis.MonitorOwnership;
 import dev.convoy.model.ClassInfo;
 import dev.convoy.model.Event;
+import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
 import dev.convoy.model.LineEntry;
 import dev.convoy.model.MethodInfo;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.model.StackTrace;
+import dev.convoy.snapshot.SnapshotFormat;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
@@ -34,6 +37,8 @@ import java.util.Set;
  * percent-encoded ({@code %25 %2C %0D %0A}). Lines end with LF. Contention analysis
  * events give ObjectNotify, ObjectNotifyAll, ThreadStart, ThreadJoin, ThreadJoined,
  * ThreadSleep and ThreadSlept; the inner waits of a join give no ObjectWait/ObjectWaited.
+ * Parks give ThreadPark (with the exact exclusive owner of a lock acquisition and the lock
+ * flag), ThreadParked and ThreadUnpark.
  */
 public final class CsvLogWriter {
 
@@ -132,6 +137,7 @@ public final class CsvLogWriter {
      */
     public void writeEvents(Recording r, OutputStream os) throws IOException {
         MonitorOwnership.Tracker owners = new MonitorOwnership.Tracker(r);
+        Map<Long, RecordedThread> byJavaId = Blockers.threadsByJavaId(r);
         RingState rings = new RingState(r);
         long start = r.startMonotonicNs();
         List<RecordedThread> threads = r.threads();
@@ -190,6 +196,10 @@ public final class CsvLogWriter {
                 RecordedThread owner = owners.next(e);
                 boolean inner = rings.next(e); // the inner wait of Thread.join: ThreadJoin/ThreadJoined stand for it
                 if (!e.thread().isSystem() && !inner) {
+                    if (e.type() == EventType.PARK && (e.flags() & SnapshotFormat.FLAG_LOCK) != 0) {
+                        RecordedThread o = e.arg2() >= 0 ? byJavaId.get(e.arg2()) : null;
+                        owner = o == e.thread() ? null : o; // exact, from the record
+                    }
                     line(sb, r, e, th[ek], owner, stacks, monitors, start);
                 }
                 e = it.hasNext() ? it.next() : null;
@@ -207,7 +217,7 @@ public final class CsvLogWriter {
                              Map<Integer, String> stacks, Map<Long, String> monitors, long start) {
         String kind;
         boolean mon = true;
-        int tail; // 0: ",0"  1: the stack
+        int tail; // 0: ",0"  1: the stack  2: owner, stack  3: owner, lock flag, stack
         switch (e.type()) {
             case MONITOR_ENTER -> {
                 kind = "MonitorContendedEnter";
@@ -255,6 +265,18 @@ public final class CsvLogWriter {
                 mon = false;
                 tail = 0;
             }
+            case PARK -> {
+                kind = "ThreadPark";
+                tail = 3;
+            }
+            case PARKED -> {
+                kind = "ThreadParked";
+                tail = 0;
+            }
+            case UNPARK -> {
+                kind = "ThreadUnpark"; // the target Thread object in the object field
+                tail = 0;
+            }
             // thread start/end come from the ring; GC, interrupt calls, THREAD_INTERRUPTED
             // and unknown types have no line in the format
             default -> {
@@ -265,8 +287,11 @@ public final class CsvLogWriter {
         if (mon) {
             sb.append(monitors.computeIfAbsent(e.obj(), o -> hash(r.identityHash(o)))).append(',');
         }
-        if (tail == 2) {
+        if (tail >= 2) {
             sb.append(owner == null ? "00000000" : hash(r.identityHash(owner.threadObject()))).append(',');
+        }
+        if (tail == 3) {
+            sb.append((e.flags() & SnapshotFormat.FLAG_LOCK) != 0 ? '1' : '0').append(',');
         }
         if (tail == 0) {
             sb.append('0');

@@ -17,7 +17,7 @@ import java.util.function.ToLongFunction;
  * Per-ring pairing state for the writers that stream {@link Recording#events()}: feed every
  * event to {@link #next} in that order. It tells whether the event is an inner wait of a
  * {@code Thread.join} (as {@link Intervals#joinWaits}) and, for a MONITOR_WAITED or SLEPT,
- * the argument (timeout) of its MONITOR_WAIT or SLEEP. The per-ring scans of the analysis
+ * the argument (timeout) of its MONITOR_WAIT or SLEEP, and for a PARKED its PARK. The per-ring scans of the analysis
  * go in ring order; the merged order is the same for a ring whose records are in time order,
  * so only a ring that is not (lost or reordered data) gets its pairs computed up front.
  */
@@ -26,11 +26,12 @@ final class RingState {
     private final Event[] wait;
     private final Event[] sleep;
     private final Event[] join;
+    private final Event[] park;
     private final boolean[] unsorted;
     private final Set<Event> unsortedInner = new java.util.HashSet<>();
     private final Map<Event, Event> unsortedBegin = new HashMap<>();
 
-    /** The begin of the last MONITOR_WAITED or SLEPT given to {@link #next}, null when none. */
+    /** The begin of the last MONITOR_WAITED, SLEPT or PARKED given to {@link #next}, null when none. */
     Event begin;
 
     RingState(Recording r) {
@@ -39,6 +40,7 @@ final class RingState {
         wait = new Event[n];
         sleep = new Event[n];
         join = new Event[n];
+        park = new Event[n];
         unsorted = new boolean[n];
         for (int k = 0; k < n; k++) {
             RecordedThread t = threads.get(k);
@@ -66,6 +68,7 @@ final class RingState {
         wait = new Event[1];
         sleep = new Event[1];
         join = new Event[1];
+        park = new Event[1];
         unsorted = new boolean[1];
     }
 
@@ -93,6 +96,14 @@ final class RingState {
             case SLEPT -> {
                 begin = sleep[k];
                 sleep[k] = null;
+            }
+            case PARK -> park[k] = e;
+            case PARKED -> {
+                Event p = park[k];
+                park[k] = null;
+                if (p != null && p.obj() == e.obj()) {
+                    begin = p;
+                }
             }
             case THREAD_INTERRUPTED -> {
                 sleep[k] = null;

@@ -3,6 +3,7 @@ package dev.convoy.export;
 import com.ctc.wstx.stax.WstxInputFactory;
 import com.ctc.wstx.stax.WstxOutputFactory;
 import com.fasterxml.jackson.dataformat.xml.XmlFactory;
+import dev.convoy.analysis.Blockers;
 import dev.convoy.analysis.LongMap;
 import dev.convoy.analysis.MonitorOwnership;
 import dev.convoy.model.ClassInfo;
@@ -14,6 +15,7 @@ import dev.convoy.model.ObjectInfo;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.model.StackTrace;
+import dev.convoy.snapshot.SnapshotFormat;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -76,6 +78,7 @@ public final class TptpXmlWriter {
         final Recording r;
         final XMLStreamWriter w;
         final MonitorOwnership.Tracker owners;
+        final java.util.Map<Long, RecordedThread> byJavaId; // a lock park's exact owner
         final RingState rings;
         final LongMap<Boolean> classes = new LongMap<Boolean>();
         final LongMap<Boolean> objects = new LongMap<Boolean>();
@@ -88,6 +91,7 @@ public final class TptpXmlWriter {
             this.r = r;
             this.w = w;
             this.owners = new MonitorOwnership.Tracker(r);
+            this.byJavaId = Blockers.threadsByJavaId(r);
             this.rings = new RingState(r);
             this.epochOffset = r.startEpochNs() - r.startMonotonicNs();
             this.raw = (org.codehaus.stax2.XMLStreamWriter2) w; // Woodstox, see write
@@ -188,6 +192,7 @@ public final class TptpXmlWriter {
             return switch (e.type()) {
                 case MONITOR_ENTER, MONITOR_ENTERED, MONITOR_WAIT, MONITOR_WAITED, START_CALL, INTERRUPT_CALL,
                         NOTIFY, NOTIFY_ALL, THREAD_INTERRUPTED, SLEEP, SLEPT -> !t.isSystem();
+                case PARK, PARKED -> !t.isSystem() && e.obj() != 0; // monWait needs an object: -1 is a sleep
                 case GC_START, GC_FINISH -> true;
                 default -> false; // thread start/end come from the ring; unknown types have no element
             };
@@ -264,6 +269,32 @@ public final class TptpXmlWriter {
                     open("monWait").num("threadIdRef", ring).at(ts).signed("objIdRef", -1).signed("timeout", e.arg());
                     end(e.stackId());
                 }
+                case PARK -> {
+                    // a lock acquisition as a contended enter (threadOwner exact), any other park as a wait
+                    defineObject(e.obj(), ts);
+                    defineStack(e.stackId());
+                    if ((e.flags() & SnapshotFormat.FLAG_LOCK) != 0) {
+                        RecordedThread o = e.arg2() >= 0 ? byJavaId.get(e.arg2()) : null;
+                        open("monContendedEnter").num("threadIdRef", ring).at(ts).num("objIdRef", e.obj())
+                                .num("threadOwner", o == null || o == t ? 0 : o.ringId());
+                    } else {
+                        open("monWait").num("threadIdRef", ring).at(ts).num("objIdRef", e.obj())
+                                .signed("timeout", parkMs(e.arg()));
+                    }
+                    end(e.stackId());
+                }
+                case PARKED -> {
+                    if (begin != null) { // a PARKED whose PARK was lost: lock or wait is not known
+                        defineObject(e.obj(), ts);
+                        if ((begin.flags() & SnapshotFormat.FLAG_LOCK) != 0) {
+                            open("monContendedEntered").num("threadIdRef", ring).at(ts).num("objIdRef", e.obj());
+                        } else {
+                            open("monWaited").num("threadIdRef", ring).at(ts).num("objIdRef", e.obj())
+                                    .signed("timeout", parkMs(begin.arg())).num("isTimedOut", e.timedOut() ? 1 : 0);
+                        }
+                        end();
+                    }
+                }
                 case SLEPT -> {
                     if (begin != null) { // a SLEPT after the sleep ended by an InterruptedException has none
                         open("monWaited").num("threadIdRef", ring).at(ts).signed("objIdRef", -1)
@@ -274,6 +305,11 @@ public final class TptpXmlWriter {
                 default -> {
                 }
             }
+        }
+
+        /** A park's timeout (ns) in whole ms, rounded up: 0 stays "none". */
+        static long parkMs(long ns) {
+            return ns <= 0 ? 0 : (ns - 1) / 1_000_000 + 1;
         }
 
         /*

@@ -134,6 +134,22 @@ public final class ContentionReport {
         return stats;
     }
 
+    /** Whether threads parked on this object (a {@code java.util.concurrent} blocker; 0 for parks without one). */
+    public boolean isBlocker(long object) {
+        if (blockers == null) {
+            java.util.Set<Long> b = new java.util.HashSet<>();
+            for (MonitorStatistics.MonitorRow m : stats.monitors()) {
+                if (m.blocker()) {
+                    b.add(m.monitor());
+                }
+            }
+            blockers = b;
+        }
+        return blockers.contains(object);
+    }
+
+    private java.util.Set<Long> blockers;
+
     /** The deadlocks at snapshot time. */
     public List<Deadlocks.Deadlock> deadlocks() {
         return deadlocks;
@@ -223,7 +239,7 @@ public final class ContentionReport {
     /**
      * Who kept {@code t} blocked or waiting: per (thread, kind) of the interactions that ended
      * one of its BLOCKED or WAITING intervals, the count and the time of those intervals. HANDOFF
-     * is "lock held", NOTIFY "notify", NOTIFY_ALL "notifyAll", INTERRUPT "interrupt", TIMEOUT
+     * (and UNPARK of a lock park) is "lock held", UNPARK of another park "unpark", NOTIFY "notify", NOTIFY_ALL "notifyAll", INTERRUPT "interrupt", TIMEOUT
      * (by "(timeout)", thread null) "timed out". Time descending, then by, then how.
      */
     public List<Cause> causes(RecordedThread t) {
@@ -238,21 +254,22 @@ public final class ContentionReport {
                 continue;
             }
             add(out, interactions.kind(id), interactions.kind(id) == Kind.TIMEOUT ? null : interactions.from(id),
-                    intervals.endNs(ended) - intervals.startNs(ended));
+                    intervals.endNs(ended) - intervals.startNs(ended), intervals.kind(ended) == IntervalTable.BLOCKED);
         }
         // a timeout is no interaction of the index (Interactions makes one per timed-out wait)
         for (int iv = 0; iv < intervals.count() && !t.isSystem(); iv++) {
             if (intervals.kind(iv) == IntervalTable.WAITING && intervals.timedOut(iv)) {
-                add(out, Kind.TIMEOUT, null, intervals.endNs(iv) - intervals.startNs(iv));
+                add(out, Kind.TIMEOUT, null, intervals.endNs(iv) - intervals.startNs(iv), false);
             }
         }
         return out.values().stream().sorted(Comparator.comparingLong((Cause c) -> -c.ns())
                 .thenComparing(Cause::by).thenComparing(Cause::how)).toList();
     }
 
-    private static void add(Map<String, Cause> out, Kind kind, RecordedThread from, long ns) {
+    private static void add(Map<String, Cause> out, Kind kind, RecordedThread from, long ns, boolean blocked) {
         String how = switch (kind) {
             case HANDOFF -> "lock held";
+            case UNPARK -> blocked ? "lock held" : "unpark";
             case NOTIFY -> "notify";
             case NOTIFY_ALL -> "notifyAll";
             case INTERRUPT -> "interrupt";
@@ -272,7 +289,8 @@ public final class ContentionReport {
     public boolean hasContentionAnalysisEvents() {
         for (RecordedThread t : r.threads()) {
             for (Event e : t.events()) {
-                if (e.type().ordinal() >= EventType.START_CALL.ordinal() && e.type() != EventType.UNKNOWN) {
+                if (e.type().ordinal() >= EventType.START_CALL.ordinal()
+                        && e.type().ordinal() <= EventType.THREAD_INTERRUPTED.ordinal()) {
                     return true;
                 }
             }
@@ -282,9 +300,18 @@ public final class ContentionReport {
 
     /** The stack of a deadlocked thread's blocked enter: of its last MONITOR_ENTER on the monitor (any when 0); empty if none. */
     public List<Frame> enterStack(RecordedThread t, long monitor) {
+        return enterStack(t, monitor, false);
+    }
+
+    /**
+     * The stack of a deadlocked thread's blocked enter ({@code park} false) or lock park
+     * ({@code park} true): of its last MONITOR_ENTER (PARK) on the object (any when 0); empty if none.
+     */
+    public List<Frame> enterStack(RecordedThread t, long monitor, boolean park) {
+        EventType type = park ? EventType.PARK : EventType.MONITOR_ENTER;
         Event found = null;
         for (Event e : t.events()) {
-            if (e.type() == EventType.MONITOR_ENTER && (monitor == 0 || e.obj() == monitor)) {
+            if (e.type() == type && (monitor == 0 || e.obj() == monitor)) {
                 found = e;
             }
         }

@@ -2,6 +2,7 @@ package dev.convoy.report;
 
 import dev.convoy.analysis.CriticalPath;
 import dev.convoy.analysis.CriticalPath.Segment;
+import dev.convoy.analysis.Blockers;
 import dev.convoy.analysis.Deadlocks;
 import dev.convoy.analysis.Interactions.Kind;
 import dev.convoy.analysis.MonitorStatistics.CallerRow;
@@ -147,10 +148,10 @@ public final class ReportRenderer {
                 RecordedThread t = d.threads().get(i);
                 MonitorState w = d.waits().get(i);
                 RecordedThread owner = d.threads().get((i + 1) % d.threads().size());
-                o.line(o.bullet() + t.label() + " is blocked on " + monitorName(w.object(), w.identityHash())
-                        + ", held by " + owner.label());
+                o.line(o.bullet() + t.label() + (d.parked(i) ? " is parked on " : " is blocked on ")
+                        + monitorName(w.object(), w.identityHash(), d.parked(i)) + ", held by " + owner.label());
                 List<String> frames = new ArrayList<>();
-                for (Frame f : report.enterStack(t, w.object())) {
+                for (Frame f : report.enterStack(t, w.object(), d.parked(i))) {
                     frames.add("at " + r.describe(f));
                 }
                 if (frames.isEmpty()) {
@@ -202,7 +203,7 @@ public final class ReportRenderer {
         for (Segment s : waits) {
             String on = s.monitor() == 0 ? "-" : s.state() == State.JOINING
                     ? r.threadByObject(s.monitor()).map(RecordedThread::name).orElse(monitorName(s.monitor(), 0))
-                    : monitorName(s.monitor(), r.identityHash(s.monitor()));
+                    : monitorName(s.monitor(), r.identityHash(s.monitor()), s.interval() != null && s.interval().isPark());
             String via = s.via() == null ? "-" : kind(s.via().kind()) + " by " + s.via().from().label();
             rows.add(List.of(s.thread().label(), s.state().name().toLowerCase(Locale.ROOT), on, offset(s.startNs()),
                     duration(s.durationNs()), via));
@@ -220,12 +221,23 @@ public final class ReportRenderer {
             case INTERRUPT -> "interrupt";
             case JOIN_END -> "end";
             case TIMEOUT -> "timeout";
+            case UNPARK -> "unpark";
         };
     }
 
-    /** {@code pkg.Class@hash} (identity hash in hex, as Object.toString), or {@code monitor#id}. */
+    /**
+     * {@code pkg.Class@hash} (identity hash in hex, as Object.toString), or {@code monitor#id};
+     * a park's blocker by its lock's class ({@link Blockers#className}).
+     */
     private String monitorName(long object, int identityHash) {
-        String c = object != 0 ? r.objectClassName(object) : "";
+        return monitorName(object, identityHash, report.isBlocker(object));
+    }
+
+    private String monitorName(long object, int identityHash, boolean blocker) {
+        if (blocker && object == 0) {
+            return Blockers.NO_BLOCKER;
+        }
+        String c = object != 0 ? Blockers.className(r, object, blocker) : "";
         int hash = identityHash != 0 ? identityHash : r.identityHash(object);
         if (c.isEmpty()) {
             return object != 0 ? "monitor#" + object : String.format(Locale.ROOT, "monitor@%x", hash);

@@ -42,6 +42,9 @@ class ChromeStreamingTest {
         sameEvents(Fixtures.all());
         sameEvents(Fixtures.contention(Fixtures.base()));
         sameEvents(Fixtures.contention(Fixtures.deadlock(Fixtures.base())));
+        sameEvents(Fixtures.parks(Fixtures.base()));
+        sameEvents(Fixtures.parkDeadlock(Fixtures.base()));
+        sameEvents(Fixtures.mixedDeadlock(Fixtures.base()));
     }
 
     /** The benchmark's workload on 3 monitors: thousands of notify calls per monitor. */

@@ -96,6 +96,7 @@ final class ReferenceChromeTraceWriter {
             this.start = r.startMonotonicNs();
             this.pid = r.pid();
             this.owners = MonitorOwnership.of(r);
+            this.byJavaId = dev.convoy.analysis.Blockers.threadsByJavaId(r);
             this.interactions = Interactions.of(r);
             this.path = CriticalPath.of(interactions);
         }
@@ -163,14 +164,15 @@ final class ReferenceChromeTraceWriter {
             }
             List<Ev> slices = new ArrayList<>();
             for (Interval in : Intervals.of(r)) {
-                String name = switch (in.kind()) {
+                String name = in.isPark() ? (in.kind() == Interval.Kind.BLOCKED ? "blocked on " + blockerClass(in.monitor())
+                        : in.monitor() == 0 ? "parked" : "parked on " + blockerClass(in.monitor())) : switch (in.kind()) {
                     case GC -> "GC";
                     case BLOCKED -> "blocked on " + className(in.monitor());
                     case SLEEPING -> "sleep";
                     case JOINING -> "join " + joinedName(in);
                     default -> "wait on " + className(in.monitor());
                 };
-                String cat = switch (in.kind()) {
+                String cat = in.isPark() ? "park" : switch (in.kind()) {
                     case GC -> "gc";
                     case SLEEPING -> "sleep";
                     case JOINING -> "join";
@@ -211,6 +213,30 @@ final class ReferenceChromeTraceWriter {
         /** The args of an interval's slice. */
         Map<String, Object> sliceArgs(Interval in, boolean critical) {
             Map<String, Object> a;
+            if (in.isPark()) {
+                a = new LinkedHashMap<>();
+                if (in.monitor() != 0) {
+                    a.put("monitor", blockerClass(in.monitor()));
+                    a.put("monitor_id", in.monitor());
+                }
+                a.put("stack", stack(in.begin().stackId()));
+                boolean lock = in.kind() == Interval.Kind.BLOCKED;
+                if (lock) {
+                    long id = in.begin().arg2();
+                    RecordedThread owner = id >= 0 ? byJavaId.get(id) : null;
+                    owner = owner == in.thread() ? null : owner;
+                    a.put("owner", owner != null ? owner.name() : id >= 0 ? "thread " + id : "none");
+                    a.put("owner_tid", owner != null ? tid(owner) : Math.max(0, id));
+                    a.put("owner_exact", true);
+                }
+                a.put("timeout_ns", in.timeoutNs());
+                a.put("result", in.isOpen() ? (lock ? "still blocked at snapshot" : "still parked at snapshot")
+                        : in.timedOut() ? "timed out" : in.interrupted() ? "interrupted" : "unparked");
+                if (critical) {
+                    a.put("critical", true);
+                }
+                return a;
+            }
             switch (in.kind()) {
                 case GC -> a = in.isOpen() ? Map.of("open", true) : Map.of();
                 case BLOCKED -> {
@@ -259,6 +285,7 @@ final class ReferenceChromeTraceWriter {
                 case NOTIFY_ALL -> new String[] {"notify", "notifyAll", "notified"};
                 case INTERRUPT -> new String[] {"interrupt", "interrupt", "woken by interrupt"};
                 case JOIN_END -> new String[] {"join", "thread ended", "joined"};
+                case UNPARK -> new String[] {"unpark", "unpark", "unparked"};
                 default -> null;
             };
         }
@@ -300,6 +327,14 @@ final class ReferenceChromeTraceWriter {
                         name = "InterruptedException";
                         cat = "interrupt";
                     }
+                    case UNPARK -> {
+                        List<Interaction> b = byCause.getOrDefault(e, List.of());
+                        RecordedThread target = b.isEmpty() ? r.threadByObject(e.obj()).orElse(null) : b.get(0).to();
+                        name = "LockSupport.unpark";
+                        cat = "unpark";
+                        a.put("thread", target == null ? "unknown" : target.name());
+                        a.put("thread_tid", target == null ? 0 : tid(target));
+                    }
                     default -> {
                         continue;
                     }
@@ -311,7 +346,9 @@ final class ReferenceChromeTraceWriter {
                 if (e.type() == EventType.NOTIFY || e.type() == EventType.NOTIFY_ALL) {
                     a.put("woke", bound.stream().map(i -> i.to().name()).toList());
                 }
-                a.put("stack", stack(e.stackId()));
+                if (e.type() != EventType.UNPARK) {
+                    a.put("stack", stack(e.stackId()));
+                }
                 add("I", name, cat, e.thread(), e.ts()).args = a;
                 for (Interaction i : bound) {
                     flowStart(i);
@@ -335,6 +372,9 @@ final class ReferenceChromeTraceWriter {
             if (i.kind() == Interactions.Kind.NOTIFY || i.kind() == Interactions.Kind.NOTIFY_ALL) {
                 a.put("monitor", className(i.monitor()));
                 a.put("monitor_id", i.monitor());
+            } else if (i.kind() == Interactions.Kind.UNPARK && i.monitor() != 0) {
+                a.put("monitor", blockerClass(i.monitor()));
+                a.put("monitor_id", i.monitor());
             }
             add("I", k[2], k[0], i.to(), i.toNs()).args = a;
             Ev fin = add("f", k[1], k[0], i.to(), i.toNs());
@@ -349,11 +389,13 @@ final class ReferenceChromeTraceWriter {
                 if (sg.durationNs() <= 0) {
                     continue;
                 }
+                boolean park = sg.interval() != null && sg.interval().isPark();
+                String cls = park ? (sg.monitor() == 0 ? "" : blockerClass(sg.monitor())) : className(sg.monitor());
                 String what = switch (sg.state()) {
                     case RUNNING -> "running";
-                    case BLOCKED -> "blocked on " + className(sg.monitor());
-                    case DEADLOCKED -> "deadlocked on " + className(sg.monitor());
-                    case WAITING -> "wait on " + className(sg.monitor());
+                    case BLOCKED -> "blocked on " + cls;
+                    case DEADLOCKED -> "deadlocked on " + cls;
+                    case WAITING -> park ? (sg.monitor() == 0 ? "parked" : "parked on " + cls) : "wait on " + cls;
                     case SLEEPING -> "sleep";
                     case JOINING -> "join " + r.threadByObject(sg.monitor()).map(RecordedThread::name)
                             .orElse("thread object " + sg.monitor());
@@ -431,6 +473,13 @@ final class ReferenceChromeTraceWriter {
         }
 
         final Map<Long, String> classNames = new java.util.HashMap<>();
+
+        final Map<Long, RecordedThread> byJavaId;
+
+        String blockerClass(long obj) {
+            String c = dev.convoy.analysis.Blockers.className(r, obj);
+            return c.isEmpty() ? "object " + obj : c;
+        }
 
         String className(long obj) {
             return classNames.computeIfAbsent(obj, o -> {

@@ -251,6 +251,116 @@ public final class Fixtures {
         return b;
     }
 
+    // parks (LockSupport.park*, snapshot format 1.2)
+    public static final long C_RL_SYNC = 110, C_COND = 111, C_LOCK_SUPPORT = 112;
+    public static final long M_PARK = 0x7F00_0000_5000L;
+    public static final int S_PARK = 10;
+    public static final long RL1 = 3001, RL2 = 3002, COND = 3003;
+    public static final long O_HOLDER = 1201, O_ACQ = 1202, O_CONS = 1203;
+    public static final long R_HOLDER = 150, R_ACQ = 151, R_CONS = 152;
+    public static final long TID_HOLDER = 50, TID_ACQ = 51, TID_CONS = 52;
+    /** The user-facing class of RL1 and RL2 (ReentrantLock$NonfairSync's outer class). */
+    public static final String REENTRANT_LOCK = "java.util.concurrent.locks.ReentrantLock";
+    public static final String CONDITION_OBJECT = "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject";
+
+    /** The classes, objects, method and stack of the park scenarios (RL1, RL2: ReentrantLock syncs; COND a condition). */
+    public static RecordingBuilder parkBase(RecordingBuilder b) {
+        b.clazz(C_RL_SYNC, "Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;", "ReentrantLock.java")
+                .clazz(C_COND, "Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$ConditionObject;",
+                        "AbstractQueuedSynchronizer.java")
+                .clazz(C_LOCK_SUPPORT, "Ljava/util/concurrent/locks/LockSupport;", "LockSupport.java")
+                .method(new MethodInfo(M_PARK, C_LOCK_SUPPORT, "park", "(Ljava/lang/Object;)V", false, List.of()))
+                .stack(S_PARK, false, new Frame(M_PARK, 7), new Frame(M_RUN, 12))
+                .object(RL1, 0xCCCC0001, OBJ_PLAIN, C_RL_SYNC)
+                .object(RL2, 0xCCCC0002, OBJ_PLAIN, C_RL_SYNC)
+                .object(COND, 0xCCCC0003, OBJ_PLAIN, C_COND);
+        long[] objs = {O_HOLDER, O_ACQ, O_CONS};
+        for (int i = 0; i < objs.length; i++) {
+            b.object(objs[i], 0x3000_0000 + i, OBJ_THREAD, C_THREAD);
+        }
+        return b;
+    }
+
+    /**
+     * Parks, times in us after T0 (holder unparks everyone):
+     * <ul>
+     * <li>acquirer parks to acquire RL1 (FLAG_LOCK, owner holder) 100..200; holder unparks it
+     *     at 180;</li>
+     * <li>consumer parks on COND 300..360, unparked at 350; parks on COND with a 1 ms timeout
+     *     400..1400 and times out; holder unparks it at 1500, before its park 1600..1601 (the
+     *     permit makes it return at once);</li>
+     * <li>acquirer parks without a blocker 1990..2050, unparked at 2000 and again at 2010 (the
+     *     second finds it unparked); parks on COND 2100..2200, interrupted (an unpark at 2150
+     *     is not its wake);</li>
+     * <li>consumer parks to acquire RL1 (owner holder) at 3000, still parked at the snapshot
+     *     (MSTATE_PARKED, owner holder, who is running: no deadlock).</li>
+     * </ul>
+     */
+    public static RecordingBuilder parks(RecordingBuilder b) {
+        parkBase(b);
+        b.thread(R_HOLDER, TID_HOLDER, O_HOLDER, "holder").span(t(10), 0)
+                .event(t(10), EVENT_THREAD_START, 0, O_HOLDER, TID_HOLDER)
+                .event(t(180), EVENT_UNPARK, 0, 0, O_ACQ, 0, TID_ACQ)
+                .event(t(350), EVENT_UNPARK, 0, 0, O_CONS, 0, TID_CONS)
+                .event(t(1500), EVENT_UNPARK, 0, 0, O_CONS, 0, TID_CONS)
+                .event(t(2000), EVENT_UNPARK, 0, 0, O_ACQ, 0, TID_ACQ)
+                .event(t(2010), EVENT_UNPARK, 0, 0, O_ACQ, 0, TID_ACQ)
+                .event(t(2150), EVENT_UNPARK, 0, 0, O_ACQ, 0, TID_ACQ);
+        b.thread(R_ACQ, TID_ACQ, O_ACQ, "acquirer").span(t(11), 0)
+                .event(t(11), EVENT_THREAD_START, 0, O_ACQ, TID_ACQ)
+                .event(t(100), EVENT_PARK, FLAG_LOCK, S_PARK, RL1, 0, TID_HOLDER)
+                .event(t(200), EVENT_PARKED, 0, 0, RL1, 0, 0)
+                .event(t(1990), EVENT_PARK, 0, S_PARK, 0, 0, -1)
+                .event(t(2050), EVENT_PARKED, 0, 0, 0, 0, 0)
+                .event(t(2100), EVENT_PARK, 0, S_PARK, COND, 0, -1)
+                .event(t(2200), EVENT_PARKED, FLAG_INTERRUPTED, 0, COND, 0, 0);
+        b.thread(R_CONS, TID_CONS, O_CONS, "consumer").span(t(12), 0)
+                .event(t(12), EVENT_THREAD_START, 0, O_CONS, TID_CONS)
+                .event(t(300), EVENT_PARK, 0, S_PARK, COND, 0, -1)
+                .event(t(360), EVENT_PARKED, 0, 0, COND, 0, 0)
+                .event(t(400), EVENT_PARK, 0, S_PARK, COND, 1_000_000, -1)
+                .event(t(1400), EVENT_PARKED, FLAG_TIMED_OUT, 0, COND, 0, 0)
+                .event(t(1600), EVENT_PARK, 0, S_PARK, COND, 0, -1)
+                .event(t(1601), EVENT_PARKED, 0, 0, COND, 0, 0)
+                .event(t(3000), EVENT_PARK, FLAG_LOCK, S_PARK, RL1, 0, TID_HOLDER);
+        b.monitor(R_CONS, MSTATE_PARKED, RL1, 0xCCCC0001, TID_HOLDER);
+        return b;
+    }
+
+    /**
+     * Two ReentrantLocks deadlocked: holder holds RL1 and parks to acquire RL2 at 500;
+     * acquirer holds RL2 and parks to acquire RL1 at 510. Both MSTATE_PARKED.
+     */
+    public static RecordingBuilder parkDeadlock(RecordingBuilder b) {
+        parkBase(b);
+        b.thread(R_HOLDER, TID_HOLDER, O_HOLDER, "holder").span(t(10), 0)
+                .event(t(10), EVENT_THREAD_START, 0, O_HOLDER, TID_HOLDER)
+                .event(t(500), EVENT_PARK, FLAG_LOCK, S_PARK, RL2, 0, TID_ACQ);
+        b.thread(R_ACQ, TID_ACQ, O_ACQ, "acquirer").span(t(11), 0)
+                .event(t(11), EVENT_THREAD_START, 0, O_ACQ, TID_ACQ)
+                .event(t(510), EVENT_PARK, FLAG_LOCK, S_PARK, RL1, 0, TID_HOLDER);
+        b.monitor(R_HOLDER, MSTATE_PARKED, RL2, 0xCCCC0002, TID_ACQ);
+        b.monitor(R_ACQ, MSTATE_PARKED, RL1, 0xCCCC0001, TID_HOLDER);
+        return b;
+    }
+
+    /**
+     * A mixed deadlock: holder holds monitor M2 and parks to acquire RL1 at 500; acquirer holds
+     * RL1 and blocks entering M2 at 510 (MSTATE_BLOCKED, owner holder).
+     */
+    public static RecordingBuilder mixedDeadlock(RecordingBuilder b) {
+        parkBase(b);
+        b.thread(R_HOLDER, TID_HOLDER, O_HOLDER, "holder").span(t(10), 0)
+                .event(t(10), EVENT_THREAD_START, 0, O_HOLDER, TID_HOLDER)
+                .event(t(500), EVENT_PARK, FLAG_LOCK, S_PARK, RL1, 0, TID_ACQ);
+        b.thread(R_ACQ, TID_ACQ, O_ACQ, "acquirer").span(t(11), 0)
+                .event(t(11), EVENT_THREAD_START, 0, O_ACQ, TID_ACQ)
+                .event(t(510), EVENT_MONITOR_ENTER, S_RUN, M2, 0);
+        b.monitor(R_HOLDER, MSTATE_PARKED, RL1, 0xCCCC0001, TID_ACQ);
+        b.monitor(R_ACQ, MSTATE_BLOCKED, M2, 0xAAAA0002, TID_HOLDER);
+        return b;
+    }
+
     /** Every scenario in one snapshot. */
     public static RecordingBuilder all() {
         return overwritten(gc(handoffChain(waitNotify(deadlock(base())))));

@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
  * <p>Checks: UTF-8, LF line ends; class lines (2 fields) before method lines (at least 5);
  * method ids unique, entries count {@code -1} or the number of (hex start location, decimal
  * line) pairs that follow; event lines: timestamp with 9 fraction digits, a known event
- * name with its number of fields, thread and object fields as 8 uppercase hex digits, a
+ * name with its number of fields, thread and object fields as 8 uppercase hex digits
+ * ({@code ThreadPark}'s fourth field, the lock flag, {@code 0} or {@code 1}), a
  * stack depth followed by that many (method id, hex location) pairs for every event but
  * {@code ThreadStarted} and {@code ThreadEnded}, which have none; lines in time order.
  */
@@ -41,6 +42,7 @@ public final class CsvLogReader {
             Map.entry("ThreadStart", 2), Map.entry("ThreadJoin", 2), Map.entry("ThreadJoined", 2),
             Map.entry("ThreadSleep", 1), Map.entry("ThreadSlept", 1),
             Map.entry("MonitorContendedEnter", 3), Map.entry("MonitorContendedEntered", 2),
+            Map.entry("ThreadPark", 4), Map.entry("ThreadParked", 2), Map.entry("ThreadUnpark", 2),
             Map.entry("ThreadStarted", 2), Map.entry("ThreadEnded", 1));
 
     /** The events written without a stack trace field; every other event ends with one. */
@@ -194,7 +196,11 @@ public final class CsvLogReader {
             List<String> fields = List.of(f).subList(2, 2 + count);
             for (int i = 0; i < fields.size(); i++) {
                 boolean threadName = f[1].equals("ThreadStarted") && i == 1;
-                if (!threadName && !HASH.matcher(fields.get(i)).matches()) {
+                if (f[1].equals("ThreadPark") && i == 3) {
+                    if (!fields.get(i).equals("0") && !fields.get(i).equals("1")) {
+                        problems.add(where + "lock flag '" + fields.get(i) + "' is not 0 or 1");
+                    }
+                } else if (!threadName && !HASH.matcher(fields.get(i)).matches()) {
                     problems.add(where + "field " + (i + 1) + " '" + fields.get(i) + "' is not 8 uppercase hex digits");
                 }
             }

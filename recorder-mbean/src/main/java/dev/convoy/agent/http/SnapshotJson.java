@@ -11,6 +11,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.CriticalPath;
 import dev.convoy.analysis.Deadlocks;
+import dev.convoy.analysis.Blockers;
 import dev.convoy.analysis.MonitorStatistics;
 import dev.convoy.analysis.ThreadStates;
 import dev.convoy.model.Event;
@@ -137,8 +138,8 @@ final class SnapshotJson {
                 g.writeNumberField("ring", t.ringId());
                 g.writeStringField("name", t.label());
                 g.writeNumberField("monitor", w.object());
-                g.writeStringField("monitorClass", w.object() != 0 ? className(r, w.object()) : "");
-                g.writeNumberField("stack", lastEnterStack(t));
+                g.writeStringField("monitorClass", w.object() != 0 ? className(r, w.object(), d.parked(i)) : "");
+                g.writeNumberField("stack", lastEnterStack(t, d.parked(i)));
                 g.writeEndObject();
             }
             g.writeEndArray();
@@ -165,7 +166,8 @@ final class SnapshotJson {
             g.writeNumberField("startNs", s.startNs() - startNs);
             g.writeNumberField("durationNs", s.durationNs());
             g.writeNumberField("monitor", s.monitor());
-            g.writeStringField("monitorClass", s.monitor() != 0 ? className(r, s.monitor()) : "");
+            g.writeStringField("monitorClass", s.monitor() != 0
+                    ? className(r, s.monitor(), s.interval() != null && s.interval().isPark()) : "");
             g.writeNumberField("stack", s.interval() == null || s.interval().begin() == null ? 0
                     : s.interval().begin().stackId());
             g.writeStringField("via", s.via() == null ? "" : s.via().kind().toString());
@@ -203,8 +205,9 @@ final class SnapshotJson {
         g.writeEndArray();
     }
 
-    private static String className(Recording r, long monitor) {
-        String c = r.objectClassName(monitor);
+    /** A monitor's class, or a park blocker's lock class ({@link Blockers#className}). */
+    private static String className(Recording r, long monitor, boolean park) {
+        String c = Blockers.className(r, monitor, park);
         return c.isEmpty() ? MonitorStatistics.UNKNOWN_CLASS : c;
     }
 
@@ -213,13 +216,16 @@ final class SnapshotJson {
             return "ended";
         }
         return r.monitorState(t.ringId())
-                .map(m -> m.state() == SnapshotFormat.MSTATE_BLOCKED ? "blocked" : "waiting").orElse("alive");
+                .map(m -> m.state() == SnapshotFormat.MSTATE_BLOCKED ? "blocked"
+                        : m.state() == SnapshotFormat.MSTATE_PARKED ? "parked" : "waiting").orElse("alive");
     }
 
-    private static int lastEnterStack(RecordedThread t) {
+    /** The stack of the thread's last MONITOR_ENTER, or of its last PARK for a thread parked on a lock. */
+    private static int lastEnterStack(RecordedThread t, boolean parked) {
+        EventType type = parked ? EventType.PARK : EventType.MONITOR_ENTER;
         List<Event> es = t.events();
         for (int i = es.size() - 1; i >= 0; i--) {
-            if (es.get(i).type() == EventType.MONITOR_ENTER) {
+            if (es.get(i).type() == type) {
                 return es.get(i).stackId();
             }
         }

@@ -53,9 +53,9 @@ final class SnapshotSummary {
                     new String[] {"ring", "javaThreadId", "name", "state", "events", "blockedCount", "blockedMillis",
                         "waitCount", "waitMillis", "overwritten"},
                     new String[] {"ring id in the snapshot", "Thread.getId()", "thread name",
-                        "alive, ended, blocked or waiting at snapshot time", "records kept",
-                        "contended monitor enters", "time blocked entering monitors (ms)", "Object.wait calls",
-                        "time in Object.wait (ms)", "records lost to overwrite-oldest"},
+                        "alive, ended, blocked, waiting or parked at snapshot time", "records kept",
+                        "contended monitor enters and lock parks", "time blocked entering monitors and locks (ms)",
+                        "Object.wait calls and other parks", "time in Object.wait and other parks (ms)", "records lost to overwrite-oldest"},
                     new OpenType<?>[] {SimpleType.LONG, SimpleType.LONG, SimpleType.STRING, SimpleType.STRING,
                         SimpleType.LONG, SimpleType.LONG, SimpleType.DOUBLE, SimpleType.LONG, SimpleType.DOUBLE,
                         SimpleType.LONG});
@@ -123,7 +123,8 @@ final class SnapshotSummary {
         for (MonitorStatistics.MonitorRow m : monitors.subList(0, Math.min(TOP_MONITORS, monitors.size()))) {
             top.put(new CompositeDataSupport(MONITOR,
                     new String[] {"monitorClass", "monitorId", "blockedCount", "totalBlockedMillis", "maxBlockedMillis"},
-                    new Object[] {r.objectClassName(m.monitor()), m.monitor(), m.blocked().count(),
+                    new Object[] {m.blocker() ? m.className() : r.objectClassName(m.monitor()), m.monitor(),
+                        m.blocked().count(),
                         millis(m.blocked().totalNs()), millis(m.blocked().maxNs())}));
         }
 
@@ -141,7 +142,8 @@ final class SnapshotSummary {
     private static Object[] threadRow(Recording r, MonitorStatistics.ThreadRow s) {
         RecordedThread t = s.thread();
         String state = t.isEnded() ? "ended" : r.monitorState(t.ringId())
-                .map(m -> m.state() == dev.convoy.snapshot.SnapshotFormat.MSTATE_BLOCKED ? "blocked" : "waiting")
+                .map(m -> m.state() == dev.convoy.snapshot.SnapshotFormat.MSTATE_BLOCKED ? "blocked"
+                        : m.state() == dev.convoy.snapshot.SnapshotFormat.MSTATE_PARKED ? "parked" : "waiting")
                 .orElse("alive");
         // Keys of THREAD in its (sorted) key order.
         Map<String, Object> row = new HashMap<>();
