@@ -548,6 +548,8 @@ void agent_counters(int64_t out[CV_COUNTER_COUNT]) {
     out[CV_COUNTER_START_EPOCH_NS] = (int64_t)g_cv.start_epoch;
     out[CV_COUNTER_STACKS_DROPPED] = (int64_t)stacks_dropped(g_cv.stacks);
     out[CV_COUNTER_OBJECTS_DROPPED] = (int64_t)objects_dropped();
+    out[CV_COUNTER_OBJECTS_IN_USE] = (int64_t)objects_count();
+    out[CV_COUNTER_OBJECTS_CAPACITY] = (int64_t)objects_capacity();
 }
 
 int agent_snapshot(JNIEnv *jni, const cv_monitor_states *states, cv_buf *out, cv_error *err) {

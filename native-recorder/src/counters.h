@@ -18,7 +18,9 @@
     X(MEMORY_IN_USE)       /* recorder memory in use, bytes */                                  \
     X(START_EPOCH_NS)      /* when the recorder started, ns since 1970 UTC */                   \
     X(STACKS_DROPPED)      /* stacks not interned because the stack table was full */           \
-    X(OBJECTS_DROPPED)     /* objects not described because the object table was full */
+    X(OBJECTS_DROPPED)     /* objects not described because the object table was full */         \
+    X(OBJECTS_IN_USE)      /* entries of the object table in use (collected objects' are freed) */ \
+    X(OBJECTS_CAPACITY)    /* entries the object table has */
 
 enum {
 #define CV_COUNTER_INDEX(name) CV_COUNTER_##name,

@@ -8,7 +8,8 @@ import javax.management.ObjectName;
 /**
  * A long-running server's lock churn, compressed: N distinct lock objects, one after another,
  * each waited on once (a MonitorWait/MonitorWaited pair, so the recorder gives it an id),
- * in batches; after each batch the batch becomes garbage and the app forces a GC, so the
+ * in batches; after each batch the batch becomes garbage and the app forces a GC (and, under
+ * the agent, waits until the object table has taken the collected objects' ids back), so the
  * recorder's object table must reuse the ids of collected objects to keep describing new
  * ones. The wait does not block: the thread interrupts itself first, and the wait throws
  * InterruptedException at once (the JVM still posts both events); a lost interrupt would
@@ -124,6 +125,7 @@ public final class LockTurnover implements Scenario {
             current = null;
             System.gc(); // every batch but the last is garbage now
             if (agent) {
+                awaitRoom(server, recorder, 2L * batch);
                 maxInUse = Math.max(maxInUse, (Long) attribute(server, recorder, "MemoryInUseBytes"));
                 samples++;
                 if (batches == resetAfter) {
@@ -133,6 +135,23 @@ public final class LockTurnover implements Scenario {
             }
         }
         return new Result(locks, waits, batches, resets, samples, maxInUse, cap);
+    }
+
+    /**
+     * Waits until the recorder's object table has room for {@code room} more objects: the JVM
+     * hands the ids of collected objects back after a GC from its service thread, which a
+     * loaded machine may run late. Bounded (10 s): then the run goes on and shows what it shows.
+     */
+    private static void awaitRoom(MBeanServer server, ObjectName recorder, long room) {
+        long capacity = (Long) attribute(server, recorder, "ObjectTableCapacity");
+        for (int i = 0; i < 10_000 && (Long) attribute(server, recorder, "ObjectsInUse") + room > capacity; i++) {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     private static Object attribute(MBeanServer server, ObjectName name, String attribute) {

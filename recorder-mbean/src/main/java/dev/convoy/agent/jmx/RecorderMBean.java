@@ -126,6 +126,9 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
                     "Stack traces not kept because the stack table was full (their events have no stack)"),
             attr("ObjectsDropped", SimpleType.LONG, false,
                     "Objects not described because the object table was full (shown as <unknown class>)"),
+            attr("ObjectsInUse", SimpleType.LONG, false,
+                    "Entries of the object table in use (the ids of collected objects return to it after a GC)"),
+            attr("ObjectTableCapacity", SimpleType.LONG, false, "Entries the object table has (1/16 of the memory cap)"),
             attr("RecordingStartTime", SimpleType.LONG, false, "When the agent started (ms since 1970 UTC)"),
             attr("Version", SimpleType.STRING, false, "Convoy version"),
             attr("InstrumentedClasses", SimpleType.LONG, false,
@@ -190,6 +193,8 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             case "MemoryInUseBytes" -> c.memoryInUse();
             case "StacksDropped" -> c.stacksDropped();
             case "ObjectsDropped" -> c.objectsDropped();
+            case "ObjectsInUse" -> c.objectsInUse();
+            case "ObjectTableCapacity" -> c.objectsCapacity();
             case "RecordingStartTime" -> c.startEpochNs() / 1_000_000;
             case "Version" -> ConvoyAgent.VERSION;
             case "InstrumentedClasses" -> agent.instrumentedClasses();
