@@ -29,6 +29,7 @@ import dev.convoy.testapps.bench.ChildProcess;
  * <pre>
  * SoakRunner --agent convoy-agent.jar --work DIR [--minutes 60] [--options memory=8m,buffer=16k]
  *            [--out docs/bench/soak.md] [--plot docs/bench/soak.png] [--java JAVA] [--garbage-kb 64]
+ *            [--report-only yes]     (the table and chart of the run already in --work, without running)
  * </pre>
  */
 public final class SoakRunner {
@@ -68,7 +69,7 @@ public final class SoakRunner {
         BenchArgs a;
         try {
             a = BenchArgs.parse(argv, List.of("--agent", "--work", "--minutes", "--options", "--out", "--plot",
-                    "--java", "--garbage-kb"), List.of());
+                    "--java", "--garbage-kb", "--report-only"), List.of());
         } catch (IllegalArgumentException e) {
             System.err.println("soak: " + e.getMessage());
             System.exit(2);
@@ -83,11 +84,15 @@ public final class SoakRunner {
         Files.createDirectories(dumps);
         String classpath = Path.of(SoakWorkload.class.getProtectionDomain().getCodeSource().getLocation().toURI())
                 .toString();
+        boolean reportOnly = a.get("--report-only") != null;
         List<String> cmd = List.of(java, "-Xmx256m", "-javaagent:" + agent + "=" + options + ",dumpdir=" + dumps,
                 "-cp", classpath, SoakWorkload.class.getName(), "--seconds", Integer.toString(minutes * 60),
                 "--out", work.toString(), "--dumpdir", dumps.toString(), "--garbage-kb", a.get("--garbage-kb", "64"));
-        System.err.println("soak: " + minutes + " min with " + options + " (samples in " + work + ")");
-        ChildProcess.Output run = ChildProcess.run(cmd, work.toFile(), minutes + 10L);
+        if (!reportOnly) {
+            System.err.println("soak: " + minutes + " min with " + options + " (samples in " + work + ")");
+        }
+        ChildProcess.Output run = reportOnly ? new ChildProcess.Output(0, List.of())
+                : ChildProcess.run(cmd, work.toFile(), minutes + 10L);
         if (run.exitCode() != 0) {
             System.err.println("soak: the workload failed (exit " + run.exitCode() + "):\n"
                     + String.join("\n", run.lines()));
@@ -175,8 +180,8 @@ public final class SoakRunner {
                 .orElse(1) * 1.1;
         double evMax = Math.max(1e-6, s.get(s.size() - 1).eventsRecorded() / 1e6) * 1.05;
         drawPanel(g, s, 40, panel, tMax, memMax, "MiB: memory in use (blue), cap (red)",
-                List.of(x -> mib(x.memoryInUse()), x -> mib(x.memoryCap())), List.of(new Color(40, 90, 200),
-                        new Color(200, 40, 40)));
+                List.of(x -> mib(x.memoryCap()), x -> mib(x.memoryInUse())), List.of(new Color(200, 40, 40),
+                        new Color(40, 90, 200)));
         drawPanel(g, s, 40 + panel + 30, panel, tMax, evMax, "millions of events recorded",
                 List.of(x -> x.eventsRecorded() / 1e6), List.of(new Color(30, 140, 60)));
         g.dispose();
