@@ -50,6 +50,7 @@ public final class Scenarios {
         REGISTRY.put(TimedWaits.NAME, new Entry(TimedWaits::create, TimedWaits::main));
         REGISTRY.put(HandoffChain.NAME, new Entry(HandoffChain::create, HandoffChain::main));
         REGISTRY.put(ThreadChurn.NAME, new Entry(ThreadChurn::create, ThreadChurn::main));
+        REGISTRY.put(JucBlocking.NAME, new Entry(JucBlocking::create, JucBlocking::main));
         REGISTRY.put(Deadlock.NAME, new Entry(Deadlock::create, Deadlock::main)); // keep last
     }
 
@@ -80,6 +81,7 @@ public final class Scenarios {
                 JoinChain.create(6),
                 Sleepers.create(2, 100, 3),
                 InterruptWaiter.create(),
+                JucBlocking.create(4, 20_000, 2_000),
                 Deadlock.create());
     }
 

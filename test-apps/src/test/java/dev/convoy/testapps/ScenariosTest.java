@@ -30,7 +30,7 @@ class ScenariosTest {
         List<String> lines = runSet(Scenarios.DEMO);
         assertTrue(lines.get(lines.size() - 1).startsWith("SCENARIOS OK "), String.join("\n", lines));
         for (String name : List.of(LockStorm.NAME, ProducerConsumer.NAME, TimedWaits.NAME,
-                HandoffChain.NAME, JoinChain.NAME, Deadlock.NAME)) {
+                HandoffChain.NAME, JoinChain.NAME, JucBlocking.NAME, Deadlock.NAME)) {
             assertTrue(lines.stream().anyMatch(l -> l.startsWith(name + " OK ")), name + " in " + lines);
         }
         assertTrue(lines.get(lines.size() - 2).startsWith("deadlock OK "), "deadlock runs last");
