@@ -562,7 +562,7 @@ class ParkOutputsIT {
             assertEquals("parked", summaryThread(o, t).get("state"));
             assertTrue(webThread(o, t).path("nsByState").has("DEADLOCKED"), webThread(o, t)::toString);
             assertTrue(Pattern.compile(Pattern.quote(t.name() + " is parked on " + REENTRANT_LOCK)
-                    + "@[0-9a-f]{8}, held by " + Pattern.quote(owner.name())).matcher(o.report).find(), o.report);
+                    + "@[0-9a-f]{1,8}, held by " + Pattern.quote(owner.name())).matcher(o.report).find(), o.report);
         }
         assertTrue(o.report.contains("1 deadlock."), o.report);
         String[] summary = (String[]) o.summary.get("deadlocks");
@@ -604,9 +604,9 @@ class ParkOutputsIT {
                 .reduce((x, y) -> y).orElseThrow();
         assertEquals(Long.toString(a.ringId()), bEnter.getAttribute("threadOwner"));
         assertTrue(Pattern.compile(Pattern.quote(a.name() + " is parked on " + REENTRANT_LOCK)
-                + "@[0-9a-f]{8}, held by " + Pattern.quote(b.name())).matcher(o.report).find(), o.report);
+                + "@[0-9a-f]{1,8}, held by " + Pattern.quote(b.name())).matcher(o.report).find(), o.report);
         assertTrue(Pattern.compile(Pattern.quote(b.name() + " is blocked on " + monitor)
-                + "@[0-9a-f]{8}, held by " + Pattern.quote(a.name())).matcher(o.report).find(), o.report);
+                + "@[0-9a-f]{1,8}, held by " + Pattern.quote(a.name())).matcher(o.report).find(), o.report);
         String[] summary = (String[]) o.summary.get("deadlocks");
         assertEquals(1, summary.length, Arrays.toString(summary));
         assertTrue(summary[0].contains(a.name() + " parked on " + REENTRANT_LOCK), summary[0]);
