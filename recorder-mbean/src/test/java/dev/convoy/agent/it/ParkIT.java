@@ -8,12 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.io.TempDir;
@@ -66,15 +63,11 @@ class ParkIT {
 
     record Run(String stdout, Recording r) {
         long field(String key) {
-            Matcher m = Pattern.compile("\\b" + key + "=(-?\\d+)\\b").matcher(stdout);
-            assertTrue(m.find(), () -> key + " in " + stdout);
-            return Long.parseLong(m.group(1));
+            return Recordings.field(stdout, key);
         }
 
         List<Long> longs(String key) {
-            Matcher m = Pattern.compile("\\b" + key + "=([-\\d,]+)").matcher(stdout);
-            assertTrue(m.find(), () -> key + " in " + stdout);
-            return Arrays.stream(m.group(1).split(",")).map(Long::parseLong).toList();
+            return Recordings.longs(stdout, key);
         }
 
         RecordedThread thread(String name) {

@@ -87,15 +87,11 @@ class ParkOutputsIT {
                    String report, JsonNode web, CompositeData summary) {
 
         long field(String key) {
-            Matcher m = Pattern.compile("\\b" + key + "=(-?\\d+)\\b").matcher(stdout);
-            assertTrue(m.find(), () -> key + " in " + stdout);
-            return Long.parseLong(m.group(1));
+            return Recordings.field(stdout, key);
         }
 
         List<Long> longs(String key) {
-            Matcher m = Pattern.compile("\\b" + key + "=([-\\d,]+)").matcher(stdout);
-            assertTrue(m.find(), () -> key + " in " + stdout);
-            return Arrays.stream(m.group(1).split(",")).map(Long::parseLong).toList();
+            return Recordings.longs(stdout, key);
         }
 
         RecordedThread thread(String name) {
