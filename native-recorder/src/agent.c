@@ -15,6 +15,7 @@
 #include "agent.h"
 #include "arch.h"
 #include "objects.h"
+#include "owners.h"
 #include "ring.h"
 #include "snapshot_format.h"
 #include "stacks.h"
@@ -35,6 +36,7 @@ static struct {
     uint32_t   epoch;         /* atomic: incremented whenever recording starts */
     int        has_gc_events;
     int        has_object_free; /* ids of collected objects are reused */
+    int        owner_oracle;  /* tests only: GetObjectMonitorUsage at each contended enter */
     uint64_t   reset_mono;    /* atomic: records before this are discarded by snapshots, 0 = none */
     uint64_t   start_mono;
     uint64_t   start_epoch;
@@ -88,10 +90,15 @@ static uint32_t capture_stack(jvmtiEnv *jvmti, cv_thread *t, jint skip) {
  * must have been recorded in the current recording epoch, so that an end whose begin
  * was missed while recording was off never borrows an older id. */
 static void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
-                           uint8_t type, uint8_t flags, int64_t arg, uint8_t begin_type) {
+                           uint8_t type, uint8_t flags, int64_t arg, int64_t arg2, uint8_t begin_type) {
     uint64_t ts = cv_now_ns();
     cv_thread *t = threads_current(jvmti, jni, thread);
     if (!t) return;
+    if (CV_UNLIKELY(!t->owner_registered)) {
+        /* A thread running before the recorder: its stack, for owners.h. */
+        t->owner_registered = 1;
+        if (owners_need_threads()) owners_thread_started(jni, thread, t->java_tid, 1);
+    }
     uint32_t epoch = load_relaxed(&g_cv.epoch);
     int begins = begin_type == type;
     cv_record r;
@@ -111,33 +118,101 @@ static void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject
     t->pending_type = type;
     t->pending_epoch = epoch;
     r.arg = arg;
-    r.arg2 = 0;
+    r.arg2 = arg2;
     r.meta = cv_record_meta(type, flags, begins ? capture_stack(jvmti, t, 0) : 0);
     ring_write(&t->ring, &r);
 }
 
+/*
+ * Test oracle (CONVOY_TEST_OWNER_ORACLE=1 in the environment; never a user option): with
+ * every other thread suspended, the owner read from the VM (owners.h) again and the owner by
+ * GetObjectMonitorUsage, a VM operation, are taken at one instant. The enter's arg gets the
+ * oracle's owner (Java thread id, -1 none, 0 no answer) when the second read equals the
+ * recorded one, else -2: the owner changed between the event and the check, so the recorded
+ * owner and the oracle's are not of one instant.
+ */
+static pthread_mutex_t oracle_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int64_t oracle_locked(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint8_t flags, int64_t owner);
+
+/* One oracle at a time: two threads suspending each other would never resume. */
+static int64_t oracle_owner(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint8_t flags, int64_t owner) {
+    pthread_mutex_lock(&oracle_lock);
+    int64_t oracle = oracle_locked(jvmti, jni, object, flags, owner);
+    pthread_mutex_unlock(&oracle_lock);
+    return oracle;
+}
+
+static int64_t oracle_locked(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint8_t flags, int64_t owner) {
+    jint n = 0;
+    jthread *all = NULL;
+    jthread self = NULL;
+    if ((*jni)->PushLocalFrame(jni, 16) != 0) {
+        (*jni)->ExceptionClear(jni);
+        return 0;
+    }
+    if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE ||
+        (*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE) {
+        (*jni)->PopLocalFrame(jni, NULL);
+        return 0;
+    }
+    jint others = 0;
+    for (jint i = 0; i < n; i++) {
+        if ((*jni)->IsSameObject(jni, all[i], self)) continue;
+        all[others++] = all[i];
+    }
+    jvmtiError *results = calloc((size_t)(others ? others : 1), sizeof(jvmtiError));
+    int suspended = results && (*jvmti)->SuspendThreadList(jvmti, others, all, results) == JVMTI_ERROR_NONE;
+    int64_t again = 0;
+    uint8_t flags_again = owners_read(jni, object, &again) ? FLAG_OWNER : 0;
+    jvmtiMonitorUsage usage;
+    memset(&usage, 0, sizeof(usage));
+    int64_t oracle = 0;
+    if ((*jvmti)->GetObjectMonitorUsage(jvmti, object, &usage) == JVMTI_ERROR_NONE) {
+        oracle = usage.owner ? threads_tid_field(jni, usage.owner) : -1;
+        if (usage.waiters) (*jvmti)->Deallocate(jvmti, (unsigned char *)usage.waiters);
+        if (usage.notify_waiters) (*jvmti)->Deallocate(jvmti, (unsigned char *)usage.notify_waiters);
+    }
+    if (suspended) {
+        jint k = 0;
+        for (jint i = 0; i < others; i++) {
+            if (results[i] == JVMTI_ERROR_NONE) all[k++] = all[i];
+        }
+        (*jvmti)->ResumeThreadList(jvmti, k, all, results);
+    }
+    free(results);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+    (*jni)->PopLocalFrame(jni, NULL);   /* the thread references */
+    if (!suspended) return 0;
+    return flags_again == flags && again == owner ? oracle : -2;
+}
+
+/* The owner is read first, as close to the moment the thread blocked as can be. */
 static void JNICALL on_monitor_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
     if (!active()) return;
-    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTER, 0, 0, EVENT_MONITOR_ENTER);
+    int64_t owner = 0;
+    uint8_t flags = owners_read(jni, object, &owner) ? FLAG_OWNER : 0;
+    int64_t arg = CV_UNLIKELY(g_cv.owner_oracle) ? oracle_owner(jvmti, jni, object, flags, owner) : 0;
+    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTER, flags, arg, owner, EVENT_MONITOR_ENTER);
 }
 
 /* Runs while the monitor is held: no stack, nothing but the record. */
 static void JNICALL on_monitor_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
     if (!active()) return;
-    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTERED, 0, 0, EVENT_MONITOR_ENTER);
+    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTERED, 0, 0, 0, EVENT_MONITOR_ENTER);
 }
 
 static void JNICALL on_monitor_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                     jlong timeout) {
     if (!active()) return;
-    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_WAIT, 0, (int64_t)timeout, EVENT_MONITOR_WAIT);
+    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_WAIT, 0, (int64_t)timeout, 0, EVENT_MONITOR_WAIT);
 }
 
 static void JNICALL on_monitor_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                       jboolean timed_out) {
     if (!active()) return;
     record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_WAITED,
-                   timed_out ? FLAG_TIMED_OUT : 0, 0, EVENT_MONITOR_WAIT);
+                   timed_out ? FLAG_TIMED_OUT : 0, 0, 0, EVENT_MONITOR_WAIT);
 }
 
 /* The calling thread's state, for the natives of Probes (which get no jthread). */
@@ -304,11 +379,17 @@ static void record_thread(cv_thread *t, uint8_t type) {
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
     if (!load_relaxed(&g_cv.live)) return;
     cv_thread *t = threads_on_start(jvmti, jni, thread);
-    if (t) record_thread(t, EVENT_THREAD_START);
+    /* A thread without a ring may still own monitors: registered either way. */
+    if (owners_need_threads()) owners_thread_started(jni, thread, t ? t->java_tid : threads_tid_field(jni, thread), 1);
+    if (t) {
+        t->owner_registered = 1;
+        record_thread(t, EVENT_THREAD_START);
+    }
 }
 
 static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
     if (!load_relaxed(&g_cv.live)) return;
+    if (owners_need_threads()) owners_thread_ended(threads_tid_field(jni, thread));
     cv_thread *t = threads_current(jvmti, jni, thread);
     if (!t) return;
     /* The id taken at the start is stale after a reset: the end names the object as it is now. */
@@ -373,6 +454,13 @@ static int add_capabilities(jvmtiEnv *jvmti, cv_error *err) {
     }
     caps.can_get_line_numbers = potential.can_get_line_numbers;
     caps.can_get_source_file_name = potential.can_get_source_file_name;
+    const char *oracle = getenv("CONVOY_TEST_OWNER_ORACLE");
+    if (oracle && strcmp(oracle, "1") == 0 && potential.can_get_monitor_info && potential.can_suspend) {
+        caps.can_get_monitor_info = 1;
+        caps.can_suspend = 1;
+        g_cv.owner_oracle = 1;
+        cv_log_warn("test oracle: GetObjectMonitorUsage at every contended enter (CONVOY_TEST_OWNER_ORACLE)");
+    }
     caps.can_generate_garbage_collection_events = potential.can_generate_garbage_collection_events;
     caps.can_generate_object_free_events = potential.can_generate_object_free_events;
     CV_JVMTI_OR_FAIL(err, (*jvmti)->AddCapabilities(jvmti, &caps), "AddCapabilities");
@@ -502,7 +590,8 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
             return cv_fail(err, "cannot allocate the recorder's tables");
         }
         ring_init(g_cv.gc_ring, g_cv.gc_capacity);
-        uint64_t used = stacks_memory(g_cv.stacks) + objects_memory() + gc_bytes;
+        owners_init(jvmti, jni, config->vm_owners, cap);
+        uint64_t used = stacks_memory(g_cv.stacks) + objects_memory() + gc_bytes + owners_memory();
         threads_init(jni, cap > used ? cap - used : 0, config->buffer_bytes, config->stack_depth);
     }
 
@@ -522,6 +611,7 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
             return -1;
         }
         threads_enumerate(jvmti, jni);
+        owners_register_running(jvmti, jni);
     }
     store_release(&g_cv.started, 1);
     if (config->recording) return agent_set_recording(1, err);
@@ -544,7 +634,7 @@ void agent_counters(int64_t out[CV_COUNTER_COUNT]) {
     out[CV_COUNTER_THREADS_SEEN] = (int64_t)t.threads_seen;
     out[CV_COUNTER_THREADS_EVICTED] = (int64_t)t.evicted;
     out[CV_COUNTER_MEMORY_IN_USE] = (int64_t)(t.memory + stacks_memory(g_cv.stacks) + objects_memory() +
-                                              ring_bytes(g_cv.gc_capacity));
+                                              ring_bytes(g_cv.gc_capacity) + owners_memory());
     out[CV_COUNTER_START_EPOCH_NS] = (int64_t)g_cv.start_epoch;
     out[CV_COUNTER_STACKS_DROPPED] = (int64_t)stacks_dropped(g_cv.stacks);
     out[CV_COUNTER_OBJECTS_DROPPED] = (int64_t)objects_dropped();

@@ -23,6 +23,7 @@ typedef struct {
     uint32_t stack_depth;     /* 0 = no stacks */
     int      recording;       /* record from the start */
     int      empty_callbacks; /* benchmark floor: callbacks that do nothing */
+    int      vm_owners;       /* read monitor owners from the VM (owners.h) */
     char     options[1024];   /* the option text in effect, for INFO */
 } cv_config;
 

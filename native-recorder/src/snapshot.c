@@ -8,6 +8,7 @@
 #include "snapshot.h"
 #include "arch.h"
 #include "objects.h"
+#include "owners.h"
 #include "snapshot_format.h"
 #include "text.h"
 #include "threads.h"
@@ -239,6 +240,7 @@ static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *
     put_kv_property(src->jvmti, b, &n, "jvm.version", "java.vm.version");
     put_kv_property(src->jvmti, b, &n, "java.command", "sun.java.command");
     put_kv(b, &n, "options", src->options);
+    put_kv(b, &n, "monitor.owners", owners_mode());
     put_kv_u64(b, &n, "start.monotonic.ns", start_mono);
     put_kv_u64(b, &n, "start.epoch.ns", start_epoch);
     put_kv_u64(b, &n, "snapshot.monotonic.ns", c->snap_mono);

@@ -57,6 +57,7 @@ typedef struct cv_thread {
     uint64_t pending_obj;     /* owner only: monitor id of the last recorded ENTER or WAIT, */
     uint32_t pending_type;    /* its type, */
     uint32_t pending_epoch;   /* and the recording epoch it was recorded in */
+    uint32_t owner_registered; /* owner only: owners.h knows this thread (and its stack) */
     uint64_t park_ts;         /* owner only: time of the last recorded PARK (0 = none), */
     uint64_t park_obj;        /* its blocker's id, */
     uint32_t park_epoch;      /* and its recording epoch (agent.c: the PARKED reuses the id) */

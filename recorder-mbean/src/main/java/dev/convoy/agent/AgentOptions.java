@@ -28,6 +28,9 @@ import dev.convoy.export.Output;
  * dumpname=NAME          base name of dump files (default convoy-PID)
  * callbacks=full|empty   'empty' registers JVMTI callbacks that do nothing: the
  *                        benchmark floor, records nothing (default full)
+ * owners=vm|inferred     'vm' reads a monitor's exact owner from the JVM at each contended
+ *                        enter where its layout is known and checked; 'inferred' leaves
+ *                        every owner to the analysis (default vm)
  * contanalysis=on|off    contention analysis: instrument application call sites of
  *                        Thread.start/interrupt/join/sleep and Object.notify/notifyAll/wait
  *                        to record who started, interrupted, joined, slept and notified
@@ -52,7 +55,7 @@ public final class AgentOptions {
     }
 
     static final List<String> KEYS = List.of("recording", "buffer", "memory", "stackdepth", "dumpdir",
-            "dumponexit", "dumpname", "callbacks", "contanalysis", "http", "httptoken");
+            "dumponexit", "dumpname", "callbacks", "owners", "contanalysis", "http", "httptoken");
 
     static final long MIN_BUFFER = 4 << 10;
     static final long MAX_BUFFER = 64 << 20;
@@ -74,6 +77,7 @@ public final class AgentOptions {
     private Set<Output> dumpOnExit = EnumSet.noneOf(Output.class);
     private String dumpName;
     private boolean emptyCallbacks;
+    private boolean vmOwners = true;
     private boolean contentionAnalysis;
     private String text = "";
     private String httpHost;
@@ -140,6 +144,12 @@ public final class AgentOptions {
                     throw new InvalidOptionException("option 'callbacks' must be full or empty, got '" + value + "'");
                 }
                 emptyCallbacks = value.equals("empty");
+            }
+            case "owners" -> {
+                if (!value.equals("vm") && !value.equals("inferred")) {
+                    throw new InvalidOptionException("option 'owners' must be vm or inferred, got '" + value + "'");
+                }
+                vmOwners = value.equals("vm");
             }
             case "contanalysis" -> contentionAnalysis = onOff(key, value);
             case "http" -> httpAddress(value);
@@ -361,6 +371,11 @@ public final class AgentOptions {
         return emptyCallbacks;
     }
 
+    /** Whether monitor owners are read from the JVM (owners=vm). */
+    public boolean vmOwners() {
+        return vmOwners;
+    }
+
     /** Whether contention analysis (bytecode instrumentation of call sites) starts on. */
     public boolean contentionAnalysis() {
         return contentionAnalysis;
@@ -397,6 +412,7 @@ public final class AgentOptions {
         parts.add("dumponexit=" + (dumpOnExit.isEmpty() ? "none" : Output.join(dumpOnExit)));
         parts.add("dumpname=" + dumpName());
         parts.add("callbacks=" + (emptyCallbacks ? "empty" : "full"));
+        parts.add("owners=" + (vmOwners ? "vm" : "inferred"));
         parts.add("contanalysis=" + (contentionAnalysis ? "on" : "off"));
         if (httpHost != null) {
             parts.add("http=" + (httpHost.contains(":") ? "[" + httpHost + "]" : httpHost) + ":" + httpPort);

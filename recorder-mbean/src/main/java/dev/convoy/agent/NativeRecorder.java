@@ -94,12 +94,13 @@ public final class NativeRecorder {
      * @param stackDepth     frames captured on contention and wait events, 0 for none
      * @param recording      whether monitor and GC events are recorded from now on
      * @param emptyCallbacks benchmark floor: register callbacks that do nothing
+     * @param vmOwners       read monitor owners from the JVM where its layout is checked
      * @param options        the option text in effect, stored in snapshots
      * @throws IllegalStateException if the recorder already runs or JVMTI refuses
      */
     public static void start(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
-                             boolean emptyCallbacks, String options) {
-        start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, options);
+                             boolean emptyCallbacks, boolean vmOwners, String options) {
+        start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, options);
     }
 
     /**
@@ -239,7 +240,7 @@ public final class NativeRecorder {
     }
 
     private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
-                                      boolean emptyCallbacks, String options);
+                                      boolean emptyCallbacks, boolean vmOwners, String options);
 
     private static native void setRecording0(boolean on);
 

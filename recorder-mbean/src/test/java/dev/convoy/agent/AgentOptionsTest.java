@@ -47,7 +47,7 @@ class AgentOptionsTest {
         assertEquals(EnumSet.of(Output.CHROME, Output.CSV_META, Output.CSV_EVENTS), o.dumpOnExit());
         assertEquals("run-1.a", o.dumpName());
         assertEquals("recording=off,buffer=128k,memory=1g,stackdepth=0,dumpdir=/tmp/x,dumponexit=chrome+csv,"
-                + "dumpname=run-1.a,callbacks=full,contanalysis=off", o.effective());
+                + "dumpname=run-1.a,callbacks=full,owners=vm,contanalysis=off", o.effective());
         assertTrue(AgentOptions.parse("callbacks=empty").emptyCallbacks());
         assertFalse(o.contentionAnalysis());
         assertTrue(AgentOptions.parse("contanalysis=on").contentionAnalysis());

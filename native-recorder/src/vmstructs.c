@@ -1,0 +1,131 @@
+#define _GNU_SOURCE
+#include "vmstructs.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+/* No table of any HotSpot release comes near this; a longer one is not a table. */
+#define MAX_ENTRIES 20000
+
+static struct {
+    int ok;
+    const char *structs;
+    uint64_t s_stride, s_type, s_field, s_type_string, s_is_static, s_offset;
+    const char *types;
+    uint64_t t_stride, t_name, t_size;
+    const char *longs;
+    uint64_t l_stride, l_name, l_value;
+} vs;
+
+static void *symbol(void *lib, const char *name) {
+    void *p = dlsym(RTLD_DEFAULT, name);
+    if (!p && lib) p = dlsym(lib, name);
+    return p;
+}
+
+/* The exported offsets are uint64_t variables describing the entry layout. */
+static int layout(void *lib, const char *name, uint64_t *out) {
+    uint64_t *p = symbol(lib, name);
+    if (!p) return -1;
+    *out = *p;
+    return 0;
+}
+
+int vmstructs_open(JNIEnv *jni, const char **reason) {
+    if (vs.ok) return 0;
+    /* libjvm holds the JNI function table: find the library from one of its functions. */
+    void *lib = NULL;
+    Dl_info info;
+    if (dladdr((void *)(*jni)->GetVersion, &info) && info.dli_fname) {
+        lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    }
+    const char **structs = symbol(lib, "gHotSpotVMStructs");
+    const char **types = symbol(lib, "gHotSpotVMTypes");
+    const char **longs = symbol(lib, "gHotSpotVMLongConstants");
+    int missing = !structs || !types || !longs ||
+        layout(lib, "gHotSpotVMStructEntryArrayStride", &vs.s_stride) ||
+        layout(lib, "gHotSpotVMStructEntryTypeNameOffset", &vs.s_type) ||
+        layout(lib, "gHotSpotVMStructEntryFieldNameOffset", &vs.s_field) ||
+        layout(lib, "gHotSpotVMStructEntryTypeStringOffset", &vs.s_type_string) ||
+        layout(lib, "gHotSpotVMStructEntryIsStaticOffset", &vs.s_is_static) ||
+        layout(lib, "gHotSpotVMStructEntryOffsetOffset", &vs.s_offset) ||
+        layout(lib, "gHotSpotVMTypeEntryArrayStride", &vs.t_stride) ||
+        layout(lib, "gHotSpotVMTypeEntryTypeNameOffset", &vs.t_name) ||
+        layout(lib, "gHotSpotVMTypeEntrySizeOffset", &vs.t_size) ||
+        layout(lib, "gHotSpotVMLongConstantEntryArrayStride", &vs.l_stride) ||
+        layout(lib, "gHotSpotVMLongConstantEntryNameOffset", &vs.l_name) ||
+        layout(lib, "gHotSpotVMLongConstantEntryValueOffset", &vs.l_value);
+    if (lib) dlclose(lib); /* RTLD_NOLOAD: only drops the reference just taken */
+    if (missing) {
+        *reason = "this JVM exports no VMStructs tables (not HotSpot, or a stripped libjvm)";
+        return -1;
+    }
+    vs.structs = *structs;
+    vs.types = *types;
+    vs.longs = *longs;
+    /* Each entry must hold its fields within the stride; pointers and offsets are 8 bytes. */
+    if (!vs.structs || !vs.types || !vs.longs ||
+        vs.s_stride < 16 || vs.s_stride > 256 || vs.t_stride < 16 || vs.t_stride > 256 ||
+        vs.l_stride < 16 || vs.l_stride > 256 ||
+        vs.s_type + 8 > vs.s_stride || vs.s_field + 8 > vs.s_stride ||
+        vs.s_type_string + 8 > vs.s_stride || vs.s_is_static + 4 > vs.s_stride ||
+        vs.s_offset + 8 > vs.s_stride || vs.t_name + 8 > vs.t_stride || vs.t_size + 8 > vs.t_stride ||
+        vs.l_name + 8 > vs.l_stride || vs.l_value + 8 > vs.l_stride) {
+        *reason = "the VMStructs tables have an unexpected layout";
+        return -1;
+    }
+    vs.ok = 1;
+    return 0;
+}
+
+static const char *str_at(const char *entry, uint64_t off) {
+    const char *s;
+    memcpy(&s, entry + off, sizeof(s));
+    return s;
+}
+
+int vmstructs_field(const char *type, const char *field, int64_t *offset, const char **type_string) {
+    if (!vs.ok) return -1;
+    const char *e = vs.structs;
+    for (int i = 0; i < MAX_ENTRIES; i++, e += vs.s_stride) {
+        const char *t = str_at(e, vs.s_type);
+        if (!t) return -1;
+        const char *f = str_at(e, vs.s_field);
+        int32_t is_static;
+        memcpy(&is_static, e + vs.s_is_static, sizeof(is_static));
+        if (!is_static && f && strcmp(t, type) == 0 && strcmp(f, field) == 0) {
+            memcpy(offset, e + vs.s_offset, sizeof(*offset));
+            *type_string = str_at(e, vs.s_type_string);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int vmstructs_type_size(const char *type, uint64_t *size) {
+    if (!vs.ok) return -1;
+    const char *e = vs.types;
+    for (int i = 0; i < MAX_ENTRIES; i++, e += vs.t_stride) {
+        const char *t = str_at(e, vs.t_name);
+        if (!t) return -1;
+        if (strcmp(t, type) == 0) {
+            memcpy(size, e + vs.t_size, sizeof(*size));
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int vmstructs_long_constant(const char *name, int64_t *value) {
+    if (!vs.ok) return -1;
+    const char *e = vs.longs;
+    for (int i = 0; i < MAX_ENTRIES; i++, e += vs.l_stride) {
+        const char *n = str_at(e, vs.l_name);
+        if (!n) return -1;
+        if (strcmp(n, name) == 0) {
+            memcpy(value, e + vs.l_value, sizeof(*value));
+            return 0;
+        }
+    }
+    return -1;
+}

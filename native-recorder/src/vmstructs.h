@@ -1,0 +1,28 @@
+/*
+ * Read-only access to HotSpot's exported description of its own structures
+ * (gHotSpotVMStructs, gHotSpotVMTypes, gHotSpotVMLongConstants: the tables the
+ * Serviceability Agent reads). Nothing here reads VM memory beyond those tables: the
+ * callers validate what they find before they use an offset (owners.c).
+ *
+ * vmstructs_open() locates the tables once (in libjvm, through the JNI function table's
+ * address when the symbols are not global); every lookup after that is a bounded scan of
+ * immutable data, for start-up only.
+ */
+#ifndef CONVOY_VMSTRUCTS_H
+#define CONVOY_VMSTRUCTS_H
+
+#include <jni.h>
+#include <stdint.h>
+
+/* 0 when the tables were found and are well formed; -1 otherwise (why: `reason`). */
+int vmstructs_open(JNIEnv *jni, const char **reason);
+
+/* A non-static field: its offset and the type string the VM gives (NULL: an "unchecked"
+ * field, declared without a type). 0 found, -1 absent. */
+int vmstructs_field(const char *type, const char *field, int64_t *offset, const char **type_string);
+/* sizeof(type) as the VM declares it. 0 found, -1 absent. */
+int vmstructs_type_size(const char *type, uint64_t *size);
+/* A long constant (for example "ObjectMonitor::ANONYMOUS_OWNER"). 0 found, -1 absent. */
+int vmstructs_long_constant(const char *name, int64_t *value);
+
+#endif
