@@ -31,8 +31,8 @@ static struct {
     int64_t owner_id_off;         /* JavaThread::_monitor_owner_id */
     uint64_t jt_size;
     cv_addrmap *map;              /* MODE_POINTER */
-    pthread_mutex_t lock;         /* serializes writers of map */
-} ow = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    pthread_rwlock_t lock;        /* writers of map: write; lock-stack scans: read, without waiting */
+} ow = {.lock = PTHREAD_RWLOCK_INITIALIZER};
 
 static void turn_off(const char *why) {
     ow.mode = MODE_OFF;
@@ -248,7 +248,7 @@ void owners_thread_started(JNIEnv *jni, jthread thread, int64_t tid, int current
             pthread_attr_destroy(&attr);
         }
     }
-    pthread_mutex_lock(&ow.lock);
+    pthread_rwlock_wrlock(&ow.lock);
     /* Another thread's call (start-up enumeration) knows no stack: it never replaces what
      * the thread registered itself. */
     if (current || !addrmap_has(ow.map, tid)) {
@@ -256,14 +256,14 @@ void owners_thread_started(JNIEnv *jni, jthread thread, int64_t tid, int current
         addrmap_add(ow.map, jt, jt + 1, tid);
         if (hi > lo) addrmap_add(ow.map, lo, hi, tid);
     }
-    pthread_mutex_unlock(&ow.lock);
+    pthread_rwlock_unlock(&ow.lock);
 }
 
 void owners_thread_ended(int64_t tid) {
     if (!ow.map || tid <= 0) return;
-    pthread_mutex_lock(&ow.lock);
+    pthread_rwlock_wrlock(&ow.lock);
     addrmap_remove(ow.map, tid);
-    pthread_mutex_unlock(&ow.lock);
+    pthread_rwlock_unlock(&ow.lock);
 }
 
 #define MAX_SCANNED 1024
@@ -271,12 +271,12 @@ void owners_thread_ended(int64_t tid) {
 /*
  * An anonymous owner holds the object on its lock stack: the registered thread whose lock
  * stack holds `ref` is the owner (an inflated object is never fast-locked by another
- * thread). Only under a lock taken without waiting: if another thread holds ow.lock, the
- * owner stays unknown. The JavaThreads read are those of registered threads, which cannot
+ * thread). Only under ow.lock's read side, taken without waiting: while a thread registers
+ * or unregisters, the owner stays unknown. The JavaThreads read are those of registered threads, which cannot
  * be freed while ow.lock is held (owners_thread_started).
  */
 static int anonymous_owner(uintptr_t ref, int64_t *owner) {
-    if (!ow.lock_stack_off || pthread_mutex_trylock(&ow.lock) != 0) return 0;
+    if (!ow.lock_stack_off || pthread_rwlock_tryrdlock(&ow.lock) != 0) return 0;
     int64_t found = 0;
     int many = 0;
     uint32_t n = addrmap_ranges(ow.map);
@@ -298,7 +298,7 @@ static int anonymous_owner(uintptr_t ref, int64_t *owner) {
             }
         }
     }
-    pthread_mutex_unlock(&ow.lock);
+    pthread_rwlock_unlock(&ow.lock);
     if (many || found <= 0) return 0;
     *owner = found;
     return 1;

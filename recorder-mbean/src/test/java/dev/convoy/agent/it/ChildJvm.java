@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import dev.convoy.model.Recording;
@@ -74,6 +75,13 @@ public final class ChildJvm {
     /** Like {@link #run} with the given JVM arguments instead of the default {@code -Dconvoy.tmpdir}. */
     public static Result runWith(Jdks.Jdk jdk, Path work, List<String> jvmArgs, String agentOptions, String mainClass,
                                  String... args) throws IOException, InterruptedException {
+        return runWith(jdk, work, Map.of(), testAppsClasspath(), jvmArgs, agentOptions, mainClass, args);
+    }
+
+    /** Like {@link #runWith} with extra environment variables and the given class path. */
+    public static Result runWith(Jdks.Jdk jdk, Path work, Map<String, String> env, String classpath,
+                                 List<String> jvmArgs, String agentOptions, String mainClass,
+                                 String... args) throws IOException, InterruptedException {
         Path dumpDir = Files.createTempDirectory(work, "dump");
         List<String> cmd = new ArrayList<>();
         cmd.add(jdk.java().toString());
@@ -83,12 +91,14 @@ public final class ChildJvm {
         }
         cmd.addAll(jvmArgs);
         cmd.add("-cp");
-        cmd.add(testAppsClasspath());
+        cmd.add(classpath);
         cmd.add(mainClass);
         cmd.addAll(List.of(args));
         Path out = work.resolve("stdout-" + System.nanoTime());
         Path err = work.resolve("stderr-" + System.nanoTime());
-        Process p = new ProcessBuilder(cmd).directory(dumpDir.toFile())
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(env);
+        Process p = pb.directory(dumpDir.toFile())
                 .redirectOutput(out.toFile()).redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.PIPE)
                 .start();
         p.getOutputStream().close();
