@@ -29,6 +29,9 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
             "callbacks=empty");
     public static final SuiteConfig RING = new SuiteConfig("ring", "Convoy ring only (stackdepth=0)", Tool.CONVOY,
             "stackdepth=0");
+    /** Ring only without reading monitor owners from the JVM: the owner read's cost is ring less this. */
+    public static final SuiteConfig RING_INFERRED = new SuiteConfig("ringinf", "Convoy ring only, owners=inferred",
+            Tool.CONVOY, "stackdepth=0,owners=inferred");
     public static final SuiteConfig DEFAULT = new SuiteConfig("default", "Convoy default (stacks 64)", Tool.CONVOY, "");
     public static final SuiteConfig CONTAN = new SuiteConfig("contan", "Convoy default + contanalysis", Tool.CONVOY,
             "contanalysis=on");
@@ -42,7 +45,7 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig CAP16 = new SuiteConfig("cap16", "Convoy default, memory=16m", Tool.CONVOY,
             "memory=16m");
 
-    public static final List<SuiteConfig> ALL = List.of(NONE, FLOOR, RING, DEFAULT, CONTAN, JFR, JFR0, JFR0S, ASYNC,
+    public static final List<SuiteConfig> ALL = List.of(NONE, FLOOR, RING, RING_INFERRED, DEFAULT, CONTAN, JFR, JFR0, JFR0S, ASYNC,
             CAP16);
 
     public static SuiteConfig byId(String id) {

@@ -122,6 +122,10 @@ public final class SuiteRunner {
     static Workload workload(String id, boolean quick, int runs) {
         List<SuiteConfig> nine = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING, SuiteConfig.DEFAULT,
                 SuiteConfig.CONTAN, SuiteConfig.JFR, SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
+        // Contended enters: also ring only without the owner read, for its cost per enter.
+        List<SuiteConfig> enters = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING,
+                SuiteConfig.RING_INFERRED, SuiteConfig.DEFAULT, SuiteConfig.CONTAN, SuiteConfig.JFR, SuiteConfig.JFR0,
+                SuiteConfig.JFR0S, SuiteConfig.ASYNC);
         String w = Workloads.class.getName();
         return switch (id) {
             case "pingpong" -> new Workload(new Measurements.Spec(id, "Ping-pong (wait/notify, 1 CPU)",
@@ -140,11 +144,11 @@ public final class SuiteRunner {
                     List.of());
             case "contended" -> new Workload(new Measurements.Spec(id, "Contended synchronized (4 threads)",
                     "ns_per_op", "ns/op", false, 0, true), w,
-                    List.of("contended", "threads=4", "iterations=" + (quick ? 20000 : 100000), "work=16", "yield=1"), nine, runs, false,
+                    List.of("contended", "threads=4", "iterations=" + (quick ? 20000 : 100000), "work=16", "yield=1"), enters, runs, false,
                     List.of());
             case "handoff" -> new Workload(new Measurements.Spec(id, "Hand-off chain",
                     "us_per_handoff", "µs/hand-off", false, 0, true), w,
-                    List.of("handoff", "threads=20", "rounds=" + (quick ? 3 : 15)), nine, runs, false, List.of());
+                    List.of("handoff", "threads=20", "rounds=" + (quick ? 3 : 15)), enters, runs, false, List.of());
             case "churn" -> new Workload(new Measurements.Spec(id, "Thread churn (start+join)",
                     "us_per_thread", "µs/thread", false, 0, false), w,
                     List.of("churn", "threads=" + (quick ? 2000 : 8000)), nine, runs, false, List.of());
