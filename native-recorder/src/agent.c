@@ -120,6 +120,10 @@ static void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject
     r.arg = arg;
     r.arg2 = arg2;
     r.meta = cv_record_meta(type, flags, begins ? capture_stack(jvmti, t, 0) : 0);
+    /* MonitorWait is posted while the thread still holds the monitor, which it lets go only
+     * when the callback returns: the wait starts then. A stack walk that met a safepoint
+     * (a GC pause) would otherwise move the start before the release by the pause. */
+    if (type == EVENT_MONITOR_WAIT) r.ts = cv_now_ns();
     ring_write(&t->ring, &r);
 }
 
