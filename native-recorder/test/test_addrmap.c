@@ -81,6 +81,7 @@ typedef struct {
     int stop;
     int bad;
     long found;
+    long lookups;
 } race;
 
 static void *reader(void *p) {
@@ -91,16 +92,18 @@ static void *reader(void *p) {
             if (tid != 0 && (tid % 8) != (int64_t)k) __atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED);
             if (tid != 0) __atomic_fetch_add(&r->found, 1, __ATOMIC_RELAXED);
         }
+        __atomic_fetch_add(&r->lookups, 8, __ATOMIC_RELAXED);
     }
     return NULL;
 }
 
 TEST(addrmap_readers_never_see_a_wrong_thread) {
-    race r = {addrmap_create(8), 0, 0, 0};
+    race r = {addrmap_create(8), 0, 0, 0, 0};
     pthread_t th[2];
     for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, reader, &r);
-    /* Slot k (4 MiB apart) is owned by threads whose id is k modulo 8. */
-    for (int64_t tid = 8; tid < 8 + 20000; tid++) {
+    /* Slot k (4 MiB apart) is owned by threads whose id is k modulo 8. The writer goes on
+     * until the readers have made many look-ups, however the threads were scheduled. */
+    for (int64_t tid = 8; tid < 8 + 20000 || __atomic_load_n(&r.lookups, __ATOMIC_RELAXED) < 200000; tid++) {
         uint64_t k = (uint64_t)(tid % 8);
         addrmap_remove(r.m, tid - 8);
         CHECK(addrmap_add(r.m, k * 4 * MIB, k * 4 * MIB + 2 * MIB, tid) == 0);
