@@ -9,7 +9,7 @@
 #define CV_MAGIC "CVYSNAP"   /* 8 bytes with the terminating NUL */
 
 #define VERSION_MAJOR 1
-#define VERSION_MINOR 2
+#define VERSION_MINOR 3
 
 #define SECTION_INFO     1
 #define SECTION_THREADS  2
@@ -44,6 +44,7 @@
 #define FLAG_TIMED_OUT   1
 #define FLAG_INTERRUPTED 2
 #define FLAG_LOCK        4
+#define FLAG_OWNER       8
 
 #define RING_ENDED  1
 #define RING_SYSTEM 2
