@@ -389,7 +389,7 @@ public final class InteractionTable extends Columns {
      * over a long conversion).
      */
     private final class MergedPass {
-        final MonitorOwnership.Tracker tracker = new MonitorOwnership.Tracker(r);
+        final MonitorOwnership.Tracker tracker = new MonitorOwnership.Tracker(r, true); // later proofs: after the pass
         final boolean inOrder;
         final long[] openWait = new long[rings.length]; // per ring: the start of its open MONITOR_WAIT, MAX_VALUE none
         final long[] openMonitor = new long[rings.length];
@@ -435,6 +435,14 @@ public final class InteractionTable extends Columns {
             }
             for (long[] d : deferred) {
                 handoff((int) d[0], (int) d[1], (int) d[2], d[3]);
+            }
+            for (int k = 0; k < rings.length; k++) { // owners a later record proved
+                IntervalTable g = rings[k];
+                for (int iv = 0; iv < g.count(); iv++) {
+                    if (g.kind[iv] == BLOCKED && ownerSource[k][iv] == 0 && !g.has(iv, PARK)) {
+                        enterOwner(k, iv, tracker.provenOwner(k, g.begin[iv]));
+                    }
+                }
             }
             for (IntervalTable g : rings) {
                 g.rewind();
@@ -486,12 +494,8 @@ public final class InteractionTable extends Columns {
 
         void enter(int k, int index, MonitorOwnership.Owner owner) {
             int iv = rings[k].at(index);
-            if (iv >= 0 && owner != null) {
-                InteractionTable.this.owner[k][iv] = owner.thread() == null ? 0 : x.ring(owner.thread()) + 1;
-                ownerSource[k][iv] = (byte) (owner.source().ordinal() + 1);
-                if (owner.thread() == null && owner.javaThreadId() > 0) {
-                    ownerIds.put((long) k << 32 | iv, owner.javaThreadId());
-                }
+            if (iv >= 0) {
+                enterOwner(k, iv, owner);
             }
         }
 
@@ -586,6 +590,17 @@ public final class InteractionTable extends Columns {
                 bind(new long[] {m.allTs[all], m.allCall[all], m.allRing[all]}, true, w, first);
             } else {
                 m.pending.addLast(w);
+            }
+        }
+    }
+
+    /** Sets the owner of a BLOCKED interval (none when null). */
+    private void enterOwner(int k, int iv, MonitorOwnership.Owner o) {
+        if (o != null) {
+            owner[k][iv] = o.thread() == null ? 0 : x.ring(o.thread()) + 1;
+            ownerSource[k][iv] = (byte) (o.source().ordinal() + 1);
+            if (o.thread() == null && o.javaThreadId() > 0) {
+                ownerIds.put((long) k << 32 | iv, o.javaThreadId());
             }
         }
     }

@@ -196,9 +196,10 @@ public final class MonitorOwnership {
      * The owner rule applied while the events are read in the order of
      * {@link Recording#events()}, with state per monitor and per ring (for writers that stream):
      * feed every event to {@link #next}, which gives the owner at a MONITOR_ENTER exactly as
-     * {@link MonitorOwnership#owner} does. The constructor makes one pass over the records to
-     * find the later proofs ({@link Source#LATER_PROOF}) when the recording has any MONITOR_WAIT
-     * or exact owner; it keeps those owners only.
+     * {@link MonitorOwnership#owner} does. The first enter whose owner is neither exact nor known
+     * by then makes it read the whole recording once ahead, in a pass of its own, for the later
+     * proofs ({@link Source#LATER_PROOF}), when the recording has any MONITOR_WAIT or exact owner;
+     * it keeps those owners only.
      */
     public static final class Tracker {
         private final Recording r;
@@ -208,8 +209,11 @@ public final class MonitorOwnership {
         private final Map<Long, int[]> byJavaId = new HashMap<>();
         /** Per ring listed as blocked in SECTION_MONITORS: the index of its unfinished last enter on that monitor. */
         private final Map<RecordedThread, Integer> pendingEnter = new HashMap<>();
-        /** Owners found by a later proof, per (ring, record index): made by the first pass. */
+        /** Owners found by a later proof, per (ring, record index): made by the pass ahead (or, deferred, by the pass itself). */
         private final LongMap<Owner> proven = new LongMap<>();
+        /** The recording has a MONITOR_WAIT or an exact owner: something may prove an owner later. */
+        private final boolean proofs;
+        private boolean ahead;
         private final State state;
 
         /** At a MONITOR_ENTERED: the releaser of the handoff (null if none), and when it let go. */
@@ -217,6 +221,15 @@ public final class MonitorOwnership {
         long releaseNs;
 
         public Tracker(Recording r) {
+            this(r, false);
+        }
+
+        /**
+         * {@code deferred}: the pass itself collects the later proofs, and {@link #next} gives no
+         * owner for an enter that waits for one: read them with {@link #provenOwner} after the
+         * last event (for {@link ContentionIndex}, which fills its owner columns afterwards).
+         */
+        Tracker(Recording r, boolean deferred) {
             this.r = r;
             this.threads = r.threads().toArray(new RecordedThread[0]);
             boolean proofs = false;
@@ -251,19 +264,34 @@ public final class MonitorOwnership {
                     }
                 }
             }
-            if (proofs) {
+            this.proofs = proofs;
+            this.state = new State(deferred);
+        }
+
+        /** The owner a later proof gives the enter at record {@code index} of ring {@code k}: made by one pass ahead, on first use. */
+        private Owner proofAhead(int k, int index) {
+            if (!proofs) {
+                return null;
+            }
+            if (!ahead) {
+                ahead = true;
                 State first = new State(true);
                 Recording.Cursor c = r.cursor();
                 while (c.next()) {
-                    int k = c.ring();
+                    int ring = c.ring();
                     int i = c.record();
-                    int type = threads[k].rawType(i);
+                    int type = threads[ring].rawType(i);
                     if (type <= SnapshotFormat.EVENT_MONITOR_WAITED && type >= SnapshotFormat.EVENT_THREAD_END) {
-                        first.step(k, i, threads[k].type(i), threads[k].obj(i), c.ts());
+                        first.step(ring, i, threads[ring].type(i), threads[ring].obj(i), c.ts());
                     }
                 }
             }
-            this.state = new State(false);
+            return proven.get(key(k, index));
+        }
+
+        /** Deferred: the owner a later proof gave the enter at record {@code index} of ring {@code k}, once every event was taken. */
+        Owner provenOwner(int k, int index) {
+            return proven.get(key(k, index));
         }
 
         private static int[] append(int[] a, int v) {
@@ -373,7 +401,7 @@ public final class MonitorOwnership {
         private record Pending(int ring, int index, long ts, int[] bw) {
         }
 
-        /** The state of one pass over the records; the first pass ({@code first}) collects the later proofs. */
+        /** The state of one pass over the records; with {@code first}, the pass collects the later proofs. */
         private final class State {
             final boolean first;
             final LongMap<Mon> monitors = new LongMap<>();
@@ -468,7 +496,7 @@ public final class MonitorOwnership {
                             m.pending.add(new Pending(k, index, ts, m.bw == null ? new int[0]
                                     : Arrays.copyOf(m.bw, m.bwCount)));
                         } else {
-                            owner = proven.get(key(k, index));
+                            owner = proofAhead(k, index);
                         }
                     }
                 }
