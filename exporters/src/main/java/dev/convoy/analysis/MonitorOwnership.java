@@ -372,10 +372,13 @@ public final class MonitorOwnership {
             long releaseNs;
             /** A blocked or waiting state of the last holder, now closed, spanned releaseNs: no handoff from it. */
             boolean releaseInside;
-            /** First pass: the rings blocked or waiting on it now, and the enters waiting for a later proof. */
-            int[] bw;
-            int bwCount;
+            /**
+             * Collecting proofs: the enters waiting for a later proof, and the blocked or waiting
+             * states on it that closed meanwhile without an acquisition of it (lost records):
+             * {ring, from, to} in event sequence numbers.
+             */
             List<Pending> pending;
+            List<long[]> closed;
 
             boolean known() {
                 return last >= 0 || lastId != 0;
@@ -397,8 +400,8 @@ public final class MonitorOwnership {
             }
         }
 
-        /** An enter whose owner waits for a later proof: its ring and record, time, and the rings blocked or waiting on the monitor then. */
-        private record Pending(int ring, int index, long ts, int[] bw) {
+        /** An enter whose owner waits for a later proof: its ring and record, time and event sequence number. */
+        private record Pending(int ring, int index, long ts, long seq) {
         }
 
         /** The state of one pass over the records; with {@code first}, the pass collects the later proofs. */
@@ -409,6 +412,10 @@ public final class MonitorOwnership {
             final long[] blockedSince = new long[threads.length];
             final long[] waitingOn = new long[threads.length];
             final long[] waitingSince = new long[threads.length];
+            final long[] blockedSeq = new long[threads.length];
+            final long[] waitingSeq = new long[threads.length];
+            /** Event sequence number of the record being taken. */
+            long seq;
             final long[] endSeen = new long[threads.length];
 
             State(boolean first) {
@@ -426,6 +433,7 @@ public final class MonitorOwnership {
             }
 
             Owner step(int k, int index, EventType type, long obj, long ts) {
+                seq++;
                 switch (type) {
                     case MONITOR_ENTER -> {
                         return enter(k, index, obj, ts);
@@ -441,7 +449,7 @@ public final class MonitorOwnership {
                     case MONITOR_WAIT -> {
                         Mon m = mon(obj);
                         if (first) {
-                            prove(m, k, threads[k].javaThreadId());
+                            prove(m, obj, k, threads[k].javaThreadId());
                         }
                         m.holder(k, 0); // it waits: it held the monitor until now
                         m.release(ts);
@@ -472,7 +480,7 @@ public final class MonitorOwnership {
                     if (id < 0) {
                         owner = new Owner(Source.NONE, null, -1);
                         if (first) {
-                            m.pending = null; // free at the read: no proof for the enters before
+                            clearPending(m); // free at the read: no proof for the enters before
                         }
                         m.release(ts);
                     } else {
@@ -480,7 +488,7 @@ public final class MonitorOwnership {
                         if (o != k) {
                             owner = new Owner(Source.RECORDED, o < 0 ? null : threads[o], id);
                             if (first) {
-                                prove(m, o, id);
+                                prove(m, obj, o, id);
                             }
                             m.holder(o, id);
                         }
@@ -493,8 +501,7 @@ public final class MonitorOwnership {
                             if (m.pending == null) {
                                 m.pending = new ArrayList<>(2);
                             }
-                            m.pending.add(new Pending(k, index, ts, m.bw == null ? new int[0]
-                                    : Arrays.copyOf(m.bw, m.bwCount)));
+                            m.pending.add(new Pending(k, index, ts, seq));
                         } else {
                             owner = proofAhead(k, index);
                         }
@@ -532,10 +539,11 @@ public final class MonitorOwnership {
             }
 
             /**
-             * First pass: a holding fact (ring {@code o}, else the Java id of an exact owner without
-             * a ring) right after the pending enters of a monitor proves their owner, where it could own it.
+             * Collecting proofs: a holding fact (ring {@code o}, else the Java id of an exact owner
+             * without a ring) right after the pending enters of monitor {@code obj} proves their
+             * owner, where it could own it then.
              */
-            void prove(Mon m, int o, long id) {
+            void prove(Mon m, long obj, int o, long id) {
                 if (m.pending == null) {
                     return;
                 }
@@ -545,23 +553,37 @@ public final class MonitorOwnership {
                         continue;
                     }
                     RecordedThread t = threads[o];
-                    boolean bw = false;
-                    for (int b : p.bw()) {
-                        bw |= b == o;
-                    }
                     boolean ended = endSeen[o] <= p.ts() || t.endNs() != 0 && t.endNs() < p.ts();
-                    if (o != p.ring() && !bw && !ended && (t.isLate() || t.startNs() <= p.ts())) {
+                    if (o != p.ring() && !blockedOrWaitingAt(m, obj, o, p.seq()) && !ended
+                            && (t.isLate() || t.startNs() <= p.ts())) {
                         proven.put(key(p.ring(), p.index()), new Owner(Source.LATER_PROOF, t, t.javaThreadId()));
                     }
                 }
+                clearPending(m);
+            }
+
+            /** Whether ring o was blocked or waiting on the monitor of {@code m} at event sequence number {@code at} (while proofs are pending). */
+            boolean blockedOrWaitingAt(Mon m, long obj, int o, long at) {
+                if (m.closed != null) {
+                    for (long[] c : m.closed) {
+                        if (c[0] == o && c[1] < at && at < c[2]) {
+                            return true;
+                        }
+                    }
+                }
+                return blockedOn[o] == obj && blockedSeq[o] < at || waitingOn[o] == obj && waitingSeq[o] < at;
+            }
+
+            void clearPending(Mon m) {
                 m.pending = null;
+                m.closed = null;
             }
 
             /** An ENTERED ({@code handoff}) or WAITED of ring {@code k}: the releaser of a handoff, then the new holder. */
             void acquired(int k, long obj, long ts, boolean handoff) {
                 Mon m = mon(obj);
                 if (first) {
-                    m.pending = null; // an acquisition first: no proof for the enters before it
+                    clearPending(m); // an acquisition first: no proof for the enters before it
                 }
                 if (handoff && m.last >= 0 && m.last != k) {
                     int o = m.last;
@@ -583,61 +605,43 @@ public final class MonitorOwnership {
             void setBlocked(int k, long obj, long ts) {
                 long old = blockedOn[k];
                 if (old != 0) {
-                    closed(k, old, blockedSince[k], ts);
+                    closed(k, old, blockedSince[k], blockedSeq[k], ts);
                 }
                 blockedOn[k] = obj;
                 blockedSince[k] = ts;
-                if (first) {
-                    member(k, old);
-                    member(k, obj);
-                }
+                blockedSeq[k] = seq;
             }
 
             /** Ring {@code k} is waiting on {@code obj} from {@code ts} (0: no longer waiting). */
             void setWaiting(int k, long obj, long ts) {
                 long old = waitingOn[k];
                 if (old != 0) {
-                    closed(k, old, waitingSince[k], ts);
+                    closed(k, old, waitingSince[k], waitingSeq[k], ts);
                 }
                 waitingOn[k] = obj;
                 waitingSince[k] = ts;
-                if (first) {
-                    member(k, old);
-                    member(k, obj);
-                }
+                waitingSeq[k] = seq;
             }
 
-            /** A blocked or waiting state of ring {@code k} on {@code obj}, (since, until), ended: did it span the release of the monitor by k? */
-            void closed(int k, long obj, long since, long until) {
+            /**
+             * A blocked or waiting state of ring {@code k} on {@code obj} ended now: did it span the
+             * release of the monitor by k (time {@code since} to {@code until})? While proofs are
+             * pending, it is kept for {@link #blockedOrWaitingAt} unless it ends in an acquisition
+             * of that monitor (which clears them anyway).
+             */
+            void closed(int k, long obj, long since, long sinceSeq, long until) {
                 Mon m = monitors.get(obj);
-                if (m != null && m.last == k && m.released && since < m.releaseNs && m.releaseNs < until) {
-                    m.releaseInside = true;
-                }
-            }
-
-            /** First pass: keeps ring k in the blocked-or-waiting set of monitor obj exactly when it is blocked or waiting on it. */
-            void member(int k, long obj) {
-                if (obj == 0) {
+                if (m == null) {
                     return;
                 }
-                Mon m = mon(obj);
-                boolean in = blockedOn[k] == obj || waitingOn[k] == obj;
-                int at = -1;
-                for (int i = 0; i < m.bwCount; i++) {
-                    if (m.bw[i] == k) {
-                        at = i;
-                        break;
-                    }
+                if (m.last == k && m.released && since < m.releaseNs && m.releaseNs < until) {
+                    m.releaseInside = true;
                 }
-                if (in && at < 0) {
-                    if (m.bw == null) {
-                        m.bw = new int[4];
-                    } else if (m.bwCount == m.bw.length) {
-                        m.bw = Arrays.copyOf(m.bw, 2 * m.bwCount);
+                if (first && m.pending != null) {
+                    if (m.closed == null) {
+                        m.closed = new ArrayList<>(2);
                     }
-                    m.bw[m.bwCount++] = k;
-                } else if (!in && at >= 0) {
-                    m.bw[at] = m.bw[--m.bwCount];
+                    m.closed.add(new long[] {k, sinceSeq, seq});
                 }
             }
         }

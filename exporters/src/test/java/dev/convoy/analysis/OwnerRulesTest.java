@@ -230,6 +230,26 @@ class OwnerRulesTest {
         assertEquals("unknown", name(owner(r, 4, 1)), "b acquired M2 at 50, before a's wait at 60");
     }
 
+    /** The blocked state that rules a later proof out may have ended before the proof (lost records). */
+    @Test
+    void aLaterProofSkipsAThreadBlockedAtTheEnterThoughNoLonger() {
+        RecordingBuilder b = Fixtures.base();
+        thread(b, 1, A, O_MAIN, "a").event(t(5), EVENT_MONITOR_ENTER, S_RUN, M1, 0) // ENTERED lost
+                .event(t(12), EVENT_MONITOR_ENTER, S_RUN, M2, 0) // ends the blocked state on M1: 5..12
+                .event(t(14), EVENT_MONITOR_ENTERED, 0, M2, 0)
+                .event(t(20), EVENT_MONITOR_WAIT, S_WAIT, M1, 0)
+                .event(t(30), EVENT_MONITOR_WAITED, 0, 0, M1, 0, 0);
+        thread(b, 4, T, O_H1, "t").event(t(10), EVENT_MONITOR_ENTER, S_RUN, M1, 0)
+                .event(t(11), EVENT_MONITOR_ENTER, S_RUN, M3, 0) // t's own state ends too
+                .event(t(13), EVENT_MONITOR_ENTERED, 0, M3, 0)
+                .event(t(16), EVENT_MONITOR_ENTER, S_RUN, M1, 0)
+                .event(t(40), EVENT_MONITOR_ENTERED, 0, M1, 0);
+        Recording r = read(b);
+        assertEquals("unknown", name(owner(r, 4, 0)), "a was blocked on M1 at 10 (5..12)");
+        assertEquals("a", name(owner(r, 4, 2)), "at 16 a was not: its wait at 20 proves it");
+        assertEquals(Source.LATER_PROOF, owner(r, 4, 2).source());
+    }
+
     @Test
     void anExactOwnerAtALaterEnterProvesAnEarlierOne() {
         RecordingBuilder b = Fixtures.base();
