@@ -389,11 +389,16 @@ class ParkOutputsIT {
             assertEquals("blocked on " + REENTRANT_LOCK, first.path("name").asText());
             assertEquals(main.javaThreadId(), first.path("args").path("owner_tid").asLong(), first::toString);
             assertEquals("main", first.path("args").path("owner").asText());
+            // its first lock park's element (a contended monitor enter, in JDK code, may come before it)
+            long lock = w.events().stream().filter(ParkOutputsIT::lock).findFirst().orElseThrow().obj();
             Element enter = TptpValidator.elements(o.tptp.getDocumentElement()).stream()
                     .filter(e -> e.getTagName().equals("monContendedEnter")
-                            && e.getAttribute("threadIdRef").equals(Long.toString(w.ringId())))
+                            && e.getAttribute("threadIdRef").equals(Long.toString(w.ringId()))
+                            && e.getAttribute("objIdRef").equals(Long.toString(lock)))
                     .findFirst().orElseThrow();
-            assertEquals(Long.toString(main.ringId()), enter.getAttribute("threadOwner"));
+            assertEquals(Long.toString(main.ringId()), enter.getAttribute("threadOwner"), () -> w.name() + ": "
+                    + TptpValidator.elements(enter).stream().map(a -> a.getAttribute("name") + "=" + a.getAttribute("value"))
+                    .toList() + ", records " + w.events().stream().limit(12).toList());
             CsvLogReader.EventLine park = o.csv.events().stream().filter(e -> e.name().equals("ThreadPark")
                     && e.fields().get(0).equals(hash(o.r, w.threadObject()))).findFirst().orElseThrow();
             assertEquals(hash(o.r, main.threadObject()), park.fields().get(2));
