@@ -19,7 +19,7 @@ import java.util.Map;
  * <li>while the current thread was RUNNING, the path stays on it;</li>
  * <li>when it was BLOCKED, WAITING, JOINING or SLEEPING, and the interval of that state
  *     was ended by an interaction from another thread that acted during the state (HANDOFF:
- *     the previous owner at its release; NOTIFY/NOTIFY_ALL: the notifier at the call;
+ *     the releaser at its release; NOTIFY/NOTIFY_ALL: the notifier at the call;
  *     INTERRUPT: the interrupter; JOIN_END: the ended thread at its end), the path keeps
  *     the part of the state after that act (the wake-up latency) and jumps to the acting
  *     thread at that moment; otherwise (timeout, sleep, unknown release, deadlock) it

@@ -15,11 +15,14 @@ import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotFormat;
 
 /**
- * Deadlocks at snapshot time: cycles in the waits-for graph (SECTION_MONITORS) in which each
- * thread waits for a lock owned by the next: blocked entering a monitor (MSTATE_BLOCKED, the
- * owner reported by the JVM), or parked acquiring a {@code java.util.concurrent} lock
- * (MSTATE_PARKED with an exclusive owner, when the thread's newest PARK record is a lock
- * acquisition, FLAG_LOCK, on that blocker). A cycle may mix both.
+ * Deadlocks at snapshot time: cycles in the waits-for graph in which each thread waits for a
+ * lock owned by the next: blocked entering a monitor (MSTATE_BLOCKED in SECTION_MONITORS, the
+ * owner reported by the JVM at the snapshot), or parked acquiring a {@code java.util.concurrent}
+ * lock (MSTATE_PARKED with an exclusive owner, when the thread's newest PARK record is a lock
+ * acquisition, FLAG_LOCK, on that blocker). A cycle may mix both. A thread SECTION_MONITORS gives
+ * no such edge has one from the exact owner recorded at its blocked enter
+ * ({@link #exactEnterEdge}) when that owner provably still holds the monitor. Every owner edge
+ * is exact: no inferred owner makes a deadlock.
  */
 public final class Deadlocks {
 
@@ -85,6 +88,14 @@ public final class Deadlocks {
                 blockedByRing.put(m.ringId(), m);
             }
         }
+        for (RecordedThread t : r.javaThreads()) {
+            if (!t.isEnded() && !blockedByRing.containsKey(t.ringId())) {
+                MonitorState edge = exactEnterEdge(r, t, liveByJavaId);
+                if (edge != null) {
+                    blockedByRing.put(t.ringId(), edge);
+                }
+            }
+        }
         List<Deadlock> out = new ArrayList<>();
         Set<Long> done = new HashSet<>();
         List<Long> rings = new ArrayList<>(blockedByRing.keySet());
@@ -112,6 +123,38 @@ public final class Deadlocks {
             }
         }
         return out;
+    }
+
+    /**
+     * The owner edge of a live thread from the exact owner recorded at its blocked enter: its
+     * newest record is a MONITOR_ENTER with FLAG_OWNER naming a live thread O (arg2 &gt; 0), and O
+     * has been blocked since before that enter (O's newest record is a MONITOR_ENTER, or a PARK
+     * with FLAG_LOCK, older than it). O owned the monitor at the enter and, blocked since, has
+     * released nothing: it owns it at the snapshot. As a SECTION_MONITORS entry (MSTATE_BLOCKED);
+     * null when there is no such edge. (Of two threads blocked on each other, the one that
+     * blocked later has such an edge, the other not: the owner it names ran after the enter and
+     * may have let go, so a cycle needs at least one edge reported by the JVM at the snapshot.)
+     */
+    static MonitorState exactEnterEdge(Recording r, RecordedThread t, Map<Long, RecordedThread> liveByJavaId) {
+        int n = t.eventCount();
+        if (n == 0 || t.rawType(n - 1) != SnapshotFormat.EVENT_MONITOR_ENTER
+                || (t.flags(n - 1) & SnapshotFormat.FLAG_OWNER) == 0 || t.arg2(n - 1) <= 0) {
+            return null;
+        }
+        RecordedThread o = liveByJavaId.get(t.arg2(n - 1));
+        if (o == null || o == t || o.eventCount() == 0) {
+            return null;
+        }
+        int last = o.eventCount() - 1;
+        int type = o.rawType(last);
+        boolean blocked = type == SnapshotFormat.EVENT_MONITOR_ENTER
+                || type == SnapshotFormat.EVENT_PARK && (o.flags(last) & SnapshotFormat.FLAG_LOCK) != 0;
+        if (!blocked || o.ts(last) >= t.ts(n - 1)) {
+            return null;
+        }
+        long monitor = t.obj(n - 1);
+        return new MonitorState(t.ringId(), SnapshotFormat.MSTATE_BLOCKED, monitor, r.identityHash(monitor),
+                o.javaThreadId());
     }
 
     /**

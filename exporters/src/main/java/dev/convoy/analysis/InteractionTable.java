@@ -1,7 +1,6 @@
 package dev.convoy.analysis;
 
 import static dev.convoy.analysis.IntervalTable.*;
-import static dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_WAIT;
 
 import dev.convoy.analysis.Interactions.Kind;
 import dev.convoy.model.EventType;
@@ -24,7 +23,7 @@ import java.util.function.IntPredicate;
  * event order (the {@link MonitorOwnership.Tracker}, handoffs, notify binding).
  *
  * <p>What it keeps: per interaction 49 bytes (with the records of its cause and effect and the
- * interval it ended), per interval 8 (owner, ender), per start or interrupt call 4, per notify
+ * interval it ended), per interval 9 (owner and whether it is exact, ender), per start or interrupt call 4, per notify
  * call 12; while binding, per monitor the notify calls a wake could still bind and the wakes
  * waiting for a notify. TIMEOUT is no interaction of the table (it is no arrow): a WAITING
  * interval that {@link IntervalTable#timedOut} has one.
@@ -46,7 +45,9 @@ public final class InteractionTable extends Columns {
     private long[] iMonitor = new long[64];
     private int[] iCause = new int[64]; // record index of the cause on the from ring, -1 none
     private int[] iEnded = new int[64]; // interval of the to ring it ended; -1 none; <= -2: none, effect record -2 - v
-    private final int[][] owner; // per ring and interval: owner's ring position + 1, 0 unknown (BLOCKED)
+    private final int[][] owner; // per ring and interval: owner's ring position + 1, 0 none (BLOCKED)
+    private final byte[][] ownerSource; // per ring and interval: MonitorOwnership.Source ordinal + 1, 0 unknown
+    private final LongMap<Long> ownerIds = new LongMap<>(); // (ring, interval) -> Java id of an owner without a ring
     private final int[][] ender; // per ring and interval: interaction id, -2 - ring of the waiter for a TIMEOUT, -1 none
     private final int[] startOf; // per ring: its START interaction, -1
     private int[] startCall; // per START_CALL in event order: its interaction, -1
@@ -66,12 +67,14 @@ public final class InteractionTable extends Columns {
         this.x = x;
         this.rings = rings;
         this.owner = new int[rings.length][];
+        this.ownerSource = new byte[rings.length][];
         this.ender = new int[rings.length][];
         this.startOf = new int[rings.length];
         this.parkedUsed = new boolean[rings.length][];
         Arrays.fill(startOf, -1);
         for (int k = 0; k < rings.length; k++) {
             owner[k] = new int[rings[k].count()];
+            ownerSource[k] = new byte[rings[k].count()];
             ender[k] = new int[rings[k].count()];
             Arrays.fill(ender[k], -1);
             RecordedThread t = rings[k].thread();
@@ -315,7 +318,7 @@ public final class InteractionTable extends Columns {
 
     /**
      * The owner of each BLOCKED park: exact, the ring of the Java thread its PARK names (arg2;
-     * the ring not met late if the id has two), none when -1 or no ring has that id.
+     * the ring not met late if the id has two; by its id alone when no ring has it), none when -1.
      */
     private void parkOwners() {
         for (int k = 0; k < rings.length; k++) {
@@ -326,6 +329,11 @@ public final class InteractionTable extends Columns {
                     Integer o = id >= 0 ? byJavaId.get(id) : null;
                     if (o != null && o != k) {
                         owner[k][i] = o + 1;
+                    }
+                    if (id < 0) {
+                        ownerSource[k][i] = (byte) (MonitorOwnership.Source.NONE.ordinal() + 1);
+                    } else if (o == null || o != k) {
+                        ownerSource[k][i] = (byte) (MonitorOwnership.Source.RECORDED.ordinal() + 1);
                     }
                 }
             }
@@ -381,7 +389,7 @@ public final class InteractionTable extends Columns {
      * over a long conversion).
      */
     private final class MergedPass {
-        final MonitorOwnership.Tracker tracker = new MonitorOwnership.Tracker(r);
+        final MonitorOwnership.Tracker tracker = new MonitorOwnership.Tracker(r, true); // later proofs: after the pass
         final boolean inOrder;
         final long[] openWait = new long[rings.length]; // per ring: the start of its open MONITOR_WAIT, MAX_VALUE none
         final long[] openMonitor = new long[rings.length];
@@ -410,7 +418,7 @@ public final class InteractionTable extends Columns {
                 EventType type = t.type(index);
                 long obj = t.obj(index);
                 long ts = cur.ts();
-                RecordedThread owner = tracker.next(t, index, type, obj, ts);
+                MonitorOwnership.Owner owner = tracker.next(k, index, type, obj, ts);
                 switch (type) {
                     case MONITOR_WAIT -> {
                         openWait[k] = ts;
@@ -427,6 +435,14 @@ public final class InteractionTable extends Columns {
             }
             for (long[] d : deferred) {
                 handoff((int) d[0], (int) d[1], (int) d[2], d[3]);
+            }
+            for (int k = 0; k < rings.length; k++) { // owners a later record proved
+                IntervalTable g = rings[k];
+                for (int iv = 0; iv < g.count(); iv++) {
+                    if (g.kind[iv] == BLOCKED && ownerSource[k][iv] == 0 && !g.has(iv, PARK)) {
+                        enterOwner(k, iv, tracker.provenOwner(k, g.begin[iv]));
+                    }
+                }
             }
             for (IntervalTable g : rings) {
                 g.rewind();
@@ -476,10 +492,10 @@ public final class InteractionTable extends Columns {
             unparkCall[n] = id;
         }
 
-        void enter(int k, int index, RecordedThread owner) {
+        void enter(int k, int index, MonitorOwnership.Owner owner) {
             int iv = rings[k].at(index);
-            if (iv >= 0 && owner != null) {
-                InteractionTable.this.owner[k][iv] = x.ring(owner) + 1;
+            if (iv >= 0) {
+                enterOwner(k, iv, owner);
             }
         }
 
@@ -578,20 +594,29 @@ public final class InteractionTable extends Columns {
         }
     }
 
+    /** Sets the owner of a BLOCKED interval (none when null). */
+    private void enterOwner(int k, int iv, MonitorOwnership.Owner o) {
+        if (o != null) {
+            owner[k][iv] = o.thread() == null ? 0 : x.ring(o.thread()) + 1;
+            ownerSource[k][iv] = (byte) (o.source().ordinal() + 1);
+            if (o.thread() == null && o.javaThreadId() > 0) {
+                ownerIds.put((long) k << 32 | iv, o.javaThreadId());
+            }
+        }
+    }
+
     /**
      * The handoff of a closed BLOCKED interval ({@link MonitorOwnership#handoffs}): from the
-     * thread the tracker saw release the monitor ({@code by}, at {@code releaseNs}), else from
-     * the owner at the enter, released at its first wait within the block or at the acquisition.
+     * thread the tracker found as the releaser at its MONITOR_ENTERED ({@code by}, at
+     * {@code releaseNs}); none when it found none.
      */
     private void handoff(int k, int iv, int by, long releaseNs) {
         IntervalTable g = rings[k];
-        int from = by >= 0 ? by : owner[k][iv] - 1;
-        if (from < 0) {
+        if (by < 0) {
             return;
         }
-        long release = by >= 0 ? releaseNs : firstWait(from, g.monitor[iv], g.start[iv], g.end[iv]);
-        int id = interaction(Kind.HANDOFF, from, release, k, g.end[iv], g.monitor[iv], -1, iv);
-        ender(k, iv, id, release, Kind.HANDOFF);
+        int id = interaction(Kind.HANDOFF, by, releaseNs, k, g.end[iv], g.monitor[iv], -1, iv);
+        ender(k, iv, id, releaseNs, Kind.HANDOFF);
     }
 
     private void bind(long[] call, boolean all, long[] waiter, int[] first) {
@@ -631,37 +656,6 @@ public final class InteractionTable extends Columns {
             }
         }
         return lo < m.alls ? lo : -1;
-    }
-
-    /** The owner's first MONITOR_WAIT (ring order) on the monitor within [lo, hi]; else hi (the acquisition). */
-    private long firstWait(int ring, long monitor, long lo, long hi) {
-        RecordedThread t = thread(ring);
-        boolean sorted = rings[ring].sorted;
-        int n = t.eventCount();
-        int i = 0;
-        if (sorted) {
-            int a = 0;
-            int b = n;
-            while (a < b) {
-                int mid = (a + b) >>> 1;
-                if (t.ts(mid) < lo) {
-                    a = mid + 1;
-                } else {
-                    b = mid;
-                }
-            }
-            i = a;
-        }
-        for (; i < n; i++) {
-            long ts = t.ts(i);
-            if (ts > hi && sorted) {
-                break;
-            }
-            if (ts >= lo && ts <= hi && t.rawType(i) == EVENT_MONITOR_WAIT && t.obj(i) == monitor) {
-                return ts;
-            }
-        }
-        return hi;
     }
 
     /** The START interaction that started a ring's thread, -1 if none. */
@@ -738,23 +732,67 @@ public final class InteractionTable extends Columns {
     }
 
     /**
-     * Owner at a BLOCKED interval's MONITOR_ENTER ({@link MonitorOwnership#ownerAt}, derived), or
-     * of a BLOCKED park (exact: the exclusive owner its PARK names, {@link #ownerExact}); null if
-     * unknown or none.
+     * Owner at a BLOCKED interval's MONITOR_ENTER ({@link MonitorOwnership#owner}: exact or
+     * inferred, {@link #ownerSource}), or of a BLOCKED park (exact: the exclusive owner its PARK
+     * names); null if unknown, none, or a thread the recording has no ring for.
      */
     public RecordedThread owner(int ring, int iv) {
         int o = owner[ring][iv];
         return o == 0 ? null : thread(o - 1);
     }
 
-    /** {@link #owner} as a ring position, -1 when unknown. */
+    /** {@link #owner} as a ring position, -1 when there is none. */
     public int ownerRing(int ring, int iv) {
         return owner[ring][iv] - 1;
     }
 
-    /** Whether {@link #owner} of an interval is exact (a BLOCKED park) rather than derived (a monitor). */
+    /**
+     * Where the owner of a BLOCKED interval comes from ({@link MonitorOwnership.Source}): a lock
+     * park's is {@code RECORDED} (or {@code NONE}: its PARK named none); null when unknown (and
+     * for every other interval).
+     */
+    public MonitorOwnership.Source ownerSource(int ring, int iv) {
+        int s = ownerSource[ring][iv];
+        return s == 0 ? null : MonitorOwnership.Source.values()[s - 1];
+    }
+
+    /**
+     * The owner's Java thread id: of its ring, or the recorded id of an owner no ring has; -1
+     * when exactly none ({@link MonitorOwnership.Source#NONE}); 0 when unknown.
+     */
+    public long ownerJavaId(int ring, int iv) {
+        MonitorOwnership.Source s = ownerSource(ring, iv);
+        if (s == null) {
+            return 0;
+        }
+        if (s == MonitorOwnership.Source.NONE) {
+            return -1;
+        }
+        int o = owner[ring][iv];
+        if (o != 0) {
+            return thread(o - 1).javaThreadId();
+        }
+        if (rings[ring].has(iv, PARK)) {
+            return rings[ring].t.arg2(rings[ring].begin[iv]);
+        }
+        Long id = ownerIds.get((long) ring << 32 | iv);
+        return id == null ? 0 : id;
+    }
+
+    /**
+     * Whether the owner of an interval is exact: recorded by the VM at a monitor's enter
+     * (FLAG_OWNER; "none" included), or a BLOCKED park's (always, from its PARK); false when it
+     * is inferred or unknown.
+     */
     public boolean ownerExact(int ring, int iv) {
-        return rings[ring].kind[iv] == BLOCKED && rings[ring].has(iv, PARK);
+        if (rings[ring].kind[iv] != BLOCKED) {
+            return false;
+        }
+        if (rings[ring].has(iv, PARK)) {
+            return true;
+        }
+        MonitorOwnership.Source s = ownerSource(ring, iv);
+        return s != null && s.exact();
     }
 
     /** The UNPARK interaction of the n-th UNPARK record in event order, -1 if it woke no recorded park. */

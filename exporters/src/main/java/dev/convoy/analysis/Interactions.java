@@ -21,8 +21,8 @@ import java.util.Optional;
  * <li>{@link Kind#START}: a START_CALL on the starter's ring and the started thread's
  *     THREAD_START (the ring whose Thread object is the call's obj, else whose Java id is
  *     its arg2; not a late ring; one start per thread).</li>
- * <li>{@link Kind#HANDOFF}: the previous owner (the owner derivation of
- *     {@link MonitorOwnership}) at its release, and the blocked thread at its
+ * <li>{@link Kind#HANDOFF}: the releaser ({@link MonitorOwnership.Handoff}: the last thread known
+ *     to hold the monitor, always inferred) at its release, and the blocked thread at its
  *     MONITOR_ENTERED.</li>
  * <li>{@link Kind#NOTIFY} / {@link Kind#NOTIFY_ALL}: the TPTP design's binding rule. In the order
  *     of {@link Recording#events()}, a MONITOR_WAITED that ends a WAITING interval, not

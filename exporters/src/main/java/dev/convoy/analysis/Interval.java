@@ -53,9 +53,21 @@ public record Interval(Kind kind, RecordedThread thread, long monitor, long star
         return begin != null && begin.type() == EventType.PARK;
     }
 
-    /** A BLOCKED park: its owner ({@link InteractionTable#owner}) is exact, recorded by the parking thread. */
+    /**
+     * Whether the owner at the start of a BLOCKED interval is exact: a park's (recorded by the
+     * parking thread), or a monitor's whose MONITOR_ENTER has FLAG_OWNER (read from the VM; "no
+     * owner" included; see {@link MonitorOwnership}); otherwise it is inferred or unknown.
+     */
     public boolean ownerExact() {
-        return kind == Kind.BLOCKED && isPark();
+        if (kind != Kind.BLOCKED || begin == null) {
+            return false;
+        }
+        if (isPark()) {
+            return true;
+        }
+        long id = begin.arg2();
+        return begin.type() == EventType.MONITOR_ENTER && (begin.flags() & SnapshotFormat.FLAG_OWNER) != 0
+                && id != 0 && (id < 0 || id != thread.javaThreadId());
     }
 
     /**

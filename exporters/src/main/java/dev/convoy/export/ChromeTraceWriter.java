@@ -7,6 +7,7 @@ import dev.convoy.analysis.IntervalTable;
 import dev.convoy.analysis.PathTable;
 import dev.convoy.analysis.Interactions.Kind;
 import dev.convoy.analysis.LongMap;
+import dev.convoy.analysis.MonitorOwnership;
 import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
 import dev.convoy.model.RecordedThread;
@@ -144,6 +145,7 @@ public final class ChromeTraceWriter {
     private static final byte[] CAT_UNPARK = q("unpark");
     private static final byte[] UNPARK_CALL = q("LockSupport.unpark");
     private static final byte[] OWNER_EXACT = k("owner_exact");
+    private static final byte[] K_BY_EXACT = k("by_exact");
     private static final byte[] TIMEOUT_NS = k("timeout_ns");
     private static final byte[] NONE = q("none");
     private static final byte[] H_PARKED_NO_BLOCKER = head(q("parked"), CAT_PARK, PH_X);
@@ -488,10 +490,30 @@ public final class ChromeTraceWriter {
             o.ch('}').ch('}');
         }
 
+        /**
+         * A monitor's blocked slice: its monitor, stack, the owner at the enter (its name and tid;
+         * {@code thread <id>} and the id for an owner no ring has; "none" and 0 when the VM
+         * recorded none; "unknown" and 0) with {@code owner_exact} true (recorded by the VM) or
+         * false (inferred) when there is one.
+         */
         void blockedArgs(int ring, int iv, RecordedThread t, int i, long mon, boolean open) throws IOException {
             monitorArgs(mon);
             stack(t.stackId(i));
-            threadArgs(OWNER, OWNER_TID, in.ownerRing(ring, iv));
+            MonitorOwnership.Source src = in.ownerSource(ring, iv);
+            int owner = in.ownerRing(ring, iv);
+            if (src == null || owner >= 0) {
+                threadArgs(OWNER, OWNER_TID, owner);
+            } else if (src == MonitorOwnership.Source.NONE) {
+                o.key(OWNER).raw(NONE);
+                o.key(OWNER_TID).number(0);
+            } else {
+                long id = in.ownerJavaId(ring, iv);
+                o.key(OWNER).string("thread " + id);
+                o.key(OWNER_TID).number(id);
+            }
+            if (src != null) {
+                o.key(OWNER_EXACT).bool(src.exact());
+            }
             if (open) {
                 o.key(RESULT).raw(STILL_BLOCKED);
             }
@@ -598,10 +620,11 @@ public final class ChromeTraceWriter {
             int ring = in.toRing(id);
             begin(ARROW_HEADS[k.ordinal()][0], ring, in.toNs(id));
             o.raw(ARGS).open();
-            if (k != Kind.HANDOFF) {
-                int from = in.fromRing(id);
-                o.key(K_BY).raw(names[from]);
-                o.key(K_BY_TID).number(tid(from));
+            int from = in.fromRing(id);
+            o.key(K_BY).raw(names[from]);
+            o.key(K_BY_TID).number(tid(from));
+            if (k == Kind.HANDOFF) {
+                o.key(K_BY_EXACT).bool(false); // the releaser of a monitor is inferred
             }
             if (k == Kind.HANDOFF || k == Kind.NOTIFY || k == Kind.NOTIFY_ALL) {
                 monitorArgs(in.monitor(id));

@@ -38,7 +38,8 @@ import java.util.Set;
  * events give ObjectNotify, ObjectNotifyAll, ThreadStart, ThreadJoin, ThreadJoined,
  * ThreadSleep and ThreadSlept; the inner waits of a join give no ObjectWait/ObjectWaited.
  * Parks give ThreadPark (with the exact exclusive owner of a lock acquisition and the lock
- * flag), ThreadParked and ThreadUnpark.
+ * flag), ThreadParked and ThreadUnpark. A MonitorContendedEnter whose owner is known is
+ * followed by a MonitorOwner line saying whether that owner is exact, none or inferred.
  */
 public final class CsvLogWriter {
 
@@ -193,7 +194,8 @@ public final class CsvLogWriter {
                 int k = RingState.ring(ends, ei++);
                 sb.append(Text.seconds(threads.get(k).endNs() - start)).append(",ThreadEnded,").append(th[k]);
             } else {
-                RecordedThread owner = owners.next(e);
+                MonitorOwnership.Owner mo = owners.next(e);
+                RecordedThread owner = mo == null ? null : mo.thread();
                 boolean inner = rings.next(e); // the inner wait of Thread.join: ThreadJoin/ThreadJoined stand for it
                 if (!e.thread().isSystem() && !inner) {
                     if (e.type() == EventType.PARK && (e.flags() & SnapshotFormat.FLAG_LOCK) != 0) {
@@ -201,6 +203,12 @@ public final class CsvLogWriter {
                         owner = o == e.thread() ? null : o; // exact, from the record
                     }
                     line(sb, r, e, th[ek], owner, stacks, monitors, start);
+                    if (mo != null && sb.length() > 0) { // how the owner of the enter is known: its MonitorOwner line
+                        sb.append('\n').append(Text.seconds(e.ts() - start)).append(",MonitorOwner,").append(th[ek])
+                                .append(',').append(monitors.get(e.obj())).append(',')
+                                .append(owner == null ? "00000000" : hash(r.identityHash(owner.threadObject())))
+                                .append(',').append(mo.kind()).append(",0");
+                    }
                 }
                 e = it.hasNext() ? it.next() : null;
                 ek = e == null ? -1 : rings.index(e.thread());

@@ -45,8 +45,10 @@ import javax.xml.stream.XMLStreamWriter;
  * Thread ids are ring ids; object, class and method ids are the snapshot's ids in
  * decimal; times are epoch seconds with 9 fraction digits. Stacks of
  * {@code monContendedEnter} and {@code monWait} are {@code annotation name="frame"
- * value="METHODID:LOCATION"} children, top frame first. No DOCTYPE is written, so the file
- * opens without the DTD at hand.
+ * value="METHODID:LOCATION"} children, top frame first. A {@code monContendedEnter} whose
+ * owner is known has, first, {@code annotation name="owner" value="exact|none|inferred"}:
+ * how {@code threadOwner} is known ({@link MonitorOwnership.Owner#kind}). No DOCTYPE is
+ * written, so the file opens without the DTD at hand.
  */
 public final class TptpXmlWriter {
 
@@ -84,7 +86,7 @@ public final class TptpXmlWriter {
         final LongMap<Boolean> objects = new LongMap<Boolean>();
         final LongMap<Boolean> methods = new LongMap<Boolean>();
         /** Owner at the MONITOR_ENTER being written; begin of the MONITOR_WAITED or SLEPT being written. */
-        RecordedThread owner;
+        MonitorOwnership.Owner owner;
         Event begin;
 
         Run(Recording r, XMLStreamWriter w) {
@@ -215,9 +217,10 @@ public final class TptpXmlWriter {
                 case MONITOR_ENTER -> {
                     defineObject(e.obj(), ts);
                     defineStack(e.stackId());
+                    RecordedThread o = owner == null ? null : owner.thread();
                     open("monContendedEnter").num("threadIdRef", ring).at(ts).num("objIdRef", e.obj())
-                            .num("threadOwner", owner == null ? 0 : owner.ringId());
-                    end(e.stackId());
+                            .num("threadOwner", o == null ? 0 : o.ringId());
+                    end(e.stackId(), owner == null ? null : owner.kind());
                 }
                 case MONITOR_ENTERED -> {
                     defineObject(e.obj(), ts);
@@ -277,11 +280,12 @@ public final class TptpXmlWriter {
                         RecordedThread o = e.arg2() >= 0 ? byJavaId.get(e.arg2()) : null;
                         open("monContendedEnter").num("threadIdRef", ring).at(ts).num("objIdRef", e.obj())
                                 .num("threadOwner", o == null || o == t ? 0 : o.ringId());
+                        end(e.stackId(), e.arg2() < 0 ? "none" : "exact");
                     } else {
                         open("monWait").num("threadIdRef", ring).at(ts).num("objIdRef", e.obj())
                                 .signed("timeout", parkMs(e.arg()));
+                        end(e.stackId());
                     }
-                    end(e.stackId());
                 }
                 case PARKED -> {
                     if (begin != null) { // a PARKED whose PARK was lost: lock or wait is not known
@@ -428,6 +432,15 @@ public final class TptpXmlWriter {
 
         /** Ends an element with its stack's annotation children and writes it. */
         void end(int stackId) throws XMLStreamException {
+            end(stackId, null);
+        }
+
+        /**
+         * Ends an element with an owner annotation ({@code <annotation name="owner" value="KIND"/>},
+         * KIND exact, none or inferred; none when null), then its stack's frame annotations, and
+         * writes it.
+         */
+        void end(int stackId, String ownerKind) throws XMLStreamException {
             char[] frames = frameXml.computeIfAbsent(stackId, id -> {
                 StringBuilder sb = new StringBuilder();
                 for (Frame f : r.frames(id)) {
@@ -436,11 +449,14 @@ public final class TptpXmlWriter {
                 }
                 return sb.toString().toCharArray();
             });
-            if (frames.length == 0) {
+            if (frames.length == 0 && ownerKind == null) {
                 end();
                 return;
             }
             put('>');
+            if (ownerKind != null) {
+                put("<annotation name=\"owner\" value=\"").put(ownerKind).put("\"/>");
+            }
             if (len + frames.length > buf.length) {
                 buf = java.util.Arrays.copyOf(buf, 2 * (len + frames.length));
             }

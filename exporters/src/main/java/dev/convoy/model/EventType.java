@@ -6,6 +6,7 @@ import dev.convoy.snapshot.SnapshotFormat;
 public enum EventType {
     THREAD_START(SnapshotFormat.EVENT_THREAD_START),
     THREAD_END(SnapshotFormat.EVENT_THREAD_END),
+    /** A contended enter; obj = monitor; with FLAG_OWNER, arg2 = the owner the VM had then (Java id, -1 none). */
     MONITOR_ENTER(SnapshotFormat.EVENT_MONITOR_ENTER),
     MONITOR_ENTERED(SnapshotFormat.EVENT_MONITOR_ENTERED),
     MONITOR_WAIT(SnapshotFormat.EVENT_MONITOR_WAIT),

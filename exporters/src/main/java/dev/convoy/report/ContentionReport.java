@@ -239,8 +239,11 @@ public final class ContentionReport {
     /**
      * Who kept {@code t} blocked or waiting: per (thread, kind) of the interactions that ended
      * one of its BLOCKED or WAITING intervals, the count and the time of those intervals. HANDOFF
-     * (and UNPARK of a lock park) is "lock held", UNPARK of another park "unpark", NOTIFY "notify", NOTIFY_ALL "notifyAll", INTERRUPT "interrupt", TIMEOUT
-     * (by "(timeout)", thread null) "timed out". Time descending, then by, then how.
+     * is "lock held (inferred)" (the releaser of a monitor is inferred: JVMTI records no release,
+     * see {@link dev.convoy.analysis.MonitorOwnership.Handoff#exact}), UNPARK of a lock park
+     * "lock held" (the recorded unpark of the releasing thread), UNPARK of another park "unpark",
+     * NOTIFY "notify", NOTIFY_ALL "notifyAll", INTERRUPT "interrupt", TIMEOUT (by "(timeout)",
+     * thread null) "timed out". Time descending, then by, then how.
      */
     public List<Cause> causes(RecordedThread t) {
         int ring = index.ring(t);
@@ -268,7 +271,7 @@ public final class ContentionReport {
 
     private static void add(Map<String, Cause> out, Kind kind, RecordedThread from, long ns, boolean blocked) {
         String how = switch (kind) {
-            case HANDOFF -> "lock held";
+            case HANDOFF -> "lock held (inferred)";
             case UNPARK -> blocked ? "lock held" : "unpark";
             case NOTIFY -> "notify";
             case NOTIFY_ALL -> "notifyAll";

@@ -204,7 +204,8 @@ public final class ReportRenderer {
             String on = s.monitor() == 0 ? "-" : s.state() == State.JOINING
                     ? r.threadByObject(s.monitor()).map(RecordedThread::name).orElse(monitorName(s.monitor(), 0))
                     : monitorName(s.monitor(), r.identityHash(s.monitor()), s.interval() != null && s.interval().isPark());
-            String via = s.via() == null ? "-" : kind(s.via().kind()) + " by " + s.via().from().label();
+            String via = s.via() == null ? "-" : kind(s.via().kind()) + " by " + s.via().from().label()
+                    + (s.via().kind() == Kind.HANDOFF ? " (inferred)" : "");
             rows.add(List.of(s.thread().label(), s.state().name().toLowerCase(Locale.ROOT), on, offset(s.startNs()),
                     duration(s.durationNs()), via));
         }

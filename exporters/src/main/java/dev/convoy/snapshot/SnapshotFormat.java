@@ -1,7 +1,7 @@
 package dev.convoy.snapshot;
 
 /**
- * Constants of the Convoy binary snapshot format, version 1.1.
+ * Constants of the Convoy binary snapshot format, version 1.3.
  *
  * <p>The single source of truth is {@code schema/snapshot-format.md}: every field here
  * has exactly the name and value of a row of one of its tables, and
@@ -15,7 +15,7 @@ public final class SnapshotFormat {
     /** Major version this reader understands; a file of another major version is rejected. */
     public static final int VERSION_MAJOR = 1;
     /** Minor version written; newer minor versions are accepted by the reader. */
-    public static final int VERSION_MINOR = 2;
+    public static final int VERSION_MINOR = 3;
 
     /** Key/value pairs describing the recording (see "INFO keys"). */
     public static final int SECTION_INFO = 1;
@@ -38,7 +38,10 @@ public final class SnapshotFormat {
     public static final int EVENT_THREAD_START = 1;
     /** obj = Thread object id, arg = Java thread id. */
     public static final int EVENT_THREAD_END = 2;
-    /** obj = monitor object id; has a stack. */
+    /**
+     * obj = monitor object id; has a stack. With {@link #FLAG_OWNER} (1.3), arg2 = the owner the
+     * recorder read from the VM at the enter: its Java thread id, or -1 when the monitor had none.
+     */
     public static final int EVENT_MONITOR_ENTER = 3;
     /** obj = monitor object id. */
     public static final int EVENT_MONITOR_ENTERED = 4;
@@ -85,6 +88,8 @@ public final class SnapshotFormat {
     public static final int FLAG_INTERRUPTED = 2;
     /** PARK: the blocker is a lock being acquired (an AQS synchronizer other than a latch's). */
     public static final int FLAG_LOCK = 4;
+    /** MONITOR_ENTER: arg2 holds the monitor's owner read from the VM at the enter (Java thread id, -1 none). */
+    public static final int FLAG_OWNER = 8;
 
     /** The thread has ended (its THREAD_END may have been overwritten). */
     public static final int RING_ENDED = 1;

@@ -159,9 +159,13 @@ class ChromeStreamingTest {
     /**
      * A random recording on the fixtures' classes and stacks; times on a 1 µs grid so that
      * rings tie; with {@code reorder}, about half the rings have two records out of time order.
+     * About a third of the MONITOR_ENTERs have FLAG_OWNER, naming a random thread of the
+     * recording, none (-1) or a thread it has no ring for (999): exact owners need not agree
+     * with the other records.
      */
     static RecordingBuilder random(long seed, boolean reorder) {
         SplittableRandom rnd = new SplittableRandom(seed);
+        SplittableRandom owners = new SplittableRandom(~seed); // its own stream: the rest is as before FLAG_OWNER
         RecordingBuilder b = Fixtures.base();
         int threads = 3 + rnd.nextInt(6);
         int monitors = 1 + rnd.nextInt(4);
@@ -249,6 +253,11 @@ class ChromeStreamingTest {
                 ev.get(i + 1)[0] = tmp;
             }
             for (long[] e : ev.subList(drop, ev.size())) {
+                if (e[1] == EVENT_MONITOR_ENTER && owners.nextInt(3) == 0) {
+                    int o = owners.nextInt(threads + 2);
+                    e[2] = FLAG_OWNER;
+                    e[6] = o == threads ? -1 : o == threads + 1 ? 999 : o == 0 ? 1 : 50 + o;
+                }
                 tb.event(e[0], (int) e[1], (int) e[2], (int) e[3], e[4], e[5], e[6]);
             }
             if (!ended && rnd.nextInt(4) == 0) {

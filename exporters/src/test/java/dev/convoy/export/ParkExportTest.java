@@ -65,9 +65,8 @@ class ParkExportTest {
                 && e.path("args").path("monitor_id").isMissingNode()));
         assertTrue(slices.stream().anyMatch(e -> e.path("args").path("result").asText().equals("interrupted")));
         assertTrue(slices.stream().anyMatch(e -> e.path("args").path("result").asText().equals("still blocked at snapshot")));
-        // monitor slices keep their args: no owner_exact there (the owner is derived)
-        assertTrue(ev.stream().filter(e -> e.path("cat").asText().equals("monitor"))
-                .noneMatch(e -> e.path("args").has("owner_exact")));
+        // the parks fixture has no monitor: no monitor slice (their owner_exact: MonitorOwnerFormatsTest)
+        assertTrue(ev.stream().noneMatch(e -> e.path("cat").asText().equals("monitor")));
 
         List<JsonNode> calls = ev.stream().filter(e -> e.path("name").asText().equals("LockSupport.unpark")).toList();
         assertEquals(6, calls.size());
@@ -105,7 +104,10 @@ class ParkExportTest {
         assertEquals(String.valueOf(R_ACQ), enters.get(0).getAttribute("threadIdRef"));
         assertEquals(String.valueOf(RL1), enters.get(0).getAttribute("objIdRef"));
         assertEquals(String.valueOf(R_HOLDER), enters.get(0).getAttribute("threadOwner"), "exact, from the record");
-        assertEquals(2, TptpValidator.elements(enters.get(0)).size(), "the park's stack");
+        List<Element> children = TptpValidator.elements(enters.get(0));
+        assertEquals(3, children.size(), "the owner annotation, then the park's stack");
+        assertEquals("owner", children.get(0).getAttribute("name"));
+        assertEquals("exact", children.get(0).getAttribute("value"), "a lock park's owner is exact");
         List<Element> entered = tag(all, "monContendedEntered");
         assertEquals(1, entered.size());
         List<Element> waits = tag(all, "monWait");

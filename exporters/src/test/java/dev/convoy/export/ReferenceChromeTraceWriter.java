@@ -196,7 +196,14 @@ final class ReferenceChromeTraceWriter {
                 };
                 add("I", "monitor released", HANDOFF, h.from(), h.fromNs()).lazyArgs = a;
                 add("s", HANDOFF_NAME, HANDOFF, h.from(), h.fromNs()).id = flowId;
-                add("I", "monitor acquired", HANDOFF, h.to(), h.toNs()).lazyArgs = a;
+                add("I", "monitor acquired", HANDOFF, h.to(), h.toNs()).lazyArgs = () -> {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("by", h.from().name());
+                    m.put("by_tid", tid(h.from()));
+                    m.put("by_exact", false);
+                    m.putAll(a.get());
+                    return m;
+                };
                 Ev fin = add("f", HANDOFF_NAME, HANDOFF, h.to(), h.toNs());
                 fin.id = flowId;
                 fin.bindEnclosing = true;
@@ -241,9 +248,14 @@ final class ReferenceChromeTraceWriter {
                 case GC -> a = in.isOpen() ? Map.of("open", true) : Map.of();
                 case BLOCKED -> {
                     a = monitorArgs(in);
-                    RecordedThread owner = owners.ownerAt(in.begin()).orElse(null);
-                    a.put("owner", owner == null ? "unknown" : owner.name());
-                    a.put("owner_tid", owner == null ? 0 : tid(owner));
+                    MonitorOwnership.Owner owner = owners.owner(in.begin()).orElse(null);
+                    a.put("owner", owner == null ? "unknown" : owner.none() ? "none"
+                            : owner.thread() != null ? owner.thread().name() : "thread " + owner.javaThreadId());
+                    a.put("owner_tid", owner == null || owner.none() ? 0
+                            : owner.thread() != null ? tid(owner.thread()) : owner.javaThreadId());
+                    if (owner != null) {
+                        a.put("owner_exact", owner.exact());
+                    }
                     if (in.isOpen()) {
                         a.put("result", "still blocked at snapshot");
                     }

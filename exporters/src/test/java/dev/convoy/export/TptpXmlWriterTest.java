@@ -73,9 +73,13 @@ public class TptpXmlWriterTest {
         Element mainEnter = enters.stream().filter(e -> e.getAttribute("threadIdRef").equals("1")).findFirst().orElseThrow();
         assertEquals(String.valueOf(R_W1), mainEnter.getAttribute("threadOwner"));
         assertEquals(String.valueOf(M2), mainEnter.getAttribute("objIdRef"));
-        assertEquals(List.of(M_RUN + ":12"), elements(mainEnter).stream().map(a -> a.getAttribute("value")).toList());
+        assertEquals(List.of("owner=inferred", "frame=" + M_RUN + ":12"), elements(mainEnter).stream()
+                .map(a -> a.getAttribute("name") + "=" + a.getAttribute("value")).toList(),
+                "the owner SECTION_MONITORS lists at the snapshot is inferred at the enter; then the stack");
         Element victimEnter = enters.stream().filter(e -> e.getAttribute("threadIdRef").equals(String.valueOf(R_VICTIM))).findFirst().orElseThrow();
         assertEquals("0", victimEnter.getAttribute("threadOwner"), "unknown owner is 0");
+        assertTrue(elements(victimEnter).stream().noneMatch(a -> a.getAttribute("name").equals("owner")),
+                "an unknown owner has no owner annotation");
 
         List<Element> waited = byTag(doc, "monWaited");
         assertEquals(List.of("0", "1", "1"), waited.stream().map(e -> e.getAttribute("isTimedOut")).toList());

@@ -86,9 +86,9 @@ class ContentionReportTest {
               c3        (timeout)       timed out                 1  50.00 us
               c4        producer        notifyAll                 1  200.0 us
               c2        producer        notify                    1  100.0 us
-              c2        c4              lock held                 1  20.00 us
+              c2        c4              lock held (inferred)      1  20.00 us
               waiter    main            interrupt                 1  110.0 us
-              producer  c1              lock held                 1  20.00 us
+              producer  c1              lock held (inferred)      1  20.00 us
 
             Deadlocks
             ---------
@@ -119,11 +119,11 @@ class ContentionReportTest {
             Longest waits on the path:
 
               thread    state     on                                 at      time  ended by
-              --------  --------  --------------------------  ---------  --------  ---------------------
+              --------  --------  --------------------------  ---------  --------  -----------------------------
               sleeper   sleeping  -                           +900.0 us  1.000 ms  -
               c1        waiting   com.example.Queue@bbbb0001  +400.0 us  100.0 us  -
               c1        waiting   com.example.Queue@bbbb0001  +300.0 us  10.00 us  notifyAll by producer
-              producer  blocked   com.example.Queue@bbbb0001  +560.0 us  10.00 us  lock release by c1
+              producer  blocked   com.example.Queue@bbbb0001  +560.0 us  10.00 us  lock release by c1 (inferred)
               sleeper   starting  -                           +850.0 us  10.00 us  start by producer
               producer  starting  -                           +10.00 us  5.000 us  start by main
               producer  joining   sleeper                     +2.000 ms  2.000 us  end by sleeper
@@ -150,14 +150,14 @@ class ContentionReportTest {
                 "### Who kept them waiting",
                 "| c1 | producer | notifyAll | 1 | 210.0 us |",
                 "| c1 | (not recorded) | open or unattributed | 1 | 9.440 ms |",
-                "| c2 | c4 | lock held | 1 | 20.00 us |",
+                "| c2 | c4 | lock held (inferred) | 1 | 20.00 us |",
                 "| waiter | main | interrupt | 1 | 110.0 us |",
                 "## Deadlocks",
                 "None at snapshot time.",
                 "## Critical path",
                 "| sleeping | 1.000 ms | 33.3% |",
                 "| com.example.Queue@bbbb0001 | waiting | 110.0 us | 3.6% |",
-                "| producer | blocked | com.example.Queue@bbbb0001 | +560.0 us | 10.00 us | lock release by c1 |")) {
+                "| producer | blocked | com.example.Queue@bbbb0001 | +560.0 us | 10.00 us | lock release by c1 (inferred) |")) {
             assertTrue(md.contains(line), () -> "missing line: " + line + "\n" + String.join("\n", md));
         }
         // a table is always preceded by a blank line, so that Markdown renders it

@@ -23,8 +23,10 @@ import java.util.regex.Pattern;
  * method ids unique, entries count {@code -1} or the number of (hex start location, decimal
  * line) pairs that follow; event lines: timestamp with 9 fraction digits, a known event
  * name with its number of fields, thread and object fields as 8 uppercase hex digits
- * ({@code ThreadPark}'s fourth field, the lock flag, {@code 0} or {@code 1}), a
- * stack depth followed by that many (method id, hex location) pairs for every event but
+ * ({@code ThreadPark}'s fourth field, the lock flag, {@code 0} or {@code 1};
+ * {@code MonitorOwner}'s fourth, how the owner is known, {@code exact}, {@code none} or
+ * {@code inferred}; a {@code MonitorOwner} line right after a {@code MonitorContendedEnter}
+ * of the same time, thread and monitor), a stack depth followed by that many (method id, hex location) pairs for every event but
  * {@code ThreadStarted} and {@code ThreadEnded}, which have none; lines in time order.
  */
 public final class CsvLogReader {
@@ -42,6 +44,7 @@ public final class CsvLogReader {
             Map.entry("ThreadStart", 2), Map.entry("ThreadJoin", 2), Map.entry("ThreadJoined", 2),
             Map.entry("ThreadSleep", 1), Map.entry("ThreadSlept", 1),
             Map.entry("MonitorContendedEnter", 3), Map.entry("MonitorContendedEntered", 2),
+            Map.entry("MonitorOwner", 4),
             Map.entry("ThreadPark", 4), Map.entry("ThreadParked", 2), Map.entry("ThreadUnpark", 2),
             Map.entry("ThreadStarted", 2), Map.entry("ThreadEnded", 1));
 
@@ -200,6 +203,10 @@ public final class CsvLogReader {
                     if (!fields.get(i).equals("0") && !fields.get(i).equals("1")) {
                         problems.add(where + "lock flag '" + fields.get(i) + "' is not 0 or 1");
                     }
+                } else if (f[1].equals("MonitorOwner") && i == 3) {
+                    if (!List.of("exact", "none", "inferred").contains(fields.get(i))) {
+                        problems.add(where + "owner kind '" + fields.get(i) + "' is not exact, none or inferred");
+                    }
                 } else if (!threadName && !HASH.matcher(fields.get(i)).matches()) {
                     problems.add(where + "field " + (i + 1) + " '" + fields.get(i) + "' is not 8 uppercase hex digits");
                 }
@@ -228,6 +235,14 @@ public final class CsvLogReader {
             } else if (f.length != 2 + count) {
                 problems.add(where + f[1] + " has " + count + " fields and no stack");
                 continue;
+            }
+            if (f[1].equals("MonitorOwner")) {
+                EventLine enter = out.isEmpty() ? null : out.get(out.size() - 1);
+                if (enter == null || !enter.name().equals("MonitorContendedEnter") || enter.ts() != ts
+                        || !enter.fields().subList(0, 3).equals(fields.subList(0, 3))) {
+                    problems.add(where + "MonitorOwner does not follow a MonitorContendedEnter of the same time, "
+                            + "thread, monitor and owner");
+                }
             }
             out.add(new EventLine(ts, f[1], fields, List.copyOf(frames)));
         }

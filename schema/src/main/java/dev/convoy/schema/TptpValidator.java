@@ -39,7 +39,10 @@ import org.xml.sax.SAXParseException;
  *     {@code threadId} of {@code callStart}, {@code callInterrupt}, {@code callNotify}
  *     and {@code threadInterrupted} refers to a {@code threadStart} written before it;
  *     {@code threadId}s are unique; every {@code time} is epoch seconds with 9 fraction
- *     digits.</li>
+ *     digits; the children of an element are frame annotations ({@code name="frame"},
+ *     {@code value="METHODID:LOCATION"}), except that a {@code monContendedEnter} may start
+ *     with one owner annotation ({@code name="owner"}, {@code value} exact, none or
+ *     inferred).</li>
  * </ol>
  */
 public final class TptpValidator {
@@ -51,6 +54,9 @@ public final class TptpValidator {
 
     /** A frame annotation's value: method id, colon, bytecode index or -1. */
     private static final Pattern FRAME = Pattern.compile("\\d+:-?\\d+");
+
+    /** The values of a {@code monContendedEnter}'s owner annotation. */
+    private static final Set<String> OWNER_KINDS = Set.of("exact", "none", "inferred");
 
     /** monWait/monWaited objIdRef of Thread.sleep (no object). */
     public static final String SLEEP_OBJ = "-1";
@@ -184,8 +190,18 @@ public final class TptpValidator {
             if (CALLS.contains(e.getTagName()) && !defined.get("threadStart").contains(e.getAttribute("threadId"))) {
                 problems.add(where + " threadId=" + e.getAttribute("threadId") + " refers to no threadStart written before it");
             }
+            boolean firstChild = true;
             for (Element a : elements(e)) {
                 String value = a.getAttribute("value");
+                boolean owner = firstChild && e.getTagName().equals("monContendedEnter")
+                        && a.getTagName().equals("annotation") && a.getAttribute("name").equals("owner");
+                firstChild = false;
+                if (owner) {
+                    if (!OWNER_KINDS.contains(value)) {
+                        problems.add(where + " owner annotation value '" + value + "' is not exact, none or inferred");
+                    }
+                    continue;
+                }
                 String methodId = value.split(":", -1)[0];
                 if (!defined.get("methodDef").contains(methodId)) {
                     problems.add(where + " frame " + value + ": method " + methodId + " has no methodDef written before it");

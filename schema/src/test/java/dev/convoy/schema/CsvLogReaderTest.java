@@ -57,4 +57,19 @@ class CsvLogReaderTest {
         assertTrue(problems(META, EVENTS.replace("0.000100000", "0.0001")).stream().anyMatch(p -> p.contains("9 fraction")));
         assertTrue(problems(META, EVENTS.replace("\n", "\r\n")).stream().anyMatch(p -> p.contains("CR")));
     }
+
+    static final String OWNER = "0.000300000,MonitorOwner,0000ABCD,AAAA0002,00000000,none,0\n";
+
+    @Test
+    void monitorOwnerFollowsItsEnter() throws Exception {
+        String events = EVENTS.replace("0.000400000,MonitorContendedEntered", OWNER + "0.000400000,MonitorContendedEntered");
+        CsvLogReader.Logs logs = read(META, events);
+        assertEquals(List.of("0000ABCD", "AAAA0002", "00000000", "none"), logs.events().get(2).fields());
+        assertTrue(problems(META, events.replace(",none,", ",maybe,")).stream()
+                .anyMatch(p -> p.contains("owner kind 'maybe'")));
+        assertTrue(problems(META, events.replace("MonitorOwner,0000ABCD,AAAA0002", "MonitorOwner,0000ABCD,AAAA0003"))
+                .stream().anyMatch(p -> p.contains("does not follow a MonitorContendedEnter")));
+        assertTrue(problems(META, EVENTS + OWNER.replace("0.000300000", "0.000500000")).stream()
+                .anyMatch(p -> p.contains("does not follow a MonitorContendedEnter")));
+    }
 }

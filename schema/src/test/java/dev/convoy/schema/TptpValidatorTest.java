@@ -40,6 +40,20 @@ class TptpValidatorTest {
     }
 
     @Test
+    void aContendedEnterMayStartWithAnOwnerAnnotation() {
+        String owner = HEAD + BODY.replace("threadOwner=\"0\">", "threadOwner=\"0\"><annotation name=\"owner\" value=\"none\"/>")
+                + TAIL;
+        assertEquals(11, TptpValidator.elements(TptpValidator.validate(owner, "owner").getDocumentElement()).size());
+        List<String> p = assertThrows(FormatViolation.class, () -> TptpValidator.validate(owner.replace("\"none\"",
+                "\"sure\""), "bad")).problems();
+        assertTrue(p.stream().anyMatch(s -> s.contains("owner annotation value 'sure'")), p.toString());
+        String second = HEAD + BODY.replace("</monContendedEnter>", "<annotation name=\"owner\" value=\"exact\"/></monContendedEnter>")
+                + TAIL;
+        p = assertThrows(FormatViolation.class, () -> TptpValidator.validate(second, "late")).problems();
+        assertTrue(p.stream().anyMatch(s -> s.contains("is not a frame")), "only as the first child: " + p);
+    }
+
+    @Test
     void theDtdIsEnforced() {
         List<String> p = assertThrows(FormatViolation.class, () -> TptpValidator.validate(
                 "<?xml version=\"1.0\" encoding=\"UTF-8\"?><TRACE><traceEnd time=\"1.000000000\"/></TRACE>", "x")).problems();
