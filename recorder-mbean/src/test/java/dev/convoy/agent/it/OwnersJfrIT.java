@@ -27,6 +27,7 @@ import dev.convoy.model.Event;
 import dev.convoy.model.EventType;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
+import dev.convoy.testing.OwnerConsistency;
 import dev.convoy.testapps.LockStorm;
 import dev.convoy.testapps.bench.suite.Workloads;
 
@@ -42,6 +43,14 @@ import dev.convoy.testapps.bench.suite.Workloads;
  * thread that let the monitor go before the enter completed, written by the VM at every exit;
  * Convoy's handoff source is the last thread known to hold the monitor before its
  * MONITOR_ENTERED ({@link MonitorOwnership#handoffs()}).
+ *
+ * <p>They can differ, and the test says by how much: JVMTI reports no release and no acquisition
+ * that did not block (a thread that takes the monitor by spinning, or between a release and the
+ * blocked thread's wake-up), so a thread that held the monitor last without ever blocking on it
+ * is invisible to Convoy and its releaser is inferred (the VM itself keeps {@code previousOwner}
+ * only while JFR records JavaMonitorEnter). Measured: about 90 % agreement on H2 on JDK 17 and 25,
+ * where the releasers inferred before exact owners agreed on 25 to 36 %; the bar below holds the
+ * gain without depending on how often threads happen to barge in a run.
  */
 class OwnersJfrIT {
 
@@ -76,6 +85,8 @@ class OwnersJfrIT {
                         "-XX:StartFlightRecording=filename=enters.jfr,dumponexit=true,settings=" + jfc),
                 ChildJvm.dumping("buffer=4m,memory=256m"), main, args).assertSucceeded();
         Recording r = res.recording();
+        OwnerConsistency.Result consistency = OwnerConsistency.check(r);
+        assertEquals(List.of(), consistency.inferred(), consistency::toString);
         Map<Long, List<Enter>> jfr = jfrEnters(jdk, res.dumpDir().resolve("enters.jfr"));
 
         // Convoy's handoff source per enter (thread, enter time).
@@ -147,20 +158,21 @@ class OwnersJfrIT {
         }
     }
 
-    private static void check(Jdks.Jdk jdk, String app, Result res) {
+    private static void check(Jdks.Jdk jdk, String app, Result res, int minPercent) {
         System.out.println("[OwnersJfrIT] " + jdk + " " + app + ": " + res.agree() + " of " + res.compared()
                 + " handoff sources equal JFR's previousOwner (" + res.enters() + " contended enters)");
         assertTrue(res.compared() >= 10, () -> app + ": too few enters to compare: " + res);
-        assertTrue(res.agree() * 100L >= res.compared() * 99L, () -> app + ": " + res.agree() + " of "
+        assertTrue(res.agree() * 100L >= res.compared() * (long) minPercent, () -> app + ": " + res.agree() + " of "
                 + res.compared() + " handoff sources equal JFR's previousOwner:\n"
                 + String.join("\n", res.disagreements()));
     }
 
+    /** The storm's few dozen enters, half of them in the herd released at its start: a lower bar. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     void lockStormHandoffsAreJfrsPreviousOwners(Jdks.Jdk jdk) throws Exception {
         check(jdk, "lock storm", compare(jdk, "storm-", ChildJvm.testAppsClasspath(), LockStorm.class.getName(),
-                "16", "200000"));
+                "16", "200000"), 60);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -168,6 +180,6 @@ class OwnersJfrIT {
     void h2HandoffsAreJfrsPreviousOwners(Jdks.Jdk jdk) throws Exception {
         String cp = ChildJvm.testAppsClasspath() + File.pathSeparator
                 + Paths.get(org.h2.Driver.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        check(jdk, "H2", compare(jdk, "h2-client-", cp, Workloads.class.getName(), "h2", "clients=8", "warmup=1", "seconds=3"));
+        check(jdk, "H2", compare(jdk, "h2-client-", cp, Workloads.class.getName(), "h2", "clients=8", "warmup=1", "seconds=3"), 75);
     }
 }
