@@ -1,5 +1,10 @@
 package dev.convoy.testapps;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -18,6 +23,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * owner ({@code ownerAtStart}, its Java thread id).
  *
  * <p>Threads: {@code rls-0 .. rls-(N-1)}. Blocker class: {@code java.util.concurrent.locks.ReentrantLock$NonfairSync}.
+ *
+ * <p>{@code main} with {@value #PER_LINE} prints {@value #READY}, then runs one storm (fresh
+ * threads) per line read from stdin, printing each storm's summary line, until end-of-file: for
+ * tests that change the JVM between storms (attach an agent, switch contention analysis).
  */
 public final class ReentrantLockStorm implements Scenario {
 
@@ -26,6 +35,8 @@ public final class ReentrantLockStorm implements Scenario {
     public static final String BLOCKER = "java.util.concurrent.locks.ReentrantLock$NonfairSync";
     public static final int DEFAULT_THREADS = 4;
     public static final int DEFAULT_ITERATIONS = 2_000;
+    public static final String PER_LINE = "--per-stdin-line";
+    public static final String READY = "STORMS READY";
 
     /**
      * @param counter       final counter; equals {@code threads * iterations}
@@ -138,7 +149,39 @@ public final class ReentrantLockStorm implements Scenario {
         }
     }
 
+    /** One storm per line of {@code in} until end-of-file; returns the exit code (0 if every storm was OK). */
+    static int runPerLine(BufferedReader in, PrintStream out, int threads, int iterations)
+            throws IOException {
+        out.println(READY);
+        out.flush();
+        int code = 0;
+        while (in.readLine() != null) {
+            code = Math.max(code, Cli.runAndPrint(out, create(threads, iterations)));
+        }
+        return code;
+    }
+
     public static void main(String[] args) {
+        if (List.of(args).contains(PER_LINE)) {
+            String[] rest = List.of(args).stream().filter(a -> !a.equals(PER_LINE)).toArray(String[]::new);
+            int code;
+            try {
+                Cli.maxArgs(rest, 2);
+                int threads = Cli.intArg(rest, 0, "threads", DEFAULT_THREADS, 1);
+                int iterations = Cli.intArg(rest, 1, "iterations", DEFAULT_ITERATIONS, 1);
+                code = runPerLine(new BufferedReader(new InputStreamReader(System.in,
+                        StandardCharsets.UTF_8)), System.out, threads, iterations);
+            } catch (Cli.UsageException e) {
+                System.err.println("error: " + e.getMessage());
+                System.err.println("usage: ReentrantLockStorm " + PER_LINE + " [threads] [iterations]");
+                code = Cli.USAGE;
+            } catch (IOException e) {
+                System.out.println(NAME + " FAIL error=" + Cli.oneLine(e));
+                code = Cli.FAILED;
+            }
+            Cli.exit(code);
+            return;
+        }
         Cli.exit(Cli.execute(System.out, NAME, "ReentrantLockStorm [threads=" + DEFAULT_THREADS
                 + "] [iterations=" + DEFAULT_ITERATIONS + "]", () -> {
                     Cli.maxArgs(args, 2);

@@ -1,8 +1,17 @@
 package dev.convoy.testapps;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -82,8 +91,42 @@ class ParkScenariosTest {
     }
 
     @Test
+    void reentrantLockStormRunsOneStormPerStdinLine() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int code = ReentrantLockStorm.runPerLine(new BufferedReader(new StringReader("a\nb\n")),
+                new PrintStream(out, true, StandardCharsets.UTF_8), 2, 100);
+        List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
+        assertEquals(0, code, lines::toString);
+        assertEquals(ReentrantLockStorm.READY, lines.get(0));
+        assertEquals(3, lines.size(), lines::toString);
+        assertTrue(lines.get(1).startsWith(ReentrantLockStorm.NAME + " OK "), lines::toString);
+        assertTrue(lines.get(2).startsWith(ReentrantLockStorm.NAME + " OK "), lines::toString);
+        assertNotEquals(lines.get(1).replaceAll(".*threadIds=(\\S+).*", "$1"),
+                lines.get(2).replaceAll(".*threadIds=(\\S+).*", "$1"), "each storm on fresh threads");
+    }
+
+    @Test
+    void virtualThreadParksSeesEveryPark() throws InterruptedException {
+        assumeTrue(Runtime.version().feature() >= 21, "virtual threads need JDK 21+: skipped on " + Runtime.version());
+        VirtualThreadParks.Result r = VirtualThreadParks.create(20, 2).run();
+        assertEquals(40, r.acquired());
+        assertEquals(40, r.taken());
+        assertEquals(20, r.threadIds().size());
+        assertTrue(r.lockParks().stream().allMatch(n -> n == 2), r.summary());
+        assertTrue(r.ok(), r.summary());
+    }
+
+    @Test
+    void virtualThreadParksSaysSoOnAJdkWithoutVirtualThreads() {
+        assumeTrue(Runtime.version().feature() < 21, "this JDK has virtual threads");
+        UnsupportedOperationException e = assertThrows(
+                UnsupportedOperationException.class, () -> VirtualThreadParks.create(1, 1).run());
+        assertTrue(e.getMessage().contains("JDK 21"), e.getMessage());
+    }
+
+    @Test
     void badArgumentsAreUsageErrors() {
-        assertEquals(Cli.USAGE, Cli.execute(new java.io.PrintStream(new java.io.ByteArrayOutputStream()),
+        assertEquals(Cli.USAGE, Cli.execute(new PrintStream(new ByteArrayOutputStream()),
                 ReentrantLockStorm.NAME, "usage", () -> ReentrantLockStorm.create(0, 1)));
     }
 }

@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.io.TempDir;
@@ -98,7 +97,7 @@ class AttachIT {
             cmd.add(jdk.java().toString());
             cmd.add("-Xmx256m");
             cmd.add("-Dconvoy.tmpdir=" + dir.resolve("lib"));
-            if (allowAgentsSilently && featureVersion(jdk) >= 21) {
+            if (allowAgentsSilently && jdk.feature() >= 21) {
                 // JDK 21+ would otherwise print "WARNING: A Java agent has been loaded dynamically".
                 cmd.add("-XX:+EnableDynamicAgentLoading");
             }
@@ -150,17 +149,6 @@ class AttachIT {
             }
         }
     }
-
-    /** The JDK's feature version, from its {@code release} file. */
-    static int featureVersion(Jdks.Jdk jdk) throws IOException {
-        Properties release = new Properties();
-        try (var in = Files.newInputStream(jdk.home().resolve("release"))) {
-            release.load(in);
-        }
-        String v = release.getProperty("JAVA_VERSION", "\"17\"").replace("\"", "");
-        return Integer.parseInt(v.split("[.+-]")[0]);
-    }
-
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
@@ -286,7 +274,7 @@ class AttachIT {
     @MethodSource("jdks")
     void onJdk21AndLaterAttachSaysHowToAvoidTheTargetsWarning(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
-        assumeTrue(featureVersion(jdk) >= 21, "JDK 21+ warns about dynamically loaded agents; " + jdk + " does not");
+        assumeTrue(jdk.feature() >= 21, "JDK 21+ warns about dynamically loaded agents; " + jdk + " does not");
         try (Target target = new Target(jdk, work, false)) {
             long pid = target.pid();
             Cli attach = convoy("attach", pid).ok();

@@ -2,11 +2,13 @@ package dev.convoy.agent.it;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Properties;
 import java.util.stream.Stream;
 
 /**
@@ -23,6 +25,16 @@ public final class Jdks {
     public record Jdk(String label, Path home) {
         public Path java() {
             return home.resolve("bin/java");
+        }
+
+        /** The feature version (17, 25, ...), from the JDK's {@code release} file. */
+        public int feature() throws IOException {
+            Properties release = new Properties();
+            try (var in = Files.newInputStream(home.resolve("release"))) {
+                release.load(in);
+            }
+            String v = release.getProperty("JAVA_VERSION", "\"17\"").replace("\"", "");
+            return Integer.parseInt(v.split("[.+-]")[0]);
         }
 
         /** Skips the calling test, with a message, if this JDK is not installed. */

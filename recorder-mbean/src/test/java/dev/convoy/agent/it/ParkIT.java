@@ -87,20 +87,19 @@ class ParkIT {
         return new Run(res.stdout(), res.recording());
     }
 
-    private static List<Event> of(RecordedThread t, EventType type) {
+    static List<Event> of(RecordedThread t, EventType type) {
         return t.events().stream().filter(e -> e.type() == type).toList();
     }
 
-    private static boolean has(Event e, int flag) {
+    static boolean has(Event e, int flag) {
         return (e.flags() & flag) != 0;
     }
 
     /**
-     * The thread's parks come in PARK, PARKED pairs naming the same blocker, none nested (a
-     * platform thread), the last PARK possibly unfinished when {@code parkedAtEnd}; no record
-     * was lost. Returns the PARKs.
+     * The thread's parks come in PARK, PARKED pairs naming the same blocker, none nested, the
+     * last PARK possibly unfinished when {@code parkedAtEnd}; no record was lost. Returns the PARKs.
      */
-    private static List<Event> pairs(RecordedThread t, boolean parkedAtEnd) {
+    static List<Event> pairs(RecordedThread t, boolean parkedAtEnd) {
         assertEquals(0, t.overwritten(), () -> t.name() + " lost records");
         List<Event> parks = new ArrayList<>();
         Event open = null;
@@ -135,18 +134,28 @@ class ParkIT {
     @MethodSource("jdksAndModes")
     void reentrantLockStorm(Jdks.Jdk jdk, String options) throws Exception {
         Run run = run(jdk, options, ReentrantLockStorm.class, "4", "500");
-        List<Long> ids = run.longs("threadIds");
-        long main = run.field("ownerAtStart");
+        checkStorm(run.r, run.stdout);
+    }
+
+    /**
+     * The parks of one {@link ReentrantLockStorm} (its summary line): per storm thread,
+     * PARK/PARKED pairs on the one lock, FLAG_LOCK, untimed, with a stack, owned by another
+     * storm thread or main (main for the first park), unparked by someone; its UNPARKs target
+     * storm threads. Returns the storm's thread ids.
+     */
+    static List<Long> checkStorm(Recording r, String summary) {
+        List<Long> ids = Recordings.longs(summary, "threadIds");
+        long main = Recordings.field(summary, "ownerAtStart");
         Set<Long> owners = new HashSet<>(ids);
         owners.add(main);
         owners.add(-1L);
         Set<Long> blockers = new HashSet<>();
         for (long id : ids) {
-            RecordedThread t = run.r.threads().stream().filter(x -> x.javaThreadId() == id).findFirst().orElseThrow();
+            RecordedThread t = Recordings.threadById(r, id);
             List<Event> parks = pairs(t, false);
             assertFalse(parks.isEmpty(), t.name());
             for (Event p : parks) {
-                assertEquals(ReentrantLockStorm.BLOCKER, run.cls(p.obj()), p::toString);
+                assertEquals(ReentrantLockStorm.BLOCKER, r.objectClassName(p.obj()), p::toString);
                 assertTrue(has(p, SnapshotFormat.FLAG_LOCK), p::toString);
                 assertEquals(0, p.arg(), "lock() parks without a timeout");
                 assertNotEquals(0, p.stackId(), "PARK has a stack");
@@ -155,13 +164,14 @@ class ParkIT {
                 blockers.add(p.obj());
             }
             assertEquals(main, parks.get(0).arg2(), () -> t.name() + "'s first park: main held the lock");
-            assertTrue(unparked(run.r, id), () -> "someone unparked " + t.name());
+            assertTrue(unparked(r, id), () -> "someone unparked " + t.name());
             for (Event u : of(t, EventType.UNPARK)) {
                 assertTrue(ids.contains(u.arg2()), () -> "a storm thread unparks storm threads: " + u);
-                assertEquals(u.arg2(), run.r.threadByObject(u.obj()).orElseThrow().javaThreadId());
+                assertEquals(u.arg2(), r.threadByObject(u.obj()).orElseThrow().javaThreadId());
             }
         }
         assertEquals(1, blockers.size(), "one lock");
+        return ids;
     }
 
     @ParameterizedTest(name = "{0}")
@@ -252,7 +262,7 @@ class ParkIT {
     void countDownLatch(Jdks.Jdk jdk) throws Exception {
         Run run = run(jdk, OFF, LatchWait.class, "3");
         for (long id : run.longs("threadIds")) {
-            RecordedThread t = run.r.threads().stream().filter(x -> x.javaThreadId() == id).findFirst().orElseThrow();
+            RecordedThread t = Recordings.threadById(run.r, id);
             List<Event> parks = pairs(t, false);
             assertFalse(parks.isEmpty(), t.name());
             for (Event p : parks) {

@@ -25,6 +25,12 @@ final class Recordings {
         return found.get(0);
     }
 
+    /** The thread with this Java thread id; fails the test, listing the threads, if there is none. */
+    static RecordedThread threadById(Recording r, long javaThreadId) {
+        return r.threads().stream().filter(t -> t.javaThreadId() == javaThreadId).findFirst()
+                .orElseThrow(() -> new AssertionError("no thread with Java id " + javaThreadId + " in " + r.threads()));
+    }
+
     /** The whole number printed as {@code key=N} by a test app; fails the test if absent. */
     static long field(String stdout, String key) {
         Matcher m = Pattern.compile("\\b" + key + "=(-?\\d+)\\b").matcher(stdout);

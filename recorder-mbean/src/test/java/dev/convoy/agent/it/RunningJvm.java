@@ -25,15 +25,17 @@ public final class RunningJvm implements AutoCloseable {
     private final OutputStream stdin;
     private final List<String> stdout = new CopyOnWriteArrayList<>();
     private final List<String> stderr = new CopyOnWriteArrayList<>();
+    private final Thread stdoutPump;
+    private final Thread stderrPump;
 
     private RunningJvm(Process process) {
         this.process = process;
         this.stdin = process.getOutputStream();
-        pump(process.getInputStream(), stdout, "stdout");
-        pump(process.getErrorStream(), stderr, "stderr");
+        stdoutPump = pump(process.getInputStream(), stdout, "stdout");
+        stderrPump = pump(process.getErrorStream(), stderr, "stderr");
     }
 
-    private static void pump(java.io.InputStream in, List<String> into, String name) {
+    private static Thread pump(java.io.InputStream in, List<String> into, String name) {
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 for (String line; (line = r.readLine()) != null; ) {
@@ -45,6 +47,7 @@ public final class RunningJvm implements AutoCloseable {
         }, "child-" + name);
         t.setDaemon(true);
         t.start();
+        return t;
     }
 
     /** Starts {@code mainClass args} from the test apps on {@code jdk} with the given JVM arguments. */
@@ -81,6 +84,29 @@ public final class RunningJvm implements AutoCloseable {
                 .until(() -> stdout.stream().anyMatch(l -> l.startsWith(prefix)));
     }
 
+    /**
+     * Waits (bounded, generously) until the child printed {@code count} lines starting with
+     * {@code prefix}; returns the first {@code count} of them.
+     */
+    public List<String> awaitLinesStartingWith(String prefix, int count) {
+        Awaitility.await(count + " stdout lines starting with '" + prefix + "'").atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(20))
+                .failFast("the child exited\n" + output(), () -> !process.isAlive())
+                .until(() -> stdout.stream().filter(l -> l.startsWith(prefix)).count() >= count);
+        return stdout.stream().filter(l -> l.startsWith(prefix)).limit(count).toList();
+    }
+
+    /** Writes one line to the child's stdin. */
+    public void send(String line) throws IOException {
+        stdin.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        stdin.flush();
+    }
+
+    /** Every line printed on stdout so far (after {@link #finish}: all of them). */
+    public List<String> stdout() {
+        return stdout;
+    }
+
     public String output() {
         return "stdout:\n" + String.join("\n", stdout) + "\nstderr:\n" + String.join("\n", stderr);
     }
@@ -89,13 +115,15 @@ public final class RunningJvm implements AutoCloseable {
         return stderr;
     }
 
-    /** Closes stdin and waits for a normal exit; returns the exit code. */
+    /** Closes stdin and waits for a normal exit and the end of its output; returns the exit code. */
     public int finish() throws IOException, InterruptedException {
         stdin.close();
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
             process.destroyForcibly();
             throw new AssertionError("the child did not exit after its stdin closed\n" + output());
         }
+        stdoutPump.join(TimeUnit.SECONDS.toMillis(30));
+        stderrPump.join(TimeUnit.SECONDS.toMillis(30));
         return process.exitValue();
     }
 
