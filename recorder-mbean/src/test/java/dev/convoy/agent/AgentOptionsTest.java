@@ -55,12 +55,15 @@ class AgentOptionsTest {
         assertEquals(EnumSet.allOf(Output.class), AgentOptions.parse("dumponexit=all").dumpOnExit());
         assertTrue(AgentOptions.parse("dumponexit=none").dumpOnExit().isEmpty());
         assertEquals(4096, AgentOptions.parse("buffer=4096").bufferBytes());
+        assertTrue(AgentOptions.parse("").vmOwners());
+        assertFalse(AgentOptions.parse("owners=inferred").vmOwners());
+        assertTrue(AgentOptions.parse("owners=inferred").effective().contains("owners=inferred"));
     }
 
     @Test
     void unknownKeyListsTheAllowedOnes() {
         assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, stackdepth, dumpdir, "
-                + "dumponexit, dumpname, callbacks, contanalysis, http, httptoken", error("bufer=64k"));
+                + "dumponexit, dumpname, callbacks, owners, contanalysis, http, httptoken", error("bufer=64k"));
     }
 
     @ParameterizedTest
@@ -80,6 +83,7 @@ class AgentOptionsTest {
         "dumpname=../x|option 'dumpname' must be a file name",
         "dumpdir=|option 'dumpdir' needs a directory",
         "callbacks=some|option 'callbacks' must be full or empty",
+        "owners=exact|option 'owners' must be vm or inferred, got 'exact'",
         "recording|option 'recording' has no value",
         "buffer=64k,,memory=1m|empty option",
         "buffer=64k,buffer=128k|option 'buffer' is given twice",

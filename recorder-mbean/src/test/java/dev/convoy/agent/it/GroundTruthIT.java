@@ -258,8 +258,10 @@ class GroundTruthIT {
         Interactions in = Interactions.of(r);
         List<Interaction> handoffs = on(r, in, Kind.HANDOFF, HandoffChain.HandoffLock.class);
         // handoff-0 got the lock from main, whose own acquisition was uncontended and so unrecorded:
-        // the chain proper is handoff-0 -> handoff-1 -> ... -> handoff-(n-1), in that order
+        // main is known as the exact owner read from the VM at handoff-0's enter; then the chain
+        // handoff-0 -> handoff-1 -> ... -> handoff-(n-1), in that order
         List<String> expected = new ArrayList<>();
+        expected.add("main -> " + HandoffChain.THREAD_PREFIX + 0);
         for (int i = 1; i < n; i++) {
             expected.add(HandoffChain.THREAD_PREFIX + (i - 1) + " -> " + HandoffChain.THREAD_PREFIX + i);
         }

@@ -69,17 +69,7 @@ class OwnersJfrIT {
     private Result compare(Jdks.Jdk jdk, String prefix, String classpath, String main, String... args)
             throws Exception {
         jdk.assumePresent();
-        Path jfc = work.resolve("enters.jfc");
-        Files.writeString(jfc, """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <configuration version="2.0" label="enters" description="every jdk.JavaMonitorEnter">
-                  <event name="jdk.JavaMonitorEnter">
-                    <setting name="enabled">true</setting>
-                    <setting name="stackTrace">false</setting>
-                    <setting name="threshold">0 ns</setting>
-                  </event>
-                </configuration>
-                """);
+        Path jfc = JfrSettings.everyEvent(work, "enters", "jdk.JavaMonitorEnter");
         ChildJvm.Result res = ChildJvm.runWith(jdk, work, Map.of(), classpath,
                 List.of("-Dconvoy.tmpdir=" + work.resolve("lib"),
                         "-XX:StartFlightRecording=filename=enters.jfr,dumponexit=true,settings=" + jfc),

@@ -53,17 +53,7 @@ class ParkJfrIT {
     @MethodSource("jdks")
     void convoyRecordsEveryParkJfrRecords(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
-        Path jfc = work.resolve("parks.jfc");
-        Files.writeString(jfc, """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <configuration version="2.0" label="parks" description="every jdk.ThreadPark">
-                  <event name="jdk.ThreadPark">
-                    <setting name="enabled">true</setting>
-                    <setting name="stackTrace">false</setting>
-                    <setting name="threshold">0 ns</setting>
-                  </event>
-                </configuration>
-                """);
+        Path jfc = JfrSettings.everyEvent(work, "parks", "jdk.ThreadPark");
         ChildJvm.Result res = ChildJvm.runWith(jdk, work,
                 List.of("-Dconvoy.tmpdir=" + work.resolve("lib"),
                         "-XX:StartFlightRecording=filename=parks.jfr,dumponexit=true,settings=" + jfc),
