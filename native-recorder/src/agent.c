@@ -68,11 +68,13 @@ static inline int active(void) {
 }
 
 /* Skips `skip` frames at the top (the probe's own frames for instrumentation events). */
-static uint32_t capture_stack(jvmtiEnv *jvmti, cv_thread *t, jint skip) {
+static uint32_t capture_stack(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint skip) {
     uint32_t depth = g_cv.config.stack_depth;
     if (depth == 0) return 0;
+    jvmtiFrameInfo *frames = threads_frames(jni, t);
+    if (!frames) return 0;
     jint count = 0;
-    if ((*jvmti)->GetStackTrace(jvmti, NULL, skip, (jint)depth + 1, t->frames, &count)
+    if ((*jvmti)->GetStackTrace(jvmti, NULL, skip, (jint)depth + 1, frames, &count)
             != JVMTI_ERROR_NONE || count <= 0) {
         return 0;
     }
@@ -81,7 +83,7 @@ static uint32_t capture_stack(jvmtiEnv *jvmti, cv_thread *t, jint skip) {
         count = (jint)depth;
         flags = CV_STACK_TRUNCATED;
     }
-    return stacks_intern(g_cv.stacks, (const cv_frame *)t->frames, (uint32_t)count, flags);
+    return stacks_intern(g_cv.stacks, (const cv_frame *)frames, (uint32_t)count, flags);
 }
 
 /* A thread blocks on, or waits on, one monitor at a time, and the MonitorContendedEntered
@@ -110,7 +112,7 @@ static void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject
         if (CV_UNLIKELY(r.obj == 0)) {
             /* JVMTI could not tag the monitor: a record naming no object is no fact. */
             t->pending_obj = 0;
-            ring_drop(&t->ring);
+            ring_drop(t->ring);
             return;
         }
     }
@@ -119,12 +121,12 @@ static void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject
     t->pending_epoch = epoch;
     r.arg = arg;
     r.arg2 = arg2;
-    r.meta = cv_record_meta(type, flags, begins ? capture_stack(jvmti, t, 0) : 0);
+    r.meta = cv_record_meta(type, flags, begins ? capture_stack(jvmti, jni, t, 0) : 0);
     /* MonitorWait is posted while the thread still holds the monitor, which it lets go only
      * when the callback returns: the wait starts then. A stack walk that met a safepoint
      * (a GC pause) would otherwise move the start before the release by the pause. */
     if (type == EVENT_MONITOR_WAIT) r.ts = cv_now_ns();
-    ring_write(&t->ring, &r);
+    threads_write(jni, t, &r);
 }
 
 /*
@@ -251,14 +253,14 @@ static void JNICALL probe_record(JNIEnv *jni, jclass cls, jint type, jobject obj
     r.ts = ts;
     r.obj = obj ? objects_id(jvmti, jni, obj, thread_target ? OBJ_THREAD : OBJ_PLAIN) : 0;
     if (CV_UNLIKELY(obj && r.obj == 0)) {
-        ring_drop(&t->ring); /* the object could not be tagged */
+        ring_drop(t->ring); /* the object could not be tagged */
         return;
     }
     r.arg = (int64_t)arg;
     r.arg2 = 0;
     if (thread_target && obj) r.arg2 = threads_tid_field(jni, obj);
-    r.meta = cv_record_meta((uint8_t)type, 0, with_stack ? capture_stack(jvmti, t, 2) : 0);
-    ring_write(&t->ring, &r);
+    r.meta = cv_record_meta((uint8_t)type, 0, with_stack ? capture_stack(jvmti, jni, t, 2) : 0);
+    threads_write(jni, t, &r);
 }
 
 /*
@@ -283,17 +285,17 @@ static jlong JNICALL probe_park(JNIEnv *jni, jclass cls, jobject blocker, jobjec
     r.ts = ts;
     r.obj = blocker ? objects_id(jvmti, jni, blocker, OBJ_PLAIN) : 0;
     if (CV_UNLIKELY(blocker && r.obj == 0)) {
-        ring_drop(&t->ring);
+        ring_drop(t->ring);
         return 0;
     }
     r.arg = (int64_t)timeout;
     r.arg2 = owner ? threads_tid_field(jni, owner) : -1;
     /* Skips park0 and the Probes method: the stack starts at the LockSupport method. */
-    r.meta = cv_record_meta(EVENT_PARK, (uint8_t)(flags & FLAG_LOCK), capture_stack(jvmti, t, 2));
+    r.meta = cv_record_meta(EVENT_PARK, (uint8_t)(flags & FLAG_LOCK), capture_stack(jvmti, jni, t, 2));
     t->park_ts = ts;
     t->park_obj = r.obj;
     t->park_epoch = load_relaxed(&g_cv.epoch);
-    ring_write(&t->ring, &r);
+    threads_write(jni, t, &r);
     return (jlong)ts;
 }
 
@@ -312,7 +314,7 @@ static void JNICALL probe_parked(JNIEnv *jni, jclass cls, jlong start, jobject b
     } else {
         r.obj = blocker ? objects_id(jvmti, jni, blocker, OBJ_PLAIN) : 0;
         if (CV_UNLIKELY(blocker && r.obj == 0)) {
-            ring_drop(&t->ring);
+            ring_drop(t->ring);
             return;
         }
     }
@@ -323,7 +325,7 @@ static void JNICALL probe_parked(JNIEnv *jni, jclass cls, jlong start, jobject b
     r.arg = 0;
     r.arg2 = 0;
     r.meta = cv_record_meta(EVENT_PARKED, f, 0);
-    ring_write(&t->ring, &r);
+    threads_write(jni, t, &r);
 }
 
 static void JNICALL probe_unpark(JNIEnv *jni, jclass cls, jobject target) {
@@ -337,13 +339,13 @@ static void JNICALL probe_unpark(JNIEnv *jni, jclass cls, jobject target) {
     r.ts = ts;
     r.obj = objects_id(jvmti, jni, target, OBJ_THREAD);
     if (CV_UNLIKELY(r.obj == 0)) {
-        ring_drop(&t->ring);
+        ring_drop(t->ring);
         return;
     }
     r.arg = 0;
     r.arg2 = threads_tid_field(jni, target);
     r.meta = cv_record_meta(EVENT_UNPARK, 0, 0);
-    ring_write(&t->ring, &r);
+    threads_write(jni, t, &r);
 }
 
 int agent_bind_probes(JNIEnv *jni, jclass probes, cv_error *err) {
@@ -370,14 +372,14 @@ int agent_bind_probes(JNIEnv *jni, jclass probes, cv_error *err) {
     return 0;
 }
 
-static void record_thread(cv_thread *t, uint8_t type) {
+static void record_thread(JNIEnv *jni, cv_thread *t, uint8_t type) {
     cv_record r;
     r.ts = cv_now_ns();
     r.meta = cv_record_meta(type, 0, 0);
     r.obj = t->thread_obj;
     r.arg = t->java_tid;
     r.arg2 = 0;
-    ring_write(&t->ring, &r);
+    threads_write(jni, t, &r);
 }
 
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
@@ -387,7 +389,7 @@ static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread
     if (owners_need_threads()) owners_thread_started(jni, thread, t ? t->java_tid : threads_tid_field(jni, thread), 1);
     if (t) {
         t->owner_registered = 1;
-        record_thread(t, EVENT_THREAD_START);
+        record_thread(jni, t, EVENT_THREAD_START);
     }
 }
 
@@ -399,7 +401,7 @@ static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) 
     /* The id taken at the start is stale after a reset: the end names the object as it is now. */
     uint64_t obj = objects_id(jvmti, jni, thread, OBJ_THREAD);
     if (obj != 0 && obj != t->thread_obj) threads_set_thread_obj(t, obj);
-    record_thread(t, EVENT_THREAD_END);
+    record_thread(jni, t, EVENT_THREAD_END);
     threads_on_end(jvmti, jni, thread, t);
 }
 

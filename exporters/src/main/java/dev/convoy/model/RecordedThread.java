@@ -232,6 +232,9 @@ public final class RecordedThread {
     /** RING_LATE: met after it had started, so {@link #startNs()} is not its real start. */
     public boolean isLate() { return (flags & SnapshotFormat.RING_LATE) != 0; }
 
+    /** RING_VIRTUAL: a virtual thread (JDK 21+). */
+    public boolean isVirtual() { return (flags & SnapshotFormat.RING_VIRTUAL) != 0; }
+
     @Override
     public String toString() {
         return "RecordedThread[ring=" + ringId + " tid=" + javaThreadId + " name=" + name
