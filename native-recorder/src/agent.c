@@ -36,6 +36,7 @@ static struct {
     uint32_t   epoch;         /* atomic: incremented whenever recording starts */
     int        has_gc_events;
     int        has_object_free; /* ids of collected objects are reused */
+    int        has_vthread_events; /* VirtualThreadStart/End enabled (JDK 21+, vthread_events) */
     int        owner_oracle;  /* tests only: GetObjectMonitorUsage at each contended enter */
     uint64_t   reset_mono;    /* atomic: records before this are discarded by snapshots, 0 = none */
     uint64_t   start_mono;
@@ -445,6 +446,56 @@ static void JNICALL empty_waited(jvmtiEnv *j, JNIEnv *e, jthread t, jobject o, j
     (void)j; (void)e; (void)t; (void)o; (void)x;
 }
 
+/*
+ * JDK 21+ names, absent from the JDK 17 jvmti.h the library is compiled against (the JVMTI
+ * spec fixes their values): the capability can_support_virtual_threads is the bit that follows
+ * can_generate_sampled_object_alloc_events, the events are 87 and 88, and their callbacks follow
+ * SampledObjectAlloc in jvmtiEventCallbacks. Used only when GetVersionNumber says 21 or later.
+ */
+#define CV_JVMTI_VERSION_21 0x30150000
+#define CV_EVENT_VIRTUAL_THREAD_START ((jvmtiEvent)87)
+#define CV_EVENT_VIRTUAL_THREAD_END ((jvmtiEvent)88)
+
+typedef void (JNICALL *cv_vthread_callback)(jvmtiEnv *jvmti, JNIEnv *jni, jthread vthread);
+
+typedef struct {
+    jvmtiEventCallbacks base;                 /* events 50..86, as in JDK 17 */
+    cv_vthread_callback VirtualThreadStart;   /* 87 */
+    cv_vthread_callback VirtualThreadEnd;     /* 88 */
+} cv_callbacks21;
+
+/* The byte and bit of can_support_virtual_threads: the bit after
+ * can_generate_sampled_object_alloc_events, found by setting that one (gcc on x86_64 allocates
+ * bit-fields from the least significant bit up). 0 if it is the top bit of its unit. */
+static int vthread_capability_bit(size_t *byte, uint8_t *mask) {
+    jvmtiCapabilities c;
+    memset(&c, 0, sizeof(c));
+    c.can_generate_sampled_object_alloc_events = 1;
+    const uint8_t *p = (const uint8_t *)&c;
+    for (size_t i = 0; i < sizeof(c); i++) {
+        if (p[i] == 0) continue;
+        if (p[i] & 0x80) {
+            /* The next bit is in the next byte (bit 0), still in the same 32-bit unit. */
+            if ((i + 1) % 4 == 0) return 0;
+            *byte = i + 1;
+            *mask = 1;
+        } else {
+            *byte = i;
+            *mask = (uint8_t)(p[i] << 1);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static int jvmti_version_at_least(jvmtiEnv *jvmti, jint version) {
+    jint v = 0;
+    if ((*jvmti)->GetVersionNumber(jvmti, &v) != JVMTI_ERROR_NONE) return 0;
+    jint want_major = (version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR;
+    jint major = (v & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR;
+    return (v & JVMTI_VERSION_MASK_INTERFACE_TYPE) == JVMTI_VERSION_INTERFACE_JVMTI && major >= want_major;
+}
+
 static int add_capabilities(jvmtiEnv *jvmti, cv_error *err) {
     jvmtiCapabilities potential, caps;
     memset(&potential, 0, sizeof(potential));
@@ -469,7 +520,23 @@ static int add_capabilities(jvmtiEnv *jvmti, cv_error *err) {
     }
     caps.can_generate_garbage_collection_events = potential.can_generate_garbage_collection_events;
     caps.can_generate_object_free_events = potential.can_generate_object_free_events;
-    CV_JVMTI_OR_FAIL(err, (*jvmti)->AddCapabilities(jvmti, &caps), "AddCapabilities");
+    size_t vt_byte = 0;
+    uint8_t vt_mask = 0;
+    int want_vthreads = g_cv.config.vthread_events && !g_cv.config.empty_callbacks &&
+                        jvmti_version_at_least(jvmti, CV_JVMTI_VERSION_21) &&
+                        vthread_capability_bit(&vt_byte, &vt_mask) &&
+                        (((const uint8_t *)&potential)[vt_byte] & vt_mask);
+    if (want_vthreads) ((uint8_t *)&caps)[vt_byte] |= vt_mask;
+    jvmtiError added = (*jvmti)->AddCapabilities(jvmti, &caps);
+    if (added != JVMTI_ERROR_NONE && want_vthreads) {
+        cv_log_warn("can_support_virtual_threads refused (%s): virtual threads' start and end are not recorded",
+                    cv_jvmti_error_name(added));
+        want_vthreads = 0;
+        ((uint8_t *)&caps)[vt_byte] &= (uint8_t)~vt_mask;
+        added = (*jvmti)->AddCapabilities(jvmti, &caps);
+    }
+    CV_JVMTI_OR_FAIL(err, added, "AddCapabilities");
+    g_cv.has_vthread_events = want_vthreads && g_cv.config.vthread_events == 1;
     g_cv.has_gc_events = caps.can_generate_garbage_collection_events;
     g_cv.has_object_free = caps.can_generate_object_free_events;
     if (!g_cv.has_object_free) {
@@ -481,7 +548,34 @@ static int add_capabilities(jvmtiEnv *jvmti, cv_error *err) {
     return 0;
 }
 
+/* VirtualThreadStart, on the virtual thread: its state, made at its real start. */
+static void JNICALL on_vthread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread vthread) {
+    if (!load_relaxed(&g_cv.live)) return;
+    cv_thread *t = threads_on_start(jvmti, jni, vthread);
+    if (t) {
+        t->owner_registered = 1;   /* owners.h registers no virtual thread */
+        record_thread(jni, t, EVENT_THREAD_START);
+    }
+}
+
+/* VirtualThreadEnd, on the virtual thread: its end record, then its state is over (victims.h:
+ * an ended state, evicted oldest first when the cap needs room). Its Thread object is not
+ * tagged (see threads.c): the end names the id it had, if any. */
+static void JNICALL on_vthread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread vthread) {
+    if (!load_relaxed(&g_cv.live)) return;
+    /* A virtual thread met by no event (it ran before an attach and never blocked) gets no
+     * state just to record its end. */
+    void *p = NULL;
+    if ((*jvmti)->GetThreadLocalStorage(jvmti, NULL, &p) != JVMTI_ERROR_NONE || p == NULL) return;
+    cv_thread *t = threads_current(jvmti, jni, vthread);
+    if (!t) return;
+    record_thread(jni, t, EVENT_THREAD_END);
+    threads_on_end(jvmti, jni, vthread, t);
+}
+
 static int set_callbacks(jvmtiEnv *jvmti, int empty, cv_error *err) {
+    cv_callbacks21 all;
+    memset(&all, 0, sizeof(all));
     jvmtiEventCallbacks cb;
     memset(&cb, 0, sizeof(cb));
     if (empty) {
@@ -501,7 +595,14 @@ static int set_callbacks(jvmtiEnv *jvmti, int empty, cv_error *err) {
         cb.VMDeath = on_vm_death;
         cb.ObjectFree = on_object_free;
     }
-    CV_JVMTI_OR_FAIL(err, (*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof(cb)), "SetEventCallbacks");
+    all.base = cb;
+    jint size = (jint)sizeof(cb);
+    if (!empty && g_cv.has_vthread_events) {
+        all.VirtualThreadStart = on_vthread_start;
+        all.VirtualThreadEnd = on_vthread_end;
+        size = (jint)sizeof(all);
+    }
+    CV_JVMTI_OR_FAIL(err, (*jvmti)->SetEventCallbacks(jvmti, &all.base, size), "SetEventCallbacks");
     return 0;
 }
 
@@ -614,6 +715,11 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         }
         if (g_cv.has_object_free &&
             set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, "enable ObjectFree", err)) {
+            return -1;
+        }
+        if (g_cv.has_vthread_events &&
+            (set_event(jvmti, JVMTI_ENABLE, CV_EVENT_VIRTUAL_THREAD_START, "enable VirtualThreadStart", err) ||
+             set_event(jvmti, JVMTI_ENABLE, CV_EVENT_VIRTUAL_THREAD_END, "enable VirtualThreadEnd", err))) {
             return -1;
         }
         threads_enumerate(jvmti, jni);

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import dev.convoy.model.EventType;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.testapps.VirtualBlockOnce;
@@ -60,9 +61,48 @@ class VirtualThreadsIT {
         for (long id : Recordings.longs(out, "threadIds")) {
             RecordedThread t = Recordings.threadById(r, id);
             assertTrue(t.isVirtual(), () -> t + " flagged RING_VIRTUAL");
+            startedAndEnded(t);
         }
         assertTrue(Recordings.thread(r, "main").capacity() > 1000, "platform threads keep whole rings");
         assertTrue(!Recordings.thread(r, "main").isVirtual());
+    }
+
+    /**
+     * With vthreadevents=on (the default): the virtual thread's ring holds its whole life, its
+     * THREAD_START (from VirtualThreadStart) first and its THREAD_END (VirtualThreadEnd) last,
+     * the ring flagged ended and not late, the start and end times those of the two records.
+     */
+    static void startedAndEnded(RecordedThread t) {
+        assertEquals(0, t.overwritten(), t::toString);
+        assertTrue(t.eventCount() >= 2, t::toString);
+        assertEquals(EventType.THREAD_START, t.type(0), t::toString);
+        assertEquals(EventType.THREAD_END, t.type(t.eventCount() - 1), t::toString);
+        assertEquals(t.javaThreadId(), t.arg(0), t::toString);
+        assertTrue(t.isEnded() && !t.isLate(), t::toString);
+        assertTrue(t.startNs() <= t.ts(0) && t.endNs() >= t.ts(t.eventCount() - 1), t::toString);
+    }
+
+    /**
+     * With vthreadevents=off the blocks are recorded all the same (the storage does not depend on
+     * the events), but virtual threads have no start or end: their rings are made at their first
+     * event (RING_LATE) and never flagged ended.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void withoutTheEventsBlocksAreRecordedWithoutStartAndEnd(Jdks.Jdk jdk) throws Exception {
+        assumeVirtualThreads(jdk);
+        ChildJvm.Result res = ChildJvm.run(jdk, work, ChildJvm.dumping("vthreadevents=off"),
+                VirtualMonitorStorm.class.getName(), "2000").assertSucceeded();
+        String out = res.stdout();
+        Recording r = res.recording();
+        VirtualBlocks.Check c = VirtualBlocks.monitorStorm(r, out);
+        assertEquals(2000, c.right(), c::toString);
+        for (long id : Recordings.longs(out, "threadIds")) {
+            RecordedThread t = Recordings.threadById(r, id);
+            assertTrue(t.isVirtual() && t.isLate() && !t.isEnded(), t::toString);
+            assertTrue(t.events().stream().noneMatch(e -> e.type() == EventType.THREAD_START
+                    || e.type() == EventType.THREAD_END), t::toString);
+        }
     }
 
     @ParameterizedTest(name = "{0}")
