@@ -245,7 +245,7 @@ public final class ChromeTraceWriter {
             this.pidTid = new byte[threads.length][];
             for (int k = 0; k < threads.length; k++) {
                 tids[k] = tid(threads[k]);
-                names[k] = q(Text.wellFormed(threads[k].name()));
+                names[k] = q(Text.wellFormed(threads[k].displayName()));
                 pidTid[k] = pidTid(tids[k]);
             }
             pidTidCritical = pidTid(CRITICAL_TID);
@@ -780,7 +780,7 @@ public final class ChromeTraceWriter {
                     .thenComparingLong(firstStart::get).thenComparingLong(tid -> tid));
             int index = 0;
             for (long tid : order) {
-                String name = tracks.get(tid).name();
+                String name = tracks.get(tid).displayName();
                 meta("thread_name", tid, "name", name.isEmpty() ? "thread " + tid : name);
                 meta("thread_sort_index", tid, "sort_index", index++);
             }
