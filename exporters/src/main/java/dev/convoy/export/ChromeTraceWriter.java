@@ -757,7 +757,7 @@ public final class ChromeTraceWriter {
 
         String joinedName(long obj) {
             RecordedThread joined = r.threadByObject(obj).orElse(null);
-            return joined == null ? "thread object " + obj : joined.name();
+            return joined == null ? "thread object " + obj : joined.displayName();
         }
 
         void writeMetadataEvents() throws IOException {
