@@ -36,7 +36,6 @@ static uint32_t ring_capacity;
 static uint32_t frame_slots;
 static uint64_t next_ring_id;
 static uint64_t threads_seen;
-static uint64_t virtual_seen;
 static uint32_t virtual_capacity;  /* first capacity of a virtual thread's ring */
 static jclass virtual_class;       /* java.lang.BaseVirtualThread (JDK 21+), else NULL */
 static pthread_key_t carrier_key;  /* a carrier's frame buffer, freed when the OS thread exits */
@@ -332,7 +331,6 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
         published = 1;
         t->ring_id = ++next_ring_id;
         threads_seen++;
-        if (virt) virtual_seen++;
         t->prev = NULL;
         t->next = registry;
         if (registry) registry->prev = t;
@@ -541,7 +539,6 @@ void threads_totals(cv_thread_totals *out) {
     pthread_mutex_lock(&registry_lock);
     out->threads = 0;
     out->threads_seen = threads_seen;
-    out->virtual_seen = virtual_seen;
     out->evicted = evicted;
     out->memory = memory_in_use;
     out->written = evicted_written;

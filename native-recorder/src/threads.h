@@ -142,7 +142,6 @@ void threads_unpin(cv_thread_view *views, size_t count);
 typedef struct {
     uint64_t threads;           /* states on the list */
     uint64_t threads_seen;      /* states ever created */
-    uint64_t virtual_seen;      /* of them, virtual threads' */
     uint64_t evicted;
     uint64_t memory;            /* bytes of states on the list */
     uint64_t written, overwritten, dropped;   /* incl. evicted states */
