@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BiFunction;
 
 import org.junit.jupiter.api.io.TempDir;
@@ -58,9 +60,11 @@ class VirtualThreadsIT {
         VirtualBlocks.Check c = check.apply(r, out);
         assertEquals(threads, c.right(), c::toString);
         assertEquals(0, r.infoLong("records.dropped", -1), () -> "nothing dropped: " + r.info());
+        Map<Long, RecordedThread> byId = new HashMap<>();
+        r.threads().forEach(t -> byId.put(t.javaThreadId(), t));
         for (long id : Recordings.longs(out, "threadIds")) {
-            RecordedThread t = Recordings.threadById(r, id);
-            assertTrue(t.isVirtual(), () -> t + " flagged RING_VIRTUAL");
+            RecordedThread t = byId.get(id);
+            assertTrue(t != null && t.isVirtual(), () -> id + " recorded and flagged RING_VIRTUAL: " + t);
             startedAndEnded(t);
         }
         assertTrue(Recordings.thread(r, "main").capacity() > 1000, "platform threads keep whole rings");

@@ -152,8 +152,8 @@ public final class SuiteRunner {
             case "churn" -> new Workload(new Measurements.Spec(id, "Thread churn (start+join)",
                     "us_per_thread", "µs/thread", false, 0, false), w,
                     List.of("churn", "threads=" + (quick ? 2000 : 8000)), nine, runs, false, List.of());
-            case "vchurn" -> new Workload(new Measurements.Spec(id, "Virtual-thread churn (JDK 21+)",
-                    "us_per_thread", "µs/thread", false, 0, false), w,
+            case "vchurn" -> new Workload(new Measurements.Spec(id, "Virtual-thread churn (JDK 21+), JVM CPU time",
+                    "cpu_us_per_thread", "CPU µs/thread", false, 0, false), w,
                     List.of("vchurn", "threads=" + (quick ? 20000 : 100000), "batch=100"),
                     List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.VT_OFF, SuiteConfig.VT_CAP,
                             SuiteConfig.DEFAULT, SuiteConfig.JFR, SuiteConfig.JFR0S),
