@@ -121,7 +121,8 @@ static void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject
     t->pending_type = type;
     t->pending_epoch = epoch;
     r.arg = arg;
-    r.arg2 = arg2;
+    /* An end (ENTERED, WAITED) of a virtual thread names the carrier it resumed on. */
+    r.arg2 = begins ? arg2 : threads_carrier(t);
     r.meta = cv_record_meta(type, flags, begins ? capture_stack(jvmti, jni, t, 0) : 0);
     /* MonitorWait is posted while the thread still holds the monitor, which it lets go only
      * when the callback returns: the wait starts then. A stack walk that met a safepoint
@@ -324,7 +325,7 @@ static void JNICALL probe_parked(JNIEnv *jni, jclass cls, jlong start, jobject b
     if (timeout > 0 && ts - (uint64_t)start >= (uint64_t)timeout) f |= FLAG_TIMED_OUT;
     if (self && thread_interrupted && (*jni)->GetBooleanField(jni, self, thread_interrupted)) f |= FLAG_INTERRUPTED;
     r.arg = 0;
-    r.arg2 = 0;
+    r.arg2 = threads_carrier(t);   /* a virtual thread's carrier, where it resumed */
     r.meta = cv_record_meta(EVENT_PARKED, f, 0);
     threads_write(jni, t, &r);
 }
@@ -379,7 +380,7 @@ static void record_thread(JNIEnv *jni, cv_thread *t, uint8_t type) {
     r.meta = cv_record_meta(type, 0, 0);
     r.obj = t->thread_obj;
     r.arg = t->java_tid;
-    r.arg2 = 0;
+    r.arg2 = threads_carrier(t);   /* a virtual thread's carrier; notes a platform thread's id */
     threads_write(jni, t, &r);
 }
 

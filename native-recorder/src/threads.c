@@ -42,6 +42,7 @@ static pthread_key_t carrier_key;  /* a carrier's frame buffer, freed when the O
 static int carrier_key_ok;
 static size_t carrier_bytes;       /* bytes of one carrier frame buffer */
 static __thread jvmtiFrameInfo *carrier_frames;
+static __thread int64_t os_thread_tid;   /* Java id of the platform thread of this OS thread, 0 unknown */
 static uint64_t evicted;
 static uint64_t evicted_written, evicted_overwritten, evicted_dropped;
 static uint64_t dropped_no_ring;
@@ -302,6 +303,7 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     t->grow_at = capacity < ring_capacity ? capacity : UINT64_MAX;
     t->frames = virt ? NULL : (jvmtiFrameInfo *)((char *)t->ring + ring_size);
     t->flags = flags | (virt ? RING_VIRTUAL : 0);
+    t->is_virtual = (uint32_t)virt;
     t->start_ns = cv_now_ns();
     t->java_tid = java_thread_id(jni, thread);
     /* A virtual thread's Thread object is not tagged here: a program may have more virtual
@@ -407,6 +409,12 @@ void threads_grow(JNIEnv *jni, cv_thread *t) {
      * no one else can reach it any more (threads.h: RING OWNERSHIP AND GROWTH). */
     if (old_grown) free(old);
     t->grow_at = capacity < t->max_capacity ? neu->base + capacity : UINT64_MAX;
+}
+
+int64_t threads_carrier(const cv_thread *t) {
+    if (t->is_virtual) return os_thread_tid;
+    if (t->java_tid > 0) os_thread_tid = t->java_tid;
+    return 0;
 }
 
 jvmtiFrameInfo *threads_frames(JNIEnv *jni, cv_thread *t) {

@@ -78,6 +78,7 @@ typedef struct cv_thread {
     uint32_t pending_type;    /* its type, */
     uint32_t pending_epoch;   /* and the recording epoch it was recorded in */
     uint32_t owner_registered; /* owner only: owners.h knows this thread (and its stack) */
+    uint32_t is_virtual;      /* a virtual thread; set before publication, never changed */
     uint64_t park_ts;         /* owner only: time of the last recorded PARK (0 = none), */
     uint64_t park_obj;        /* its blocker's id, */
     uint32_t park_epoch;      /* and its recording epoch (agent.c: the PARKED reuses the id) */
@@ -109,6 +110,11 @@ static inline void threads_write(JNIEnv *jni, cv_thread *t, const cv_record *r) 
     if (__builtin_expect(__atomic_load_n(&t->ring->head, __ATOMIC_RELAXED) >= t->grow_at, 0)) threads_grow(jni, t);
     ring_write(t->ring, r);
 }
+
+/* Owner thread, in a callback: for a virtual thread, the Java id of the platform thread it is
+ * mounted on (its carrier), 0 if unknown; for a platform thread 0, after noting its id as the
+ * OS thread's (an OS thread runs one platform thread; a carrier's ThreadStart notes it). */
+int64_t threads_carrier(const cv_thread *t);
 
 /* Owner thread: the buffer to capture a stack into (stack_depth + 1 frames): the state's own,
  * or for a virtual thread the carrier's, made on first use within the cap (NULL: no room,

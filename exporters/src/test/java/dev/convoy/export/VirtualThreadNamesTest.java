@@ -18,7 +18,7 @@ import dev.convoy.testing.RecordingBuilder;
 /** Every output names virtual threads (RING_VIRTUAL) as such; platform threads keep their names. */
 class VirtualThreadNamesTest {
 
-    static final long R_V1 = 300, R_V2 = 301;
+    static final long R_V1 = 300, R_V2 = 301, R_CARRIER = 302;
 
     /** Two virtual threads blocked on M1: one unnamed (Java id 77), one named "worker-v". */
     static Recording recording() {
@@ -28,8 +28,10 @@ class VirtualThreadNamesTest {
         b.thread(R_V1, 77, 0, "").span(t(10), t(900)).flags(RING_VIRTUAL | RING_ENDED).group("VirtualThreads", "")
                 .event(t(10), EVENT_THREAD_START, 0, 0, 77)
                 .event(t(100), EVENT_MONITOR_ENTER, S_RUN, M1, 0)
-                .event(t(400), EVENT_MONITOR_ENTERED, 0, M1, 0)
+                .event(t(400), EVENT_MONITOR_ENTERED, 0, 0, M1, 0, 30)
                 .event(t(900), EVENT_THREAD_END, 0, 0, 77);
+        b.thread(R_CARRIER, 30, 0, "ForkJoinPool-1-worker-1").span(t(5), 0)
+                .event(t(5), EVENT_THREAD_START, 0, 0, 30);
         b.thread(R_V2, 78, 0, "worker-v").span(t(20), 0).flags(RING_VIRTUAL).group("VirtualThreads", "")
                 .event(t(20), EVENT_THREAD_START, 0, 0, 78)
                 .event(t(120), EVENT_MONITOR_ENTER, S_RUN, M1, 0)
@@ -63,6 +65,8 @@ class VirtualThreadNamesTest {
         String chrome = write(Output.CHROME, r);
         assertTrue(chrome.contains("\"name\":\"virtual thread 77\""), chrome);
         assertTrue(chrome.contains("\"name\":\"worker-v (virtual)\""), chrome);
+        assertTrue(chrome.contains("\"carrier\":\"ForkJoinPool-1-worker-1\",\"carrier_tid\":30"),
+                "the block of virtual thread 77 names the carrier its ENTERED names: " + chrome);
         String tptp = write(Output.TPTP, r);
         assertTrue(tptp.contains("threadName=\"virtual thread 77\""), tptp);
         assertTrue(tptp.contains("threadName=\"worker-v (virtual)\""), tptp);

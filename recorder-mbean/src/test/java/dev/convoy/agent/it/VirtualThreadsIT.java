@@ -44,8 +44,8 @@ class VirtualThreadsIT {
         assumeTrue(jdk.feature() >= 21, () -> jdk + " has no virtual threads (JDK 21 and later): skipped");
     }
 
-    private void everyThreadRecorded(Jdks.Jdk jdk, String mainClass, String name, int threads,
-                                     BiFunction<Recording, String, VirtualBlocks.Check> check) throws Exception {
+    private Recording everyThreadRecorded(Jdks.Jdk jdk, String mainClass, String name, int threads,
+                                          BiFunction<Recording, String, VirtualBlocks.Check> check) throws Exception {
         assumeVirtualThreads(jdk);
         ChildJvm.Result res = ChildJvm.run(jdk, work, ChildJvm.dumping(""), mainClass, Integer.toString(threads))
                 .assertSucceeded();
@@ -69,6 +69,7 @@ class VirtualThreadsIT {
         }
         assertTrue(Recordings.thread(r, "main").capacity() > 1000, "platform threads keep whole rings");
         assertTrue(!Recordings.thread(r, "main").isVirtual());
+        return r;
     }
 
     /**
@@ -112,8 +113,25 @@ class VirtualThreadsIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     void tenThousandOnASynchronizedBlock(Jdks.Jdk jdk) throws Exception {
-        everyThreadRecorded(jdk, VirtualMonitorStorm.class.getName(), VirtualMonitorStorm.NAME, 10_000,
-                VirtualBlocks::monitorStorm);
+        Recording r = everyThreadRecorded(jdk, VirtualMonitorStorm.class.getName(), VirtualMonitorStorm.NAME,
+                10_000, VirtualBlocks::monitorStorm);
+        // Each block's MONITOR_ENTERED names the carrier the virtual thread resumed on: one of the
+        // scheduler's platform threads, recorded from their ThreadStart.
+        Map<Long, RecordedThread> platform = new HashMap<>();
+        r.threads().stream().filter(t -> !t.isVirtual() && !t.isSystem()).forEach(t -> platform.put(t.javaThreadId(), t));
+        for (RecordedThread t : r.threads()) {
+            if (!t.isVirtual()) {
+                continue;
+            }
+            for (int i = 0; i < t.eventCount(); i++) {
+                if (t.type(i) == EventType.MONITOR_ENTERED) {
+                    RecordedThread carrier = platform.get(t.arg2(i));
+                    int at = i;
+                    assertTrue(carrier != null && carrier.name().startsWith("ForkJoinPool-"),
+                            () -> t.label() + "'s ENTERED names carrier " + t.arg2(at) + ": " + carrier);
+                }
+            }
+        }
     }
 
     @ParameterizedTest(name = "{0}")
