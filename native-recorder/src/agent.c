@@ -36,6 +36,7 @@ static struct {
     uint32_t   epoch;         /* atomic: incremented whenever recording starts */
     int        has_gc_events;
     int        has_object_free; /* ids of collected objects are reused */
+    int        has_vthread_events; /* VirtualThreadStart/End enabled (JDK 21+, vthread_events) */
     int        owner_oracle;  /* tests only: GetObjectMonitorUsage at each contended enter */
     uint64_t   reset_mono;    /* atomic: records before this are discarded by snapshots, 0 = none */
     uint64_t   start_mono;
@@ -68,11 +69,13 @@ static inline int active(void) {
 }
 
 /* Skips `skip` frames at the top (the probe's own frames for instrumentation events). */
-static uint32_t capture_stack(jvmtiEnv *jvmti, cv_thread *t, jint skip) {
+static uint32_t capture_stack(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint skip) {
     uint32_t depth = g_cv.config.stack_depth;
     if (depth == 0) return 0;
+    jvmtiFrameInfo *frames = threads_frames(jni, t);
+    if (!frames) return 0;
     jint count = 0;
-    if ((*jvmti)->GetStackTrace(jvmti, NULL, skip, (jint)depth + 1, t->frames, &count)
+    if ((*jvmti)->GetStackTrace(jvmti, NULL, skip, (jint)depth + 1, frames, &count)
             != JVMTI_ERROR_NONE || count <= 0) {
         return 0;
     }
@@ -81,7 +84,7 @@ static uint32_t capture_stack(jvmtiEnv *jvmti, cv_thread *t, jint skip) {
         count = (jint)depth;
         flags = CV_STACK_TRUNCATED;
     }
-    return stacks_intern(g_cv.stacks, (const cv_frame *)t->frames, (uint32_t)count, flags);
+    return stacks_intern(g_cv.stacks, (const cv_frame *)frames, (uint32_t)count, flags);
 }
 
 /* A thread blocks on, or waits on, one monitor at a time, and the MonitorContendedEntered
@@ -110,7 +113,7 @@ static void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject
         if (CV_UNLIKELY(r.obj == 0)) {
             /* JVMTI could not tag the monitor: a record naming no object is no fact. */
             t->pending_obj = 0;
-            ring_drop(&t->ring);
+            ring_drop(t->ring);
             return;
         }
     }
@@ -118,13 +121,14 @@ static void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject
     t->pending_type = type;
     t->pending_epoch = epoch;
     r.arg = arg;
-    r.arg2 = arg2;
-    r.meta = cv_record_meta(type, flags, begins ? capture_stack(jvmti, t, 0) : 0);
+    /* An end (ENTERED, WAITED) of a virtual thread names the carrier it resumed on. */
+    r.arg2 = begins ? arg2 : threads_carrier(t);
+    r.meta = cv_record_meta(type, flags, begins ? capture_stack(jvmti, jni, t, 0) : 0);
     /* MonitorWait is posted while the thread still holds the monitor, which it lets go only
      * when the callback returns: the wait starts then. A stack walk that met a safepoint
      * (a GC pause) would otherwise move the start before the release by the pause. */
     if (type == EVENT_MONITOR_WAIT) r.ts = cv_now_ns();
-    ring_write(&t->ring, &r);
+    threads_write(jni, t, &r);
 }
 
 /*
@@ -251,14 +255,14 @@ static void JNICALL probe_record(JNIEnv *jni, jclass cls, jint type, jobject obj
     r.ts = ts;
     r.obj = obj ? objects_id(jvmti, jni, obj, thread_target ? OBJ_THREAD : OBJ_PLAIN) : 0;
     if (CV_UNLIKELY(obj && r.obj == 0)) {
-        ring_drop(&t->ring); /* the object could not be tagged */
+        ring_drop(t->ring); /* the object could not be tagged */
         return;
     }
     r.arg = (int64_t)arg;
     r.arg2 = 0;
     if (thread_target && obj) r.arg2 = threads_tid_field(jni, obj);
-    r.meta = cv_record_meta((uint8_t)type, 0, with_stack ? capture_stack(jvmti, t, 2) : 0);
-    ring_write(&t->ring, &r);
+    r.meta = cv_record_meta((uint8_t)type, 0, with_stack ? capture_stack(jvmti, jni, t, 2) : 0);
+    threads_write(jni, t, &r);
 }
 
 /*
@@ -283,17 +287,17 @@ static jlong JNICALL probe_park(JNIEnv *jni, jclass cls, jobject blocker, jobjec
     r.ts = ts;
     r.obj = blocker ? objects_id(jvmti, jni, blocker, OBJ_PLAIN) : 0;
     if (CV_UNLIKELY(blocker && r.obj == 0)) {
-        ring_drop(&t->ring);
+        ring_drop(t->ring);
         return 0;
     }
     r.arg = (int64_t)timeout;
     r.arg2 = owner ? threads_tid_field(jni, owner) : -1;
     /* Skips park0 and the Probes method: the stack starts at the LockSupport method. */
-    r.meta = cv_record_meta(EVENT_PARK, (uint8_t)(flags & FLAG_LOCK), capture_stack(jvmti, t, 2));
+    r.meta = cv_record_meta(EVENT_PARK, (uint8_t)(flags & FLAG_LOCK), capture_stack(jvmti, jni, t, 2));
     t->park_ts = ts;
     t->park_obj = r.obj;
     t->park_epoch = load_relaxed(&g_cv.epoch);
-    ring_write(&t->ring, &r);
+    threads_write(jni, t, &r);
     return (jlong)ts;
 }
 
@@ -312,7 +316,7 @@ static void JNICALL probe_parked(JNIEnv *jni, jclass cls, jlong start, jobject b
     } else {
         r.obj = blocker ? objects_id(jvmti, jni, blocker, OBJ_PLAIN) : 0;
         if (CV_UNLIKELY(blocker && r.obj == 0)) {
-            ring_drop(&t->ring);
+            ring_drop(t->ring);
             return;
         }
     }
@@ -321,9 +325,9 @@ static void JNICALL probe_parked(JNIEnv *jni, jclass cls, jlong start, jobject b
     if (timeout > 0 && ts - (uint64_t)start >= (uint64_t)timeout) f |= FLAG_TIMED_OUT;
     if (self && thread_interrupted && (*jni)->GetBooleanField(jni, self, thread_interrupted)) f |= FLAG_INTERRUPTED;
     r.arg = 0;
-    r.arg2 = 0;
+    r.arg2 = threads_carrier(t);   /* a virtual thread's carrier, where it resumed */
     r.meta = cv_record_meta(EVENT_PARKED, f, 0);
-    ring_write(&t->ring, &r);
+    threads_write(jni, t, &r);
 }
 
 static void JNICALL probe_unpark(JNIEnv *jni, jclass cls, jobject target) {
@@ -337,13 +341,13 @@ static void JNICALL probe_unpark(JNIEnv *jni, jclass cls, jobject target) {
     r.ts = ts;
     r.obj = objects_id(jvmti, jni, target, OBJ_THREAD);
     if (CV_UNLIKELY(r.obj == 0)) {
-        ring_drop(&t->ring);
+        ring_drop(t->ring);
         return;
     }
     r.arg = 0;
     r.arg2 = threads_tid_field(jni, target);
     r.meta = cv_record_meta(EVENT_UNPARK, 0, 0);
-    ring_write(&t->ring, &r);
+    threads_write(jni, t, &r);
 }
 
 int agent_bind_probes(JNIEnv *jni, jclass probes, cv_error *err) {
@@ -370,14 +374,14 @@ int agent_bind_probes(JNIEnv *jni, jclass probes, cv_error *err) {
     return 0;
 }
 
-static void record_thread(cv_thread *t, uint8_t type) {
+static void record_thread(JNIEnv *jni, cv_thread *t, uint8_t type) {
     cv_record r;
     r.ts = cv_now_ns();
     r.meta = cv_record_meta(type, 0, 0);
     r.obj = t->thread_obj;
     r.arg = t->java_tid;
-    r.arg2 = 0;
-    ring_write(&t->ring, &r);
+    r.arg2 = threads_carrier(t);   /* a virtual thread's carrier; notes a platform thread's id */
+    threads_write(jni, t, &r);
 }
 
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
@@ -387,7 +391,7 @@ static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread
     if (owners_need_threads()) owners_thread_started(jni, thread, t ? t->java_tid : threads_tid_field(jni, thread), 1);
     if (t) {
         t->owner_registered = 1;
-        record_thread(t, EVENT_THREAD_START);
+        record_thread(jni, t, EVENT_THREAD_START);
     }
 }
 
@@ -399,7 +403,7 @@ static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) 
     /* The id taken at the start is stale after a reset: the end names the object as it is now. */
     uint64_t obj = objects_id(jvmti, jni, thread, OBJ_THREAD);
     if (obj != 0 && obj != t->thread_obj) threads_set_thread_obj(t, obj);
-    record_thread(t, EVENT_THREAD_END);
+    record_thread(jni, t, EVENT_THREAD_END);
     threads_on_end(jvmti, jni, thread, t);
 }
 
@@ -443,6 +447,56 @@ static void JNICALL empty_waited(jvmtiEnv *j, JNIEnv *e, jthread t, jobject o, j
     (void)j; (void)e; (void)t; (void)o; (void)x;
 }
 
+/*
+ * JDK 21+ names, absent from the JDK 17 jvmti.h the library is compiled against (the JVMTI
+ * spec fixes their values): the capability can_support_virtual_threads is the bit that follows
+ * can_generate_sampled_object_alloc_events, the events are 87 and 88, and their callbacks follow
+ * SampledObjectAlloc in jvmtiEventCallbacks. Used only when GetVersionNumber says 21 or later.
+ */
+#define CV_JVMTI_VERSION_21 0x30150000
+#define CV_EVENT_VIRTUAL_THREAD_START ((jvmtiEvent)87)
+#define CV_EVENT_VIRTUAL_THREAD_END ((jvmtiEvent)88)
+
+typedef void (JNICALL *cv_vthread_callback)(jvmtiEnv *jvmti, JNIEnv *jni, jthread vthread);
+
+typedef struct {
+    jvmtiEventCallbacks base;                 /* events 50..86, as in JDK 17 */
+    cv_vthread_callback VirtualThreadStart;   /* 87 */
+    cv_vthread_callback VirtualThreadEnd;     /* 88 */
+} cv_callbacks21;
+
+/* The byte and bit of can_support_virtual_threads: the bit after
+ * can_generate_sampled_object_alloc_events, found by setting that one (gcc on x86_64 allocates
+ * bit-fields from the least significant bit up). 0 if it is the top bit of its unit. */
+static int vthread_capability_bit(size_t *byte, uint8_t *mask) {
+    jvmtiCapabilities c;
+    memset(&c, 0, sizeof(c));
+    c.can_generate_sampled_object_alloc_events = 1;
+    const uint8_t *p = (const uint8_t *)&c;
+    for (size_t i = 0; i < sizeof(c); i++) {
+        if (p[i] == 0) continue;
+        if (p[i] & 0x80) {
+            /* The next bit is in the next byte (bit 0), still in the same 32-bit unit. */
+            if ((i + 1) % 4 == 0) return 0;
+            *byte = i + 1;
+            *mask = 1;
+        } else {
+            *byte = i;
+            *mask = (uint8_t)(p[i] << 1);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static int jvmti_version_at_least(jvmtiEnv *jvmti, jint version) {
+    jint v = 0;
+    if ((*jvmti)->GetVersionNumber(jvmti, &v) != JVMTI_ERROR_NONE) return 0;
+    jint want_major = (version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR;
+    jint major = (v & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR;
+    return (v & JVMTI_VERSION_MASK_INTERFACE_TYPE) == JVMTI_VERSION_INTERFACE_JVMTI && major >= want_major;
+}
+
 static int add_capabilities(jvmtiEnv *jvmti, cv_error *err) {
     jvmtiCapabilities potential, caps;
     memset(&potential, 0, sizeof(potential));
@@ -467,7 +521,23 @@ static int add_capabilities(jvmtiEnv *jvmti, cv_error *err) {
     }
     caps.can_generate_garbage_collection_events = potential.can_generate_garbage_collection_events;
     caps.can_generate_object_free_events = potential.can_generate_object_free_events;
-    CV_JVMTI_OR_FAIL(err, (*jvmti)->AddCapabilities(jvmti, &caps), "AddCapabilities");
+    size_t vt_byte = 0;
+    uint8_t vt_mask = 0;
+    int want_vthreads = g_cv.config.vthread_events && !g_cv.config.empty_callbacks &&
+                        jvmti_version_at_least(jvmti, CV_JVMTI_VERSION_21) &&
+                        vthread_capability_bit(&vt_byte, &vt_mask) &&
+                        (((const uint8_t *)&potential)[vt_byte] & vt_mask);
+    if (want_vthreads) ((uint8_t *)&caps)[vt_byte] |= vt_mask;
+    jvmtiError added = (*jvmti)->AddCapabilities(jvmti, &caps);
+    if (added != JVMTI_ERROR_NONE && want_vthreads) {
+        cv_log_warn("can_support_virtual_threads refused (%s): virtual threads' start and end are not recorded",
+                    cv_jvmti_error_name(added));
+        want_vthreads = 0;
+        ((uint8_t *)&caps)[vt_byte] &= (uint8_t)~vt_mask;
+        added = (*jvmti)->AddCapabilities(jvmti, &caps);
+    }
+    CV_JVMTI_OR_FAIL(err, added, "AddCapabilities");
+    g_cv.has_vthread_events = want_vthreads && g_cv.config.vthread_events == 1;
     g_cv.has_gc_events = caps.can_generate_garbage_collection_events;
     g_cv.has_object_free = caps.can_generate_object_free_events;
     if (!g_cv.has_object_free) {
@@ -479,7 +549,34 @@ static int add_capabilities(jvmtiEnv *jvmti, cv_error *err) {
     return 0;
 }
 
+/* VirtualThreadStart, on the virtual thread: its state, made at its real start. */
+static void JNICALL on_vthread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread vthread) {
+    if (!load_relaxed(&g_cv.live)) return;
+    cv_thread *t = threads_on_start(jvmti, jni, vthread);
+    if (t) {
+        t->owner_registered = 1;   /* owners.h registers no virtual thread */
+        record_thread(jni, t, EVENT_THREAD_START);
+    }
+}
+
+/* VirtualThreadEnd, on the virtual thread: its end record, then its state is over (victims.h:
+ * an ended state, evicted oldest first when the cap needs room). Its Thread object is not
+ * tagged (see threads.c): the end names the id it had, if any. */
+static void JNICALL on_vthread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread vthread) {
+    if (!load_relaxed(&g_cv.live)) return;
+    /* A virtual thread met by no event (it ran before an attach and never blocked) gets no
+     * state just to record its end. */
+    void *p = NULL;
+    if ((*jvmti)->GetThreadLocalStorage(jvmti, NULL, &p) != JVMTI_ERROR_NONE || p == NULL) return;
+    cv_thread *t = threads_current(jvmti, jni, vthread);
+    if (!t) return;
+    record_thread(jni, t, EVENT_THREAD_END);
+    threads_on_end(jvmti, jni, vthread, t);
+}
+
 static int set_callbacks(jvmtiEnv *jvmti, int empty, cv_error *err) {
+    cv_callbacks21 all;
+    memset(&all, 0, sizeof(all));
     jvmtiEventCallbacks cb;
     memset(&cb, 0, sizeof(cb));
     if (empty) {
@@ -499,7 +596,14 @@ static int set_callbacks(jvmtiEnv *jvmti, int empty, cv_error *err) {
         cb.VMDeath = on_vm_death;
         cb.ObjectFree = on_object_free;
     }
-    CV_JVMTI_OR_FAIL(err, (*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof(cb)), "SetEventCallbacks");
+    all.base = cb;
+    jint size = (jint)sizeof(cb);
+    if (!empty && g_cv.has_vthread_events) {
+        all.VirtualThreadStart = on_vthread_start;
+        all.VirtualThreadEnd = on_vthread_end;
+        size = (jint)sizeof(all);
+    }
+    CV_JVMTI_OR_FAIL(err, (*jvmti)->SetEventCallbacks(jvmti, &all.base, size), "SetEventCallbacks");
     return 0;
 }
 
@@ -612,6 +716,11 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         }
         if (g_cv.has_object_free &&
             set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, "enable ObjectFree", err)) {
+            return -1;
+        }
+        if (g_cv.has_vthread_events &&
+            (set_event(jvmti, JVMTI_ENABLE, CV_EVENT_VIRTUAL_THREAD_START, "enable VirtualThreadStart", err) ||
+             set_event(jvmti, JVMTI_ENABLE, CV_EVENT_VIRTUAL_THREAD_END, "enable VirtualThreadEnd", err))) {
             return -1;
         }
         threads_enumerate(jvmti, jni);

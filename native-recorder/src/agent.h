@@ -24,6 +24,8 @@ typedef struct {
     int      recording;       /* record from the start */
     int      empty_callbacks; /* benchmark floor: callbacks that do nothing */
     int      vm_owners;       /* read monitor owners from the VM (owners.h) */
+    int      vthread_events;  /* 1: VirtualThreadStart/End with can_support_virtual_threads (JDK 21+);
+                                 2: the capability only (benchmark); 0: neither */
     char     options[1024];   /* the option text in effect, for INFO */
 } cv_config;
 

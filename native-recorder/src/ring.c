@@ -16,6 +16,7 @@ void ring_init(cv_ring *ring, uint32_t capacity) {
     ring->pad = 0;
     store_relaxed(&ring->head, 0);
     store_relaxed(&ring->dropped, 0);
+    ring->base = 0;
     /* The slots are left as they are: see "Never-written slots" in ring.h. */
 }
 
@@ -31,6 +32,28 @@ void ring_write(cv_ring *ring, const cv_record *rec) {
     store_relaxed(&slot->w[4], (uint64_t)rec->arg2);
     store_release(&slot->seq, 2 * i + 2);
     store_release(&ring->head, i + 1);
+}
+
+uint64_t ring_lost(const cv_ring *ring, uint64_t written) {
+    uint64_t lapped = written > ring->capacity ? written - ring->capacity : 0;
+    return lapped > ring->base ? lapped : ring->base;
+}
+
+void ring_grow_into(const cv_ring *from, cv_ring *to, uint32_t capacity) {
+    uint64_t head = load_relaxed(&from->head);
+    uint64_t first = ring_lost(from, head);
+    if (head - first > capacity) first = head - capacity;
+    to->capacity = capacity;
+    to->pad = 0;
+    to->base = first;
+    for (uint64_t i = first; i < head; i++) {
+        const cv_slot *a = &from->slots[i % from->capacity];
+        cv_slot *b = &to->slots[i % capacity];
+        for (int k = 0; k < CV_RECORD_WORDS; k++) store_relaxed(&b->w[k], load_relaxed(&a->w[k]));
+        store_relaxed(&b->seq, 2 * i + 2);
+    }
+    store_relaxed(&to->dropped, load_relaxed(&from->dropped));
+    store_relaxed(&to->head, head);
 }
 
 void ring_drop(cv_ring *ring) {
@@ -59,7 +82,7 @@ static inline void put_le64(uint8_t *p, uint64_t v) {
 uint32_t ring_read_encoded(const cv_ring *ring, uint8_t *out, uint32_t max, uint64_t since,
                            uint64_t *written, uint64_t *torn, cv_record *last) {
     uint64_t head = load_acquire(&ring->head);
-    uint64_t start = head > ring->capacity ? head - ring->capacity : 0;
+    uint64_t start = ring_lost(ring, head);
     uint32_t n = 0;
     uint64_t skipped = 0;
     for (uint64_t i = start; i < head && n < max; i++) {
@@ -85,8 +108,7 @@ uint64_t ring_written(const cv_ring *ring) {
 }
 
 uint64_t ring_overwritten(const cv_ring *ring) {
-    uint64_t head = load_acquire(&ring->head);
-    return head > ring->capacity ? head - ring->capacity : 0;
+    return ring_lost(ring, load_acquire(&ring->head));
 }
 
 uint64_t ring_dropped(const cv_ring *ring) {

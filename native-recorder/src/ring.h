@@ -27,7 +27,15 @@
  * since ring_init is never read, so what it holds never matters.
  *
  * Overwrite-oldest: a full ring overwrites its oldest record. The number of records
- * lost that way is derived, never counted on the hot path: max(0, head - capacity).
+ * lost that way is derived, never counted on the hot path: max(base, head - capacity).
+ *
+ * Growth (ring_grow_into): the owner may move its records into a new, larger ring, which
+ * then replaces the old one (threads.h says when and how the swap is published). The new
+ * ring continues the sequence numbers: same head, each record i copied to slot
+ * i % new capacity with seq 2i+2, and `base` set to the first record it holds, so that a
+ * reader never looks at a slot below `base` (those slots were never written in this ring:
+ * see Never-written slots). Records before `base` are counted as overwritten. `base` is set
+ * before the new ring is published and never changes after.
  * `dropped` counts events of the owner that were not recorded at all (owner-written,
  * relaxed): the recorder calls ring_drop when a monitor or instrumentation event's object
  * cannot be identified (a JVMTI tag call failed), as a record naming no object is no fact.
@@ -78,6 +86,7 @@ typedef struct {
     uint32_t pad;
     uint64_t head;
     uint64_t dropped;
+    uint64_t base;      /* first record this ring holds (> 0 only in a ring grown from a wrapped one) */
     cv_slot  slots[];
 } cv_ring;
 
@@ -91,6 +100,13 @@ size_t ring_bytes(uint32_t capacity);
 uint32_t ring_capacity_for(size_t bytes);
 /* Sets the header (empty ring); does not touch the slots (see Never-written slots). */
 void ring_init(cv_ring *ring, uint32_t capacity);
+
+/* Owner thread only: makes `to` (ring_bytes(capacity) bytes, capacity >= from's) a copy of
+ * `from` - head, dropped, and the newest min(head - base, capacity) records - with base at its
+ * oldest record. `to` is not yet visible to readers; `from` is left as it is. */
+void ring_grow_into(const cv_ring *from, cv_ring *to, uint32_t capacity);
+/* Records lost from a ring whose head is `written`: max(base, written - capacity). */
+uint64_t ring_lost(const cv_ring *ring, uint64_t written);
 
 /* Owner thread only. Never blocks, never allocates. */
 void ring_write(cv_ring *ring, const cv_record *rec);

@@ -73,7 +73,7 @@ static void put_ring(cv_buf *b, ring_copy *c, const cv_thread_view *v, const cv_
     uint32_t n = ring_read_encoded(ring, out, cap, since, &written, &torn, last);
     buf_advance(b, (size_t)n * CV_RECORD_BYTES);
     buf_patch_u64(b, counters, written);
-    buf_patch_u64(b, counters + 8, written > cap ? written - cap : 0);   /* overwritten */
+    buf_patch_u64(b, counters + 8, ring_lost(ring, written));   /* overwritten */
     buf_patch_u64(b, counters + 24, torn);
     buf_patch_u32(b, count_at, n);
     c->nthreads++;
@@ -99,7 +99,7 @@ static size_t threads_bound(const cv_thread_view *views, size_t nviews, const cv
     size_t n = fixed + 16 + (size_t)gc_ring->capacity * CV_RECORD_BYTES;
     for (size_t i = 0; i < nviews; i++) {
         n += fixed + CV_NAME_MAX_BYTES + strlen(views[i].group) + strlen(views[i].parent_group) +
-             (size_t)views[i].t->ring.capacity * CV_RECORD_BYTES;
+             (size_t)views[i].t->ring->capacity * CV_RECORD_BYTES;
     }
     return n;
 }
@@ -125,7 +125,7 @@ static void put_rings(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, con
             if (!(v->flags & RING_ENDED)) live_name = live_thread_name(jvmti, jni, thread);
             (*jni)->DeleteLocalRef(jni, thread);
         }
-        put_ring(b, c, v, &v->t->ring, live_name ? live_name : v->name, thread_obj, since, &last[i]);
+        put_ring(b, c, v, v->t->ring, live_name ? live_name : v->name, thread_obj, since, &last[i]);
         free(live_name);
     }
     cv_thread_view gc;

@@ -36,6 +36,13 @@ static uint32_t ring_capacity;
 static uint32_t frame_slots;
 static uint64_t next_ring_id;
 static uint64_t threads_seen;
+static uint32_t virtual_capacity;  /* first capacity of a virtual thread's ring */
+static jclass virtual_class;       /* java.lang.BaseVirtualThread (JDK 21+), else NULL */
+static pthread_key_t carrier_key;  /* a carrier's frame buffer, freed when the OS thread exits */
+static int carrier_key_ok;
+static size_t carrier_bytes;       /* bytes of one carrier frame buffer */
+static __thread jvmtiFrameInfo *carrier_frames;
+static __thread int64_t os_thread_tid;   /* Java id of the platform thread of this OS thread, 0 unknown */
 static uint64_t evicted;
 static uint64_t evicted_written, evicted_overwritten, evicted_dropped;
 static uint64_t dropped_no_ring;
@@ -73,12 +80,28 @@ static void find_thread_id_accessor(JNIEnv *jni) {
     (*jni)->DeleteLocalRef(jni, thread_class);
 }
 
+static void carrier_exit(void *p) {
+    pthread_mutex_lock(&registry_lock);
+    memory_in_use -= carrier_bytes;
+    pthread_mutex_unlock(&registry_lock);
+    free(p);
+}
+
 int threads_init(JNIEnv *jni, uint64_t budget, uint32_t buffer_bytes, uint32_t stack_depth) {
     find_thread_id_accessor(jni);
     ring_budget = budget;
     ring_capacity = ring_capacity_for(buffer_bytes);
     if (ring_capacity == 0) ring_capacity = 1;
+    virtual_capacity = ring_capacity < CV_VIRTUAL_RING_RECORDS ? ring_capacity : CV_VIRTUAL_RING_RECORDS;
     frame_slots = stack_depth + 1;
+    carrier_bytes = frame_slots * sizeof(jvmtiFrameInfo);
+    carrier_key_ok = pthread_key_create(&carrier_key, carrier_exit) == 0;
+    jclass vc = (*jni)->FindClass(jni, "java/lang/BaseVirtualThread");
+    if (vc) {
+        virtual_class = (*jni)->NewGlobalRef(jni, vc);
+        (*jni)->DeleteLocalRef(jni, vc);
+    }
+    (*jni)->ExceptionClear(jni);   /* JDK 17-20: no such class, no virtual threads */
     return 0;
 }
 
@@ -147,6 +170,8 @@ static int64_t java_thread_id(JNIEnv *jni, jthread thread) {
 /* Releases what the state holds besides its own block. */
 static void release_state(JNIEnv *jni, cv_thread *t) {
     if (t->thread_ref && jni) (*jni)->DeleteWeakGlobalRef(jni, t->thread_ref);
+    if (t->grown_bytes) free(t->ring);
+    t->grown_bytes = 0;
     free(t->name);
     free(t->group);
     free(t->parent_group);
@@ -191,11 +216,11 @@ static int make_room(JNIEnv *jni, uint64_t need, size_t block, cv_thread **reuse
         victims_remove(&victims, v);
         if (t->prev) t->prev->next = t->next; else registry = t->next;
         if (t->next) t->next->prev = t->prev;
-        memory_in_use -= t->bytes + t->names_bytes;
+        memory_in_use -= t->bytes + t->names_bytes + t->grown_bytes;
         evicted++;
-        evicted_written += ring_written(&t->ring);
-        evicted_overwritten += ring_overwritten(&t->ring);
-        evicted_dropped += ring_dropped(&t->ring);
+        evicted_written += ring_written(t->ring);
+        evicted_overwritten += ring_overwritten(t->ring);
+        evicted_dropped += ring_dropped(t->ring);
         release_state(jni, t);
         if (reuse && t->bytes == block && !*reuse) {
             *reuse = t;
@@ -243,8 +268,10 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
         mark_without_state(jvmti, thread, &own_thread);
         return NULL;
     }
-    size_t ring_size = ring_bytes(ring_capacity);
-    size_t bytes = offsetof(cv_thread, ring) + ring_size + frame_slots * sizeof(jvmtiFrameInfo);
+    int virt = virtual_class && thread && (*jni)->IsInstanceOf(jni, thread, virtual_class);
+    uint32_t capacity = virt ? virtual_capacity : ring_capacity;
+    size_t ring_size = ring_bytes(capacity);
+    size_t bytes = sizeof(cv_thread) + ring_size + (virt ? 0 : frame_slots * sizeof(jvmtiFrameInfo));
     uint64_t nbytes = names_bytes(name, group, parent);
     cv_thread *t = NULL;
 
@@ -263,19 +290,26 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
         fetch_add_relaxed(&dropped_no_ring, 1);
         return NULL;
     }
-    /* Only the fields before the ring are zeroed; ring_init sets the ring's header and
-     * leaves its slots as they are (ring.h: never-written slots are never read); the frame
-     * buffer is written by GetStackTrace before it is read. Neither a fresh block nor a
-     * reused one is touched beyond that: a thread that records little faults in little. */
-    memset(t, 0, offsetof(cv_thread, ring));
+    /* Only the struct is zeroed; ring_init sets the ring's header and leaves its slots as
+     * they are (ring.h: never-written slots are never read); the frame buffer is written by
+     * GetStackTrace before it is read. Neither a fresh block nor a reused one is touched
+     * beyond that: a thread that records little faults in little. */
+    memset(t, 0, sizeof(cv_thread));
     t->bytes = bytes;
     t->names_bytes = nbytes;
-    ring_init(&t->ring, ring_capacity);
-    t->frames = (jvmtiFrameInfo *)((char *)&t->ring + ring_size);
-    t->flags = flags;
+    t->ring = (cv_ring *)(t + 1);
+    ring_init(t->ring, capacity);
+    t->max_capacity = ring_capacity;
+    t->grow_at = capacity < ring_capacity ? capacity : UINT64_MAX;
+    t->frames = virt ? NULL : (jvmtiFrameInfo *)((char *)t->ring + ring_size);
+    t->flags = flags | (virt ? RING_VIRTUAL : 0);
+    t->is_virtual = (uint32_t)virt;
     t->start_ns = cv_now_ns();
     t->java_tid = java_thread_id(jni, thread);
-    t->thread_obj = objects_id(jvmti, jni, thread, OBJ_THREAD);
+    /* A virtual thread's Thread object is not tagged here: a program may have more virtual
+     * threads alive than the object table has slots, and their tags would starve the monitors
+     * of ids. A snapshot names the Thread objects still reachable then (snapshot.c). */
+    t->thread_obj = virt ? 0 : objects_id(jvmti, jni, thread, OBJ_THREAD);
     t->thread_ref = (*jni)->NewWeakGlobalRef(jni, thread);
     if (!t->thread_ref && (*jni)->ExceptionCheck(jni)) {
         /* Out of memory: no OutOfMemoryError may reach the application thread from a JVMTI
@@ -328,6 +362,80 @@ cv_thread *threads_current(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
         return (cv_thread *)p;
     }
     return create_state(jvmti, jni, thread, RING_LATE);
+}
+
+void threads_grow(JNIEnv *jni, cv_thread *t) {
+    cv_ring *old = t->ring;
+    uint64_t head = load_relaxed(&old->head);
+    uint64_t cap64 = (uint64_t)old->capacity * 2;
+    uint32_t capacity = cap64 > t->max_capacity ? t->max_capacity : (uint32_t)cap64;
+    size_t nb = ring_bytes(capacity);
+    /* Tried again when as many records again have been written: a ring that cannot grow (no
+     * room, or pinned by a snapshot) costs a lock only every so often. */
+    uint64_t backoff = head + (head > old->capacity ? head : old->capacity);
+    pthread_mutex_lock(&registry_lock);
+    int room = t->victim.pins == 0 && make_room(jni, nb, 0, NULL);
+    if (room) memory_in_use += nb;
+    pthread_mutex_unlock(&registry_lock);
+    cv_ring *neu = room ? malloc(nb) : NULL;
+    if (!neu) {
+        if (room) {
+            pthread_mutex_lock(&registry_lock);
+            memory_in_use -= nb;
+            pthread_mutex_unlock(&registry_lock);
+        }
+        t->grow_at = backoff;
+        return;
+    }
+    ring_grow_into(old, neu, capacity);
+    size_t old_grown;
+    pthread_mutex_lock(&registry_lock);
+    int swapped = t->victim.pins == 0;
+    if (swapped) {
+        old_grown = t->grown_bytes;
+        t->ring = neu;
+        t->grown_bytes = nb;
+        memory_in_use -= old_grown;
+    } else {
+        memory_in_use -= nb;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    if (!swapped) {
+        free(neu);
+        t->grow_at = backoff;
+        return;
+    }
+    /* The ring in the block stays in the block (counted in t->bytes); a grown one is freed:
+     * no one else can reach it any more (threads.h: RING OWNERSHIP AND GROWTH). */
+    if (old_grown) free(old);
+    t->grow_at = capacity < t->max_capacity ? neu->base + capacity : UINT64_MAX;
+}
+
+int64_t threads_carrier(const cv_thread *t) {
+    if (t->is_virtual) return os_thread_tid;
+    if (t->java_tid > 0) os_thread_tid = t->java_tid;
+    return 0;
+}
+
+jvmtiFrameInfo *threads_frames(JNIEnv *jni, cv_thread *t) {
+    if (CV_LIKELY(t->frames != NULL)) return t->frames;
+    if (CV_LIKELY(carrier_frames != NULL)) return carrier_frames;
+    if (!carrier_key_ok) return NULL;
+    pthread_mutex_lock(&registry_lock);
+    int room = make_room(jni, carrier_bytes, 0, NULL);
+    if (room) memory_in_use += carrier_bytes;
+    pthread_mutex_unlock(&registry_lock);
+    if (!room) return NULL;
+    jvmtiFrameInfo *f = malloc(carrier_bytes);
+    if (!f || pthread_setspecific(carrier_key, f) != 0) {
+        free(f);
+        pthread_mutex_lock(&registry_lock);
+        memory_in_use -= carrier_bytes;
+        pthread_mutex_unlock(&registry_lock);
+        return NULL;
+    }
+    carrier_frames = f;
+    return f;
 }
 
 cv_thread *threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
@@ -446,9 +554,9 @@ void threads_totals(cv_thread_totals *out) {
     out->dropped = evicted_dropped;
     for (cv_thread *t = registry; t; t = t->next) {
         out->threads++;
-        out->written += ring_written(&t->ring);
-        out->overwritten += ring_overwritten(&t->ring);
-        out->dropped += ring_dropped(&t->ring);
+        out->written += ring_written(t->ring);
+        out->overwritten += ring_overwritten(t->ring);
+        out->dropped += ring_dropped(t->ring);
     }
     pthread_mutex_unlock(&registry_lock);
 }

@@ -19,6 +19,23 @@
  * A thread that cannot get a ring within the cap records nothing; its events are
  * counted as dropped.
  *
+ * Virtual threads (JDK 21+) get a state of their own too, found through the same thread-local
+ * storage (JVMTI keeps it per virtual thread, whichever carrier it is mounted on), but sized
+ * for many short lives: a ring of CV_VIRTUAL_RING_RECORDS records that grows, by doubling, up
+ * to `buffer` (threads_write), and no frame buffer of its own: its stacks are captured into
+ * a buffer of the carrier (the OS thread), which one callback uses at a time. See
+ * docs/architecture.md, "Virtual threads".
+ *
+ * RING OWNERSHIP AND GROWTH (concurrency contract of `ring`): the state's ring has one
+ * writer, its thread; for a virtual thread that is the virtual thread, whose successive
+ * mounts on carriers are ordered by the JVM (an unmount happens-before the next mount), so
+ * the ring stays single-writer even when a contended enter and its entered run on different
+ * carriers (JEP 491). The owner reads `ring` without a lock. It replaces it (growth) only
+ * under registry_lock and only while the state is not pinned; other threads read `ring`
+ * under registry_lock (totals) or while they hold a pin (snapshots), so they never see a
+ * ring being replaced or freed. The old ring is freed after the swap, outside the lock: no
+ * one but the owner can still reach it.
+ *
  * Convoy's own threads (named CV_OWN_THREAD_PREFIX... when they start: the web server's
  * pool, the dump-on-exit hook) get no state and record nothing, so the recording shows
  * the application, not the recorder serving it.
@@ -35,6 +52,8 @@
 #include "victims.h"
 
 #define CV_OWN_THREAD_PREFIX "convoy-"
+/* Records in a virtual thread's first ring: a start, an end and one block fit. */
+#define CV_VIRTUAL_RING_RECORDS 4
 
 typedef struct cv_thread {
     struct cv_thread *next;   /* registry list, newest first; under registry_lock */
@@ -53,15 +72,22 @@ typedef struct cv_thread {
     char    *parent_group;
     size_t   bytes;           /* size of this block, counted against the cap */
     uint64_t names_bytes;     /* bytes of name, group, parent_group, counted too; under registry_lock */
-    jvmtiFrameInfo *frames;   /* stack_depth + 1 entries, owner only */
+    jvmtiFrameInfo *frames;   /* stack_depth + 1 entries, owner only; NULL for a virtual thread
+                                 (threads_frames: the carrier's) */
     uint64_t pending_obj;     /* owner only: monitor id of the last recorded ENTER or WAIT, */
     uint32_t pending_type;    /* its type, */
     uint32_t pending_epoch;   /* and the recording epoch it was recorded in */
     uint32_t owner_registered; /* owner only: owners.h knows this thread (and its stack) */
+    uint32_t is_virtual;      /* a virtual thread; set before publication, never changed */
     uint64_t park_ts;         /* owner only: time of the last recorded PARK (0 = none), */
     uint64_t park_obj;        /* its blocker's id, */
     uint32_t park_epoch;      /* and its recording epoch (agent.c: the PARKED reuses the id) */
-    cv_ring  ring;            /* must be last */
+    uint32_t max_capacity;    /* the ring grows up to this many records */
+    uint64_t grow_at;         /* owner only: head at which the ring next tries to grow (UINT64_MAX: never) */
+    size_t   grown_bytes;     /* bytes of a ring allocated apart from the block (grown), else 0;
+                                 under registry_lock, counted against the cap */
+    cv_ring *ring;            /* see RING OWNERSHIP AND GROWTH; at first the ring in the block,
+                                 right after this struct */
 } cv_thread;
 
 /* A copy of a state's identity taken under the lock, for a snapshot. */
@@ -74,6 +100,26 @@ typedef struct {
     uint64_t start_ns, end_ns;
     char    *name, *group, *parent_group;   /* strdup'ed, freed by threads_unpin */
 } cv_thread_view;
+
+/* Owner thread: the ring is full (head >= grow_at); moves it into one twice as large (up to
+ * max_capacity) if the state is not pinned and the cap has room, else tries again later. */
+void threads_grow(JNIEnv *jni, cv_thread *t);
+
+/* Owner thread: writes one record into the thread's ring, growing it first when due. */
+static inline void threads_write(JNIEnv *jni, cv_thread *t, const cv_record *r) {
+    if (__builtin_expect(__atomic_load_n(&t->ring->head, __ATOMIC_RELAXED) >= t->grow_at, 0)) threads_grow(jni, t);
+    ring_write(t->ring, r);
+}
+
+/* Owner thread, in a callback: for a virtual thread, the Java id of the platform thread it is
+ * mounted on (its carrier), 0 if unknown; for a platform thread 0, after noting its id as the
+ * OS thread's (an OS thread runs one platform thread; a carrier's ThreadStart notes it). */
+int64_t threads_carrier(const cv_thread *t);
+
+/* Owner thread: the buffer to capture a stack into (stack_depth + 1 frames): the state's own,
+ * or for a virtual thread the carrier's, made on first use within the cap (NULL: no room,
+ * capture no stack). */
+jvmtiFrameInfo *threads_frames(JNIEnv *jni, cv_thread *t);
 
 /* Also looks up how to read a Thread's id (the field Thread.tid, else Thread.getId). */
 int threads_init(JNIEnv *jni, uint64_t ring_budget, uint32_t buffer_bytes, uint32_t stack_depth);

@@ -211,3 +211,75 @@ TEST(ring_read_encoded_writes_little_endian_records_since_a_time) {
     CHECK_EQ_U64(ring_read_encoded(r, out, 8, 5000, NULL, NULL, &untouched), 0);
     CHECK_EQ_U64(untouched.ts, 42);
 }
+
+TEST(ring_grows_before_it_wraps_keeping_every_record) {
+    cv_ring *small = new_ring(4);
+    for (uint64_t i = 0; i < 4; i++) {
+        cv_record x = rec(i);
+        ring_write(small, &x);
+    }
+    ring_drop(small);
+    cv_ring *big = malloc(ring_bytes(8));
+    ring_grow_into(small, big, 8);
+    CHECK_EQ_U64(ring_written(big), 4);
+    CHECK_EQ_U64(ring_overwritten(big), 0);
+    CHECK_EQ_U64(ring_dropped(big), 1);
+    for (uint64_t i = 4; i < 8; i++) {
+        cv_record x = rec(i);
+        ring_write(big, &x);
+    }
+    cv_record out[8];
+    uint64_t written = 0, torn = 99;
+    uint32_t n = ring_read(big, out, 8, &written, &torn);
+    CHECK_EQ_U64(n, 8);
+    CHECK_EQ_U64(torn, 0);
+    for (uint64_t i = 0; i < 8; i++) {
+        CHECK_EQ_U64(out[i].ts, rec(i).ts);
+        CHECK_EQ_U64(out[i].arg2, (uint64_t)rec(i).arg2);
+    }
+    free(small);
+    free(big);
+}
+
+/* A ring grown after it wrapped holds the newest records; the older ones count as overwritten,
+ * and slots below base are never read, even when the block holds valid-looking records there. */
+TEST(ring_grown_after_wrapping_reads_only_from_base) {
+    cv_ring *small = new_ring(4);
+    for (uint64_t i = 0; i < 10; i++) {
+        cv_record x = rec(i);
+        ring_write(small, &x);
+    }
+    /* The new block first holds an old ring whose records 0..7 look committed. */
+    cv_ring *big = new_ring(8);
+    for (uint64_t i = 0; i < 8; i++) {
+        cv_record x = rec(100 + i);
+        ring_write(big, &x);
+    }
+    ring_grow_into(small, big, 8);
+    CHECK_EQ_U64(ring_written(big), 10);
+    CHECK_EQ_U64(ring_overwritten(big), 6);
+    cv_record out[8];
+    uint64_t written = 0, torn = 99;
+    uint32_t n = ring_read(big, out, 8, &written, &torn);
+    CHECK_EQ_U64(n, 4);
+    CHECK_EQ_U64(torn, 0);
+    for (uint32_t k = 0; k < n; k++) CHECK_EQ_U64(out[k].ts, rec(6 + k).ts);
+    for (uint64_t i = 10; i < 14; i++) {
+        cv_record x = rec(i);
+        ring_write(big, &x);
+    }
+    n = ring_read(big, out, 8, &written, &torn);
+    CHECK_EQ_U64(n, 8);
+    CHECK_EQ_U64(ring_overwritten(big), 6);
+    for (uint32_t k = 0; k < n; k++) CHECK_EQ_U64(out[k].ts, rec(6 + k).ts);
+    for (uint64_t i = 14; i < 20; i++) {
+        cv_record x = rec(i);
+        ring_write(big, &x);
+    }
+    CHECK_EQ_U64(ring_overwritten(big), 12);
+    n = ring_read(big, out, 8, &written, &torn);
+    CHECK_EQ_U64(n, 8);
+    for (uint32_t k = 0; k < n; k++) CHECK_EQ_U64(out[k].ts, rec(12 + k).ts);
+    free(small);
+    free(big);
+}

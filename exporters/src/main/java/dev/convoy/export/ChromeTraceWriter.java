@@ -12,6 +12,7 @@ import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
+import dev.convoy.snapshot.SnapshotFormat;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
@@ -107,6 +108,8 @@ public final class ChromeTraceWriter {
     private static final byte[] REQUESTED_MS = k("requested_ms");
     private static final byte[] OWNER = k("owner");
     private static final byte[] OWNER_TID = k("owner_tid");
+    private static final byte[] CARRIER = k("carrier");
+    private static final byte[] CARRIER_TID = k("carrier_tid");
     private static final byte[] THREAD = k("thread");
     private static final byte[] THREAD_TID = k("thread_tid");
     private static final byte[] K_NAME = k("name");
@@ -227,6 +230,9 @@ public final class ChromeTraceWriter {
         int notifies;
         int unparks;
 
+        /** Platform threads' rings by Java id: virtual threads' carriers. */
+        final java.util.Map<Long, Integer> ringsByJavaId = new java.util.HashMap<>();
+
         Run(Recording r, JsonSink o) {
             this.r = r;
             this.o = o;
@@ -236,6 +242,11 @@ public final class ChromeTraceWriter {
             this.in = x.interactions();
             this.critical = x.path();
             this.threads = r.threads().toArray(new RecordedThread[0]);
+            for (int k = 0; k < threads.length; k++) {
+                if (!threads[k].isSystem() && !threads[k].isVirtual()) {
+                    ringsByJavaId.putIfAbsent(threads[k].javaThreadId(), k);
+                }
+            }
             this.intervals = new IntervalTable[threads.length];
             for (int k = 0; k < threads.length; k++) {
                 intervals[k] = x.intervals(k);
@@ -245,7 +256,7 @@ public final class ChromeTraceWriter {
             this.pidTid = new byte[threads.length][];
             for (int k = 0; k < threads.length; k++) {
                 tids[k] = tid(threads[k]);
-                names[k] = q(Text.wellFormed(threads[k].name()));
+                names[k] = q(Text.wellFormed(threads[k].displayName()));
                 pidTid[k] = pidTid(tids[k]);
             }
             pidTidCritical = pidTid(CRITICAL_TID);
@@ -484,10 +495,39 @@ public final class ChromeTraceWriter {
                 case IntervalTable.JOINING -> joinArgs(ring, iv, t, i, mon, open);
                 default -> waitArgs(ring, iv, t, i, mon, open);
             }
+            if (t.isVirtual() && !open) {
+                carrierArgs(t, intervals[ring].end(iv));
+            }
             if (intervals[ring].isOnPath(iv)) {
                 o.key(CRITICAL).bool(true);
             }
             o.ch('}').ch('}');
+        }
+
+        /**
+         * A virtual thread's slice: the carrier it resumed on, named by the record that ended the
+         * slice (ENTERED, WAITED, PARKED; the spec's carrier), when it is known.
+         */
+        void carrierArgs(RecordedThread t, int end) throws IOException {
+            if (end < 0 || end >= t.eventCount()) {
+                return;
+            }
+            int type = t.rawType(end);
+            if (type != SnapshotFormat.EVENT_MONITOR_ENTERED && type != SnapshotFormat.EVENT_MONITOR_WAITED
+                    && type != SnapshotFormat.EVENT_PARKED) {
+                return;
+            }
+            long carrier = t.arg2(end);
+            if (carrier <= 0) {
+                return;
+            }
+            Integer k = ringsByJavaId.get(carrier);
+            if (k != null) {
+                threadArgs(CARRIER, CARRIER_TID, k);
+            } else {
+                o.key(CARRIER).string("thread " + carrier);
+                o.key(CARRIER_TID).number(carrier);
+            }
         }
 
         /**
@@ -757,7 +797,7 @@ public final class ChromeTraceWriter {
 
         String joinedName(long obj) {
             RecordedThread joined = r.threadByObject(obj).orElse(null);
-            return joined == null ? "thread object " + obj : joined.name();
+            return joined == null ? "thread object " + obj : joined.displayName();
         }
 
         void writeMetadataEvents() throws IOException {
@@ -780,7 +820,7 @@ public final class ChromeTraceWriter {
                     .thenComparingLong(firstStart::get).thenComparingLong(tid -> tid));
             int index = 0;
             for (long tid : order) {
-                String name = tracks.get(tid).name();
+                String name = tracks.get(tid).displayName();
                 meta("thread_name", tid, "name", name.isEmpty() ? "thread " + tid : name);
                 meta("thread_sort_index", tid, "sort_index", index++);
             }

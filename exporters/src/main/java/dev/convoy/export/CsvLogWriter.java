@@ -189,7 +189,7 @@ public final class CsvLogWriter {
                 int k = RingState.ring(starts, si++);
                 RecordedThread t = threads.get(k);
                 sb.append(Text.seconds(t.startNs() - start)).append(",ThreadStarted,").append(th[k]).append(',')
-                        .append(escape(t.name()));
+                        .append(escape(t.displayName()));
             } else if (pick == 2) {
                 int k = RingState.ring(ends, ei++);
                 sb.append(Text.seconds(threads.get(k).endNs() - start)).append(",ThreadEnded,").append(th[k]);

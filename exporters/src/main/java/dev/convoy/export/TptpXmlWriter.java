@@ -471,7 +471,7 @@ public final class TptpXmlWriter {
             String tid = Long.toUnsignedString(t.ringId());
             String time = time(it.ts());
             if (it.rank() == THREAD_START) {
-                List<String> a = new ArrayList<>(List.of("threadId", tid, "time", time, "threadName", t.name(),
+                List<String> a = new ArrayList<>(List.of("threadId", tid, "time", time, "threadName", t.displayName(),
                         "groupName", t.group(), "parentName", t.parentGroup()));
                 if (t.threadObject() != 0) {
                     defineObject(t.threadObject(), it.ts());

@@ -210,8 +210,22 @@ public final class RecordedThread {
     /** Thread name at snapshot time or at its end. */
     public String name() { return name; }
 
-    /** The name to show a person: the name, or {@code "thread <java id>"} when it is empty (unnamed virtual threads). */
-    public String label() { return name.isEmpty() ? "thread " + javaThreadId : name; }
+    /**
+     * The name to show a person: the name, or {@code "thread <java id>"} when it is empty; a
+     * virtual thread says so: {@code "<name> (virtual)"}, or {@code "virtual thread <java id>"}.
+     */
+    public String label() {
+        if (isVirtual()) {
+            return name.isEmpty() ? "virtual thread " + javaThreadId : name + " (virtual)";
+        }
+        return name.isEmpty() ? "thread " + javaThreadId : name;
+    }
+
+    /**
+     * The name the outputs write where they write a thread's name: the name, but for a virtual
+     * thread its {@link #label()}, so that every output names virtual threads as such.
+     */
+    public String displayName() { return isVirtual() ? label() : name; }
     /** Thread group name, "" if none. */
     public String group() { return group; }
     /** Parent thread group name, "" if none. */
@@ -231,6 +245,9 @@ public final class RecordedThread {
     public boolean isEnded() { return (flags & SnapshotFormat.RING_ENDED) != 0; }
     /** RING_LATE: met after it had started, so {@link #startNs()} is not its real start. */
     public boolean isLate() { return (flags & SnapshotFormat.RING_LATE) != 0; }
+
+    /** RING_VIRTUAL: a virtual thread (JDK 21+). */
+    public boolean isVirtual() { return (flags & SnapshotFormat.RING_VIRTUAL) != 0; }
 
     @Override
     public String toString() {

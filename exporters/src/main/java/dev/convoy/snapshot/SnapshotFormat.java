@@ -97,6 +97,8 @@ public final class SnapshotFormat {
     public static final int RING_SYSTEM = 2;
     /** The recorder met this thread after it had started. */
     public static final int RING_LATE = 4;
+    /** A virtual thread (JDK 21+). */
+    public static final int RING_VIRTUAL = 8;
 
     /** An ordinary object (e.g. a monitor). */
     public static final int OBJ_PLAIN = 0;

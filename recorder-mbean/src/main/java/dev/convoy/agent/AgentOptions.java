@@ -35,6 +35,9 @@ import dev.convoy.export.Output;
  *                        Thread.start/interrupt/join/sleep and Object.notify/notifyAll/wait
  *                        to record who started, interrupted, joined, slept and notified
  *                        (default off; switchable at runtime through the MBean)
+ * vthreadevents=on|off|capability   record virtual threads' real start and end (JVMTI
+ *                        VirtualThreadStart/End, which needs can_support_virtual_threads, JDK 21+;
+ *                        ignored before); 'capability' only adds the capability (benchmark)
  * http=HOST:PORT         serve the web view on HOST:PORT (port 0: a free port; the URL is
  *                        logged); off when absent. HOST other than loopback needs httptoken
  * httptoken=TOKEN        access token every web view request must carry (header
@@ -55,7 +58,7 @@ public final class AgentOptions {
     }
 
     static final List<String> KEYS = List.of("recording", "buffer", "memory", "stackdepth", "dumpdir",
-            "dumponexit", "dumpname", "callbacks", "owners", "contanalysis", "http", "httptoken");
+            "dumponexit", "dumpname", "callbacks", "owners", "contanalysis", "vthreadevents", "http", "httptoken");
 
     static final long MIN_BUFFER = 4 << 10;
     static final long MAX_BUFFER = 64 << 20;
@@ -78,6 +81,9 @@ public final class AgentOptions {
     private String dumpName;
     private boolean emptyCallbacks;
     private boolean vmOwners = true;
+    /** Default of vthreadevents: see docs/performance.md, "Virtual threads". */
+    static final String VIRTUAL_THREAD_EVENTS_DEFAULT = "on";
+    private String virtualThreadEvents = VIRTUAL_THREAD_EVENTS_DEFAULT;
     private boolean contentionAnalysis;
     private String text = "";
     private String httpHost;
@@ -152,6 +158,13 @@ public final class AgentOptions {
                 vmOwners = value.equals("vm");
             }
             case "contanalysis" -> contentionAnalysis = onOff(key, value);
+            case "vthreadevents" -> {
+                if (!value.equals("on") && !value.equals("off") && !value.equals("capability")) {
+                    throw new InvalidOptionException("option 'vthreadevents' must be on, off or capability, got '"
+                            + value + "'");
+                }
+                virtualThreadEvents = value;
+            }
             case "http" -> httpAddress(value);
             case "httptoken" -> {
                 if (!value.matches("[A-Za-z0-9._~-]{8,256}")) {
@@ -376,6 +389,15 @@ public final class AgentOptions {
         return vmOwners;
     }
 
+    /** vthreadevents: 0 off, 1 on (start and end recorded), 2 the capability only. */
+    public int virtualThreadEvents() {
+        return switch (virtualThreadEvents) {
+            case "off" -> 0;
+            case "on" -> 1;
+            default -> 2;
+        };
+    }
+
     /** Whether contention analysis (bytecode instrumentation of call sites) starts on. */
     public boolean contentionAnalysis() {
         return contentionAnalysis;
@@ -414,6 +436,7 @@ public final class AgentOptions {
         parts.add("callbacks=" + (emptyCallbacks ? "empty" : "full"));
         parts.add("owners=" + (vmOwners ? "vm" : "inferred"));
         parts.add("contanalysis=" + (contentionAnalysis ? "on" : "off"));
+        parts.add("vthreadevents=" + virtualThreadEvents);
         if (httpHost != null) {
             parts.add("http=" + (httpHost.contains(":") ? "[" + httpHost + "]" : httpHost) + ":" + httpPort);
         }

@@ -95,12 +95,15 @@ public final class NativeRecorder {
      * @param recording      whether monitor and GC events are recorded from now on
      * @param emptyCallbacks benchmark floor: register callbacks that do nothing
      * @param vmOwners       read monitor owners from the JVM where its layout is checked
+     * @param virtualThreadEvents virtual threads' start and end: 0 not recorded, 1 recorded, 2 the capability
+     *                       can_support_virtual_threads only (JDK 21+; ignored before)
      * @param options        the option text in effect, stored in snapshots
      * @throws IllegalStateException if the recorder already runs or JVMTI refuses
      */
     public static void start(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
-                             boolean emptyCallbacks, boolean vmOwners, String options) {
-        start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, options);
+                             boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
+                             String options) {
+        start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, virtualThreadEvents, options);
     }
 
     /**
@@ -240,7 +243,8 @@ public final class NativeRecorder {
     }
 
     private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
-                                      boolean emptyCallbacks, boolean vmOwners, String options);
+                                      boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
+                                      String options);
 
     private static native void setRecording0(boolean on);
 

@@ -47,11 +47,11 @@ class AgentOptionsTest {
         assertEquals(EnumSet.of(Output.CHROME, Output.CSV_META, Output.CSV_EVENTS), o.dumpOnExit());
         assertEquals("run-1.a", o.dumpName());
         assertEquals("recording=off,buffer=128k,memory=1g,stackdepth=0,dumpdir=/tmp/x,dumponexit=chrome+csv,"
-                + "dumpname=run-1.a,callbacks=full,owners=vm,contanalysis=off", o.effective());
+                + "dumpname=run-1.a,callbacks=full,owners=vm,contanalysis=off,vthreadevents=on", o.effective());
         assertTrue(AgentOptions.parse("callbacks=empty").emptyCallbacks());
         assertFalse(o.contentionAnalysis());
         assertTrue(AgentOptions.parse("contanalysis=on").contentionAnalysis());
-        assertTrue(AgentOptions.parse("contanalysis=on").effective().endsWith(",contanalysis=on"));
+        assertTrue(AgentOptions.parse("contanalysis=on").effective().endsWith(",contanalysis=on,vthreadevents=on"));
         assertEquals(EnumSet.allOf(Output.class), AgentOptions.parse("dumponexit=all").dumpOnExit());
         assertTrue(AgentOptions.parse("dumponexit=none").dumpOnExit().isEmpty());
         assertEquals(4096, AgentOptions.parse("buffer=4096").bufferBytes());
@@ -63,7 +63,17 @@ class AgentOptionsTest {
     @Test
     void unknownKeyListsTheAllowedOnes() {
         assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, stackdepth, dumpdir, "
-                + "dumponexit, dumpname, callbacks, owners, contanalysis, http, httptoken", error("bufer=64k"));
+                + "dumponexit, dumpname, callbacks, owners, contanalysis, vthreadevents, http, httptoken",
+                error("bufer=64k"));
+    }
+
+    @Test
+    void virtualThreadEventsAreOnOffOrTheCapabilityOnly() {
+        assertEquals(1, AgentOptions.parse("").virtualThreadEvents());
+        assertEquals(0, AgentOptions.parse("vthreadevents=off").virtualThreadEvents());
+        assertEquals(2, AgentOptions.parse("vthreadevents=capability").virtualThreadEvents());
+        assertTrue(AgentOptions.parse("vthreadevents=off").effective().contains("vthreadevents=off"));
+        assertEquals("option 'vthreadevents' must be on, off or capability, got 'yes'", error("vthreadevents=yes"));
     }
 
     @ParameterizedTest

@@ -64,7 +64,7 @@ public final class VirtualThreadChurn implements Scenario {
     }
 
     /** A new unstarted virtual thread, or an exception saying the JDK has none. */
-    static Thread virtualThread(Runnable task) {
+    public static Thread virtualThread(Runnable task) {
         try {
             Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
             Method unstarted = Class.forName("java.lang.Thread$Builder").getMethod("unstarted", Runnable.class);

@@ -77,6 +77,7 @@ final class SnapshotJson {
             g.writeNumberField("ring", t.ringId());
             g.writeNumberField("javaThreadId", t.javaThreadId());
             g.writeStringField("name", t.label());
+            g.writeBooleanField("virtual", t.isVirtual());
             g.writeStringField("group", t.group());
             g.writeStringField("state", stateAtSnapshot(r, t));
             g.writeNumberField("events", t.eventCount());

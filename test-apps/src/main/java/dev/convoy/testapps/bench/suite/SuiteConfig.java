@@ -45,8 +45,15 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig CAP16 = new SuiteConfig("cap16", "Convoy default, memory=16m", Tool.CONVOY,
             "memory=16m");
 
+    /** Virtual threads' start and end not recorded, without can_support_virtual_threads. */
+    public static final SuiteConfig VT_OFF = new SuiteConfig("vtoff", "Convoy default, vthreadevents=off",
+            Tool.CONVOY, "vthreadevents=off");
+    /** can_support_virtual_threads added, VirtualThreadStart/End not enabled: the capability's own cost. */
+    public static final SuiteConfig VT_CAP = new SuiteConfig("vtcap", "Convoy default, vthreadevents=capability",
+            Tool.CONVOY, "vthreadevents=capability");
+
     public static final List<SuiteConfig> ALL = List.of(NONE, FLOOR, RING, RING_INFERRED, DEFAULT, CONTAN, JFR, JFR0, JFR0S, ASYNC,
-            CAP16);
+            CAP16, VT_OFF, VT_CAP);
 
     public static SuiteConfig byId(String id) {
         for (SuiteConfig c : ALL) {

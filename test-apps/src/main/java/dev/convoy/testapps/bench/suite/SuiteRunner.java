@@ -31,7 +31,7 @@ import java.util.stream.Stream;
  * <pre>
  * java -cp test-apps/target/classes dev.convoy.testapps.bench.suite.SuiteRunner \
  *     --agent recorder-mbean/target/convoy-agent.jar --lib test-apps/target/bench-lib \
- *     [--java PATH] [--runs 5] [--workloads pingpong,rlpingpong,queuehandoff,contended,handoff,churn,h2,h2ab,snapshot,memory]
+ *     [--java PATH] [--runs 5] [--workloads pingpong,rlpingpong,queuehandoff,contended,handoff,churn,vchurn,h2,h2ab,snapshot,memory]
  *     [--configs none,floor,...] [--quick] [--out docs/bench/suite-jdk17.md] [--marker suite-jdk17]
  *     [--plot docs/bench/suite-jdk17.png] [--work test-apps/target/bench-suite] [--keep]
  * </pre>
@@ -57,7 +57,7 @@ public final class SuiteRunner {
     }
 
     static final List<String> WORKLOADS = List.of("pingpong", "rlpingpong", "queuehandoff", "contended", "handoff",
-            "churn", "h2", "h2ab", "snapshot", "memory");
+            "churn", "vchurn", "h2", "h2ab", "snapshot", "memory");
     static final List<String> MEMORY_PHASES = List.of("start", "p0", "p1", "p2", "churn");
 
     private SuiteRunner() {
@@ -152,6 +152,12 @@ public final class SuiteRunner {
             case "churn" -> new Workload(new Measurements.Spec(id, "Thread churn (start+join)",
                     "us_per_thread", "µs/thread", false, 0, false), w,
                     List.of("churn", "threads=" + (quick ? 2000 : 8000)), nine, runs, false, List.of());
+            case "vchurn" -> new Workload(new Measurements.Spec(id, "Virtual-thread churn (JDK 21+), JVM CPU time",
+                    "cpu_us_per_thread", "CPU µs/thread", false, 0, false), w,
+                    List.of("vchurn", "threads=" + (quick ? 20000 : 100000), "batch=100"),
+                    List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.VT_OFF, SuiteConfig.VT_CAP,
+                            SuiteConfig.DEFAULT, SuiteConfig.JFR, SuiteConfig.JFR0S),
+                    runs, false, List.of());
             case "h2" -> new Workload(new Measurements.Spec(id, "H2 database, 8 JDBC clients",
                     "ops_per_s", "ops/s", true, 0, false), w,
                     List.of("h2", "clients=8", "warmup=" + (quick ? 1 : 2), "seconds=" + (quick ? 2 : 4)), nine,
@@ -190,6 +196,10 @@ public final class SuiteRunner {
         List<Measurements> all = new ArrayList<>();
         long t0 = System.nanoTime();
         for (String id : o.workloads()) {
+            if (id.equals("vchurn") && jdkFeature(jdk) < 21) {
+                System.err.println("note: " + tag + " has no virtual threads (JDK 21 and later): vchurn skipped");
+                continue;
+            }
             Workload wl = workload(id, o.quick(), o.runs());
             List<SuiteConfig> configs = new ArrayList<>(wl.configs());
             if (!o.configs().isEmpty()) {
@@ -439,6 +449,11 @@ public final class SuiteRunner {
     }
 
     /** "jdk17", "jdk25", ... from the version text. */
+    static int jdkFeature(String version) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("version \"(\\d+)").matcher(version);
+        return m.find() ? Integer.parseInt(m.group(1)) : 0;
+    }
+
     static String jdkTag(String version) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("version \"(\\d+)").matcher(version);
         return m.find() ? "jdk" + m.group(1) : "jdk";

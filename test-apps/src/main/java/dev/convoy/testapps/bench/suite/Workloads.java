@@ -47,6 +47,7 @@ import javax.management.ObjectName;
  *   <li>{@code handoff threads= rounds=}: {@link HandoffChain} repeated; exactly threads x rounds
  *       contended enters on {@code HandoffChain$HandoffLock}.</li>
  *   <li>{@code churn threads=}: short-lived threads started and joined one after another.</li>
+ *   <li>{@code vchurn threads= batch=}: short-lived virtual threads (JDK 21+), started a batch at a time.</li>
  *   <li>{@code h2 clients= warmup= seconds= rows=}: the H2 database (in memory, on the classpath
  *       only in the benchmark) driven through JDBC by concurrent clients.</li>
  *   <li>{@code h2ab clients= warmup= pairs= phase= rows=}: the same H2 clients, Convoy's recording
@@ -82,7 +83,7 @@ public final class Workloads {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("usage: Workloads contended|handoff|churn|h2|h2ab|snapshot|memory|rlpingpong|queuehandoff [key=value ...]");
+            System.err.println("usage: Workloads contended|handoff|churn|vchurn|h2|h2ab|snapshot|memory|rlpingpong|queuehandoff [key=value ...]");
             System.exit(2);
         }
         Map<String, String> a = new LinkedHashMap<>();
@@ -102,6 +103,7 @@ public final class Workloads {
                     intArg(a, "work", 8), intArg(a, "yield", 0), out);
             case "handoff" -> handoff(intArg(a, "threads", 20), intArg(a, "rounds", 10), out);
             case "churn" -> churn(intArg(a, "threads", 10_000), out);
+            case "vchurn" -> virtualChurn(intArg(a, "threads", 100_000), intArg(a, "batch", 100), out);
             case "h2" -> h2(intArg(a, "clients", 8), intArg(a, "warmup", 2), intArg(a, "seconds", 4),
                     intArg(a, "rows", 8), out);
             case "h2ab" -> h2ab(intArg(a, "clients", 8), intArg(a, "warmup", 3), intArg(a, "pairs", 24),
@@ -413,6 +415,52 @@ public final class Workloads {
         long nanos = System.nanoTime() - start;
         out.put("threads", threads);
         out.put("us_per_thread", nanos / 1000.0 / threads);
+    }
+
+    /**
+     * Virtual-thread churn (JDK 21+): {@code threads} virtual threads, started {@code batch} at a
+     * time and joined, each entering one (rarely contended) {@code synchronized} block and ending.
+     * Measures the cost per virtual thread of what the recorder does at each start and end: the
+     * JVM's CPU time per thread ({@code cpu_us_per_thread}, all its threads: less sensitive than
+     * wall time to other processes on a shared machine), and wall time ({@code us_per_thread}).
+     */
+    static void virtualChurn(int threads, int batch, Map<String, Object> out) throws InterruptedException {
+        Object lock = new Object();
+        long[] sink = new long[1];
+        Runnable body = () -> {
+            synchronized (lock) {
+                sink[0]++;
+            }
+        };
+        Thread[] running = new Thread[batch];
+        for (int round = 0; round < 2; round++) {
+            int n = round == 0 ? Math.max(2_000, threads / 10) : threads; // warm-up, then measured
+            long start = System.nanoTime();
+            long cpu0 = processCpuNanos();
+            for (int i = 0; i < n; i += batch) {
+                int k = Math.min(batch, n - i);
+                for (int j = 0; j < k; j++) {
+                    running[j] = dev.convoy.testapps.VirtualThreadChurn.virtualThread(body);
+                    running[j].start();
+                }
+                for (int j = 0; j < k; j++) {
+                    running[j].join();
+                }
+            }
+            long nanos = System.nanoTime() - start;
+            long cpu = processCpuNanos() - cpu0;
+            if (round == 1) {
+                out.put("threads", threads);
+                out.put("us_per_thread", nanos / 1000.0 / threads);
+                out.put("cpu_us_per_thread", cpu / 1000.0 / threads);
+            }
+        }
+    }
+
+    /** CPU time of this JVM, all threads, in ns (-1 if the platform does not say). */
+    static long processCpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean s ? s.getProcessCpuTime() : -1;
     }
 
     // --- H2 driven by concurrent JDBC clients ----------------------------------------------------
