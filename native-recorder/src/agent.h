@@ -24,6 +24,7 @@ typedef struct {
     int      recording;       /* record from the start */
     int      empty_callbacks; /* benchmark floor: callbacks that do nothing */
     int      vm_owners;       /* read monitor owners from the VM (owners.h) */
+    int      timing;          /* benchmark only: timed callbacks (timing.h) */
     char     options[1024];   /* the option text in effect, for INFO */
 } cv_config;
 

@@ -39,6 +39,8 @@ static uint64_t threads_seen;
 static uint64_t evicted;
 static uint64_t evicted_written, evicted_overwritten, evicted_dropped;
 static uint64_t dropped_no_ring;
+static size_t timing_bytes;                       /* sizeof(cv_timing) with timing=on, else 0 */
+static cv_timing_total evicted_timing[CV_TEV_COUNT]; /* under registry_lock */
 
 /* Thread-local storage value of a thread that could not get a state. */
 static cv_thread no_ring;
@@ -73,12 +75,13 @@ static void find_thread_id_accessor(JNIEnv *jni) {
     (*jni)->DeleteLocalRef(jni, thread_class);
 }
 
-int threads_init(JNIEnv *jni, uint64_t budget, uint32_t buffer_bytes, uint32_t stack_depth) {
+int threads_init(JNIEnv *jni, uint64_t budget, uint32_t buffer_bytes, uint32_t stack_depth, int timing) {
     find_thread_id_accessor(jni);
     ring_budget = budget;
     ring_capacity = ring_capacity_for(buffer_bytes);
     if (ring_capacity == 0) ring_capacity = 1;
     frame_slots = stack_depth + 1;
+    timing_bytes = timing ? sizeof(cv_timing) : 0;
     return 0;
 }
 
@@ -196,6 +199,9 @@ static int make_room(JNIEnv *jni, uint64_t need, size_t block, cv_thread **reuse
         evicted_written += ring_written(&t->ring);
         evicted_overwritten += ring_overwritten(&t->ring);
         evicted_dropped += ring_dropped(&t->ring);
+        if (t->timing) {
+            for (int i = 0; i < CV_TEV_COUNT; i++) timing_add(&evicted_timing[i], &t->timing->ev[i]);
+        }
         release_state(jni, t);
         if (reuse && t->bytes == block && !*reuse) {
             *reuse = t;
@@ -244,7 +250,8 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
         return NULL;
     }
     size_t ring_size = ring_bytes(ring_capacity);
-    size_t bytes = offsetof(cv_thread, ring) + ring_size + frame_slots * sizeof(jvmtiFrameInfo);
+    size_t frames_end = offsetof(cv_thread, ring) + ring_size + frame_slots * sizeof(jvmtiFrameInfo);
+    size_t bytes = frames_end + timing_bytes;
     uint64_t nbytes = names_bytes(name, group, parent);
     cv_thread *t = NULL;
 
@@ -272,6 +279,10 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     t->names_bytes = nbytes;
     ring_init(&t->ring, ring_capacity);
     t->frames = (jvmtiFrameInfo *)((char *)&t->ring + ring_size);
+    if (timing_bytes) {
+        t->timing = (cv_timing *)((char *)t + frames_end);
+        memset(t->timing, 0, timing_bytes);
+    }
     t->flags = flags;
     t->start_ns = cv_now_ns();
     t->java_tid = java_thread_id(jni, thread);
@@ -458,6 +469,17 @@ cv_thread_view *threads_find_live(cv_thread_view *views, size_t count, int64_t j
         if (views[i].java_tid == java_tid && !(views[i].flags & RING_ENDED)) return &views[i];
     }
     return NULL;
+}
+
+void threads_timing(cv_timing_total out[CV_TEV_COUNT]) {
+    memset(out, 0, CV_TEV_COUNT * sizeof(out[0]));
+    pthread_mutex_lock(&registry_lock);
+    for (int i = 0; i < CV_TEV_COUNT; i++) timing_add_total(&out[i], &evicted_timing[i]);
+    for (cv_thread *t = registry; t; t = t->next) {
+        if (!t->timing) continue;
+        for (int i = 0; i < CV_TEV_COUNT; i++) timing_add(&out[i], &t->timing->ev[i]);
+    }
+    pthread_mutex_unlock(&registry_lock);
 }
 
 uint64_t threads_dropped_no_ring(void) {

@@ -32,6 +32,7 @@
 
 #include "log.h"
 #include "ring.h"
+#include "timing.h"
 #include "victims.h"
 
 #define CV_OWN_THREAD_PREFIX "convoy-"
@@ -61,6 +62,8 @@ typedef struct cv_thread {
     uint64_t park_ts;         /* owner only: time of the last recorded PARK (0 = none), */
     uint64_t park_obj;        /* its blocker's id, */
     uint32_t park_epoch;      /* and its recording epoch (agent.c: the PARKED reuses the id) */
+    cv_timing *timing;        /* timing=on only (else NULL): the callbacks' accumulators (timing.h),
+                                 in the block after the frames; owner-written, read by anyone */
     cv_ring  ring;            /* must be last */
 } cv_thread;
 
@@ -75,8 +78,9 @@ typedef struct {
     char    *name, *group, *parent_group;   /* strdup'ed, freed by threads_unpin */
 } cv_thread_view;
 
-/* Also looks up how to read a Thread's id (the field Thread.tid, else Thread.getId). */
-int threads_init(JNIEnv *jni, uint64_t ring_budget, uint32_t buffer_bytes, uint32_t stack_depth);
+/* Also looks up how to read a Thread's id (the field Thread.tid, else Thread.getId). With
+ * `timing`, every state gets its cv_timing (counted against the cap with its block). */
+int threads_init(JNIEnv *jni, uint64_t ring_budget, uint32_t buffer_bytes, uint32_t stack_depth, int timing);
 /* The field Thread.tid of `thread`, or 0 if this JDK has no such field. Calls no Java
  * code: usable on the event path. */
 int64_t threads_tid_field(JNIEnv *jni, jobject thread);
@@ -110,6 +114,9 @@ typedef struct {
 void threads_totals(cv_thread_totals *out);
 /* The pinned view of the live thread with this Java thread id, or NULL. */
 cv_thread_view *threads_find_live(cv_thread_view *views, size_t count, int64_t java_tid);
+/* timing=on: the callbacks' accumulators summed over every state, evicted ones included,
+ * into out[CV_TEV_COUNT] (zeroed first). All zero when timing is off. */
+void threads_timing(cv_timing_total out[CV_TEV_COUNT]);
 /* Events that found no ring at all (no state could be had within the cap). */
 uint64_t threads_dropped_no_ring(void);
 

@@ -60,7 +60,7 @@ public final class ConvoyAgent {
         }
         NativeRecorder.load(inst);
         NativeRecorder.start(options.bufferBytes(), options.memoryCap(), options.stackDepth(), options.recording(),
-                options.emptyCallbacks(), options.vmOwners(), options.effective());
+                options.emptyCallbacks(), options.vmOwners(), options.timing(), options.effective());
         ConvoyAgent agent = new ConvoyAgent(options, inst);
         agent.dumpDirectory.removeStaleTemporaryFiles();
         if (!options.emptyCallbacks()) {

@@ -95,12 +95,14 @@ public final class NativeRecorder {
      * @param recording      whether monitor and GC events are recorded from now on
      * @param emptyCallbacks benchmark floor: register callbacks that do nothing
      * @param vmOwners       read monitor owners from the JVM where its layout is checked
+     * @param timing         benchmark only: time the callbacks' stages (native-recorder/src/timing.h);
+     *                       snapshots then carry the INFO keys {@code timing.*}
      * @param options        the option text in effect, stored in snapshots
      * @throws IllegalStateException if the recorder already runs or JVMTI refuses
      */
     public static void start(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
-                             boolean emptyCallbacks, boolean vmOwners, String options) {
-        start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, options);
+                             boolean emptyCallbacks, boolean vmOwners, boolean timing, String options) {
+        start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, timing, options);
     }
 
     /**
@@ -240,7 +242,7 @@ public final class NativeRecorder {
     }
 
     private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
-                                      boolean emptyCallbacks, boolean vmOwners, String options);
+                                      boolean emptyCallbacks, boolean vmOwners, boolean timing, String options);
 
     private static native void setRecording0(boolean on);
 
