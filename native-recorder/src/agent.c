@@ -97,7 +97,7 @@ static void lap_commit(cv_thread *t, int tev, const cv_lap *lap) {
     uint64_t started = load_acquire(&g_cv.gc_started);
     uint64_t finished = load_acquire(&g_cv.gc_finished);
     int met_gc = lap->gc_started != lap->gc_finished || started != lap->gc_started || finished != lap->gc_finished;
-    if (t->timing) timing_commit(&t->timing->ev[tev], lap, met_gc);
+    if (t->timing) timing_commit(t->timing, tev, lap, met_gc);
 }
 
 /* Skips `skip` frames at the top (the probe's own frames for instrumentation events). */
@@ -857,6 +857,8 @@ int agent_snapshot(JNIEnv *jni, const cv_monitor_states *states, cv_buf *out, cv
     src.stacks = g_cv.stacks;
     if (g_cv.config.timing) {
         src.timing = 1;
+        src.timing_ticks0 = g_cv.timing_ticks0;
+        src.timing_mono0 = g_cv.timing_mono0;
         src.timing_ns_per_tick = timing_ns_per_tick();
         src.timing_seconds = (double)(cv_now_ns() - g_cv.timing_mono0) / 1e9;
         src.timing_stamp_ns = g_cv.stamp_ticks * src.timing_ns_per_tick;

@@ -257,6 +257,11 @@ static void put_timing(cv_buf *b, uint32_t *n, const cv_snapshot_source *src) {
         }
         put_kv(b, n, key, text);
     }
+    cv_timing_slow top[CV_TIMING_SLOWEST_REPORTED];
+    size_t ntop = threads_timing_slowest(top, CV_TIMING_SLOWEST_REPORTED);
+    size_t need = timing_format_slowest(top, ntop, src->timing_ticks0, src->timing_mono0, src->timing_ns_per_tick,
+                                        text, cap);
+    if (need < cap) put_kv(b, n, "timing.slowest", text);
     free(text);
     free(totals);
 }

@@ -41,6 +41,8 @@ static uint64_t evicted_written, evicted_overwritten, evicted_dropped;
 static uint64_t dropped_no_ring;
 static size_t timing_bytes;                       /* sizeof(cv_timing) with timing=on, else 0 */
 static cv_timing_total evicted_timing[CV_TEV_COUNT]; /* under registry_lock */
+static cv_timing_slow evicted_slowest[CV_TIMING_SLOWEST_REPORTED]; /* under registry_lock, slowest first */
+static size_t evicted_slowest_count;
 
 /* Thread-local storage value of a thread that could not get a state. */
 static cv_thread no_ring;
@@ -201,6 +203,8 @@ static int make_room(JNIEnv *jni, uint64_t need, size_t block, cv_thread **reuse
         evicted_dropped += ring_dropped(&t->ring);
         if (t->timing) {
             for (int i = 0; i < CV_TEV_COUNT; i++) timing_add(&evicted_timing[i], &t->timing->ev[i]);
+            timing_slowest_merge(evicted_slowest, &evicted_slowest_count, CV_TIMING_SLOWEST_REPORTED,
+                                 t->timing->slowest, CV_TIMING_SLOWEST);
         }
         release_state(jni, t);
         if (reuse && t->bytes == block && !*reuse) {
@@ -480,6 +484,17 @@ void threads_timing(cv_timing_total out[CV_TEV_COUNT]) {
         for (int i = 0; i < CV_TEV_COUNT; i++) timing_add(&out[i], &t->timing->ev[i]);
     }
     pthread_mutex_unlock(&registry_lock);
+}
+
+size_t threads_timing_slowest(cv_timing_slow *out, size_t cap) {
+    size_t n = 0;
+    pthread_mutex_lock(&registry_lock);
+    timing_slowest_merge(out, &n, cap, evicted_slowest, evicted_slowest_count);
+    for (cv_thread *t = registry; t; t = t->next) {
+        if (t->timing) timing_slowest_merge(out, &n, cap, t->timing->slowest, CV_TIMING_SLOWEST);
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return n;
 }
 
 uint64_t threads_dropped_no_ring(void) {

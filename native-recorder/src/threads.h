@@ -117,6 +117,9 @@ cv_thread_view *threads_find_live(cv_thread_view *views, size_t count, int64_t j
 /* timing=on: the callbacks' accumulators summed over every state, evicted ones included,
  * into out[CV_TEV_COUNT] (zeroed first). All zero when timing is off. */
 void threads_timing(cv_timing_total out[CV_TEV_COUNT]);
+/* timing=on: the slowest callbacks over every state, evicted ones included, slowest first,
+ * at most cap; returns how many. */
+size_t threads_timing_slowest(cv_timing_slow *out, size_t cap);
 /* Events that found no ring at all (no state could be had within the cap). */
 uint64_t threads_dropped_no_ring(void);
 

@@ -41,7 +41,31 @@ int timing_stage_name(int stage, char *out, size_t cap) {
 #define OWNER_ADD(p, v) store_relaxed((p), load_relaxed(p) + (v))
 #define OWNER_MAX(p, v) do { if ((v) > load_relaxed(p)) store_relaxed((p), (v)); } while (0)
 
-void timing_commit(cv_timing_event *e, const cv_lap *l, int met_gc) {
+/* The thread's slowest: replace the fastest of them if this one is slower (owner only). */
+static void keep_if_slow(cv_timing *t, int tev, const cv_lap *l, uint64_t d, int met_gc) {
+    cv_timing_slow *min = &t->slowest[0];
+    for (int i = 1; i < CV_TIMING_SLOWEST; i++) {
+        if (load_relaxed(&t->slowest[i].ticks) < load_relaxed(&min->ticks)) min = &t->slowest[i];
+    }
+    if (d <= load_relaxed(&min->ticks)) return;
+    int longest = 0;
+    for (int s = 1; s < CV_STAGE_COUNT; s++) {
+        if (l->stage[s] > l->stage[longest]) longest = s;
+    }
+    uint64_t seq = load_relaxed(&min->seq);
+    store_relaxed(&min->seq, seq + 1);     /* odd: being written */
+    fence_release();
+    store_relaxed(&min->start, l->start);
+    store_relaxed(&min->ticks, d);
+    store_relaxed(&min->stage_ticks, l->stage[longest]);
+    store_relaxed(&min->tev, (uint32_t)tev);
+    store_relaxed(&min->stage, (uint16_t)longest);
+    store_relaxed(&min->gc, (uint16_t)(met_gc ? 1 : 0));
+    store_release(&min->seq, seq + 2);
+}
+
+void timing_commit(cv_timing *t, int tev, const cv_lap *l, int met_gc) {
+    cv_timing_event *e = &t->ev[tev];
     uint64_t d = l->last - l->start;
     OWNER_ADD(&e->events, 1);
     OWNER_ADD(&e->ticks, d);
@@ -59,6 +83,34 @@ void timing_commit(cv_timing_event *e, const cv_lap *l, int met_gc) {
     uint32_t *h = &e->hist[timing_bucket(d)];
     uint32_t c = load_relaxed(h);
     if (c != UINT32_MAX) store_relaxed(h, c + 1);
+    keep_if_slow(t, tev, l, d, met_gc);
+}
+
+void timing_slowest_merge(cv_timing_slow *top, size_t *n, size_t cap, const cv_timing_slow *entries, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        const cv_timing_slow *e = &entries[i];
+        uint64_t before = load_acquire(&e->seq);
+        cv_timing_slow c;
+        c.start = load_relaxed(&e->start);
+        c.ticks = load_relaxed(&e->ticks);
+        c.stage_ticks = load_relaxed(&e->stage_ticks);
+        c.tev = load_relaxed(&e->tev);
+        c.stage = load_relaxed(&e->stage);
+        c.gc = load_relaxed(&e->gc);
+        fence_acquire();
+        uint64_t after = load_relaxed(&e->seq);
+        if (before != after || (before & 1) || c.ticks == 0 || c.tev >= CV_TEV_COUNT || c.stage >= CV_STAGE_COUNT) {
+            continue;   /* unused, or caught while rewritten */
+        }
+        c.seq = 0;
+        size_t at = *n;
+        while (at > 0 && top[at - 1].ticks < c.ticks) at--;
+        if (at >= cap) continue;
+        size_t last = *n < cap ? *n : cap - 1;
+        memmove(&top[at + 1], &top[at], (last - at) * sizeof(*top));
+        top[at] = c;
+        if (*n < cap) (*n)++;
+    }
 }
 
 static void max_into(uint64_t *dst, uint64_t v) {
@@ -138,6 +190,7 @@ typedef struct {
     size_t cap, len;
 } sink;
 
+
 static void put(sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put(sink *s, const char *fmt, ...) {
     va_list ap;
@@ -175,6 +228,22 @@ size_t timing_format(const cv_timing_total *t, double ns_per_tick, char *out, si
         put(&s, "%s%llu-%llu:%llu", first ? "" : ",", (unsigned long long)timing_bucket_low(b),
             (unsigned long long)high, (unsigned long long)t->hist[b]);
         first = 0;
+    }
+    return s.len;
+}
+
+size_t timing_format_slowest(const cv_timing_slow *top, size_t n, uint64_t ticks0, uint64_t mono0,
+                             double ns_per_tick, char *out, size_t cap) {
+    sink s = {out, cap, 0};
+    if (cap) out[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        char ev[32], st[32];
+        timing_event_name((int)top[i].tev, ev, sizeof(ev));
+        timing_stage_name(top[i].stage, st, sizeof(st));
+        double since = ((double)top[i].start - (double)ticks0) * ns_per_tick;
+        long long start = (long long)mono0 + (long long)(since < 0 ? since - 0.5 : since + 0.5);
+        put(&s, "%s%s:%lld:%llu:%s:%llu:%u", i ? "," : "", ev, start, ns(top[i].ticks, ns_per_tick), st,
+            ns(top[i].stage_ticks, ns_per_tick), (unsigned)top[i].gc);
     }
     return s.len;
 }

@@ -86,8 +86,26 @@ typedef struct {
     uint32_t hist[CV_HIST_BUCKETS];      /* whole durations; saturate at UINT32_MAX */
 } cv_timing_event;
 
+/* One of the slowest callbacks: when it began, how long it took, its event type, its longest
+ * stage and whether it met a GC pause. `seq` is a seqlock word (odd while the owner rewrites
+ * the entry), so that a reader skips an entry it caught half written. */
+typedef struct {
+    uint64_t seq;
+    uint64_t start;          /* ticks */
+    uint64_t ticks;          /* whole duration */
+    uint64_t stage_ticks;    /* of its longest stage */
+    uint32_t tev;
+    uint16_t stage;
+    uint16_t gc;
+} cv_timing_slow;
+
+/* The slowest callbacks kept per thread, and over all threads in a snapshot. */
+#define CV_TIMING_SLOWEST 8
+#define CV_TIMING_SLOWEST_REPORTED 32
+
 typedef struct {
     cv_timing_event ev[CV_TEV_COUNT];
+    cv_timing_slow  slowest[CV_TIMING_SLOWEST];   /* owner-written; unordered, ticks 0 = unused */
 } cv_timing;
 
 /* A sum over threads (or the accumulators of evicted threads). */
@@ -123,12 +141,17 @@ static inline void timing_lap(cv_lap *l, int stage, uint64_t now) {
     l->done |= 1u << stage;
 }
 
-/* Owner thread: adds one recorded callback, whose last stamp was its end. */
-void timing_commit(cv_timing_event *e, const cv_lap *l, int met_gc);
+/* Owner thread: adds one recorded callback of type `tev`, whose last stamp was its end, to its
+ * thread's accumulators, and to the thread's slowest if it is slower than one of them. */
+void timing_commit(cv_timing *t, int tev, const cv_lap *l, int met_gc);
 
 /* Any thread: adds a thread's accumulators (relaxed loads), or another total, into `sum`. */
 void timing_add(cv_timing_total *sum, const cv_timing_event *e);
 void timing_add_total(cv_timing_total *sum, const cv_timing_total *t);
+
+/* Any thread: adds the consistent entries of a thread's slowest (copies) to `top`, which holds
+ * *n entries sorted slowest first and keeps at most `cap`. */
+void timing_slowest_merge(cv_timing_slow *top, size_t *n, size_t cap, const cv_timing_slow *entries, size_t count);
 
 /* The bucket of a duration, and a bucket's bounds in ticks: low inclusive, high inclusive
  * (the last bucket's high is UINT64_MAX). */
@@ -144,6 +167,12 @@ uint64_t timing_quantile(const cv_timing_total *t, double q);
  * into out, NUL-terminated; ns_per_tick converts. Returns the length it needed (like
  * snprintf: output is cut if that is >= cap). */
 size_t timing_format(const cv_timing_total *t, double ns_per_tick, char *out, size_t cap);
+
+/* Writes the INFO value timing.slowest: the entries of `top` (slowest first) as
+ * event:start_ns:ns:stage:stage_ns:gc, comma-separated, start in the monotonic clock (ns), from
+ * ticks with mono0 + (start - ticks0) * ns_per_tick. Returns the length needed, as timing_format. */
+size_t timing_format_slowest(const cv_timing_slow *top, size_t n, uint64_t ticks0, uint64_t mono0,
+                             double ns_per_tick, char *out, size_t cap);
 
 /* The lower-case name of an event type or stage ("monitor_enter", "walk") into out; -1 if out
  * of range or cut (out then holds what fit, or nothing). */

@@ -64,8 +64,9 @@ TEST(timing_stages_add_up_to_the_whole_callback) {
     CHECK_EQ_U64(l.stage[CV_STAGE_RING], 30);
     CHECK_EQ_U64(l.stage[CV_STAGE_OWNER], 0);
 
-    cv_timing_event *e = calloc(1, sizeof(*e));
-    timing_commit(e, &l, 0);
+    cv_timing *th = calloc(1, sizeof(*th));
+    cv_timing_event *e = &th->ev[CV_TEV_MONITOR_WAIT];
+    timing_commit(th, CV_TEV_MONITOR_WAIT, &l, 0);
     CHECK_EQ_U64(e->events, 1);
     CHECK_EQ_U64(e->ticks, 1200);
     CHECK_EQ_U64(e->max, 1200);
@@ -79,7 +80,8 @@ TEST(timing_stages_add_up_to_the_whole_callback) {
     CHECK_EQ_U64(e->stage_count[CV_STAGE_OWNER], 0);
     CHECK_EQ_U64(e->stage_max[CV_STAGE_WALK], 1000);
     CHECK_EQ_U64(e->hist[timing_bucket(1200)], 1);
-    free(e);
+    CHECK_EQ_U64(th->ev[CV_TEV_MONITOR_ENTER].events, 0);
+    free(th);
 }
 
 TEST(timing_a_clock_that_goes_back_counts_nothing) {
@@ -94,18 +96,19 @@ TEST(timing_a_clock_that_goes_back_counts_nothing) {
 }
 
 TEST(timing_counts_callbacks_that_met_a_gc_and_keeps_maxima) {
-    cv_timing_event *e = calloc(1, sizeof(*e));
+    cv_timing *th = calloc(1, sizeof(*th));
+    cv_timing_event *e = &th->ev[CV_TEV_PARK];
     cv_lap l;
     int st[] = {CV_STAGE_CLOCK, CV_STAGE_WALK};
     uint64_t a[] = {10, 110};
     lap_of(&l, 0, st, a, 2);
-    timing_commit(e, &l, 0);
+    timing_commit(th, CV_TEV_PARK, &l, 0);
     uint64_t b[] = {10, 5000010};
     lap_of(&l, 0, st, b, 2);
-    timing_commit(e, &l, 1);
+    timing_commit(th, CV_TEV_PARK, &l, 1);
     uint64_t c[] = {20, 300};
     lap_of(&l, 0, st, c, 2);
-    timing_commit(e, &l, 0);
+    timing_commit(th, CV_TEV_PARK, &l, 0);
     CHECK_EQ_U64(e->events, 3);
     CHECK_EQ_U64(e->gc, 1);
     CHECK_EQ_U64(e->gc_max, 5000010);
@@ -113,34 +116,36 @@ TEST(timing_counts_callbacks_that_met_a_gc_and_keeps_maxima) {
     CHECK_EQ_U64(e->stage_max[CV_STAGE_WALK], 5000000);
     CHECK_EQ_U64(e->stage_max[CV_STAGE_CLOCK], 20);
     CHECK_EQ_U64(e->stage_ticks[CV_STAGE_CLOCK], 40);
-    free(e);
+    free(th);
 }
 
 TEST(timing_histogram_counts_saturate) {
-    cv_timing_event *e = calloc(1, sizeof(*e));
+    cv_timing *th = calloc(1, sizeof(*th));
+    cv_timing_event *e = &th->ev[CV_TEV_UNPARK];
     cv_lap l;
     int st[] = {CV_STAGE_RING};
     uint64_t t[] = {100};
     lap_of(&l, 0, st, t, 1);
     e->hist[timing_bucket(100)] = UINT32_MAX - 1;
-    timing_commit(e, &l, 0);
-    timing_commit(e, &l, 0);
+    timing_commit(th, CV_TEV_UNPARK, &l, 0);
+    timing_commit(th, CV_TEV_UNPARK, &l, 0);
     CHECK_EQ_U64(e->hist[timing_bucket(100)], UINT32_MAX);
     CHECK_EQ_U64(e->events, 2);
-    free(e);
+    free(th);
 }
 
 TEST(timing_sums_over_threads) {
-    cv_timing_event *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+    cv_timing *ta = calloc(1, sizeof(*ta)), *tb = calloc(1, sizeof(*tb));
+    cv_timing_event *a = &ta->ev[CV_TEV_PARKED], *b = &tb->ev[CV_TEV_PARKED];
     cv_timing_total *sum = calloc(1, sizeof(*sum)), *sum2 = calloc(1, sizeof(*sum2));
     cv_lap l;
     int st[] = {CV_STAGE_THREAD, CV_STAGE_OBJECT};
     uint64_t x[] = {5, 50}, y[] = {7, 700};
     lap_of(&l, 0, st, x, 2);
-    timing_commit(a, &l, 0);
-    timing_commit(a, &l, 1);
+    timing_commit(ta, CV_TEV_PARKED, &l, 0);
+    timing_commit(ta, CV_TEV_PARKED, &l, 1);
     lap_of(&l, 0, st, y, 2);
-    timing_commit(b, &l, 0);
+    timing_commit(tb, CV_TEV_PARKED, &l, 0);
     timing_add(sum, a);
     timing_add(sum, b);
     CHECK_EQ_U64(sum->events, 3);
@@ -159,7 +164,7 @@ TEST(timing_sums_over_threads) {
     CHECK_EQ_U64(sum2->max, 700);
     CHECK_EQ_U64(sum2->stage_count[CV_STAGE_THREAD], 6);
     CHECK_EQ_U64(sum2->hist[timing_bucket(700)], 2);
-    free(a); free(b); free(sum); free(sum2);
+    free(ta); free(tb); free(sum); free(sum2);
 }
 
 TEST(timing_quantiles_are_bucket_highs_capped_by_the_maximum) {
@@ -245,4 +250,78 @@ TEST(timing_format_gives_every_field_and_stage_and_the_nonempty_buckets) {
     CHECK(strstr(out, hist) != NULL);
     free(t);
     free(huge);
+}
+
+/* A callback of `d` ticks starting at `start`, its walk taking all but 10. */
+static void commit_one(cv_timing *th, int tev, uint64_t start, uint64_t d, int gc) {
+    cv_lap l;
+    timing_begin(&l, start);
+    timing_lap(&l, CV_STAGE_CLOCK, start + 10);
+    timing_lap(&l, CV_STAGE_WALK, start + d);
+    timing_commit(th, tev, &l, gc);
+}
+
+TEST(timing_each_thread_keeps_its_slowest_callbacks) {
+    cv_timing *th = calloc(1, sizeof(*th));
+    for (uint64_t i = 1; i <= 100; i++) commit_one(th, CV_TEV_MONITOR_WAIT, i * 1000, 100 + (i * 37) % 100, 0);
+    commit_one(th, CV_TEV_PARK, 500000, 9000, 1);
+    cv_timing_slow top[CV_TIMING_SLOWEST_REPORTED];
+    size_t n = 0;
+    timing_slowest_merge(top, &n, CV_TIMING_SLOWEST_REPORTED, th->slowest, CV_TIMING_SLOWEST);
+    CHECK_EQ_U64(n, CV_TIMING_SLOWEST);
+    CHECK_EQ_U64(top[0].ticks, 9000);
+    CHECK_EQ_U64(top[0].tev, CV_TEV_PARK);
+    CHECK_EQ_U64(top[0].stage, CV_STAGE_WALK);
+    CHECK_EQ_U64(top[0].stage_ticks, 8990);
+    CHECK_EQ_U64(top[0].start, 500000);
+    CHECK_EQ_U64(top[0].gc, 1);
+    /* then the 7 slowest waits, 199 down to 193, slowest first */
+    for (size_t i = 1; i < n; i++) {
+        CHECK_EQ_U64(top[i].ticks, 200 - i);
+        CHECK_EQ_U64(top[i].tev, CV_TEV_MONITOR_WAIT);
+    }
+    free(th);
+}
+
+TEST(timing_slowest_merge_over_threads_keeps_the_cap_and_skips_torn_entries) {
+    cv_timing *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+    for (uint64_t i = 0; i < 8; i++) commit_one(a, CV_TEV_MONITOR_ENTER, i, 1000 + i, 0);
+    for (uint64_t i = 0; i < 8; i++) commit_one(b, CV_TEV_UNPARK, i, 1004 + i * 2, 0);
+    cv_timing_slow top[5];
+    size_t n = 0;
+    timing_slowest_merge(top, &n, 5, a->slowest, CV_TIMING_SLOWEST);
+    timing_slowest_merge(top, &n, 5, b->slowest, CV_TIMING_SLOWEST);
+    CHECK_EQ_U64(n, 5);
+    uint64_t want[] = {1018, 1016, 1014, 1012, 1010};
+    for (int i = 0; i < 5; i++) CHECK_EQ_U64(top[i].ticks, want[i]);
+    /* an entry being rewritten (odd seq) is skipped */
+    cv_timing *c = calloc(1, sizeof(*c));
+    commit_one(c, CV_TEV_PARKED, 0, 5000, 0);
+    for (int i = 0; i < CV_TIMING_SLOWEST; i++) {
+        if (c->slowest[i].ticks == 5000) c->slowest[i].seq++;
+    }
+    timing_slowest_merge(top, &n, 5, c->slowest, CV_TIMING_SLOWEST);
+    CHECK_EQ_U64(top[0].ticks, 1018);
+    /* merging copies again (the evicted threads' list) keeps them */
+    cv_timing_slow again[5];
+    size_t m = 0;
+    timing_slowest_merge(again, &m, 5, top, n);
+    CHECK_EQ_U64(m, 5);
+    CHECK_EQ_U64(again[4].ticks, 1010);
+    free(a); free(b); free(c);
+}
+
+TEST(timing_slowest_are_written_with_monotonic_start_times) {
+    cv_timing_slow top[2];
+    memset(top, 0, sizeof(top));
+    top[0].start = 3000; top[0].ticks = 4000; top[0].stage_ticks = 3800;
+    top[0].tev = CV_TEV_MONITOR_WAIT; top[0].stage = CV_STAGE_WALK; top[0].gc = 1;
+    top[1].start = 1000; top[1].ticks = 20; top[1].stage_ticks = 8;
+    top[1].tev = CV_TEV_UNPARK; top[1].stage = CV_STAGE_OBJECT; top[1].gc = 0;
+    char out[256];
+    size_t n = timing_format_slowest(top, 2, 1000, 5000000, 0.5, out, sizeof(out));
+    CHECK_EQ_U64(n, strlen(out));
+    CHECK(strcmp(out, "monitor_wait:5001000:2000:walk:1900:1,unpark:5000000:10:object:4:0") == 0);
+    CHECK_EQ_U64(timing_format_slowest(top, 0, 0, 0, 1.0, out, sizeof(out)), 0);
+    CHECK(out[0] == 0);
 }

@@ -144,11 +144,18 @@ public final class BenchmarkRunner {
                     agentArg += ",dumponexit=snapshot,dumpdir=" + dumps + ",dumpname=timing-" + run;
                 }
                 List<String> cmd = childCommand(pin, o.java(), agentArg, classpath, o.roundtrips(), o.warmup());
+                Path safepoints = dumps.resolve("safepoints-" + run + ".log");
+                if (c.timed()) {
+                    cmd = new ArrayList<>(cmd);
+                    cmd.add(cmd.indexOf("-cp"), SafepointLog.flag(safepoints)); // to explain the slowest callbacks
+                }
                 PingPongLine line = runChild(cmd, c);
                 if (c.timed()) {
                     timings.add(c.label(), CallbackTiming.read(Paths.get(o.agent()), snapshot).orElseThrow(
-                            () -> new IOException(snapshot + " holds no timing (an agent without timing=on?)")));
+                            () -> new IOException(snapshot + " holds no timing (an agent without timing=on?)"))
+                            .withSafepoints(SafepointLog.read(safepoints)));
                     Files.delete(snapshot);
+                    Files.deleteIfExists(safepoints);
                 }
                 results.get(c).add(line.nsPerRoundtrip());
                 System.err.printf("run %d/%d  %-33s %10.1f ns/round trip%n", run, o.runs(), c.label(),

@@ -64,18 +64,53 @@ public final class CallbackTiming {
         }
     }
 
+    /**
+     * One of the slowest callbacks: its type, when it began (monotonic ns, the clock of
+     * {@code System.nanoTime()} and {@code -Xlog:...:tn}), how long it took, its longest stage and
+     * that stage's time, whether it met a GC pause, and the safepoint it overlapped ("" none, null not
+     * looked up).
+     */
+    public record Slow(String event, long startNs, long ns, String stage, long stageNs, boolean gc, String safepoint) {
+        Slow withSafepoint(String sp) {
+            return new Slow(event, startNs, ns, stage, stageNs, gc, sp);
+        }
+    }
+
+    /** How many of the slowest callbacks a snapshot reports and a merge keeps. */
+    public static final int SLOWEST = 32;
+
     /** The clock: ns per tick, over how long it was calibrated, and what one time-stamp read costs. */
     public record Clock(String source, double nsPerTick, double seconds, double stampNs) {
     }
 
     private final Clock clock;
     private final Map<String, Event> events;
+    private final List<Slow> slowest;
     private final int runs;
 
-    private CallbackTiming(Clock clock, Map<String, Event> events, int runs) {
+    private CallbackTiming(Clock clock, Map<String, Event> events, List<Slow> slowest, int runs) {
         this.clock = clock;
         this.events = Collections.unmodifiableMap(events);
+        this.slowest = List.copyOf(slowest);
         this.runs = runs;
+    }
+
+    /** The slowest callbacks, slowest first. */
+    public List<Slow> slowest() {
+        return slowest;
+    }
+
+    /**
+     * This run with each of its slowest callbacks tied to the longest safepoint it overlapped, from
+     * the run's {@code -Xlog:safepoint} (same clock).
+     */
+    public CallbackTiming withSafepoints(List<SafepointLog.Safepoint> safepoints) {
+        List<Slow> s = new ArrayList<>();
+        for (Slow x : slowest) {
+            s.add(x.withSafepoint(SafepointLog.longestOverlapping(safepoints, x.startNs(), x.ns())
+                    .map(sp -> sp.name() + " " + duration(sp.totalNs())).orElse("")));
+        }
+        return new CallbackTiming(clock, events, s, runs);
     }
 
     public Clock clock() {
@@ -117,7 +152,20 @@ public final class CallbackTiming {
                 events.put(name, parseEvent(name, v));
             }
         }
-        return Optional.of(new CallbackTiming(clock, events, 1));
+        List<Slow> slow = new ArrayList<>();
+        String sl = info.getOrDefault("timing.slowest", "");
+        if (!sl.isEmpty()) {
+            for (String x : sl.split(",")) {
+                String[] p = x.split(":");
+                if (p.length != 6) {
+                    throw new IllegalArgumentException("timing.slowest: '" + x
+                            + "' is not event:start_ns:ns:stage:stage_ns:gc");
+                }
+                slow.add(new Slow(p[0], Long.parseLong(p[1]), Long.parseLong(p[2]), p[3], Long.parseLong(p[4]),
+                        p[5].equals("1"), null));
+            }
+        }
+        return Optional.of(new CallbackTiming(clock, events, slow, 1));
     }
 
     /** One {@code timing.<event>} value. */
@@ -208,7 +256,9 @@ public final class CallbackTiming {
         double stamp = 0;
         int runs = 0;
         Map<String, Event> events = new LinkedHashMap<>();
+        List<Slow> slow = new ArrayList<>();
         for (CallbackTiming t : all) {
+            slow.addAll(t.slowest);
             secs += t.clock.seconds();
             weighted += t.clock.nsPerTick() * Math.max(t.clock.seconds(), 1e-9);
             stamp += t.clock.stampNs();
@@ -225,7 +275,8 @@ public final class CallbackTiming {
         }
         Clock clock = new Clock(all.get(0).clock.source(), weighted / Math.max(secs, 1e-9 * all.size()), secs,
                 stamp / all.size());
-        return new CallbackTiming(clock, ordered, runs);
+        slow.sort((x, y) -> Long.compare(y.ns(), x.ns()));
+        return new CallbackTiming(clock, ordered, slow.subList(0, Math.min(SLOWEST, slow.size())), runs);
     }
 
     private static Event mergeEvent(Event a, Event b) {
@@ -333,13 +384,37 @@ public final class CallbackTiming {
         return sb.toString();
     }
 
-    /** Both tables with a line on the clock, for a report. */
+    /**
+     * The {@code n} slowest callbacks: type, duration, longest stage, whether they met a GC pause and,
+     * when looked up, the safepoint they overlapped.
+     */
+    public String slowestTable(int n) {
+        boolean sp = slowest.stream().anyMatch(x -> x.safepoint() != null);
+        StringBuilder sb = new StringBuilder("| event | duration | longest stage | met a GC pause |"
+                + (sp ? " overlapping safepoint (its length) |" : "") + "\n|---|---:|---|---|" + (sp ? "---|" : "")
+                + "\n");
+        for (Slow x : slowest.subList(0, Math.min(n, slowest.size()))) {
+            sb.append("| ").append(x.event()).append(" | ").append(duration(x.ns())).append(" | ")
+                    .append(STAGE_TITLES.getOrDefault(x.stage(), x.stage())).append(' ').append(duration(x.stageNs()))
+                    .append(" | ").append(x.gc() ? "yes" : "no").append(" |");
+            if (sp) {
+                sb.append(' ').append(x.safepoint() == null ? "?" : x.safepoint().isEmpty() ? "none"
+                        : x.safepoint()).append(" |");
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** The tables with a line on the clock, for a report. */
     public String section(String title) {
         return "**" + title + "** (" + runs + (runs == 1 ? " run" : " runs") + "; " + clock.source() + ", "
                 + String.format(Locale.ROOT, "%.4f", clock.nsPerTick()) + " ns per tick, one time-stamp read "
                 + String.format(Locale.ROOT, "%.1f", clock.stampNs()) + " ns)\n\n"
                 + "Mean ns per callback, by stage:\n\n" + stageTable() + "\nWhole callback durations:\n\n"
-                + distributionTable();
+                + distributionTable()
+                + (slowest.isEmpty() ? "" : "\nThe " + Math.min(10, slowest.size()) + " slowest callbacks:\n\n"
+                + slowestTable(10));
     }
 
     /** ns as "850 ns", "12.3 µs" or "7.41 ms". */

@@ -27,6 +27,7 @@ class CallbackTimingTest {
         m.put("timing.clock", "source=rdtsc ns_per_tick=0.500000 seconds=2.000 stamp_ns=9.50");
         m.put("timing.monitor_wait", wait);
         m.put("timing.monitor_waited", waited);
+        m.put("timing.slowest", "monitor_wait:1000000:3000:walk:2600:1,monitor_waited:2000000:300:object:100:0");
         m.put("records.written", "10");
         return m;
     }
@@ -119,6 +120,41 @@ class CallbackTimingTest {
         assertTrue(section.startsWith("**ping-pong** (1 run; rdtsc, 0.5000 ns per tick, one time-stamp read 9.5 ns)"),
                 section);
         assertFalse(section.contains("park"), "types without callbacks are left out");
+    }
+
+    @Test
+    void theSlowestCallbacksAreReadMergedAndTiedToSafepoints() {
+        CallbackTiming t = CallbackTiming.fromInfo(info(WAIT, WAITED)).orElseThrow();
+        assertEquals(List.of(new CallbackTiming.Slow("monitor_wait", 1_000_000, 3000, "walk", 2600, true, null),
+                new CallbackTiming.Slow("monitor_waited", 2_000_000, 300, "object", 100, false, null)), t.slowest());
+        // a G1 pause from 1,002,000 to 1,010,000 ns overlaps the wait (1,000,000 + 3000); nothing the waited
+        List<SafepointLog.Safepoint> sps = SafepointLog.parse(List.of(
+                "[1010000ns] Safepoint \"G1CollectForAllocation\", Time since last: 1 ns, Reaching safepoint: 10 ns, "
+                        + "At safepoint: 7990 ns, Total: 8000 ns",
+                "[1500000ns] Safepoint \"Cleanup\", Time since last: 1 ns, Reaching safepoint: 1 ns, Cleanup: 1 ns, "
+                        + "At safepoint: 10 ns, Total: 100 ns",
+                "[1004000ns] Safepoint \"ICBufferFull\", Time since last: 1 ns, Reaching safepoint: 1 ns, "
+                        + "At safepoint: 99 ns, Total: 100 ns",
+                "not a safepoint line"));
+        assertEquals(3, sps.size());
+        CallbackTiming a = t.withSafepoints(sps);
+        assertEquals("G1CollectForAllocation 8000 ns", a.slowest().get(0).safepoint(), "the longest overlapping");
+        assertEquals("", a.slowest().get(1).safepoint());
+        String table = a.slowestTable(10);
+        assertTrue(table.contains("| monitor_wait | 3000 ns | stack walk 2600 ns | yes | G1CollectForAllocation 8000 ns |"),
+                table);
+        assertTrue(table.contains("| monitor_waited | 300 ns | object id 100 ns | no | none |"), table);
+        assertFalse(t.slowestTable(10).contains("safepoint"), "no column when not looked up");
+
+        Map<String, String> other = info(WAIT, WAITED);
+        other.put("timing.slowest", "park:5:9000:walk:8000:0");
+        CallbackTiming m = CallbackTiming.merge(List.of(a, CallbackTiming.fromInfo(other).orElseThrow()));
+        assertEquals(List.of(9000L, 3000L, 300L), m.slowest().stream().map(CallbackTiming.Slow::ns).toList());
+        assertThrows(IllegalArgumentException.class, () -> {
+            Map<String, String> bad = info(WAIT, WAITED);
+            bad.put("timing.slowest", "park:5:9000");
+            CallbackTiming.fromInfo(bad);
+        });
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.convoy.testapps.bench.suite;
 import dev.convoy.testapps.bench.BenchArgs;
 import dev.convoy.testapps.bench.BenchmarkRunner;
 import dev.convoy.testapps.bench.CallbackTiming;
+import dev.convoy.testapps.bench.SafepointLog;
 import dev.convoy.testapps.bench.ChildProcess;
 import dev.convoy.testapps.bench.Markers;
 import dev.convoy.testapps.bench.PingPong;
@@ -238,7 +239,8 @@ public final class SuiteRunner {
                     if (c.timed()) {
                         Path snap = runDir.resolve("convoy.cvysnap");
                         timings.add(id, CallbackTiming.read(tools.agentJar(), snap).orElseThrow(
-                                () -> new IOException(snap + " holds no callback timing")));
+                                () -> new IOException(snap + " holds no callback timing"))
+                                .withSafepoints(SafepointLog.read(runDir.resolve(SafepointLog.FILE))));
                     }
                     System.err.printf("%-9s run %d/%d  %-34s %s%n", id, r, wl.runs(), c.label(),
                             res.getOrDefault(wl.spec().metric(), "?")
@@ -377,6 +379,9 @@ public final class SuiteRunner {
         cmd.addAll(o.jvmFlags());
         cmd.addAll(wl.extraFlags());
         cmd.addAll(c.jvmArgs(tools, runDir, wl.spec().fidelity() || wl.spec().perPark() || c.timed()));
+        if (c.timed() && wl.extraFlags().stream().noneMatch(f -> f.startsWith("-Xlog:safepoint"))) {
+            cmd.add(SafepointLog.JVM_FLAG); // into runDir: ties the slowest callbacks to safepoints
+        }
         cmd.add("-cp");
         cmd.add(classpath);
         cmd.add(wl.mainClass());
