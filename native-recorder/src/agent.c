@@ -11,6 +11,11 @@
  * once per thread for its state and once per class for its weak reference) and never
  * causes a safepoint or VM operation: GetThreadLocalStorage(current), GetStackTrace
  * (current thread), GetTag/SetTag, GetObjectHashCode, clock_gettime.
+ *
+ * timing=on (benchmark only, timing.h): the monitor callbacks and park probes are registered
+ * in timed copies. Each callback's body is one always-inline function taking a cv_lap; the
+ * plain callback passes NULL, so the compiler drops every stamp from it: with timing off the
+ * event path holds no timing code, not even a branch.
  */
 #include "agent.h"
 #include "arch.h"
@@ -20,6 +25,7 @@
 #include "snapshot_format.h"
 #include "stacks.h"
 #include "threads.h"
+#include "timing.h"
 
 #include <pthread.h>
 #include <stddef.h>
@@ -44,6 +50,11 @@ static struct {
     cv_stacks *stacks;
     cv_ring   *gc_ring;
     uint32_t   gc_capacity;
+    uint64_t   gc_started;    /* atomic: GC pauses begun and finished while recording, */
+    uint64_t   gc_finished;   /* written by the VM thread (timing=on tells a callback that met one) */
+    uint64_t   timing_ticks0; /* timing=on: cv_ticks() and cv_now_ns() at start, to convert ticks */
+    uint64_t   timing_mono0;
+    double     stamp_ticks;   /* timing=on: what one cv_ticks() costs, in ticks (mean of a run) */
 } g_cv;
 
 #define GC_RING_RECORDS 4096
@@ -68,23 +79,51 @@ static inline int active(void) {
     return load_relaxed(&g_cv.recording) && load_relaxed(&g_cv.live);
 }
 
+/* timing=on: the time since the previous stamp goes to `stage`; nothing when lap is NULL
+ * (the plain callbacks, where the compiler removes it). */
+#define LAP(lap, stage)                                                   \
+    do {                                                                  \
+        if (lap) timing_lap((lap), CV_STAGE_##stage, cv_ticks());         \
+    } while (0)
+
+static CV_ALWAYS_INLINE void lap_begin(cv_lap *lap) {
+    lap->gc_started = load_acquire(&g_cv.gc_started);
+    lap->gc_finished = load_acquire(&g_cv.gc_finished);
+    timing_begin(lap, cv_ticks());
+}
+
+/* After the callback's last stamp: adds it to the thread's accumulators. It met a GC pause
+ * if one was under way when it began or one began or ended before it ended. */
+static void lap_commit(cv_thread *t, int tev, const cv_lap *lap) {
+    uint64_t started = load_acquire(&g_cv.gc_started);
+    uint64_t finished = load_acquire(&g_cv.gc_finished);
+    int met_gc = lap->gc_started != lap->gc_finished || started != lap->gc_started || finished != lap->gc_finished;
+    if (t->timing) timing_commit(t->timing, tev, lap, met_gc);
+}
+
 /* Skips `skip` frames at the top (the probe's own frames for instrumentation events). */
-static uint32_t capture_stack(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint skip) {
+static CV_ALWAYS_INLINE uint32_t capture_stack_lap(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint skip,
+                                                   cv_lap *lap) {
     uint32_t depth = g_cv.config.stack_depth;
     if (depth == 0) return 0;
     jvmtiFrameInfo *frames = threads_frames(jni, t);
     if (!frames) return 0;
     jint count = 0;
-    if ((*jvmti)->GetStackTrace(jvmti, NULL, skip, (jint)depth + 1, frames, &count)
-            != JVMTI_ERROR_NONE || count <= 0) {
-        return 0;
-    }
+    jvmtiError e = (*jvmti)->GetStackTrace(jvmti, NULL, skip, (jint)depth + 1, frames, &count);
+    LAP(lap, WALK);
+    if (e != JVMTI_ERROR_NONE || count <= 0) return 0;
     uint32_t flags = 0;
     if ((uint32_t)count > depth) {
         count = (jint)depth;
         flags = CV_STACK_TRUNCATED;
     }
-    return stacks_intern(g_cv.stacks, (const cv_frame *)frames, (uint32_t)count, flags);
+    uint32_t id = stacks_intern(g_cv.stacks, (const cv_frame *)frames, (uint32_t)count, flags);
+    LAP(lap, INTERN);
+    return id;
+}
+
+static uint32_t capture_stack(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint skip) {
+    return capture_stack_lap(jvmti, jni, t, skip, NULL);
 }
 
 /* A thread blocks on, or waits on, one monitor at a time, and the MonitorContendedEntered
@@ -92,9 +131,11 @@ static uint32_t capture_stack(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint s
  * begin event looked up, which saves a GetTag (and its tag map lock) per pair. The begin
  * must have been recorded in the current recording epoch, so that an end whose begin
  * was missed while recording was off never borrows an older id. */
-static void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
-                           uint8_t type, uint8_t flags, int64_t arg, int64_t arg2, uint8_t begin_type) {
+static CV_ALWAYS_INLINE void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                            uint8_t type, uint8_t flags, int64_t arg, int64_t arg2,
+                                            uint8_t begin_type, cv_lap *lap, int tev) {
     uint64_t ts = cv_now_ns();
+    LAP(lap, CLOCK);
     cv_thread *t = threads_current(jvmti, jni, thread);
     if (!t) return;
     if (CV_UNLIKELY(!t->owner_registered)) {
@@ -102,6 +143,7 @@ static void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject
         t->owner_registered = 1;
         if (owners_need_threads()) owners_thread_started(jni, thread, t->java_tid, 1);
     }
+    LAP(lap, THREAD);
     uint32_t epoch = load_relaxed(&g_cv.epoch);
     int begins = begin_type == type;
     cv_record r;
@@ -117,18 +159,26 @@ static void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject
             return;
         }
     }
+    LAP(lap, OBJECT);
     t->pending_obj = begins ? r.obj : 0;
     t->pending_type = type;
     t->pending_epoch = epoch;
     r.arg = arg;
     /* An end (ENTERED, WAITED) of a virtual thread names the carrier it resumed on. */
     r.arg2 = begins ? arg2 : threads_carrier(t);
-    r.meta = cv_record_meta(type, flags, begins ? capture_stack(jvmti, jni, t, 0) : 0);
+    r.meta = cv_record_meta(type, flags, begins ? capture_stack_lap(jvmti, jni, t, 0, lap) : 0);
     /* MonitorWait is posted while the thread still holds the monitor, which it lets go only
      * when the callback returns: the wait starts then. A stack walk that met a safepoint
      * (a GC pause) would otherwise move the start before the release by the pause. */
-    if (type == EVENT_MONITOR_WAIT) r.ts = cv_now_ns();
+    if (type == EVENT_MONITOR_WAIT) {
+        r.ts = cv_now_ns();
+        LAP(lap, CLOCK);
+    }
     threads_write(jni, t, &r);
+    if (lap) {
+        LAP(lap, RING);
+        lap_commit(t, tev, lap);
+    }
 }
 
 /*
@@ -195,32 +245,84 @@ static int64_t oracle_locked(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint8
     return flags_again == flags && again == owner ? oracle : -2;
 }
 
+/* The plain callbacks' one out-of-line copy of the body, as before timing existed. */
+static __attribute__((noinline)) void record_monitor_plain(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
+                                                           jobject object, uint8_t type, uint8_t flags, int64_t arg,
+                                                           int64_t arg2, uint8_t begin_type) {
+    record_monitor(jvmti, jni, thread, object, type, flags, arg, arg2, begin_type, NULL, 0);
+}
+
 /* The owner is read first, as close to the moment the thread blocked as can be. */
-static void JNICALL on_monitor_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
-    if (!active()) return;
+static CV_ALWAYS_INLINE void monitor_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                           cv_lap *lap) {
     int64_t owner = 0;
     uint8_t flags = owners_read(jni, object, &owner) ? FLAG_OWNER : 0;
     int64_t arg = CV_UNLIKELY(g_cv.owner_oracle) ? oracle_owner(jvmti, jni, object, flags, owner) : 0;
-    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTER, flags, arg, owner, EVENT_MONITOR_ENTER);
+    if (lap) {
+        LAP(lap, OWNER);
+        record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTER, flags, arg, owner, EVENT_MONITOR_ENTER, lap,
+                       CV_TEV_MONITOR_ENTER);
+    } else {
+        record_monitor_plain(jvmti, jni, thread, object, EVENT_MONITOR_ENTER, flags, arg, owner, EVENT_MONITOR_ENTER);
+    }
+}
+
+static void JNICALL on_monitor_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
+    if (!active()) return;
+    monitor_enter(jvmti, jni, thread, object, NULL);
 }
 
 /* Runs while the monitor is held: no stack, nothing but the record. */
 static void JNICALL on_monitor_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
     if (!active()) return;
-    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTERED, 0, 0, 0, EVENT_MONITOR_ENTER);
+    record_monitor_plain(jvmti, jni, thread, object, EVENT_MONITOR_ENTERED, 0, 0, 0, EVENT_MONITOR_ENTER);
 }
 
 static void JNICALL on_monitor_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                     jlong timeout) {
     if (!active()) return;
-    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_WAIT, 0, (int64_t)timeout, 0, EVENT_MONITOR_WAIT);
+    record_monitor_plain(jvmti, jni, thread, object, EVENT_MONITOR_WAIT, 0, (int64_t)timeout, 0, EVENT_MONITOR_WAIT);
 }
 
 static void JNICALL on_monitor_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                       jboolean timed_out) {
     if (!active()) return;
-    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_WAITED,
-                   timed_out ? FLAG_TIMED_OUT : 0, 0, 0, EVENT_MONITOR_WAIT);
+    record_monitor_plain(jvmti, jni, thread, object, EVENT_MONITOR_WAITED,
+                         timed_out ? FLAG_TIMED_OUT : 0, 0, 0, EVENT_MONITOR_WAIT);
+}
+
+/* timing=on: the same callbacks, stamped (timing.h). */
+static void JNICALL on_monitor_enter_timed(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
+    if (!active()) return;
+    cv_lap lap;
+    lap_begin(&lap);
+    monitor_enter(jvmti, jni, thread, object, &lap);
+}
+
+static void JNICALL on_monitor_entered_timed(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
+    if (!active()) return;
+    cv_lap lap;
+    lap_begin(&lap);
+    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTERED, 0, 0, 0, EVENT_MONITOR_ENTER, &lap,
+                   CV_TEV_MONITOR_ENTERED);
+}
+
+static void JNICALL on_monitor_wait_timed(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                          jlong timeout) {
+    if (!active()) return;
+    cv_lap lap;
+    lap_begin(&lap);
+    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_WAIT, 0, (int64_t)timeout, 0, EVENT_MONITOR_WAIT,
+                   &lap, CV_TEV_MONITOR_WAIT);
+}
+
+static void JNICALL on_monitor_waited_timed(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                            jboolean timed_out) {
+    if (!active()) return;
+    cv_lap lap;
+    lap_begin(&lap);
+    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_WAITED, timed_out ? FLAG_TIMED_OUT : 0, 0, 0,
+                   EVENT_MONITOR_WAIT, &lap, CV_TEV_MONITOR_WAITED);
 }
 
 /* The calling thread's state, for the natives of Probes (which get no jthread). */
@@ -275,14 +377,14 @@ static void JNICALL probe_record(JNIEnv *jni, jclass cls, jint type, jobject obj
  */
 static jfieldID thread_interrupted; /* Thread.interrupted (JDK 14+); NULL: FLAG_INTERRUPTED unknown */
 
-static jlong JNICALL probe_park(JNIEnv *jni, jclass cls, jobject blocker, jobject owner, jlong timeout,
-                                jint flags) {
-    (void)cls;
-    if (!active()) return 0;
+static CV_ALWAYS_INLINE jlong park(JNIEnv *jni, jobject blocker, jobject owner, jlong timeout, jint flags,
+                                   cv_lap *lap) {
     jvmtiEnv *jvmti = g_cv.jvmti;
     uint64_t ts = cv_now_ns();
+    LAP(lap, CLOCK);
     cv_thread *t = probe_thread(jvmti, jni);
     if (!t) return 0;
+    LAP(lap, THREAD);
     cv_record r;
     r.ts = ts;
     r.obj = blocker ? objects_id(jvmti, jni, blocker, OBJ_PLAIN) : 0;
@@ -290,25 +392,31 @@ static jlong JNICALL probe_park(JNIEnv *jni, jclass cls, jobject blocker, jobjec
         ring_drop(t->ring);
         return 0;
     }
+    LAP(lap, OBJECT);
     r.arg = (int64_t)timeout;
     r.arg2 = owner ? threads_tid_field(jni, owner) : -1;
+    LAP(lap, RING);
     /* Skips park0 and the Probes method: the stack starts at the LockSupport method. */
-    r.meta = cv_record_meta(EVENT_PARK, (uint8_t)(flags & FLAG_LOCK), capture_stack(jvmti, jni, t, 2));
+    r.meta = cv_record_meta(EVENT_PARK, (uint8_t)(flags & FLAG_LOCK), capture_stack_lap(jvmti, jni, t, 2, lap));
     t->park_ts = ts;
     t->park_obj = r.obj;
     t->park_epoch = load_relaxed(&g_cv.epoch);
     threads_write(jni, t, &r);
+    if (lap) {
+        LAP(lap, RING);
+        lap_commit(t, CV_TEV_PARK, lap);
+    }
     return (jlong)ts;
 }
 
-static void JNICALL probe_parked(JNIEnv *jni, jclass cls, jlong start, jobject blocker, jlong timeout,
-                                 jint flags, jobject self) {
-    (void)cls;
-    if (start == 0 || !active()) return;
+static CV_ALWAYS_INLINE void parked(JNIEnv *jni, jlong start, jobject blocker, jlong timeout, jint flags,
+                                    jobject self, cv_lap *lap) {
     jvmtiEnv *jvmti = g_cv.jvmti;
     uint64_t ts = cv_now_ns();
+    LAP(lap, CLOCK);
     cv_thread *t = probe_thread(jvmti, jni);
     if (!t) return;
+    LAP(lap, THREAD);
     cv_record r;
     r.ts = ts;
     if (t->park_ts == (uint64_t)start && t->park_epoch == load_relaxed(&g_cv.epoch)) {
@@ -320,6 +428,7 @@ static void JNICALL probe_parked(JNIEnv *jni, jclass cls, jlong start, jobject b
             return;
         }
     }
+    LAP(lap, OBJECT);
     t->park_ts = 0;
     uint8_t f = (uint8_t)(flags & FLAG_TIMED_OUT);
     if (timeout > 0 && ts - (uint64_t)start >= (uint64_t)timeout) f |= FLAG_TIMED_OUT;
@@ -328,15 +437,19 @@ static void JNICALL probe_parked(JNIEnv *jni, jclass cls, jlong start, jobject b
     r.arg2 = threads_carrier(t);   /* a virtual thread's carrier, where it resumed */
     r.meta = cv_record_meta(EVENT_PARKED, f, 0);
     threads_write(jni, t, &r);
+    if (lap) {
+        LAP(lap, RING);
+        lap_commit(t, CV_TEV_PARKED, lap);
+    }
 }
 
-static void JNICALL probe_unpark(JNIEnv *jni, jclass cls, jobject target) {
-    (void)cls;
-    if (!target || !active()) return;
+static CV_ALWAYS_INLINE void unpark(JNIEnv *jni, jobject target, cv_lap *lap) {
     jvmtiEnv *jvmti = g_cv.jvmti;
     uint64_t ts = cv_now_ns();
+    LAP(lap, CLOCK);
     cv_thread *t = probe_thread(jvmti, jni);
     if (!t) return;
+    LAP(lap, THREAD);
     cv_record r;
     r.ts = ts;
     r.obj = objects_id(jvmti, jni, target, OBJ_THREAD);
@@ -344,10 +457,62 @@ static void JNICALL probe_unpark(JNIEnv *jni, jclass cls, jobject target) {
         ring_drop(t->ring);
         return;
     }
+    LAP(lap, OBJECT);
     r.arg = 0;
     r.arg2 = threads_tid_field(jni, target);
     r.meta = cv_record_meta(EVENT_UNPARK, 0, 0);
     threads_write(jni, t, &r);
+    if (lap) {
+        LAP(lap, RING);
+        lap_commit(t, CV_TEV_UNPARK, lap);
+    }
+}
+
+static jlong JNICALL probe_park(JNIEnv *jni, jclass cls, jobject blocker, jobject owner, jlong timeout,
+                                jint flags) {
+    (void)cls;
+    if (!active()) return 0;
+    return park(jni, blocker, owner, timeout, flags, NULL);
+}
+
+static void JNICALL probe_parked(JNIEnv *jni, jclass cls, jlong start, jobject blocker, jlong timeout,
+                                 jint flags, jobject self) {
+    (void)cls;
+    if (start == 0 || !active()) return;
+    parked(jni, start, blocker, timeout, flags, self, NULL);
+}
+
+static void JNICALL probe_unpark(JNIEnv *jni, jclass cls, jobject target) {
+    (void)cls;
+    if (!target || !active()) return;
+    unpark(jni, target, NULL);
+}
+
+/* timing=on: the same probes, stamped (timing.h). */
+static jlong JNICALL probe_park_timed(JNIEnv *jni, jclass cls, jobject blocker, jobject owner, jlong timeout,
+                                      jint flags) {
+    (void)cls;
+    if (!active()) return 0;
+    cv_lap lap;
+    lap_begin(&lap);
+    return park(jni, blocker, owner, timeout, flags, &lap);
+}
+
+static void JNICALL probe_parked_timed(JNIEnv *jni, jclass cls, jlong start, jobject blocker, jlong timeout,
+                                       jint flags, jobject self) {
+    (void)cls;
+    if (start == 0 || !active()) return;
+    cv_lap lap;
+    lap_begin(&lap);
+    parked(jni, start, blocker, timeout, flags, self, &lap);
+}
+
+static void JNICALL probe_unpark_timed(JNIEnv *jni, jclass cls, jobject target) {
+    (void)cls;
+    if (!target || !active()) return;
+    cv_lap lap;
+    lap_begin(&lap);
+    unpark(jni, target, &lap);
 }
 
 int agent_bind_probes(JNIEnv *jni, jclass probes, cv_error *err) {
@@ -361,11 +526,13 @@ int agent_bind_probes(JNIEnv *jni, jclass probes, cv_error *err) {
         (*jni)->ExceptionClear(jni);
         cv_log_warn("this JDK has no field Thread.interrupted: parks are recorded without FLAG_INTERRUPTED");
     }
-    static const JNINativeMethod methods[] = {
+    int timed = g_cv.config.timing;
+    const JNINativeMethod methods[] = {
         {"record0", "(ILjava/lang/Object;J)V", (void *)probe_record},
-        {"park0", "(Ljava/lang/Object;Ljava/lang/Thread;JI)J", (void *)probe_park},
-        {"parked0", "(JLjava/lang/Object;JILjava/lang/Thread;)V", (void *)probe_parked},
-        {"unpark0", "(Ljava/lang/Thread;)V", (void *)probe_unpark},
+        {"park0", "(Ljava/lang/Object;Ljava/lang/Thread;JI)J", timed ? (void *)probe_park_timed : (void *)probe_park},
+        {"parked0", "(JLjava/lang/Object;JILjava/lang/Thread;)V",
+         timed ? (void *)probe_parked_timed : (void *)probe_parked},
+        {"unpark0", "(Ljava/lang/Thread;)V", timed ? (void *)probe_unpark_timed : (void *)probe_unpark},
     };
     if ((*jni)->RegisterNatives(jni, probes, methods, (jint)(sizeof(methods) / sizeof(methods[0]))) != JNI_OK) {
         (*jni)->ExceptionClear(jni);
@@ -411,6 +578,9 @@ static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) 
  * ring, whose single writer is that thread. */
 static void record_gc(uint8_t type) {
     if (!active()) return;
+    /* One add per pause, by its one writer (the VM thread): for timing=on's "met a GC". */
+    if (type == EVENT_GC_START) store_release(&g_cv.gc_started, load_relaxed(&g_cv.gc_started) + 1);
+    else store_release(&g_cv.gc_finished, load_relaxed(&g_cv.gc_finished) + 1);
     cv_record r;
     r.ts = cv_now_ns();
     r.meta = cv_record_meta(type, 0, 0);
@@ -574,7 +744,7 @@ static void JNICALL on_vthread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread vthread
     threads_on_end(jvmti, jni, vthread, t);
 }
 
-static int set_callbacks(jvmtiEnv *jvmti, int empty, cv_error *err) {
+static int set_callbacks(jvmtiEnv *jvmti, int empty, int timed, cv_error *err) {
     cv_callbacks21 all;
     memset(&all, 0, sizeof(all));
     jvmtiEventCallbacks cb;
@@ -587,10 +757,10 @@ static int set_callbacks(jvmtiEnv *jvmti, int empty, cv_error *err) {
     } else {
         cb.ThreadStart = on_thread_start;
         cb.ThreadEnd = on_thread_end;
-        cb.MonitorContendedEnter = on_monitor_enter;
-        cb.MonitorContendedEntered = on_monitor_entered;
-        cb.MonitorWait = on_monitor_wait;
-        cb.MonitorWaited = on_monitor_waited;
+        cb.MonitorContendedEnter = timed ? on_monitor_enter_timed : on_monitor_enter;
+        cb.MonitorContendedEntered = timed ? on_monitor_entered_timed : on_monitor_entered;
+        cb.MonitorWait = timed ? on_monitor_wait_timed : on_monitor_wait;
+        cb.MonitorWaited = timed ? on_monitor_waited_timed : on_monitor_waited;
         cb.GarbageCollectionStart = on_gc_start;
         cb.GarbageCollectionFinish = on_gc_finish;
         cb.VMDeath = on_vm_death;
@@ -670,6 +840,28 @@ int agent_reset(JNIEnv *jni, cv_error *err) {
     return 0;
 }
 
+/* timing=on: the origin of the tick-to-ns conversion, and what one stamp costs (the mean of
+ * a run of back-to-back reads; the stamps' cost is inside the stages they delimit). */
+static void timing_calibrate_start(void) {
+    enum { STAMPS = 4096 };
+    uint64_t first = cv_ticks(), last = first;
+    for (int i = 0; i < STAMPS; i++) last = cv_ticks();
+    g_cv.stamp_ticks = (double)(last - first) / STAMPS;
+    g_cv.timing_ticks0 = cv_ticks();
+    g_cv.timing_mono0 = cv_now_ns();
+}
+
+/* Nanoseconds per tick, measured over the time since timing_calibrate_start. */
+static double timing_ns_per_tick(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    uint64_t ticks = cv_ticks() - g_cv.timing_ticks0;
+    uint64_t ns = cv_now_ns() - g_cv.timing_mono0;
+    return ticks ? (double)ns / (double)ticks : 0;
+#else
+    return 1.0; /* cv_ticks is the monotonic clock */
+#endif
+}
+
 static uint64_t clamp(uint64_t v, uint64_t lo, uint64_t hi) {
     return v < lo ? lo : v > hi ? hi : v;
 }
@@ -700,14 +892,15 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         ring_init(g_cv.gc_ring, g_cv.gc_capacity);
         owners_init(jvmti, jni, config->vm_owners, cap);
         uint64_t used = stacks_memory(g_cv.stacks) + objects_memory() + gc_bytes + owners_memory();
-        threads_init(jni, cap > used ? cap - used : 0, config->buffer_bytes, config->stack_depth);
+        threads_init(jni, cap > used ? cap - used : 0, config->buffer_bytes, config->stack_depth, config->timing);
+        if (config->timing) timing_calibrate_start();
     }
 
     g_cv.start_mono = cv_now_ns();
     g_cv.start_epoch = cv_epoch_ns();
     store_release(&g_cv.live, 1);
 
-    if (set_callbacks(jvmti, config->empty_callbacks, err)) return -1;
+    if (set_callbacks(jvmti, config->empty_callbacks, config->timing && !config->empty_callbacks, err)) return -1;
     if (!config->empty_callbacks) {
         if (set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, "enable VMDeath", err) ||
             set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_START, "enable ThreadStart", err) ||
@@ -772,5 +965,13 @@ int agent_snapshot(JNIEnv *jni, const cv_monitor_states *states, cv_buf *out, cv
     src.reset_mono = load_acquire(&g_cv.reset_mono);
     src.gc_ring = g_cv.gc_ring;
     src.stacks = g_cv.stacks;
+    if (g_cv.config.timing) {
+        src.timing = 1;
+        src.timing_ticks0 = g_cv.timing_ticks0;
+        src.timing_mono0 = g_cv.timing_mono0;
+        src.timing_ns_per_tick = timing_ns_per_tick();
+        src.timing_seconds = (double)(cv_now_ns() - g_cv.timing_mono0) / 1e9;
+        src.timing_stamp_ns = g_cv.stamp_ticks * src.timing_ns_per_tick;
+    }
     return snapshot_encode(jni, &src, states, out, err);
 }

@@ -33,6 +33,19 @@ static inline uint64_t cv_epoch_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A cheap, monotonic tick count for timing=on (timing.h): the time-stamp counter where there
+ * is one (x86: invariant on the CPUs HotSpot runs on today, the kernel's own clock source on
+ * this machine class), else the monotonic clock in ns. Never used for a record's timestamp. */
+static inline uint64_t cv_ticks(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#else
+    return cv_now_ns();
+#endif
+}
+
+#define CV_ALWAYS_INLINE inline __attribute__((always_inline))
+
 #define CV_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define CV_UNLIKELY(x) __builtin_expect(!!(x), 0)
 

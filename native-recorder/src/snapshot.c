@@ -223,6 +223,49 @@ static void put_kv_property(jvmtiEnv *jvmti, cv_buf *b, uint32_t *n, const char 
     }
 }
 
+/* timing=on (timing.h): timing.clock, then one key per event type, timing.<type>. */
+static void put_timing(cv_buf *b, uint32_t *n, const cv_snapshot_source *src) {
+    char v[256];
+    snprintf(v, sizeof(v), "source=%s ns_per_tick=%.6f seconds=%.3f stamp_ns=%.2f",
+#if defined(__x86_64__) || defined(__i386__)
+             "rdtsc",
+#else
+             "monotonic",
+#endif
+             src->timing_ns_per_tick, src->timing_seconds, src->timing_stamp_ns);
+    put_kv(b, n, "timing.clock", v);
+    cv_timing_total *totals = calloc(CV_TEV_COUNT, sizeof(*totals));
+    size_t cap = 16384;
+    char *text = malloc(cap);
+    if (!totals || !text) {
+        free(totals);
+        free(text);
+        return;
+    }
+    threads_timing(totals);
+    for (int i = 0; i < CV_TEV_COUNT; i++) {
+        char name[32], key[48];
+        timing_event_name(i, name, sizeof(name));
+        snprintf(key, sizeof(key), "timing.%s", name);
+        size_t need = timing_format(&totals[i], src->timing_ns_per_tick, text, cap);
+        if (need >= cap) {
+            char *bigger = realloc(text, need + 1);
+            if (!bigger) continue;
+            text = bigger;
+            cap = need + 1;
+            timing_format(&totals[i], src->timing_ns_per_tick, text, cap);
+        }
+        put_kv(b, n, key, text);
+    }
+    cv_timing_slow top[CV_TIMING_SLOWEST_REPORTED];
+    size_t ntop = threads_timing_slowest(top, CV_TIMING_SLOWEST_REPORTED);
+    size_t need = timing_format_slowest(top, ntop, src->timing_ticks0, src->timing_mono0, src->timing_ns_per_tick,
+                                        text, cap);
+    if (need < cap) put_kv(b, n, "timing.slowest", text);
+    free(text);
+    free(totals);
+}
+
 static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *c) {
     /* After a reset the recording starts at the reset. */
     uint64_t start_mono = src->reset_mono ? src->reset_mono : src->start_mono;
@@ -255,6 +298,7 @@ static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *
     put_kv_u64(b, &n, "threads.evicted", tt.evicted);
     put_kv_u64(b, &n, "stacks.dropped", stacks_dropped(src->stacks));
     put_kv_u64(b, &n, "objects.dropped", objects_dropped());
+    if (src->timing) put_timing(b, &n, src);
     buf_counted_section_end(b, mark, n);
 }
 

@@ -46,6 +46,10 @@ static __thread int64_t os_thread_tid;   /* Java id of the platform thread of th
 static uint64_t evicted;
 static uint64_t evicted_written, evicted_overwritten, evicted_dropped;
 static uint64_t dropped_no_ring;
+static size_t timing_bytes;                       /* sizeof(cv_timing) with timing=on, else 0 */
+static cv_timing_total evicted_timing[CV_TEV_COUNT]; /* under registry_lock */
+static cv_timing_slow evicted_slowest[CV_TIMING_SLOWEST_REPORTED]; /* under registry_lock, slowest first */
+static size_t evicted_slowest_count;
 
 /* Thread-local storage value of a thread that could not get a state. */
 static cv_thread no_ring;
@@ -87,7 +91,7 @@ static void carrier_exit(void *p) {
     free(p);
 }
 
-int threads_init(JNIEnv *jni, uint64_t budget, uint32_t buffer_bytes, uint32_t stack_depth) {
+int threads_init(JNIEnv *jni, uint64_t budget, uint32_t buffer_bytes, uint32_t stack_depth, int timing) {
     find_thread_id_accessor(jni);
     ring_budget = budget;
     ring_capacity = ring_capacity_for(buffer_bytes);
@@ -102,6 +106,7 @@ int threads_init(JNIEnv *jni, uint64_t budget, uint32_t buffer_bytes, uint32_t s
         (*jni)->DeleteLocalRef(jni, vc);
     }
     (*jni)->ExceptionClear(jni);   /* JDK 17-20: no such class, no virtual threads */
+    timing_bytes = timing ? sizeof(cv_timing) : 0;
     return 0;
 }
 
@@ -221,6 +226,11 @@ static int make_room(JNIEnv *jni, uint64_t need, size_t block, cv_thread **reuse
         evicted_written += ring_written(t->ring);
         evicted_overwritten += ring_overwritten(t->ring);
         evicted_dropped += ring_dropped(t->ring);
+        if (t->timing) {
+            for (int i = 0; i < CV_TEV_COUNT; i++) timing_add(&evicted_timing[i], &t->timing->ev[i]);
+            timing_slowest_merge(evicted_slowest, &evicted_slowest_count, CV_TIMING_SLOWEST_REPORTED,
+                                 t->timing->slowest, CV_TIMING_SLOWEST);
+        }
         release_state(jni, t);
         if (reuse && t->bytes == block && !*reuse) {
             *reuse = t;
@@ -271,7 +281,8 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     int virt = virtual_class && thread && (*jni)->IsInstanceOf(jni, thread, virtual_class);
     uint32_t capacity = virt ? virtual_capacity : ring_capacity;
     size_t ring_size = ring_bytes(capacity);
-    size_t bytes = sizeof(cv_thread) + ring_size + (virt ? 0 : frame_slots * sizeof(jvmtiFrameInfo));
+    size_t frames_end = sizeof(cv_thread) + ring_size + (virt ? 0 : frame_slots * sizeof(jvmtiFrameInfo));
+    size_t bytes = frames_end + (virt ? 0 : timing_bytes);
     uint64_t nbytes = names_bytes(name, group, parent);
     cv_thread *t = NULL;
 
@@ -302,6 +313,10 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     t->max_capacity = ring_capacity;
     t->grow_at = capacity < ring_capacity ? capacity : UINT64_MAX;
     t->frames = virt ? NULL : (jvmtiFrameInfo *)((char *)t->ring + ring_size);
+    if (!virt && timing_bytes) {
+        t->timing = (cv_timing *)((char *)t + frames_end);
+        memset(t->timing, 0, timing_bytes);
+    }
     t->flags = flags | (virt ? RING_VIRTUAL : 0);
     t->is_virtual = (uint32_t)virt;
     t->start_ns = cv_now_ns();
@@ -566,6 +581,28 @@ cv_thread_view *threads_find_live(cv_thread_view *views, size_t count, int64_t j
         if (views[i].java_tid == java_tid && !(views[i].flags & RING_ENDED)) return &views[i];
     }
     return NULL;
+}
+
+void threads_timing(cv_timing_total out[CV_TEV_COUNT]) {
+    memset(out, 0, CV_TEV_COUNT * sizeof(out[0]));
+    pthread_mutex_lock(&registry_lock);
+    for (int i = 0; i < CV_TEV_COUNT; i++) timing_add_total(&out[i], &evicted_timing[i]);
+    for (cv_thread *t = registry; t; t = t->next) {
+        if (!t->timing) continue;
+        for (int i = 0; i < CV_TEV_COUNT; i++) timing_add(&out[i], &t->timing->ev[i]);
+    }
+    pthread_mutex_unlock(&registry_lock);
+}
+
+size_t threads_timing_slowest(cv_timing_slow *out, size_t cap) {
+    size_t n = 0;
+    pthread_mutex_lock(&registry_lock);
+    timing_slowest_merge(out, &n, cap, evicted_slowest, evicted_slowest_count);
+    for (cv_thread *t = registry; t; t = t->next) {
+        if (t->timing) timing_slowest_merge(out, &n, cap, t->timing->slowest, CV_TIMING_SLOWEST);
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return n;
 }
 
 uint64_t threads_dropped_no_ring(void) {

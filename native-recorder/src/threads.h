@@ -49,6 +49,7 @@
 
 #include "log.h"
 #include "ring.h"
+#include "timing.h"
 #include "victims.h"
 
 #define CV_OWN_THREAD_PREFIX "convoy-"
@@ -86,6 +87,9 @@ typedef struct cv_thread {
     uint64_t grow_at;         /* owner only: head at which the ring next tries to grow (UINT64_MAX: never) */
     size_t   grown_bytes;     /* bytes of a ring allocated apart from the block (grown), else 0;
                                  under registry_lock, counted against the cap */
+    cv_timing *timing;        /* timing=on, platform threads only (else NULL): the callbacks'
+                                 accumulators (timing.h), at the end of the block; owner-written,
+                                 read by anyone */
     cv_ring *ring;            /* see RING OWNERSHIP AND GROWTH; at first the ring in the block,
                                  right after this struct */
 } cv_thread;
@@ -121,8 +125,10 @@ int64_t threads_carrier(const cv_thread *t);
  * capture no stack). */
 jvmtiFrameInfo *threads_frames(JNIEnv *jni, cv_thread *t);
 
-/* Also looks up how to read a Thread's id (the field Thread.tid, else Thread.getId). */
-int threads_init(JNIEnv *jni, uint64_t ring_budget, uint32_t buffer_bytes, uint32_t stack_depth);
+/* Also looks up how to read a Thread's id (the field Thread.tid, else Thread.getId). With
+ * `timing`, every platform thread's state gets its cv_timing (counted against the cap with its
+ * block); virtual threads' callbacks are not timed. */
+int threads_init(JNIEnv *jni, uint64_t ring_budget, uint32_t buffer_bytes, uint32_t stack_depth, int timing);
 /* The field Thread.tid of `thread`, or 0 if this JDK has no such field. Calls no Java
  * code: usable on the event path. */
 int64_t threads_tid_field(JNIEnv *jni, jobject thread);
@@ -156,6 +162,12 @@ typedef struct {
 void threads_totals(cv_thread_totals *out);
 /* The pinned view of the live thread with this Java thread id, or NULL. */
 cv_thread_view *threads_find_live(cv_thread_view *views, size_t count, int64_t java_tid);
+/* timing=on: the callbacks' accumulators summed over every state, evicted ones included,
+ * into out[CV_TEV_COUNT] (zeroed first). All zero when timing is off. */
+void threads_timing(cv_timing_total out[CV_TEV_COUNT]);
+/* timing=on: the slowest callbacks over every state, evicted ones included, slowest first,
+ * at most cap; returns how many. */
+size_t threads_timing_slowest(cv_timing_slow *out, size_t cap);
 /* Events that found no ring at all (no state could be had within the cap). */
 uint64_t threads_dropped_no_ring(void);
 

@@ -38,6 +38,10 @@ import dev.convoy.export.Output;
  * vthreadevents=on|off|capability   record virtual threads' real start and end (JVMTI
  *                        VirtualThreadStart/End, which needs can_support_virtual_threads, JDK 21+;
  *                        ignored before); 'capability' only adds the capability (benchmark)
+ * timing=on|off          benchmark only: time each monitor callback and park probe, stage by
+ *                        stage, into per-thread accumulators that snapshots report in INFO
+ *                        (timing.* keys); adds a few time-stamp reads per event (default off;
+ *                        off costs nothing: the plain callbacks are registered)
  * http=HOST:PORT         serve the web view on HOST:PORT (port 0: a free port; the URL is
  *                        logged); off when absent. HOST other than loopback needs httptoken
  * httptoken=TOKEN        access token every web view request must carry (header
@@ -58,7 +62,8 @@ public final class AgentOptions {
     }
 
     static final List<String> KEYS = List.of("recording", "buffer", "memory", "stackdepth", "dumpdir",
-            "dumponexit", "dumpname", "callbacks", "owners", "contanalysis", "vthreadevents", "http", "httptoken");
+            "dumponexit", "dumpname", "callbacks", "owners", "contanalysis", "vthreadevents", "timing", "http",
+            "httptoken");
 
     static final long MIN_BUFFER = 4 << 10;
     static final long MAX_BUFFER = 64 << 20;
@@ -85,6 +90,7 @@ public final class AgentOptions {
     static final String VIRTUAL_THREAD_EVENTS_DEFAULT = "on";
     private String virtualThreadEvents = VIRTUAL_THREAD_EVENTS_DEFAULT;
     private boolean contentionAnalysis;
+    private boolean timing;
     private String text = "";
     private String httpHost;
     private int httpPort = -1;
@@ -165,6 +171,7 @@ public final class AgentOptions {
                 }
                 virtualThreadEvents = value;
             }
+            case "timing" -> timing = onOff(key, value);
             case "http" -> httpAddress(value);
             case "httptoken" -> {
                 if (!value.matches("[A-Za-z0-9._~-]{8,256}")) {
@@ -251,6 +258,10 @@ public final class AgentOptions {
         }
         if (emptyCallbacks && contentionAnalysis) {
             throw new InvalidOptionException("option 'contanalysis' needs a recording, but callbacks=empty records nothing");
+        }
+        if (emptyCallbacks && timing) {
+            throw new InvalidOptionException("option 'timing' times the recorder's callbacks, but callbacks=empty "
+                    + "records nothing");
         }
     }
 
@@ -403,6 +414,14 @@ public final class AgentOptions {
         return contentionAnalysis;
     }
 
+    /**
+     * Whether the callbacks are timed (timing=on): a benchmark-only switch, see
+     * docs/performance.md ("Where a callback's time goes").
+     */
+    public boolean timing() {
+        return timing;
+    }
+
     /** Host of the web view, or null when it is off. */
     public String httpHost() {
         return httpHost;
@@ -437,6 +456,9 @@ public final class AgentOptions {
         parts.add("owners=" + (vmOwners ? "vm" : "inferred"));
         parts.add("contanalysis=" + (contentionAnalysis ? "on" : "off"));
         parts.add("vthreadevents=" + virtualThreadEvents);
+        if (timing) {
+            parts.add("timing=on"); // benchmark only: named when on, like the web view
+        }
         if (httpHost != null) {
             parts.add("http=" + (httpHost.contains(":") ? "[" + httpHost + "]" : httpHost) + ":" + httpPort);
         }

@@ -60,7 +60,8 @@ public final class ConvoyAgent {
         }
         NativeRecorder.load(inst);
         NativeRecorder.start(options.bufferBytes(), options.memoryCap(), options.stackDepth(), options.recording(),
-                options.emptyCallbacks(), options.vmOwners(), options.virtualThreadEvents(), options.effective());
+                options.emptyCallbacks(), options.vmOwners(), options.virtualThreadEvents(), options.timing(),
+                options.effective());
         ConvoyAgent agent = new ConvoyAgent(options, inst);
         agent.dumpDirectory.removeStaleTemporaryFiles();
         if (!options.emptyCallbacks()) {

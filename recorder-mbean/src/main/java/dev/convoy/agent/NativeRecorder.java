@@ -97,13 +97,16 @@ public final class NativeRecorder {
      * @param vmOwners       read monitor owners from the JVM where its layout is checked
      * @param virtualThreadEvents virtual threads' start and end: 0 not recorded, 1 recorded, 2 the capability
      *                       can_support_virtual_threads only (JDK 21+; ignored before)
+     * @param timing         benchmark only: time the callbacks' stages (native-recorder/src/timing.h);
+     *                       snapshots then carry the INFO keys {@code timing.*}
      * @param options        the option text in effect, stored in snapshots
      * @throws IllegalStateException if the recorder already runs or JVMTI refuses
      */
     public static void start(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                              boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
-                             String options) {
-        start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, virtualThreadEvents, options);
+                             boolean timing, String options) {
+        start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, virtualThreadEvents, timing,
+                options);
     }
 
     /**
@@ -244,7 +247,7 @@ public final class NativeRecorder {
 
     private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                                       boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
-                                      String options);
+                                      boolean timing, String options);
 
     private static native void setRecording0(boolean on);
 

@@ -31,6 +31,8 @@ class AgentOptionsTest {
             assertEquals(Paths.get("convoy-out"), o.dumpDir());
             assertTrue(o.dumpOnExit().isEmpty());
             assertFalse(o.emptyCallbacks());
+            assertFalse(o.timing());
+            assertFalse(o.effective().contains("timing"));
             assertEquals("convoy-" + ProcessHandle.current().pid(), o.dumpName());
         }
     }
@@ -63,7 +65,7 @@ class AgentOptionsTest {
     @Test
     void unknownKeyListsTheAllowedOnes() {
         assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, stackdepth, dumpdir, "
-                + "dumponexit, dumpname, callbacks, owners, contanalysis, vthreadevents, http, httptoken",
+                + "dumponexit, dumpname, callbacks, owners, contanalysis, vthreadevents, timing, http, httptoken",
                 error("bufer=64k"));
     }
 
@@ -101,10 +103,28 @@ class AgentOptionsTest {
         "callbacks=empty,dumponexit=all|option 'dumponexit' needs a recording",
         "contanalysis=maybe|option 'contanalysis' must be on or off, got 'maybe'",
         "callbacks=empty,contanalysis=on|option 'contanalysis' needs a recording",
+        "timing=yes please|option 'timing' must be on or off, got 'yes please'",
+        "timing=|option 'timing' must be on or off, got ''",
+        "timing=on,timing=off|option 'timing' is given twice",
+        "callbacks=empty,timing=on|option 'timing' times the recorder's callbacks, but callbacks=empty records nothing",
     })
     void malformedValuesNameTheOptionAndWhatIsAllowed(String text, String expected) {
         String message = error(text);
         assertTrue(message.startsWith(expected), () -> "message for '" + text + "': " + message);
+    }
+
+    /** timing=on is benchmark-only: parsed like the other switches, named in effective() only when on. */
+    @Test
+    void timingIsABenchmarkSwitchOffByDefault() {
+        AgentOptions on = AgentOptions.parse("timing=on");
+        assertTrue(on.timing());
+        assertTrue(on.effective().endsWith(",contanalysis=off,timing=on"), on.effective());
+        assertTrue(AgentOptions.parse("TIMING=On,stackdepth=0").timing());
+        AgentOptions off = AgentOptions.parse("timing=off");
+        assertFalse(off.timing());
+        assertEquals(AgentOptions.parse("").effective(), off.effective());
+        assertTrue(AgentOptions.parse("timing=on,http=127.0.0.1:0").effective().endsWith(",timing=on,http=127.0.0.1:0"));
+        assertFalse(AgentOptions.parse("callbacks=empty,timing=off").timing());
     }
 
     @Test

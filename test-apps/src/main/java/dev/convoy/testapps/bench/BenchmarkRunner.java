@@ -22,7 +22,12 @@ import java.util.Map;
  * java -cp test-apps/target/classes dev.convoy.testapps.bench.BenchmarkRunner \
  *     --agent recorder-mbean/target/convoy-agent.jar [--java PATH] [--runs 15] \
  *     [--roundtrips 200000] [--warmup 50000] [--out docs/bench/pingpong.md] [--marker pingpong-jdk17]
+ *     [--timing]
  * </pre>
+ *
+ * {@code --timing} adds the configuration {@link BenchConfig#TIMING} (Convoy default with the
+ * benchmark-only {@code timing=on}), whose runs each dump a snapshot on exit; the section then ends
+ * with where each callback's time goes, over all those runs ({@link CallbackTiming}).
  *
  * {@code ./convoy bench} without arguments passes {@code --runs 15 --roundtrips 200000
  * --out docs/bench/pingpong.md --marker pingpong-jdkNN} (NN: the JVM's feature version).
@@ -42,11 +47,12 @@ public final class BenchmarkRunner {
     static final long CHILD_TIMEOUT_MINUTES = 10;
 
     /** Parsed command line. */
-    record Options(String agent, String java, int runs, int roundtrips, int warmup, String out, String marker) {
+    record Options(String agent, String java, int runs, int roundtrips, int warmup, String out, String marker,
+                   boolean timing) {
     }
 
     static final String USAGE = "usage: BenchmarkRunner --agent PATH [--java PATH] [--runs N] [--roundtrips M] "
-            + "[--warmup W] [--out FILE] [--marker NAME]";
+            + "[--warmup W] [--out FILE] [--marker NAME] [--timing]";
 
     private BenchmarkRunner() {
     }
@@ -71,7 +77,8 @@ public final class BenchmarkRunner {
 
     static Options parse(String[] args) {
         BenchArgs a = BenchArgs.parse(args,
-                List.of("--agent", "--java", "--runs", "--roundtrips", "--warmup", "--out", "--marker"), List.of());
+                List.of("--agent", "--java", "--runs", "--roundtrips", "--warmup", "--out", "--marker"),
+                List.of("--timing"));
         String agent = a.required("--agent", "PATH (the convoy-agent.jar)");
         String java = a.get("--java", Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         String marker = a.get("--marker", "pingpong");
@@ -82,7 +89,7 @@ public final class BenchmarkRunner {
                 a.intArg("--runs", 15, 1),
                 a.intArg("--roundtrips", PingPong.DEFAULT_ROUNDTRIPS, 1),
                 a.intArg("--warmup", PingPong.DEFAULT_WARMUP, 0),
-                a.get("--out"), marker);
+                a.get("--out"), marker, a.flag("--timing"));
     }
 
     private static void run(Options o, String[] args) throws IOException, InterruptedException {
@@ -116,7 +123,12 @@ public final class BenchmarkRunner {
             }
         }
         String classpath = System.getProperty("java.class.path");
-        List<BenchConfig> configs = BenchConfig.ALL;
+        List<BenchConfig> configs = new ArrayList<>(BenchConfig.ALL);
+        if (o.timing()) {
+            configs.add(BenchConfig.TIMING);
+        }
+        CallbackTiming.Collector timings = new CallbackTiming.Collector();
+        Path dumps = Files.createTempDirectory("convoy-bench-timing");
         Map<BenchConfig, List<Double>> results = new LinkedHashMap<>();
         for (BenchConfig c : configs) {
             results.put(c, new ArrayList<>());
@@ -126,9 +138,25 @@ public final class BenchmarkRunner {
                 + o.roundtrips() + " round trips each (+" + o.warmup() + " warm-up)");
         for (int run = 1; run <= o.runs(); run++) {
             for (BenchConfig c : configs) {
-                List<String> cmd = childCommand(pin, o.java(), c.javaagentArg(o.agent()), classpath,
-                        o.roundtrips(), o.warmup());
+                String agentArg = c.javaagentArg(o.agent());
+                Path snapshot = dumps.resolve("timing-" + run + ".cvysnap");
+                if (c.timed()) {
+                    agentArg += ",dumponexit=snapshot,dumpdir=" + dumps + ",dumpname=timing-" + run;
+                }
+                List<String> cmd = childCommand(pin, o.java(), agentArg, classpath, o.roundtrips(), o.warmup());
+                Path safepoints = dumps.resolve("safepoints-" + run + ".log");
+                if (c.timed()) {
+                    cmd = new ArrayList<>(cmd);
+                    cmd.add(cmd.indexOf("-cp"), SafepointLog.flag(safepoints)); // to explain the slowest callbacks
+                }
                 PingPongLine line = runChild(cmd, c);
+                if (c.timed()) {
+                    timings.add(c.label(), CallbackTiming.read(Paths.get(o.agent()), snapshot).orElseThrow(
+                            () -> new IOException(snapshot + " holds no timing (an agent without timing=on?)"))
+                            .withSafepoints(SafepointLog.read(safepoints)));
+                    Files.delete(snapshot);
+                    Files.deleteIfExists(safepoints);
+                }
                 results.get(c).add(line.nsPerRoundtrip());
                 System.err.printf("run %d/%d  %-33s %10.1f ns/round trip%n", run, o.runs(), c.label(),
                         line.nsPerRoundtrip());
@@ -141,6 +169,11 @@ public final class BenchmarkRunner {
                 jdk, machine(), o.runs(), o.roundtrips(), o.warmup(), pinning, String.join(" ", JVM_FLAGS),
                 "java -cp " + classpath + " " + BenchmarkRunner.class.getName() + " " + String.join(" ", args));
         String section = Report.section(env, rs, PingPong.EVENTS_PER_ROUNDTRIP);
+        for (Map.Entry<String, CallbackTiming> t : timings.merged().entrySet()) {
+            section += "\n" + t.getValue().section("Where a callback's time goes: " + t.getKey()
+                    + ", every measured and warm-up round trip") + "\n" + TIMING_NOTE;
+        }
+        Files.deleteIfExists(dumps);
         System.out.println(section);
         if (o.out() != null) {
             Path out = Paths.get(o.out());
@@ -150,6 +183,11 @@ public final class BenchmarkRunner {
                     + Markers.end(o.marker()));
         }
     }
+
+    /** Under the timing tables: how to read them. */
+    public static final String TIMING_NOTE = "Stages are consecutive intervals between time-stamp reads, so a row's stages "
+            + "add up to its whole (the reads' own cost is spread over them); the whole excludes JVMTI's dispatch "
+            + "before the callback and after it. Quantiles are bucket bounds (at most 12.5 % high).\n";
 
     /** The command line of one child JVM. */
     static List<String> childCommand(List<String> pin, String java, String javaagentArg, String classpath,

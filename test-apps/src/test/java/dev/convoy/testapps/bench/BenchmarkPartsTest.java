@@ -231,6 +231,8 @@ class BenchmarkPartsTest {
         assertEquals(PingPong.DEFAULT_ROUNDTRIPS, o.roundtrips());
         assertEquals("pingpong", o.marker());
         assertEquals(null, o.out());
+        assertFalse(o.timing());
+        assertTrue(BenchmarkRunner.parse(new String[] {"--agent", "a.jar", "--timing"}).timing());
         assertThrows(IllegalArgumentException.class, () -> BenchmarkRunner.parse(new String[] {"--runs", "3"}));
         assertThrows(IllegalArgumentException.class,
                 () -> BenchmarkRunner.parse(new String[] {"--agent", "a", "--runs", "0"}));
@@ -238,6 +240,17 @@ class BenchmarkPartsTest {
                 () -> BenchmarkRunner.parse(new String[] {"--agent", "a", "--bogus", "1"}));
         assertThrows(IllegalArgumentException.class,
                 () -> BenchmarkRunner.parse(new String[] {"--agent", "a", "--marker", "a b"}));
+    }
+
+    @Test
+    void onlyTheTimingConfigurationDumpsItsTiming() {
+        assertTrue(BenchConfig.TIMING.timed());
+        assertEquals("-javaagent:a.jar=timing=on", BenchConfig.TIMING.javaagentArg("a.jar"));
+        for (BenchConfig c : BenchConfig.ALL) {
+            assertFalse(c.timed(), c.label());
+        }
+        assertFalse(BenchConfig.ALL.contains(BenchConfig.TIMING), "run only with --timing");
+        assertFalse(new BenchConfig("x", BenchConfig.Kind.RECORDER, "timing=off", Double.NaN).timed());
     }
 
     @Test

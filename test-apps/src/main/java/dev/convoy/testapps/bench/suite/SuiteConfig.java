@@ -41,6 +41,12 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig JFR0S = new SuiteConfig("jfr0s", "JFR threshold 0, stacks", Tool.JFR, JFR_T0);
     public static final SuiteConfig ASYNC = new SuiteConfig("async", "async-profiler lock=0", Tool.ASYNC,
             "start,event=lock,lock=0");
+    /**
+     * Convoy default with the benchmark-only {@code timing=on}: its snapshot at exit says where each
+     * callback's time goes (CallbackTiming). Added to the workloads by {@code --timing}.
+     */
+    public static final SuiteConfig TIMING = new SuiteConfig("timing", "Convoy default, timing=on", Tool.CONVOY,
+            "timing=on");
     /** Convoy default with a small memory cap, for the memory workload. */
     public static final SuiteConfig CAP16 = new SuiteConfig("cap16", "Convoy default, memory=16m", Tool.CONVOY,
             "memory=16m");
@@ -53,7 +59,12 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
             Tool.CONVOY, "vthreadevents=capability");
 
     public static final List<SuiteConfig> ALL = List.of(NONE, FLOOR, RING, RING_INFERRED, DEFAULT, CONTAN, JFR, JFR0, JFR0S, ASYNC,
-            CAP16, VT_OFF, VT_CAP);
+            CAP16, VT_OFF, VT_CAP, TIMING);
+
+    /** Whether a run of this configuration dumps a snapshot whose callback timing the runner reads. */
+    public boolean timed() {
+        return tool == Tool.CONVOY && List.of(options.split(",")).contains("timing=on");
+    }
 
     public static SuiteConfig byId(String id) {
         for (SuiteConfig c : ALL) {

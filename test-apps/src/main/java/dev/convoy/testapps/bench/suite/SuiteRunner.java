@@ -2,6 +2,8 @@ package dev.convoy.testapps.bench.suite;
 
 import dev.convoy.testapps.bench.BenchArgs;
 import dev.convoy.testapps.bench.BenchmarkRunner;
+import dev.convoy.testapps.bench.CallbackTiming;
+import dev.convoy.testapps.bench.SafepointLog;
 import dev.convoy.testapps.bench.ChildProcess;
 import dev.convoy.testapps.bench.Markers;
 import dev.convoy.testapps.bench.PingPong;
@@ -34,7 +36,14 @@ import java.util.stream.Stream;
  *     [--java PATH] [--runs 5] [--workloads pingpong,rlpingpong,queuehandoff,contended,handoff,churn,vchurn,h2,h2ab,snapshot,memory]
  *     [--configs none,floor,...] [--quick] [--out docs/bench/suite-jdk17.md] [--marker suite-jdk17]
  *     [--plot docs/bench/suite-jdk17.png] [--work test-apps/target/bench-suite] [--keep]
+ *     [--timing] [--gc serial|parallel|g1]
  * </pre>
+ *
+ * {@code --timing} adds the configuration {@code timing} (Convoy default with the benchmark-only
+ * {@code timing=on}) to every workload but h2ab, snapshot and memory; each of its runs dumps a
+ * snapshot, and the section gives, per workload, where each callback's time goes over all its runs
+ * (dev.convoy.testapps.bench.CallbackTiming). {@code --gc} replaces {@code -XX:+UseSerialGC} in every
+ * child's flags (to see what another collector's pauses do to the callbacks).
  *
  * {@code ./convoy bench suite} without arguments passes {@code --out docs/bench/suite-jdkNN.md
  * --plot docs/bench/suite-jdkNN.png --marker suite-jdkNN} (NN: the JVM's feature version).
@@ -53,8 +62,14 @@ public final class SuiteRunner {
     }
 
     record Options(Path agent, String java, Path lib, int runs, List<String> workloads, List<String> configs,
-                   boolean quick, Path out, String marker, Path plot, Path work, boolean keep) {
+                   boolean quick, Path out, String marker, Path plot, Path work, boolean keep, boolean timing,
+                   List<String> jvmFlags) {
     }
+
+    /** Workloads that --timing leaves alone: their own configuration lists measure other things. */
+    static final List<String> UNTIMED_WORKLOADS = List.of("h2ab", "snapshot", "memory");
+    static final Map<String, String> GC_FLAGS = Map.of("serial", "-XX:+UseSerialGC", "parallel", "-XX:+UseParallelGC",
+            "g1", "-XX:+UseG1GC");
 
     static final List<String> WORKLOADS = List.of("pingpong", "rlpingpong", "queuehandoff", "contended", "handoff",
             "churn", "vchurn", "h2", "h2ab", "snapshot", "memory");
@@ -70,7 +85,8 @@ public final class SuiteRunner {
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
             System.err.println("usage: SuiteRunner --agent JAR --lib DIR [--java PATH] [--runs N] [--workloads a,b]"
-                    + " [--configs a,b] [--quick] [--out FILE] [--marker NAME] [--plot PNG] [--work DIR] [--keep]");
+                    + " [--configs a,b] [--quick] [--out FILE] [--marker NAME] [--plot PNG] [--work DIR] [--keep]"
+                    + " [--timing] [--gc serial|parallel|g1]");
             System.exit(2);
             return;
         }
@@ -85,7 +101,7 @@ public final class SuiteRunner {
 
     static Options parse(String[] args) {
         BenchArgs a = BenchArgs.parse(args, List.of("--agent", "--java", "--lib", "--runs", "--workloads", "--configs",
-                "--out", "--marker", "--plot", "--work"), List.of("--quick", "--keep"));
+                "--out", "--marker", "--plot", "--work", "--gc"), List.of("--quick", "--keep", "--timing"));
         boolean quick = a.flag("--quick");
         a.required("--agent", "JAR");
         a.required("--lib", "DIR (H2 jar and libasyncProfiler.so)");
@@ -96,6 +112,14 @@ public final class SuiteRunner {
             }
         }
         List<String> configs = a.get("--configs") != null ? List.of(a.get("--configs").split(",")) : List.of();
+        String gc = a.get("--gc", "serial");
+        if (!GC_FLAGS.containsKey(gc)) {
+            throw new IllegalArgumentException("--gc must be serial, parallel or g1, got '" + gc + "'");
+        }
+        List<String> jvmFlags = new ArrayList<>();
+        for (String f : JVM_FLAGS) {
+            jvmFlags.add(f.equals("-XX:+UseSerialGC") ? GC_FLAGS.get(gc) : f);
+        }
         configs.forEach(SuiteConfig::byId);
         int runs = a.intArg("--runs", quick ? 2 : 5, 1);
         String marker = a.get("--marker");
@@ -107,7 +131,8 @@ public final class SuiteRunner {
                 Paths.get(a.get("--lib")), runs, workloads, configs, quick,
                 a.get("--out") != null ? Paths.get(a.get("--out")) : null, marker,
                 a.get("--plot") != null ? Paths.get(a.get("--plot")) : null,
-                Paths.get(a.get("--work", "test-apps/target/bench-suite")), a.flag("--keep"));
+                Paths.get(a.get("--work", "test-apps/target/bench-suite")), a.flag("--keep"), a.flag("--timing"),
+                List.copyOf(jvmFlags));
     }
 
     /**
@@ -194,6 +219,7 @@ public final class SuiteRunner {
         Files.createDirectories(o.work());
         System.err.println("JDK: " + jdk + "\nchild classpath: " + classpath);
         List<Measurements> all = new ArrayList<>();
+        CallbackTiming.Collector timings = new CallbackTiming.Collector();
         long t0 = System.nanoTime();
         for (String id : o.workloads()) {
             if (id.equals("vchurn") && jdkFeature(jdk) < 21) {
@@ -202,6 +228,10 @@ public final class SuiteRunner {
             }
             Workload wl = workload(id, o.quick(), o.runs());
             List<SuiteConfig> configs = new ArrayList<>(wl.configs());
+            if (o.timing() && !UNTIMED_WORKLOADS.contains(id)) {
+                configs.add(configs.contains(SuiteConfig.DEFAULT) ? configs.indexOf(SuiteConfig.DEFAULT) + 1
+                        : configs.size(), SuiteConfig.TIMING);
+            }
             if (!o.configs().isEmpty()) {
                 configs.removeIf(c -> !o.configs().contains(c.id()));
             }
@@ -216,6 +246,12 @@ public final class SuiteRunner {
                     Files.createDirectories(runDir);
                     Map<String, String> res = runOne(o, wl, c, tools, classpath, pin, runDir);
                     m.add(c, res);
+                    if (c.timed()) {
+                        Path snap = runDir.resolve("convoy.cvysnap");
+                        timings.add(id, CallbackTiming.read(tools.agentJar(), snap).orElseThrow(
+                                () -> new IOException(snap + " holds no callback timing"))
+                                .withSafepoints(SafepointLog.read(runDir.resolve(SafepointLog.FILE))));
+                    }
                     System.err.printf("%-9s run %d/%d  %-34s %s%n", id, r, wl.runs(), c.label(),
                             res.getOrDefault(wl.spec().metric(), "?")
                                     + (res.containsKey(Measurements.PARKS_PER_OP) ? "  parks/op "
@@ -259,7 +295,8 @@ public final class SuiteRunner {
                 System.err.println("wrote " + plot);
             }
         }
-        String section = section(all, date, jdk, String.join(" ", args), minutes, plot, pin.isEmpty() ? "none" : String.join(" ", pin));
+        String section = section(all, timings.merged(), o.jvmFlags(), date, jdk, String.join(" ", args), minutes, plot,
+                pin.isEmpty() ? "none" : String.join(" ", pin));
         System.out.println(section);
         if (o.out() != null) {
             String marker = o.marker() != null ? o.marker() : "suite-" + tag;
@@ -269,13 +306,13 @@ public final class SuiteRunner {
         }
     }
 
-    static String section(List<Measurements> all, String date, String jdk, String args, double minutes, Path plot,
-                          String pin) {
+    static String section(List<Measurements> all, Map<String, CallbackTiming> timings, List<String> jvmFlags,
+                          String date, String jdk, String args, double minutes, Path plot, String pin) {
         StringBuilder sb = new StringBuilder();
         sb.append("- Date: ").append(date).append("; JDK: ").append(jdk).append('\n');
         sb.append("- Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" CPUs, ")
                 .append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.arch")).append('\n');
-        sb.append("- Every run a fresh JVM with `").append(String.join(" ", JVM_FLAGS))
+        sb.append("- Every run a fresh JVM with `").append(String.join(" ", jvmFlags))
                 .append("`; runs interleaved (run 1 of every configuration, then run 2, ...); ping-pong workloads (pingpong, rlpingpong, queuehandoff) pinned with `")
                 .append(pin).append("`; took ").append(String.format(java.util.Locale.ROOT, "%.1f", minutes))
                 .append(" min\n");
@@ -315,6 +352,11 @@ public final class SuiteRunner {
                     }
                 }
             }
+            CallbackTiming t = timings.get(id);
+            if (t != null) {
+                sb.append('\n').append(t.section("Where a callback's time goes (" + SuiteConfig.TIMING.label() + "), "
+                        + m.spec().title())).append('\n').append(BenchmarkRunner.TIMING_NOTE);
+            }
             raw.append("- ").append(id).append(":\n");
             for (SuiteConfig c : m.configs()) {
                 raw.append("  - ").append(c.id()).append(": ");
@@ -344,9 +386,12 @@ public final class SuiteRunner {
                                               String classpath, List<String> pin, Path runDir) throws Exception {
         List<String> cmd = new ArrayList<>(wl.pinned() ? pin : List.of());
         cmd.add(o.java());
-        cmd.addAll(JVM_FLAGS);
+        cmd.addAll(o.jvmFlags());
         cmd.addAll(wl.extraFlags());
-        cmd.addAll(c.jvmArgs(tools, runDir, wl.spec().fidelity() || wl.spec().perPark()));
+        cmd.addAll(c.jvmArgs(tools, runDir, wl.spec().fidelity() || wl.spec().perPark() || c.timed()));
+        if (c.timed() && wl.extraFlags().stream().noneMatch(f -> f.startsWith("-Xlog:safepoint"))) {
+            cmd.add(SafepointLog.JVM_FLAG); // into runDir: ties the slowest callbacks to safepoints
+        }
         cmd.add("-cp");
         cmd.add(classpath);
         cmd.add(wl.mainClass());

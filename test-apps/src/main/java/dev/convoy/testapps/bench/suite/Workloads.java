@@ -1,6 +1,8 @@
 package dev.convoy.testapps.bench.suite;
 
 import dev.convoy.testapps.HandoffChain;
+import dev.convoy.testapps.bench.SafepointLog;
+import dev.convoy.testapps.bench.SafepointLog.Safepoint;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -30,8 +32,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import javax.management.Attribute;
 import javax.management.MBeanServer;
@@ -825,8 +825,8 @@ public final class Workloads {
         long half = intervalMs * 500_000L;
         Map<String, Double> pauseByOp = new LinkedHashMap<>();
         // safepoints (every GC pause is one) from -Xlog:safepoint with System.nanoTime stamps, if given
-        List<Safepoint> safepoints = Safepoint.read(Paths.get(System.getProperty("convoy.bench.safepoints",
-                "safepoints.log")));
+        List<Safepoint> safepoints = SafepointLog.read(Paths.get(System.getProperty("convoy.bench.safepoints",
+                SafepointLog.FILE)));
         List<Double> outsideSafepoints = new ArrayList<>();
         Map<String, Double> safepointByName = new TreeMap<>();
         for (int k = 0; k < windows.size(); k++) {
@@ -835,7 +835,7 @@ public final class Workloads {
             during.add(p);
             boolean any = false;
             for (Safepoint sp : safepoints) {
-                if (sp.end() >= w[0] && sp.end() - sp.totalNs() <= w[1]) {
+                if (sp.overlaps(w[0], w[1] - w[0])) {
                     any = true;
                     safepointByName.merge(sp.name(), sp.totalNs() / 1000.0, Math::max);
                 }
@@ -862,29 +862,6 @@ public final class Workloads {
             out.put(e.getKey() + "_ms", median(e.getValue()));
             out.put(e.getKey() + "_max_ms", max(e.getValue()));
             out.put(e.getKey() + "_pause_max_us", pauseByOp.get(e.getKey()));
-        }
-    }
-
-    /**
-     * One line of {@code -Xlog:safepoint:file=F:tn}: {@code [<nanoTime>ns] Safepoint "<op>", ...,
-     * Total: <n> ns}, logged when the safepoint ends; the stamp is {@code System.nanoTime()}.
-     */
-    record Safepoint(long end, long totalNs, String name) {
-        private static final Pattern LINE = Pattern.compile(
-                "^\\[(\\d+)ns\\] Safepoint \"([^\"]+)\".*Total: (\\d+) ns");
-
-        static List<Safepoint> read(Path log) throws IOException {
-            List<Safepoint> out = new ArrayList<>();
-            if (!Files.isRegularFile(log)) {
-                return out;
-            }
-            for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
-                Matcher m = LINE.matcher(line);
-                if (m.find()) {
-                    out.add(new Safepoint(Long.parseLong(m.group(1)), Long.parseLong(m.group(3)), m.group(2)));
-                }
-            }
-            return out;
         }
     }
 

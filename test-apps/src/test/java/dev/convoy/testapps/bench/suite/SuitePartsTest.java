@@ -14,6 +14,8 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.convoy.testapps.bench.BenchmarkRunner;
+
 /** The pure parts of the suite: parsing, statistics, tables, targets and the chart. No timing. */
 class SuitePartsTest {
 
@@ -320,6 +322,18 @@ class SuitePartsTest {
                 "--workloads", "h2,memory", "--configs", "none,default"});
         assertEquals(2, o.runs());
         assertEquals(List.of("h2", "memory"), o.workloads());
+        assertFalse(o.timing());
+        assertEquals(BenchmarkRunner.JVM_FLAGS, o.jvmFlags(), "the suite's flags by default");
+        SuiteRunner.Options g1 = SuiteRunner.parse(new String[] {"--agent", "a.jar", "--lib", "l", "--timing",
+                "--gc", "g1"});
+        assertTrue(g1.timing());
+        assertTrue(g1.jvmFlags().contains("-XX:+UseG1GC") && !g1.jvmFlags().contains("-XX:+UseSerialGC"),
+                g1.jvmFlags().toString());
+        assertEquals(BenchmarkRunner.JVM_FLAGS.size(), g1.jvmFlags().size());
+        assertThrows(IllegalArgumentException.class,
+                () -> SuiteRunner.parse(new String[] {"--agent", "a", "--lib", "l", "--gc", "zgc"}));
+        assertTrue(SuiteConfig.TIMING.timed() && !SuiteConfig.DEFAULT.timed() && !SuiteConfig.JFR0S.timed());
+        assertEquals(SuiteConfig.TIMING, SuiteConfig.byId("timing"));
         assertThrows(IllegalArgumentException.class, () -> SuiteRunner.parse(new String[] {"--lib", "l"}));
         assertThrows(IllegalArgumentException.class,
                 () -> SuiteRunner.parse(new String[] {"--agent", "a", "--lib", "l", "--workloads", "x"}));

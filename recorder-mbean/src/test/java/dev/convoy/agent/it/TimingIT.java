@@ -1,0 +1,118 @@
+package dev.convoy.agent.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import dev.convoy.model.Event;
+import dev.convoy.model.EventType;
+import dev.convoy.model.Recording;
+import dev.convoy.testapps.JucBlocking;
+import dev.convoy.testapps.LockStorm;
+import dev.convoy.testapps.ProducerConsumer;
+import dev.convoy.testapps.Scenarios;
+import dev.convoy.testapps.bench.CallbackTiming;
+
+/**
+ * The benchmark-only {@code timing=on} on real test apps, on every JDK: every callback that wrote a
+ * record was timed once, in every stage its event type runs and in no other. Counts only, never
+ * times: each stage's count equals the records of that type in the snapshot (rings large enough
+ * that none is overwritten, threads few enough that none is evicted), and the whole durations'
+ * histogram holds as many callbacks. Without the option a snapshot has no timing keys.
+ */
+class TimingIT {
+
+    @TempDir
+    Path work;
+
+    /** Which stages each event type runs (agent.c; stack depth 64, owners read from the VM). */
+    static final Map<String, Set<String>> STAGES_RUN = Map.of(
+            "monitor_enter", Set.of("clock", "thread", "owner", "object", "walk", "intern", "ring"),
+            "monitor_entered", Set.of("clock", "thread", "object", "ring"),
+            "monitor_wait", Set.of("clock", "thread", "object", "walk", "intern", "ring"),
+            "monitor_waited", Set.of("clock", "thread", "object", "ring"),
+            "park", Set.of("clock", "thread", "object", "walk", "intern", "ring"),
+            "parked", Set.of("clock", "thread", "object", "ring"),
+            "unpark", Set.of("clock", "thread", "object", "ring"));
+
+    static final Map<String, EventType> TYPES = Map.of("monitor_enter", EventType.MONITOR_ENTER,
+            "monitor_entered", EventType.MONITOR_ENTERED, "monitor_wait", EventType.MONITOR_WAIT,
+            "monitor_waited", EventType.MONITOR_WAITED, "park", EventType.PARK, "parked", EventType.PARKED,
+            "unpark", EventType.UNPARK);
+
+    /** Each JDK with each scenario and the event types it must produce. */
+    static Stream<Arguments> runs() {
+        return Jdks.all().flatMap(jdk -> Stream.of(
+                Arguments.of(jdk, LockStorm.NAME, List.of("monitor_enter", "monitor_entered")),
+                Arguments.of(jdk, ProducerConsumer.NAME, List.of("monitor_wait", "monitor_waited")),
+                Arguments.of(jdk, JucBlocking.NAME, List.of("park", "parked", "unpark"))));
+    }
+
+    @ParameterizedTest(name = "{0}: {1}")
+    @MethodSource("runs")
+    void everyRecordedCallbackIsTimedOnceInEachOfItsStages(Jdks.Jdk jdk, String scenario, List<String> expected)
+            throws Exception {
+        jdk.assumePresent();
+        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("timing=on,buffer=1m,memory=256m"),
+                Scenarios.class.getName(), scenario).assertSucceeded();
+        Recording r = run.recording();
+        assertEquals(0, r.infoLong("records.overwritten", -1), "no record overwritten: " + r.info());
+        assertEquals(0, r.infoLong("records.dropped", -1), "no event dropped: " + r.info());
+        assertEquals(0, r.infoLong("records.torn", -1), "no record torn: " + r.info());
+        assertEquals(0, r.infoLong("threads.evicted", -1), "no thread evicted: " + r.info());
+        assertTrue(r.info().get("options").contains("timing=on"), r.info().get("options"));
+
+        CallbackTiming t = CallbackTiming.fromInfo(r.info()).orElseThrow(
+                () -> new AssertionError("no timing keys in " + r.info().keySet()));
+        assertTrue(t.clock().nsPerTick() > 0, "the clock was calibrated: " + r.info().get("timing.clock"));
+        assertEquals(CallbackTiming.EVENTS, List.copyOf(t.events().keySet()), "a key per event type");
+        List<Event> events = r.events();
+        for (String name : CallbackTiming.EVENTS) {
+            CallbackTiming.Event e = t.event(name);
+            long records = events.stream().filter(ev -> ev.type() == TYPES.get(name)).count();
+            assertEquals(records, e.events(), name + ": timed callbacks against records in the snapshot");
+            if (expected.contains(name)) {
+                assertTrue(e.events() > 0, name + " recorded by " + scenario);
+            }
+            for (String stage : CallbackTiming.STAGES) {
+                long want = STAGES_RUN.get(name).contains(stage) ? e.events() : 0;
+                assertEquals(want, e.stages().get(stage).count(), name + ", stage " + stage);
+            }
+            long inHistogram = e.histTicks().values().stream().mapToLong(v -> v[1]).sum();
+            assertEquals(e.events(), inHistogram, name + ": callbacks in the histogram");
+            // consistency of the report, not time: the stages partition the whole (each rounded to a ns)
+            long stagesNs = e.stages().values().stream().mapToLong(CallbackTiming.Stage::ns).sum();
+            assertTrue(Math.abs(stagesNs - e.ns()) <= CallbackTiming.STAGES.size(),
+                    name + ": stages " + stagesNs + " ns against whole " + e.ns() + " ns");
+            assertTrue(e.gc() <= e.events(), name);
+            if (e.events() > 0) {
+                assertTrue(t.quantileNs(name, 0.5) <= t.quantileNs(name, 0.99)
+                        && t.quantileNs(name, 0.99) <= t.quantileNs(name, 0.999)
+                        && t.quantileNs(name, 0.999) <= e.maxNs(), name + ": quantiles in order");
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.convoy.agent.it.Jdks#all")
+    void withoutTheOptionThereIsNoTiming(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("timing=off"), Scenarios.class.getName(),
+                ProducerConsumer.NAME).assertSucceeded();
+        Recording r = run.recording();
+        assertFalse(r.info().keySet().stream().anyMatch(k -> k.startsWith("timing.")), r.info().keySet().toString());
+        assertFalse(r.info().get("options").contains("timing"), r.info().get("options"));
+        assertTrue(r.events().stream().anyMatch(e -> e.type() == EventType.MONITOR_WAIT), "still recorded");
+    }
+}
