@@ -118,7 +118,7 @@ class AgentOptionsTest {
     void timingIsABenchmarkSwitchOffByDefault() {
         AgentOptions on = AgentOptions.parse("timing=on");
         assertTrue(on.timing());
-        assertTrue(on.effective().endsWith(",contanalysis=off,timing=on"), on.effective());
+        assertTrue(on.effective().endsWith(",contanalysis=off,vthreadevents=on,timing=on"), on.effective());
         assertTrue(AgentOptions.parse("TIMING=On,stackdepth=0").timing());
         AgentOptions off = AgentOptions.parse("timing=off");
         assertFalse(off.timing());
