@@ -214,6 +214,15 @@ class GroundTruthIT {
         return c.isEmpty() ? MonitorStatistics.UNKNOWN_CLASS : c;
     }
 
+    /**
+     * The TIMEOUT interactions that ended a monitor wait. The apps' own polling (Threads.await)
+     * parks for 100 µs at a time when the machine is slow, and each such park ends in a TIMEOUT of
+     * its thread: those are true, but not part of the scenario.
+     */
+    private static List<Interaction> monitorTimeouts(Interactions in) {
+        return in.of(Kind.TIMEOUT).stream().filter(i -> !i.ended().isPark()).toList();
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     void notifyAllFansOutToTheWholeHerd(Jdks.Jdk jdk) throws Exception {
@@ -241,7 +250,7 @@ class GroundTruthIT {
             assertEquals(Interval.Kind.WAITING, i.ended().kind());
         }
         assertEquals(List.of(), in.of(Kind.NOTIFY));
-        assertEquals(List.of(), in.of(Kind.TIMEOUT));
+        assertEquals(List.of(), monitorTimeouts(in), "no monitor wait timed out");
         assertEquals(List.of(), in.of(Kind.INTERRUPT));
         Map<String, String> starts = new LinkedHashMap<>();
         herd.forEach(h -> starts.put(h, "main"));
@@ -401,8 +410,7 @@ class GroundTruthIT {
         for (Interaction i : wakes) {
             assertTrue(i.cause().ts() >= i.ended().startNs() && i.cause().ts() <= i.toNs(), i::toString);
         }
-        assertEquals(List.of(), in.of(Kind.TIMEOUT).stream().filter(i -> !i.ended().isPark()).toList(),
-                "no monitor wait timed out (timed parks of the app's polling may)");
+        assertEquals(List.of(), monitorTimeouts(in), "no monitor wait timed out");
         assertEquals(List.of(), in.of(Kind.NOTIFY));
 
         MonitorStatistics stats = MonitorStatistics.of(r);
@@ -447,7 +455,7 @@ class GroundTruthIT {
         assertEquals(InterruptWaiter.InterruptLock.class.getName(), r.objectClassName(i.ended().monitor()));
         assertEquals(List.of(), in.of(Kind.NOTIFY));
         assertEquals(List.of(), in.of(Kind.NOTIFY_ALL));
-        assertEquals(List.of(), in.of(Kind.TIMEOUT));
+        assertEquals(List.of(), monitorTimeouts(in), "no monitor wait timed out");
         assertStarts(in, Map.of(InterruptWaiter.THREAD_NAME, "main"));
         assertStatisticsFromRawEvents(r);
     }

@@ -157,12 +157,17 @@ class OwnersJfrIT {
                 + String.join("\n", res.disagreements()));
     }
 
-    /** The storm's few dozen enters, half of them in the herd released at its start: a lower bar. */
+    /**
+     * The storm's few dozen enters, half of them in the herd released at its start, where how many
+     * threads barge in between depends on the scheduling: seen from 59 % (machine at load 7) to
+     * 90 %, against 25 to 36 % for releasers inferred without exact owners. The bar is below the
+     * lowest seen and above what inference reaches.
+     */
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     void lockStormHandoffsAreJfrsPreviousOwners(Jdks.Jdk jdk) throws Exception {
         check(jdk, "lock storm", compare(jdk, "storm-", ChildJvm.testAppsClasspath(), LockStorm.class.getName(),
-                "16", "200000"), 60);
+                "16", "200000"), 45);
     }
 
     @ParameterizedTest(name = "{0}")
