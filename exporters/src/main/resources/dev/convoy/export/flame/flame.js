@@ -153,6 +153,10 @@
         .setLabelHandler((d) => d.data.name + ' (' + fmt(d.data.value) + ', '
           + (100 * d.data.value / shown.value).toFixed(1) + '%)')
         .setDetailsElement(details)
+        .setSearchHandler((results, sum, all) => {
+          details.textContent = 'search: ' + fmt(sum) + ' of ' + fmt(all) + ' ('
+            + (all > 0 ? (100 * sum / all).toFixed(1) : '0.0') + '%) in ' + results.length + ' frames';
+        })
         .onClick(showStacks);
       global.d3.select(chartEl).datum(shown).call(chart);
       if (search.value) chart.search(search.value);
