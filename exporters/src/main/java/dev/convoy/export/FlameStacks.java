@@ -2,8 +2,7 @@ package dev.convoy.export;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.convoy.analysis.Blockers;
-import dev.convoy.analysis.Interval;
-import dev.convoy.analysis.Intervals;
+import dev.convoy.analysis.IntervalTable;
 import dev.convoy.analysis.MonitorStatistics;
 import dev.convoy.model.Frame;
 import dev.convoy.model.RecordedThread;
@@ -29,7 +28,7 @@ import java.util.TreeMap;
  * output (folded stacks, as flamegraph.pl, speedscope and profiling servers read them) and the
  * {@code flamegraph} output ({@link FlameGraph}).
  *
- * <p>Every BLOCKED and WAITING interval of a Java thread ({@link Intervals}; the waits of a
+ * <p>Every BLOCKED and WAITING interval of a Java thread ({@link IntervalTable}; the waits of a
  * {@code Thread.join} are not counted; a park blocks when it acquires a lock and waits
  * otherwise; intervals still open at the snapshot count up to the thread's end or the
  * snapshot) adds its duration in nanoseconds to one folded stack:
@@ -79,26 +78,23 @@ public final class FlameStacks {
         Map<Long, Integer> blockerClass = new HashMap<>();
         Map<Long, long[]> byKey = new HashMap<>();
         for (RecordedThread t : r.javaThreads()) {
-            for (Interval in : Intervals.of(t, snapshot)) {
-                int state;
-                if (in.kind() == Interval.Kind.BLOCKED) {
-                    state = 0;
-                } else if (in.kind() == Interval.Kind.WAITING) {
-                    state = 1;
-                } else {
+            IntervalTable g = IntervalTable.of(t, snapshot);
+            for (int iv = 0, n = g.count(); iv < n; iv++) {
+                int state = g.kind(iv);
+                if (state != IntervalTable.BLOCKED && state != IntervalTable.WAITING) {
                     continue;
                 }
-                boolean park = in.isPark();
-                Integer cls = (park ? blockerClass : monitorClass).computeIfAbsent(in.monitor(), m -> {
+                boolean park = g.isPark(iv);
+                Integer cls = (park ? blockerClass : monitorClass).computeIfAbsent(g.monitor(iv), m -> {
                     String c = Blockers.className(r, m, park);
                     String name = c.isEmpty() ? MonitorStatistics.UNKNOWN_CLASS : c;
-                    return classIndex.computeIfAbsent(name, n -> {
-                        classNames.add(n);
+                    return classIndex.computeIfAbsent(name, k -> {
+                        classNames.add(k);
                         return classNames.size() - 1;
                     });
                 });
-                long key = ((long) cls << 33) | ((long) state << 32) | (in.begin().stackId() & 0xffff_ffffL);
-                byKey.computeIfAbsent(key, k -> new long[1])[0] += in.durationNs();
+                long key = ((long) cls << 33) | ((long) state << 32) | (t.stackId(g.begin(iv)) & 0xffff_ffffL);
+                byKey.computeIfAbsent(key, k -> new long[1])[0] += g.endNs(iv) - g.startNs(iv);
             }
         }
         Map<Integer, String> stackText = new HashMap<>();
@@ -111,7 +107,7 @@ public final class FlameStacks {
             }
             long key = e.getKey();
             int stackId = (int) key;
-            String state = ((key >>> 32) & 1) == 0 ? BLOCKED : WAITED;
+            String state = ((key >>> 32) & 1) == IntervalTable.BLOCKED ? BLOCKED : WAITED;
             String cls = classNames.get((int) (key >>> 33));
             String frames = stackText.computeIfAbsent(stackId, id -> frames(r, id, methodText));
             folded.merge(state + ';' + escape(cls) + ';' + frames, ns, Long::sum);

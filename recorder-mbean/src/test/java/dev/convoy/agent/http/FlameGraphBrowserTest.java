@@ -10,6 +10,8 @@ import static dev.convoy.snapshot.SnapshotFormat.OBJ_THREAD;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static dev.convoy.agent.http.WebServerTest.T0;
+import static dev.convoy.agent.http.WebServerTest.t;
 
 import dev.convoy.export.Output;
 import dev.convoy.model.Frame;
@@ -46,7 +48,6 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * opens; and from Chrome's Network log that nothing was requested but the file or this server.
  */
 class FlameGraphBrowserTest {
-    static final long T0 = 5_000_000_000L;
     static final long C_THREAD = 101, C_WORKER = 102, C_LOCK = 103, C_OBJECT = 104, C_MAIN = 105;
     static final long M_RUN = 0x7F00_0000_1000L, M_STEP = 0x7F00_0000_2000L, M_WAIT = 0x7F00_0000_3000L,
             M_MAIN = 0x7F00_0000_4000L;
@@ -58,20 +59,13 @@ class FlameGraphBrowserTest {
     ChromeDriver browser;
     WebServer server;
 
-    static long t(long us) {
-        return T0 + us * 1000;
-    }
-
     /**
      * One thread: blocked on a Lock 600 us in main > run > step, 200 us in main > run; waited on
      * an Object 200 us in main > run > Object.wait. 1 ms in all.
      */
     static byte[] snapshot() {
         RecordingBuilder b = new RecordingBuilder()
-                .info("pid", "4242")
                 .info("java.command", "com.example.Main")
-                .info("start.monotonic.ns", Long.toString(T0))
-                .info("start.epoch.ns", "1700000000000000000")
                 .info("snapshot.monotonic.ns", Long.toString(t(10_000)))
                 .clazz(C_THREAD, "Ljava/lang/Thread;", "Thread.java")
                 .clazz(C_WORKER, "Lcom/example/Worker;", "Worker.java")
