@@ -56,10 +56,12 @@ public final class FlameStacks {
     public static final String NO_STACK = "[no stack]";
 
     private final SortedMap<String, Long> folded;
+    private final Map<String, String[]> framesOf; // a folded line's frames, the names shared between lines
     private final long totalNs;
 
-    private FlameStacks(SortedMap<String, Long> folded) {
+    private FlameStacks(SortedMap<String, Long> folded, Map<String, String[]> framesOf) {
         this.folded = Collections.unmodifiableSortedMap(folded);
+        this.framesOf = framesOf;
         long total = 0;
         for (long v : folded.values()) {
             total += v;
@@ -97,9 +99,15 @@ public final class FlameStacks {
                 byKey.computeIfAbsent(key, k -> new long[1])[0] += g.endNs(iv) - g.startNs(iv);
             }
         }
+        Map<Integer, String[]> stackFrames = new HashMap<>();
         Map<Integer, String> stackText = new HashMap<>();
         Map<Long, String> methodText = new HashMap<>();
+        List<String> classText = new ArrayList<>(classNames.size());
+        for (String c : classNames) {
+            classText.add(escape(c));
+        }
         SortedMap<String, Long> folded = new TreeMap<>();
+        Map<String, String[]> framesOf = new HashMap<>();
         for (Map.Entry<Long, long[]> e : byKey.entrySet()) {
             long ns = e.getValue()[0];
             if (ns == 0) {
@@ -108,31 +116,39 @@ public final class FlameStacks {
             long key = e.getKey();
             int stackId = (int) key;
             String state = ((key >>> 32) & 1) == IntervalTable.BLOCKED ? BLOCKED : WAITED;
-            String cls = classNames.get((int) (key >>> 33));
-            String frames = stackText.computeIfAbsent(stackId, id -> frames(r, id, methodText));
-            folded.merge(state + ';' + escape(cls) + ';' + frames, ns, Long::sum);
+            String cls = classText.get((int) (key >>> 33));
+            String[] frames = stackFrames.computeIfAbsent(stackId, id -> frames(r, id, methodText));
+            String text = stackText.computeIfAbsent(stackId, id -> String.join(";", frames));
+            String line = state + ';' + cls + ';' + text;
+            folded.merge(line, ns, Long::sum);
+            framesOf.computeIfAbsent(line, k -> {
+                String[] all = new String[frames.length + 2];
+                all[0] = state;
+                all[1] = cls;
+                System.arraycopy(frames, 0, all, 2, frames.length);
+                return all;
+            });
         }
-        return new FlameStacks(folded);
+        return new FlameStacks(folded, framesOf);
     }
 
-    private static String frames(Recording r, int stackId, Map<Long, String> methodText) {
+    /** A stack's frame names, outermost first, escaped. */
+    private static String[] frames(Recording r, int stackId, Map<Long, String> methodText) {
         StackTrace s = r.stacks().get(stackId);
         if (s == null || s.frames().isEmpty()) {
-            return NO_STACK;
-        }
-        StringBuilder b = new StringBuilder();
-        if (s.truncated()) {
-            b.append(TRUNCATED);
+            return new String[] {NO_STACK};
         }
         List<Frame> frames = s.frames();
-        for (int i = frames.size() - 1; i >= 0; i--) {
-            Frame f = frames.get(i);
-            if (b.length() > 0) {
-                b.append(';');
-            }
-            b.append(methodText.computeIfAbsent(f.methodId(), m -> escape(MonitorStatistics.methodName(r, f))));
+        int first = s.truncated() ? 1 : 0;
+        String[] out = new String[frames.size() + first];
+        if (s.truncated()) {
+            out[0] = TRUNCATED;
         }
-        return b.toString();
+        for (int i = frames.size() - 1, k = first; i >= 0; i--, k++) {
+            Frame f = frames.get(i);
+            out[k] = methodText.computeIfAbsent(f.methodId(), m -> escape(MonitorStatistics.methodName(r, f)));
+        }
+        return out;
     }
 
     /**
@@ -191,7 +207,7 @@ public final class FlameStacks {
         Map<String, Integer> index = new LinkedHashMap<>();
         List<int[]> stacks = new ArrayList<>(folded.size());
         for (String line : folded.keySet()) {
-            String[] names = line.split(";", -1);
+            String[] names = framesOf.get(line);
             int[] ids = new int[names.length];
             for (int i = 0; i < names.length; i++) {
                 ids[i] = index.computeIfAbsent(names[i], n -> index.size());
