@@ -53,7 +53,7 @@ public final class FlameStacks {
     /** The frame that starts a stack cut at the recorder's stack depth (its outer frames are missing). */
     public static final String TRUNCATED = "[truncated]";
     /** The frame of an event recorded without a stack. */
-    public static final String NO_STACK = "[no stack]";
+    public static final String NO_STACK = "[no_stack]";
 
     private final SortedMap<String, Long> folded;
     private final Map<String, String[]> framesOf; // a folded line's frames, the names shared between lines

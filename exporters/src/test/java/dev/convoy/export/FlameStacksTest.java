@@ -59,7 +59,7 @@ class FlameStacksTest {
                 blocked;com.example.Lock;com.example.Worker.run 40000
                 blocked;java.lang.Object;<unknown_method_0x7f0000004000> 9500000
                 blocked;java.lang.Object;[truncated];com.example.Worker.run;com.example.Worker.<init> 1000
-                waited;java.lang.Object;[no stack] 50000
+                waited;java.lang.Object;[no_stack] 50000
                 """, collapsed(recording()));
     }
 
