@@ -89,7 +89,7 @@ public final class IntervalTable extends Columns {
     }
 
     /** The intervals of one ring; open ones end at the thread's end or {@code snapshotNs}. */
-    static IntervalTable of(RecordedThread t, long snapshotNs) {
+    public static IntervalTable of(RecordedThread t, long snapshotNs) {
         return scan(t, 0, snapshotNs, null, null, false);
     }
 

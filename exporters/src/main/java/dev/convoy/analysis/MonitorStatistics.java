@@ -361,10 +361,10 @@ public final class MonitorStatistics {
         for (Frame f : frames) {
             String c = declaringClass(r, f);
             if (c != null && !isJdkClass(c)) {
-                return name(r, f);
+                return methodName(r, f);
             }
         }
-        return name(r, frames.get(0));
+        return methodName(r, frames.get(0));
     }
 
     private static String declaringClass(Recording r, Frame f) {
@@ -376,7 +376,11 @@ public final class MonitorStatistics {
         return c == null ? "" : c.dottedName();
     }
 
-    private static String name(Recording r, Frame f) {
+    /**
+     * A frame's method as {@code pkg.Class.method}: {@code <unloaded>} for the class of an
+     * undescribed or unnamed class, {@code <unknown method 0x...>} for an undescribed method.
+     */
+    public static String methodName(Recording r, Frame f) {
         MethodInfo m = r.methods().get(f.methodId());
         if (m == null) {
             return "<unknown method 0x" + Long.toHexString(f.methodId()) + ">";

@@ -75,6 +75,24 @@ public enum Output {
                 SnapshotWriter.write(r, out);
             }
         }
+    },
+    /**
+     * Folded stacks of blocked and waited time ({@link FlameStacks}): one line per stack,
+     * {@code blocked;CLASS;frame;...;frame NANOSECONDS}, for flamegraph.pl, speedscope and
+     * profiling servers.
+     */
+    COLLAPSED("collapsed", ".collapsed.txt", "text/plain; charset=utf-8") {
+        @Override
+        public void write(Recording r, OutputStream out) throws IOException {
+            FlameStacks.of(r).writeCollapsed(out);
+        }
+    },
+    /** The flame graphs of blocked and waited time as one self-contained HTML page ({@link FlameGraph}). */
+    FLAMEGRAPH("flamegraph", ".html", "text/html; charset=utf-8") {
+        @Override
+        public void write(Recording r, OutputStream out) throws IOException {
+            FlameGraph.write(r, out);
+        }
     };
 
     /** The name that selects both CSV files. */
@@ -92,7 +110,7 @@ public enum Output {
         this.mediaType = mediaType;
     }
 
-    /** The name on command lines, in options and in the APIs: chrome, tptp, csv-meta, csv-events, snapshot. */
+    /** The name on command lines, in options and in the APIs: chrome, tptp, csv-meta, csv-events, snapshot, collapsed, flamegraph. */
     public String id() {
         return id;
     }
@@ -149,7 +167,7 @@ public enum Output {
         return name == null ? "(none given)" : "'" + name + "'";
     }
 
-    /** The names {@link #select} takes: "chrome, tptp, csv, csv-meta, csv-events, snapshot". */
+    /** The names {@link #select} takes: "chrome, tptp, csv, csv-meta, csv-events, snapshot, collapsed, flamegraph". */
     public static String names() {
         List<String> all = new ArrayList<>();
         for (Output o : values()) {
@@ -161,7 +179,7 @@ public enum Output {
         return String.join(", ", all);
     }
 
-    /** The names {@link #one} takes: "chrome, tptp, csv-meta, csv-events, snapshot". */
+    /** The names {@link #one} takes: "chrome, tptp, csv-meta, csv-events, snapshot, collapsed, flamegraph". */
     public static String singleNames() {
         return Arrays.stream(values()).map(Output::id).collect(Collectors.joining(", "));
     }

@@ -57,7 +57,7 @@ public final class ConvoyCli {
               stop PID                        stop recording (the rings keep what was recorded)
               contanalysis PID on|off         turn contention analysis on or off
               dump PID --format F [-o OUT]    take a snapshot and write it here as F = chrome, tptp,
-                                              csv or snapshot; OUT defaults to ./convoy-PID plus the
+                                              csv, flamegraph, collapsed or snapshot; OUT defaults to ./convoy-PID plus the
                                               format's suffix (csv: OUT.meta.csv and OUT.events.csv)""";
 
     private static final String[] STATUS_ATTRIBUTES = {"Version", "Recording", "RecordingStartTime",

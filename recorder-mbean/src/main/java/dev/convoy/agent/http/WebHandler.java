@@ -20,6 +20,8 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.convoy.agent.AgentOptions;
+import dev.convoy.export.FlameGraph;
+import dev.convoy.export.FlameStacks;
 import dev.convoy.export.Output;
 import dev.convoy.report.ContentionReport;
 import dev.convoy.model.Frame;
@@ -30,7 +32,9 @@ import dev.convoy.model.StackTrace;
  * The web view's routes. Nothing here writes a file: downloads are produced in memory.
  *
  * <pre>
- * GET  /                       the page (index.html, app.js, app.css)
+ * GET  /                       the page (index.html, app.js, app.css; the flame graph's
+ *                              flame-view.js and, from {@link FlameGraph}, d3.min.js,
+ *                              d3-flamegraph.min.js, d3-flamegraph.css, flame.js, flame.css)
  * GET  /api/status             recording, counters, options, version, base name of downloads,
  *                              the Perfetto URL "Open in Perfetto" uses
  * POST /api/recording?on=B     start or stop recording (409 offline)
@@ -39,6 +43,8 @@ import dev.convoy.model.StackTrace;
  * GET  /api/stacks/ID          frames of a stack of the frozen snapshot, as text
  * GET  /api/download?format=F  the frozen snapshot as one {@link Output} (chrome, tptp, csv-meta, ...)
  * GET  /api/report?format=F    the contention report, text or markdown
+ * GET  /api/flame              blocked and waited time by stack of the frozen snapshot, the
+ *                              JSON of {@link FlameStacks#writeJson}
  * </pre>
  * Errors are JSON {@code {"error": "..."}}: 400 bad parameter, 401 missing or wrong token,
  * 403 foreign Host, or a request from a page of another origin to anything but the page and
@@ -52,9 +58,14 @@ final class WebHandler extends Handler.Abstract {
     private static final String PAGE_DIR = "/dev/convoy/agent/http/";
     private static final Map<String, String> PAGES = Map.of(
             "/", "index.html", "/index.html", "index.html", "/app.js", "app.js", "/app.css", "app.css");
+    /** The flame graph's scripts and styles: served path to class path resource. */
+    private static final Map<String, String> ASSETS = Map.of(
+            "/flame-view.js", PAGE_DIR + "flame-view.js", "/d3.min.js", FlameGraph.D3,
+            "/d3-flamegraph.min.js", FlameGraph.RENDERER, "/d3-flamegraph.css", FlameGraph.RENDERER_CSS,
+            "/flame.js", FlameGraph.SCRIPT, "/flame.css", FlameGraph.CSS);
     private static final Map<String, String> ROUTES = Map.of(
             "/api/status", "GET", "/api/recording", "POST", "/api/contanalysis", "POST", "/api/snapshot", "GET",
-            "/api/download", "GET", "/api/report", "GET");
+            "/api/download", "GET", "/api/report", "GET", "/api/flame", "GET");
     private static final JsonFactory JSON = new JsonFactory();
 
     private final Source source;
@@ -172,7 +183,12 @@ final class WebHandler extends Handler.Abstract {
         String page = PAGES.get(path);
         if (page != null) {
             requireMethod(method, "GET");
-            return page(page);
+            return page(PAGE_DIR + page);
+        }
+        String asset = ASSETS.get(path);
+        if (asset != null) {
+            requireMethod(method, "GET");
+            return page(asset);
         }
         if (path.startsWith("/api/stacks/")) {
             requireMethod(method, "GET");
@@ -203,6 +219,10 @@ final class WebHandler extends Handler.Abstract {
             }
             case "/api/download" -> download(params.getValue("format"));
             case "/api/report" -> report(params.getValue("format"));
+            case "/api/flame" -> {
+                FlameStacks stacks = FlameStacks.of(source.current());
+                yield Reply.json(stacks::writeJson);
+            }
             default -> throw new HttpError(404, "no such endpoint: " + path);
         };
     }
@@ -283,8 +303,10 @@ final class WebHandler extends Handler.Abstract {
         });
     }
 
-    private static Reply page(String name) throws IOException, HttpError {
-        try (InputStream in = WebHandler.class.getResourceAsStream(PAGE_DIR + name)) {
+    /** A page, script or style sheet from the class path. */
+    private static Reply page(String resource) throws IOException, HttpError {
+        String name = resource.substring(resource.lastIndexOf('/') + 1);
+        try (InputStream in = WebHandler.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new HttpError(404, "page resource missing: " + name);
             }

@@ -196,6 +196,7 @@
     try {
       await refreshStatus();
       renderSnapshot(await (await api('/api/snapshot')).json());
+      document.dispatchEvent(new Event('convoy:snapshot'));
       say('');
     } catch (e) {
       say(e.message);

@@ -82,6 +82,14 @@ public final class Browsers {
      * downloading into {@code downloads} without asking. The caller quits it.
      */
     public static ChromeDriver chromium(Path downloads) {
+        return chromium(downloads, false);
+    }
+
+    /**
+     * Headless Chromium; with {@code networkLog} it keeps Chrome's performance log (the DevTools
+     * Network events), read with {@link #requestedUrls}.
+     */
+    public static ChromeDriver chromium(Path downloads, boolean networkLog) {
         assumeChromium();
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
@@ -96,6 +104,9 @@ public final class Browsers {
         prefs.put("download.directory_upgrade", true);
         prefs.put("safebrowsing.enabled", false);
         options.setExperimentalOption("prefs", prefs);
+        if (networkLog) {
+            options.setCapability("goog:loggingPrefs", Map.of("performance", "ALL"));
+        }
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(CHROMEDRIVER.toFile())
                 .usingAnyFreePort()
@@ -103,6 +114,30 @@ public final class Browsers {
                 .build();
         return new ChromeDriver(service, options);
     }
+
+    /**
+     * The URLs the browser requested since the last call (Network.requestWillBeSent of the
+     * performance log of a browser made with {@code networkLog}): pages, scripts, style sheets,
+     * fetches, images, whether or not they succeeded.
+     */
+    public static List<String> requestedUrls(ChromeDriver browser) {
+        List<String> urls = new ArrayList<>();
+        for (org.openqa.selenium.logging.LogEntry e : browser.manage().logs().get("performance")) {
+            com.fasterxml.jackson.databind.JsonNode m;
+            try {
+                m = PERF_LOG.readTree(e.getMessage()).path("message");
+            } catch (IOException bad) {
+                throw new IllegalStateException("unreadable performance log entry: " + e.getMessage(), bad);
+            }
+            if (m.path("method").asText().equals("Network.requestWillBeSent")) {
+                urls.add(m.path("params").path("request").path("url").asText());
+            }
+        }
+        return urls;
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper PERF_LOG =
+            new com.fasterxml.jackson.databind.ObjectMapper();
 
     /** Null when Chromium and its driver are there (installed now if need be), else why not. */
     static synchronized String ensureInstalled() {

@@ -273,9 +273,9 @@ class WebServerTest {
     @Test
     void unknownFormatListsTheAllowedOnes() throws Exception {
         assertError(get("/api/download?format=pdf"), 400,
-                "unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, snapshot");
+                "unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, snapshot, collapsed, flamegraph");
         assertError(get("/api/download"), 400,
-                "unknown format (none given); allowed: chrome, tptp, csv-meta, csv-events, snapshot");
+                "unknown format (none given); allowed: chrome, tptp, csv-meta, csv-events, snapshot, collapsed, flamegraph");
         assertError(get("/api/report?format=html"), 400, "unknown report format 'html'; allowed: text, markdown");
     }
 
@@ -320,7 +320,7 @@ class WebServerTest {
                 "request URI too long: path and query may have at most 1024 characters each");
         String longFormat = "x".repeat(1000); // within the limit: an unknown format, named
         assertError(get("/api/download?format=" + longFormat), 400,
-                "unknown format '" + longFormat + "'; allowed: chrome, tptp, csv-meta, csv-events, snapshot");
+                "unknown format '" + longFormat + "'; allowed: chrome, tptp, csv-meta, csv-events, snapshot, collapsed, flamegraph");
     }
 
     @Test
@@ -346,7 +346,7 @@ class WebServerTest {
     @Test
     void crossSiteGetsOfHeavyEndpointsAreRefused() throws Exception {
         for (String path : List.of("/api/snapshot", "/api/download?format=chrome", "/api/report?format=text",
-                "/api/stacks/1")) {
+                "/api/stacks/1", "/api/flame")) {
             assertError(send("GET", path, Map.of("Sec-Fetch-Site", "cross-site")), 403,
                     "cross-site request refused (Sec-Fetch-Site cross-site); open the page of this server instead");
             assertError(send("GET", path, Map.of("Sec-Fetch-Site", "same-site")), 403,
@@ -399,6 +399,40 @@ class WebServerTest {
             assertEquals(1, res.split("https://", -1).length - (res.contains("https://ui.perfetto.dev") ? res.split(
                     "https://ui.perfetto.dev", -1).length - 1 : 0), "only ui.perfetto.dev is named");
         }
+    }
+
+    @Test
+    void flameGraphDataAndScriptsAreServedFromTheJar() throws Exception {
+        // main blocked on L2 300 us .. snapshot (10,000 us), worker-1 on L1 310 us .. snapshot,
+        // worker-2 on L1 100 .. 250 us: all of class Lock in Worker.run.
+        HttpResponse<byte[]> flame = get("/api/flame");
+        assertEquals(200, flame.statusCode(), () -> text(flame));
+        JsonNode j = JSON.readTree(flame.body());
+        assertEquals("[\"blocked\",\"com.example.Lock\",\"com.example.Worker.run\"]", j.path("frames").toString());
+        assertEquals("[[19540000,0,1,2]]", j.path("stacks").toString());
+        assertEquals(19_540_000, j.path("totalNs").asLong());
+        for (Map.Entry<String, String> a : Map.of("/d3.min.js", dev.convoy.export.FlameGraph.D3,
+                "/d3-flamegraph.min.js", dev.convoy.export.FlameGraph.RENDERER,
+                "/d3-flamegraph.css", dev.convoy.export.FlameGraph.RENDERER_CSS,
+                "/flame.js", dev.convoy.export.FlameGraph.SCRIPT, "/flame.css", dev.convoy.export.FlameGraph.CSS)
+                .entrySet()) {
+            HttpResponse<byte[]> r = get(a.getKey());
+            assertEquals(200, r.statusCode(), a.getKey());
+            assertArrayEquals(dev.convoy.export.FlameGraph.resource(a.getValue()), r.body(), a.getKey());
+            assertTrue(r.headers().firstValue("Content-Type").orElse("")
+                    .startsWith(a.getKey().endsWith(".js") ? "text/javascript" : "text/css"), a.getKey());
+        }
+        assertTrue(text(get("/flame-view.js")).contains("fetch('/api/flame'"));
+        String html = text(get("/"));
+        for (String s : List.of("<script src=\"d3.min.js\">", "<script src=\"flame.js\">", "id=\"flame\"",
+                "id=\"dl-flamegraph\"", "id=\"dl-collapsed\"")) {
+            assertTrue(html.contains(s), s);
+        }
+        HttpResponse<byte[]> page = get("/api/download?format=flamegraph");
+        assertEquals("text/html; charset=utf-8", page.headers().firstValue("Content-Type").orElse(""));
+        assertTrue(text(page).contains("19540000"), "the data in the downloaded page");
+        assertEquals("blocked;com.example.Lock;com.example.Worker.run 19540000\n",
+                text(get("/api/download?format=collapsed")));
     }
 
     @Test

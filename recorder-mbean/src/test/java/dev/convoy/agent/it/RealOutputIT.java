@@ -62,7 +62,24 @@ class RealOutputIT {
             files = list.map(p -> p.getFileName().toString()).collect(Collectors.toCollection(TreeSet::new));
         }
         assertEquals(new TreeSet<>(Set.of("real.cvysnap", "real.json", "real.trcxml", "real.meta.csv",
-                "real.events.csv")), files, () -> "dumped files\nstderr:\n" + run.stderr());
+                "real.events.csv", "real.collapsed.txt", "real.html")), files, () -> "dumped files\nstderr:\n" + run.stderr());
+
+        // Folded stacks: every line STATE;CLASS;frames NS; deadlock-A's block on LockB in Deadlock's code;
+        // the same lines as the offline conversion of the snapshot; the flame graph page embeds them
+        List<String> folded = Files.readAllLines(dir.resolve("real.collapsed.txt"), StandardCharsets.UTF_8);
+        assertFalse(folded.isEmpty(), "folded stacks");
+        for (String line : folded) {
+            assertTrue(line.matches("(blocked|waited);[^; ]+(;[^; ]+)+ [1-9][0-9]*"), line);
+        }
+        assertTrue(folded.stream().anyMatch(l -> l.startsWith("blocked;" + Deadlock.LockB.class.getName() + ";")
+                && l.contains(";" + Deadlock.class.getName() + ".")), () -> String.join("\n", folded));
+        ByteArrayOutputStream offline = new ByteArrayOutputStream();
+        dev.convoy.export.Output.COLLAPSED.write(dev.convoy.snapshot.SnapshotReader.read(dir.resolve("real.cvysnap")),
+                offline);
+        assertEquals(String.join("\n", folded) + "\n", offline.toString(StandardCharsets.UTF_8),
+                "the snapshot converted offline gives the dumped folded stacks");
+        String page = Files.readString(dir.resolve("real.html"), StandardCharsets.UTF_8);
+        assertTrue(page.contains("ConvoyFlame.mount") && page.contains("Deadlock$LockB"), "the flame graph page's data");
 
         // TPTP: valid against the DTD, defined before referenced, times
         Document tptp = TptpValidator.validate(dir.resolve("real.trcxml"));

@@ -108,7 +108,7 @@ class WebViewBrowserIT {
                     }
                     return null;
                 }, u -> u != null);
-        browser = Browsers.chromium(downloads);
+        browser = Browsers.chromium(downloads, true);
     }
 
     @AfterAll
@@ -274,7 +274,9 @@ class WebViewBrowserIT {
                 new Link("dl-tptp", "tptp", name + ".trcxml"),
                 new Link("dl-csv-meta", "csv-meta", name + ".meta.csv"),
                 new Link("dl-csv-events", "csv-events", name + ".events.csv"),
-                new Link("dl-snapshot", "snapshot", name + ".cvysnap"));
+                new Link("dl-snapshot", "snapshot", name + ".cvysnap"),
+                new Link("dl-flamegraph", "flamegraph", name + ".html"),
+                new Link("dl-collapsed", "collapsed", name + ".collapsed.txt"));
         assertEquals(links.size(), browser.findElements(By.cssSelector("a[data-format]")).size(), "every format offered");
         for (Link link : links) {
             browser.findElement(By.id(link.id())).click();
@@ -333,6 +335,17 @@ class WebViewBrowserIT {
                 }
                 assertTrue(lines.stream().anyMatch(l -> l.split(",")[1].equals("MonitorContendedEnter")));
             }
+            case "collapsed" -> {
+                assertTrue(text.endsWith("\n"), "whole lines");
+                for (String line : text.split("\n")) {
+                    assertTrue(line.matches("(blocked|waited);[^; ]+(;[^; ]+)+ [1-9][0-9]*"), line);
+                }
+                assertTrue(text.contains("blocked;" + Deadlock.LockA.class.getName() + ";"), "deadlock-B's block on LockA");
+            }
+            case "flamegraph" -> {
+                assertTrue(text.startsWith("<!DOCTYPE html>") && text.contains("ConvoyFlame.mount"), "the page");
+                assertTrue(text.contains(Deadlock.LockB.class.getName()), "the demo's data in the page");
+            }
             default -> {
                 assertEquals("CVYSNAP\0", new String(bytes, 0, 8, StandardCharsets.US_ASCII), "snapshot magic");
                 Recording r = SnapshotReader.read(bytes);
@@ -341,8 +354,50 @@ class WebViewBrowserIT {
         }
     }
 
+    /**
+     * The flame graph section draws the live snapshot: frames named as in /api/flame (the same
+     * frozen snapshot), among them the deadlocked threads' lock classes; a click on one zooms it
+     * to the whole width and lists its stacks, in Deadlock's code; nothing requested but this
+     * server (and the Perfetto stub of another test).
+     */
     @Test
     @Order(4)
+    void flameGraphDrawsTheLiveSnapshot() throws Exception {
+        load();
+        By frames = By.cssSelector("#flame svg g.frame");
+        waiting().until(d -> d.findElements(frames).size() > 10);
+        HttpResponse<byte[]> flame = api("GET", "/api/flame");
+        assertEquals(200, flame.statusCode());
+        List<String> names = new ArrayList<>();
+        JSON.readTree(flame.body()).get("frames").forEach(n -> names.add(n.asText()));
+        List<String> drawn = browser.findElements(frames).stream().map(g -> g.getDomAttribute("name")).toList();
+        for (String n : drawn) {
+            assertTrue(n.equals("all") || names.contains(n), () -> n + " not in /api/flame's frames");
+        }
+        String lockB = Deadlock.LockB.class.getName();
+        assertTrue(drawn.containsAll(List.of("all", "blocked", "waited", lockB)), drawn::toString);
+
+        WebElement frame = browser.findElement(By.cssSelector("#flame svg g.frame[name='" + lockB + "']"));
+        double all = Double.parseDouble(browser.findElement(By.cssSelector("#flame svg g.frame[name='all'] rect"))
+                .getDomAttribute("width"));
+        frame.findElement(By.tagName("rect")).click();
+        waiting().until(d -> Math.abs(Double.parseDouble(frame.findElement(By.tagName("rect")).getDomAttribute("width"))
+                - all) <= 1);
+        WebElement panel = browser.findElement(By.cssSelector("#flame .flame-stack"));
+        waiting().until(d -> panel.isDisplayed());
+        assertEquals("blocked on " + lockB, panel.findElement(By.cssSelector(".flame-stack-title")).getText());
+        String stacks = panel.findElements(By.cssSelector(".flame-stack-frames")).stream().map(WebElement::getText)
+                .reduce("", String::concat);
+        assertTrue(stacks.contains("at " + Deadlock.class.getName() + "."), stacks);
+
+        for (String url : Browsers.requestedUrls(browser)) {
+            assertTrue(url.startsWith(base) || url.startsWith(perfetto.url()) || url.startsWith("data:")
+                    || url.startsWith("about:"), url);
+        }
+    }
+
+    @Test
+    @Order(5)
     void openInPerfettoHandsTheTraceToTheWindowItOpens() throws Exception {
         load();
         assertEquals(perfetto.url(), status().get("perfetto").asText(), "the test's stub, not ui.perfetto.dev");
@@ -365,7 +420,7 @@ class WebViewBrowserIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void togglesChangeThePageAndTheServer() throws Exception {
         load();
         assertTrue(status().get("recording").asBoolean());
