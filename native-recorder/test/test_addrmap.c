@@ -2,6 +2,7 @@
 #include "check.h"
 
 #include <pthread.h>
+#include <sched.h>
 
 #define MIB (1ull << 20)
 
@@ -108,6 +109,10 @@ TEST(addrmap_readers_never_see_a_wrong_thread) {
         addrmap_remove(r.m, tid - 8);
         CHECK(addrmap_add(r.m, k * 4 * MIB, k * 4 * MIB + 2 * MIB, tid) == 0);
     }
+    /* While the writer ran, every look-up may have met a write and answered 0 (a slow machine);
+     * once it has stopped, the map holds 8 ranges and a full round of look-ups must find them. */
+    long settled = __atomic_load_n(&r.lookups, __ATOMIC_RELAXED) + 2 * 8 * 2;
+    while (__atomic_load_n(&r.lookups, __ATOMIC_RELAXED) < settled) sched_yield();
     __atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
     for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
     CHECK_EQ_U64(r.bad, 0);
