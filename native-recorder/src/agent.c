@@ -9,8 +9,9 @@
  *
  * Event path rules: a callback never blocks on another thread, never allocates (except
  * once per thread for its state and once per class for its weak reference) and never
- * causes a safepoint or VM operation: GetThreadLocalStorage(current), GetStackTrace
- * (current thread), GetTag/SetTag, GetObjectHashCode, clock_gettime.
+ * causes a safepoint or VM operation: GetThreadLocalStorage(current), the stack walk of
+ * capture.h (AsyncGetCallTrace, or GetStackTrace of the current thread), GetTag/SetTag,
+ * GetObjectHashCode, clock_gettime.
  *
  * timing=on (benchmark only, timing.h): the monitor callbacks and park probes are registered
  * in timed copies. Each callback's body is one always-inline function taking a cv_lap; the
@@ -19,6 +20,7 @@
  */
 #include "agent.h"
 #include "arch.h"
+#include "capture.h"
 #include "objects.h"
 #include "owners.h"
 #include "ring.h"
@@ -101,23 +103,23 @@ static void lap_commit(cv_thread *t, int tev, const cv_lap *lap) {
     if (t->timing) timing_commit(t->timing, tev, lap, met_gc);
 }
 
-/* Skips `skip` frames at the top (the probe's own frames for instrumentation events). */
+/* Skips `skip` frames at the top (the probe's own frames for instrumentation events). The walk
+ * is capture.h's: AsyncGetCallTrace (stacks=async) or GetStackTrace. */
 static CV_ALWAYS_INLINE uint32_t capture_stack_lap(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint skip,
                                                    cv_lap *lap) {
     uint32_t depth = g_cv.config.stack_depth;
     if (depth == 0) return 0;
-    jvmtiFrameInfo *frames = threads_frames(jni, t);
+    cv_frame *frames = (cv_frame *)threads_frames(jni, t);
     if (!frames) return 0;
-    jint count = 0;
-    jvmtiError e = (*jvmti)->GetStackTrace(jvmti, NULL, skip, (jint)depth + 1, frames, &count);
+    int count = capture_walk(jvmti, jni, (int)t->is_virtual, skip, depth, frames);
     LAP(lap, WALK);
-    if (e != JVMTI_ERROR_NONE || count <= 0) return 0;
+    if (count <= 0) return 0;
     uint32_t flags = 0;
     if ((uint32_t)count > depth) {
-        count = (jint)depth;
+        count = (int)depth;
         flags = CV_STACK_TRUNCATED;
     }
-    uint32_t id = stacks_intern(g_cv.stacks, (const cv_frame *)frames, (uint32_t)count, flags);
+    uint32_t id = stacks_intern(g_cv.stacks, frames, (uint32_t)count, flags);
     LAP(lap, INTERN);
     return id;
 }
@@ -765,6 +767,10 @@ static int set_callbacks(jvmtiEnv *jvmti, int empty, int timed, cv_error *err) {
         cb.GarbageCollectionFinish = on_gc_finish;
         cb.VMDeath = on_vm_death;
         cb.ObjectFree = on_object_free;
+        if (capture_async()) {
+            cb.ClassLoad = capture_on_class_load;
+            cb.ClassPrepare = capture_on_class_prepare;
+        }
     }
     all.base = cb;
     jint size = (jint)sizeof(cb);
@@ -873,6 +879,7 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
     g_cv.config = *config;
 
     if (add_capabilities(jvmti, err)) return -1;
+    if (!config->empty_callbacks && config->stack_depth > 0) capture_init(jni, jvmti, config->stack_capture);
 
     if (!config->empty_callbacks) {
         uint64_t cap = config->memory_cap;
@@ -915,6 +922,14 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
             (set_event(jvmti, JVMTI_ENABLE, CV_EVENT_VIRTUAL_THREAD_START, "enable VirtualThreadStart", err) ||
              set_event(jvmti, JVMTI_ENABLE, CV_EVENT_VIRTUAL_THREAD_END, "enable VirtualThreadEnd", err))) {
             return -1;
+        }
+        if (capture_async()) {
+            /* ClassPrepare first: a class prepared while the loaded ones are listed is not missed. */
+            if (set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_LOAD, "enable ClassLoad", err) ||
+                set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, "enable ClassPrepare", err)) {
+                return -1;
+            }
+            capture_preload(jvmti, jni);
         }
         threads_enumerate(jvmti, jni);
         owners_register_running(jvmti, jni);

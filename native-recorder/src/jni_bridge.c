@@ -49,7 +49,8 @@ JNIEXPORT void JNICALL
 Java_dev_convoy_agent_NativeRecorder_start0(JNIEnv *jni, jclass cls, jint buffer_bytes,
                                             jlong memory_cap, jint stack_depth, jboolean recording,
                                             jboolean empty_callbacks, jboolean vm_owners,
-                                            jint vthread_events, jboolean timing, jstring options) {
+                                            jint vthread_events, jboolean timing, jint stack_capture,
+                                            jstring options) {
     (void)cls;
     cv_config c;
     memset(&c, 0, sizeof(c));
@@ -61,6 +62,7 @@ Java_dev_convoy_agent_NativeRecorder_start0(JNIEnv *jni, jclass cls, jint buffer
     c.vm_owners = vm_owners == JNI_TRUE;
     c.vthread_events = (int)vthread_events;
     c.timing = timing == JNI_TRUE;
+    c.stack_capture = (int)stack_capture;
     if (options) {
         const char *s = (*jni)->GetStringUTFChars(jni, options, NULL);
         if (!s) return; /* OutOfMemoryError pending */

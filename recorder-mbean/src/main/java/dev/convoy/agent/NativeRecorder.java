@@ -99,14 +99,16 @@ public final class NativeRecorder {
      *                       can_support_virtual_threads only (JDK 21+; ignored before)
      * @param timing         benchmark only: time the callbacks' stages (native-recorder/src/timing.h);
      *                       snapshots then carry the INFO keys {@code timing.*}
+     * @param stackCapture   1: AsyncGetCallTrace with GetStackTrace as fallback, 0: GetStackTrace
+     *                       (native-recorder/src/capture.h)
      * @param options        the option text in effect, stored in snapshots
      * @throws IllegalStateException if the recorder already runs or JVMTI refuses
      */
     public static void start(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                              boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
-                             boolean timing, String options) {
+                             boolean timing, int stackCapture, String options) {
         start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, virtualThreadEvents, timing,
-                options);
+                stackCapture, options);
     }
 
     /**
@@ -247,7 +249,7 @@ public final class NativeRecorder {
 
     private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                                       boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
-                                      boolean timing, String options);
+                                      boolean timing, int stackCapture, String options);
 
     private static native void setRecording0(boolean on);
 
