@@ -106,12 +106,12 @@ static void lap_commit(cv_thread *t, int tev, const cv_lap *lap) {
 /* Skips `skip` frames at the top (the probe's own frames for instrumentation events). The walk
  * is capture.h's: AsyncGetCallTrace (stacks=async) or GetStackTrace. */
 static CV_ALWAYS_INLINE uint32_t capture_stack_lap(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint skip,
-                                                   cv_lap *lap) {
+                                                   int holds_monitor, cv_lap *lap) {
     uint32_t depth = g_cv.config.stack_depth;
     if (depth == 0) return 0;
     cv_frame *frames = (cv_frame *)threads_frames(jni, t);
     if (!frames) return 0;
-    int count = capture_walk(jvmti, jni, (int)t->is_virtual, skip, depth, frames);
+    int count = capture_walk(jvmti, jni, (int)t->is_virtual, holds_monitor, skip, depth, frames);
     LAP(lap, WALK);
     if (count <= 0) return 0;
     uint32_t flags = 0;
@@ -125,7 +125,7 @@ static CV_ALWAYS_INLINE uint32_t capture_stack_lap(jvmtiEnv *jvmti, JNIEnv *jni,
 }
 
 static uint32_t capture_stack(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint skip) {
-    return capture_stack_lap(jvmti, jni, t, skip, NULL);
+    return capture_stack_lap(jvmti, jni, t, skip, 0, NULL);
 }
 
 /* A thread blocks on, or waits on, one monitor at a time, and the MonitorContendedEntered
@@ -168,7 +168,7 @@ static CV_ALWAYS_INLINE void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
     r.arg = arg;
     /* An end (ENTERED, WAITED) of a virtual thread names the carrier it resumed on. */
     r.arg2 = begins ? arg2 : threads_carrier(t);
-    r.meta = cv_record_meta(type, flags, begins ? capture_stack_lap(jvmti, jni, t, 0, lap) : 0);
+    r.meta = cv_record_meta(type, flags, begins ? capture_stack_lap(jvmti, jni, t, 0, type == EVENT_MONITOR_WAIT, lap) : 0);
     /* MonitorWait is posted while the thread still holds the monitor, which it lets go only
      * when the callback returns: the wait starts then. A stack walk that met a safepoint
      * (a GC pause) would otherwise move the start before the release by the pause. */
@@ -399,7 +399,7 @@ static CV_ALWAYS_INLINE jlong park(JNIEnv *jni, jobject blocker, jobject owner, 
     r.arg2 = owner ? threads_tid_field(jni, owner) : -1;
     LAP(lap, RING);
     /* Skips park0 and the Probes method: the stack starts at the LockSupport method. */
-    r.meta = cv_record_meta(EVENT_PARK, (uint8_t)(flags & FLAG_LOCK), capture_stack_lap(jvmti, jni, t, 2, lap));
+    r.meta = cv_record_meta(EVENT_PARK, (uint8_t)(flags & FLAG_LOCK), capture_stack_lap(jvmti, jni, t, 2, 0, lap));
     t->park_ts = ts;
     t->park_obj = r.obj;
     t->park_epoch = load_relaxed(&g_cv.epoch);

@@ -1,8 +1,7 @@
-#define _GNU_SOURCE
 #include "capture.h"
 #include "arch.h"
+#include "vmstructs.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +52,7 @@ static struct {
     agct_fn agct;
     const char *refused;      /* async asked for but not possible: why */
     uint64_t fallback[FB_COUNT];  /* relaxed adds: only on the (slow) fallback path */
+    uint64_t skipped_gc;          /* a holder of the monitor met a GC pause: no stack */
     uint64_t prepare_errors;      /* GetClassMethods failures other than "not prepared" */
     uint64_t preloaded;           /* classes whose jmethodIDs capture_preload made */
     int oracle;
@@ -73,15 +73,7 @@ int capture_init(JNIEnv *jni, jvmtiEnv *jvmti, int mode) {
     }
     cap.mode = CAPTURE_JVMTI;
     if (mode != CAPTURE_ASYNC) return cap.mode;
-    /* libjvm holds the JNI function table: find the library from one of its functions. */
-    void *lib = NULL;
-    Dl_info info;
-    if (dladdr((void *)(*jni)->GetVersion, &info) && info.dli_fname) {
-        lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-    }
-    void *f = lib ? dlsym(lib, "AsyncGetCallTrace") : NULL;
-    if (!f) f = dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
-    if (lib) dlclose(lib); /* RTLD_NOLOAD: only drops the reference just taken */
+    void *f = vmstructs_jvm_symbol(jni, "AsyncGetCallTrace");
     if (!f) {
         cap.refused = "this JVM exports no AsyncGetCallTrace";
         cv_log_warn("stacks=async: %s; stacks are captured with GetStackTrace", cap.refused);
@@ -193,7 +185,8 @@ static void oracle_compare(jvmtiEnv *jvmti, JNIEnv *jni, jint skip, uint32_t dep
     free(want);
 }
 
-int capture_walk(jvmtiEnv *jvmti, JNIEnv *jni, int is_virtual, jint skip, uint32_t depth, cv_frame *frames) {
+int capture_walk(jvmtiEnv *jvmti, JNIEnv *jni, int is_virtual, int holds_monitor, jint skip, uint32_t depth,
+                 cv_frame *frames) {
     if (cap.mode != CAPTURE_ASYNC) {
         jint count = 0;
         jvmtiError e = (*jvmti)->GetStackTrace(jvmti, NULL, skip, (jint)depth + 1, (jvmtiFrameInfo *)frames, &count);
@@ -208,6 +201,10 @@ int capture_walk(jvmtiEnv *jvmti, JNIEnv *jni, int is_virtual, jint skip, uint32
     cap.agct(&trace, (jint)(depth + 1 + (uint32_t)skip), NULL);
     int n = trace.num_frames;
     if (CV_UNLIKELY(n <= 0)) {
+        if (n == AGCT_GC_ACTIVE && holds_monitor) {
+            fetch_add_relaxed(&cap.skipped_gc, 1);
+            return 0;
+        }
         int why = n == 0 ? FB_EMPTY : n == AGCT_GC_ACTIVE ? FB_GC : n == AGCT_DEOPT ? FB_DEOPT : FB_NOT_WALKED;
         return fallback(jvmti, why, skip, depth, frames);
     }
@@ -239,9 +236,10 @@ void capture_describe(char *out, size_t cap_) {
     }
     if (cap.mode != CAPTURE_ASYNC) return;
     if (len >= 0 && (size_t)len < cap_) {
-        len += snprintf(out + len, cap_ - (size_t)len, " preloaded=%llu prepare_errors=%llu",
+        len += snprintf(out + len, cap_ - (size_t)len, " preloaded=%llu prepare_errors=%llu skipped.gc=%llu",
                         (unsigned long long)load_relaxed(&cap.preloaded),
-                        (unsigned long long)load_relaxed(&cap.prepare_errors));
+                        (unsigned long long)load_relaxed(&cap.prepare_errors),
+                        (unsigned long long)load_relaxed(&cap.skipped_gc));
     }
     for (int i = 0; i < FB_COUNT && len >= 0 && (size_t)len < cap_; i++) {
         len += snprintf(out + len, cap_ - (size_t)len, " fallback.%s=%llu", FB_NAMES[i],

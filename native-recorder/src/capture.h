@@ -17,7 +17,9 @@
  * a negative num_frames (GC under way, deoptimization handler, frame not walkable), no frame at
  * all, a frame without a jmethodID, a Java frame without a bytecode index, and every virtual
  * thread (AsyncGetCallTrace walks the carrier's physical stack past the continuation). Each
- * kind of fallback is counted (INFO stacks.capture).
+ * kind of fallback is counted (INFO stacks.capture). One exception: a callback that holds the
+ * monitor (MonitorWait) meeting a GC pause records no stack (counted as skipped.gc) rather
+ * than keep every thread that waits for the monitor waiting for the pause too.
  *
  * Test oracle (CONVOY_TEST_STACK_ORACLE in the environment, never a user option): "1" makes
  * every async capture also call GetStackTrace and count equal and different captures; "force"
@@ -55,8 +57,11 @@ void JNICALL capture_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thre
  * The current thread's stack, skipping `skip` (at most CAPTURE_SLACK - 1) frames at the top,
  * into `frames` (room for depth + CAPTURE_SLACK). Returns the frames captured, up to depth + 1
  * (more than depth: the stack is deeper), or 0 for none. `is_virtual`: the thread is virtual.
+ * `holds_monitor` (MonitorWait, whose thread holds the monitor until the callback returns): a
+ * GC pause under way skips the stack (counted) instead of waiting for it in GetStackTrace.
  */
-int capture_walk(jvmtiEnv *jvmti, JNIEnv *jni, int is_virtual, jint skip, uint32_t depth, cv_frame *frames);
+int capture_walk(jvmtiEnv *jvmti, JNIEnv *jni, int is_virtual, int holds_monitor, jint skip, uint32_t depth,
+                 cv_frame *frames);
 
 /* INFO values: "mode=async walks=... fallback=..." and the oracle's tally (NULL when off). */
 void capture_describe(char *out, size_t cap);
