@@ -252,7 +252,7 @@ public final class SuiteRunner {
                     m.add(c, res);
                     if (c.timed()) {
                         Path snap = runDir.resolve("convoy.cvysnap");
-                        timings.add(id, CallbackTiming.read(tools.agentJar(), snap).orElseThrow(
+                        timings.add(timingKey(id, c), CallbackTiming.read(tools.agentJar(), snap).orElseThrow(
                                 () -> new IOException(snap + " holds no callback timing"))
                                 .withSafepoints(SafepointLog.read(runDir.resolve(SafepointLog.FILE))));
                     }
@@ -310,6 +310,11 @@ public final class SuiteRunner {
         }
     }
 
+    /** Each timed configuration's callback timing is kept apart: the workload's id, then /config but for timing. */
+    static String timingKey(String workload, SuiteConfig c) {
+        return c.equals(SuiteConfig.TIMING) ? workload : workload + "/" + c.id();
+    }
+
     static String section(List<Measurements> all, Map<String, CallbackTiming> timings, List<String> jvmFlags,
                           String date, String jdk, String args, double minutes, Path plot, String pin) {
         StringBuilder sb = new StringBuilder();
@@ -356,10 +361,12 @@ public final class SuiteRunner {
                     }
                 }
             }
-            CallbackTiming t = timings.get(id);
-            if (t != null) {
-                sb.append('\n').append(t.section("Where a callback's time goes (" + SuiteConfig.TIMING.label() + "), "
-                        + m.spec().title())).append('\n').append(BenchmarkRunner.TIMING_NOTE);
+            for (SuiteConfig c : m.configs()) {
+                CallbackTiming t = c.timed() ? timings.get(timingKey(id, c)) : null;
+                if (t != null) {
+                    sb.append('\n').append(t.section("Where a callback's time goes (" + c.label() + "), "
+                            + m.spec().title())).append('\n').append(BenchmarkRunner.TIMING_NOTE);
+                }
             }
             raw.append("- ").append(id).append(":\n");
             for (SuiteConfig c : m.configs()) {
