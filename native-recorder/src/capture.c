@@ -1,5 +1,6 @@
 #include "capture.h"
 #include "arch.h"
+#include "capture_frames.h"
 #include "vmstructs.h"
 
 #include <pthread.h>
@@ -7,25 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* AsyncGetCallTrace's types, as HotSpot's forte.cpp defines them (an exported C ABI). */
-typedef struct {
-    jint lineno;          /* bytecode index; -3 for a native method; -1 unknown */
-    jmethodID method_id;  /* NULL when the method has no jmethodID yet */
-} agct_frame;
-
-typedef struct {
-    JNIEnv *env_id;
-    jint num_frames;      /* < 0: not walked, forte.cpp's ticks_* reason */
-    agct_frame *frames;
-} agct_trace;
-
 typedef void (*agct_fn)(agct_trace *trace, jint depth, void *ucontext);
-
-_Static_assert(sizeof(agct_frame) == sizeof(cv_frame), "AsyncGetCallTrace frames convert in place");
-
-#define AGCT_GC_ACTIVE  (-2)
-#define AGCT_DEOPT      (-9)
-#define AGCT_NATIVE_BCI (-3)
 
 /* Why a capture took GetStackTrace (INFO stacks.capture, in this order). */
 enum {
@@ -208,23 +191,11 @@ int capture_walk(jvmtiEnv *jvmti, JNIEnv *jni, int is_virtual, int holds_monitor
         int why = n == 0 ? FB_EMPTY : n == AGCT_GC_ACTIVE ? FB_GC : n == AGCT_DEOPT ? FB_DEOPT : FB_NOT_WALKED;
         return fallback(jvmti, why, skip, depth, frames);
     }
-    if (n <= skip) return 0;
-    /* In place: frame i moves to i - skip, each read before its slot or a later one is written. */
-    unsigned char *raw = (unsigned char *)frames;
-    for (int i = 0; i < n; i++) {
-        agct_frame a;
-        memcpy(&a, raw + (size_t)i * sizeof(agct_frame), sizeof(a));
-        if (i < skip) continue;
-        if (CV_UNLIKELY(a.method_id == NULL)) return fallback(jvmti, FB_NO_METHOD, skip, depth, frames);
-        if (CV_UNLIKELY(a.lineno < 0 && a.lineno != AGCT_NATIVE_BCI)) {
-            return fallback(jvmti, FB_NO_BCI, skip, depth, frames);
-        }
-        cv_frame c;
-        c.method = (uint64_t)(uintptr_t)a.method_id;
-        c.location = a.lineno == AGCT_NATIVE_BCI ? -1 : (int64_t)a.lineno;
-        memcpy(raw + (size_t)(i - skip) * sizeof(cv_frame), &c, sizeof(c));
+    n = capture_convert(frames, n, skip);
+    if (CV_UNLIKELY(n < 0)) {
+        return fallback(jvmti, n == CONVERT_NO_METHOD ? FB_NO_METHOD : FB_NO_BCI, skip, depth, frames);
     }
-    n -= skip;
+    if (n == 0) return 0;
     if (CV_UNLIKELY(cap.oracle == ORACLE_COMPARE)) oracle_compare(jvmti, jni, skip, depth, frames, n);
     return n;
 }
