@@ -961,6 +961,7 @@ void agent_counters(int64_t out[CV_COUNTER_COUNT]) {
     out[CV_COUNTER_OBJECTS_DROPPED] = (int64_t)objects_dropped();
     out[CV_COUNTER_OBJECTS_IN_USE] = (int64_t)objects_count();
     out[CV_COUNTER_OBJECTS_CAPACITY] = (int64_t)objects_capacity();
+    out[CV_COUNTER_STACK_FALLBACKS] = (int64_t)capture_fallbacks();
 }
 
 int agent_snapshot(JNIEnv *jni, const cv_monitor_states *states, cv_buf *out, cv_error *err) {

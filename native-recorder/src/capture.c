@@ -200,6 +200,12 @@ int capture_walk(jvmtiEnv *jvmti, JNIEnv *jni, int is_virtual, int holds_monitor
     return n;
 }
 
+uint64_t capture_fallbacks(void) {
+    uint64_t n = load_relaxed(&cap.skipped_gc);
+    for (int i = 0; i < FB_COUNT; i++) n += load_relaxed(&cap.fallback[i]);
+    return n;
+}
+
 void capture_describe(char *out, size_t cap_) {
     int len = snprintf(out, cap_, "mode=%s", cap.mode == CAPTURE_ASYNC ? "async" : "jvmti");
     if (cap.refused && len >= 0 && (size_t)len < cap_) {

@@ -63,6 +63,9 @@ void JNICALL capture_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thre
 int capture_walk(jvmtiEnv *jvmti, JNIEnv *jni, int is_virtual, int holds_monitor, jint skip, uint32_t depth,
                  cv_frame *frames);
 
+/* Captures that took GetStackTrace (every reason) or were skipped, since start. */
+uint64_t capture_fallbacks(void);
+
 /* INFO values: "mode=async walks=... fallback=..." and the oracle's tally (NULL when off). */
 void capture_describe(char *out, size_t cap);
 int capture_oracle_describe(char *out, size_t cap);

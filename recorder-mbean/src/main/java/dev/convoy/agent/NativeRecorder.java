@@ -36,10 +36,13 @@ public final class NativeRecorder {
      * @param objectsDropped     objects not described because the object table was full
      * @param objectsInUse       entries of the object table in use
      * @param objectsCapacity    entries the object table has
+     * @param stackFallbacks     stacks=async: captures that took GetStackTrace or were skipped
+     *                           (why: INFO stacks.capture)
      */
     public record Counters(long recordsWritten, long recordsOverwritten, long recordsDropped, long threadsRecorded,
                            long threadsSeen, long threadsEvicted, long memoryInUse, long startEpochNs,
-                           long stacksDropped, long objectsDropped, long objectsInUse, long objectsCapacity) {
+                           long stacksDropped, long objectsDropped, long objectsInUse, long objectsCapacity,
+                           long stackFallbacks) {
     }
 
     /** Number of counters: the components of {@link Counters}. */
@@ -244,7 +247,7 @@ public final class NativeRecorder {
             throw new IllegalStateException("the native library returned " + c.length + " counters, expected "
                     + COUNTERS + ": libconvoy.so does not match this NativeRecorder");
         }
-        return new Counters(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11]);
+        return new Counters(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12]);
     }
 
     private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
