@@ -118,10 +118,12 @@ class AgentOptionsTest {
     /** stacks=async (the default) walks with AsyncGetCallTrace; stacks=jvmti with GetStackTrace only. */
     @Test
     void stacksIsAsyncByDefaultOrJvmti() {
-        assertEquals(1, AgentOptions.parse("").stackCapture());
-        assertEquals(0, AgentOptions.parse("stacks=jvmti").stackCapture());
-        assertEquals(1, AgentOptions.parse("stacks=async").stackCapture());
-        assertTrue(AgentOptions.parse("stacks=jvmti").effective().contains(",stacks=jvmti"));
+        java.util.Map<String, Integer> capture = java.util.Map.of("", 1, "stacks=async", 1, "stacks=jvmti", 0);
+        capture.forEach((text, mode) -> {
+            AgentOptions o = AgentOptions.parse(text);
+            assertEquals(mode, o.stackCapture(), text);
+            assertTrue(o.effective().contains(mode == 1 ? ",stacks=async" : ",stacks=jvmti"), o.effective());
+        });
     }
 
     /** timing=on is benchmark-only: parsed like the other switches, named in effective() only when on. */
