@@ -9,8 +9,9 @@
  *
  * Event path rules: a callback never blocks on another thread, never allocates (except
  * once per thread for its state and once per class for its weak reference) and never
- * causes a safepoint or VM operation: GetThreadLocalStorage(current), GetStackTrace
- * (current thread), GetTag/SetTag, GetObjectHashCode, clock_gettime.
+ * causes a safepoint or VM operation: GetThreadLocalStorage(current), the stack walk of
+ * capture.h (AsyncGetCallTrace, or GetStackTrace of the current thread), GetTag/SetTag,
+ * GetObjectHashCode, clock_gettime.
  *
  * timing=on (benchmark only, timing.h): the monitor callbacks and park probes are registered
  * in timed copies. Each callback's body is one always-inline function taking a cv_lap; the
@@ -19,6 +20,7 @@
  */
 #include "agent.h"
 #include "arch.h"
+#include "capture.h"
 #include "objects.h"
 #include "owners.h"
 #include "ring.h"
@@ -101,29 +103,29 @@ static void lap_commit(cv_thread *t, int tev, const cv_lap *lap) {
     if (t->timing) timing_commit(t->timing, tev, lap, met_gc);
 }
 
-/* Skips `skip` frames at the top (the probe's own frames for instrumentation events). */
+/* Skips `skip` frames at the top (the probe's own frames for instrumentation events). The walk
+ * is capture.h's: AsyncGetCallTrace (stacks=async) or GetStackTrace. */
 static CV_ALWAYS_INLINE uint32_t capture_stack_lap(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint skip,
-                                                   cv_lap *lap) {
+                                                   int holds_monitor, cv_lap *lap) {
     uint32_t depth = g_cv.config.stack_depth;
     if (depth == 0) return 0;
-    jvmtiFrameInfo *frames = threads_frames(jni, t);
+    cv_frame *frames = (cv_frame *)threads_frames(jni, t);
     if (!frames) return 0;
-    jint count = 0;
-    jvmtiError e = (*jvmti)->GetStackTrace(jvmti, NULL, skip, (jint)depth + 1, frames, &count);
+    int count = capture_walk(jvmti, jni, (int)t->is_virtual, holds_monitor, skip, depth, frames);
     LAP(lap, WALK);
-    if (e != JVMTI_ERROR_NONE || count <= 0) return 0;
+    if (count <= 0) return 0;
     uint32_t flags = 0;
     if ((uint32_t)count > depth) {
-        count = (jint)depth;
+        count = (int)depth;
         flags = CV_STACK_TRUNCATED;
     }
-    uint32_t id = stacks_intern(g_cv.stacks, (const cv_frame *)frames, (uint32_t)count, flags);
+    uint32_t id = stacks_intern(g_cv.stacks, frames, (uint32_t)count, flags);
     LAP(lap, INTERN);
     return id;
 }
 
 static uint32_t capture_stack(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint skip) {
-    return capture_stack_lap(jvmti, jni, t, skip, NULL);
+    return capture_stack_lap(jvmti, jni, t, skip, 0, NULL);
 }
 
 /* A thread blocks on, or waits on, one monitor at a time, and the MonitorContendedEntered
@@ -166,7 +168,7 @@ static CV_ALWAYS_INLINE void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
     r.arg = arg;
     /* An end (ENTERED, WAITED) of a virtual thread names the carrier it resumed on. */
     r.arg2 = begins ? arg2 : threads_carrier(t);
-    r.meta = cv_record_meta(type, flags, begins ? capture_stack_lap(jvmti, jni, t, 0, lap) : 0);
+    r.meta = cv_record_meta(type, flags, begins ? capture_stack_lap(jvmti, jni, t, 0, type == EVENT_MONITOR_WAIT, lap) : 0);
     /* MonitorWait is posted while the thread still holds the monitor, which it lets go only
      * when the callback returns: the wait starts then. A stack walk that met a safepoint
      * (a GC pause) would otherwise move the start before the release by the pause. */
@@ -397,7 +399,7 @@ static CV_ALWAYS_INLINE jlong park(JNIEnv *jni, jobject blocker, jobject owner, 
     r.arg2 = owner ? threads_tid_field(jni, owner) : -1;
     LAP(lap, RING);
     /* Skips park0 and the Probes method: the stack starts at the LockSupport method. */
-    r.meta = cv_record_meta(EVENT_PARK, (uint8_t)(flags & FLAG_LOCK), capture_stack_lap(jvmti, jni, t, 2, lap));
+    r.meta = cv_record_meta(EVENT_PARK, (uint8_t)(flags & FLAG_LOCK), capture_stack_lap(jvmti, jni, t, 2, 0, lap));
     t->park_ts = ts;
     t->park_obj = r.obj;
     t->park_epoch = load_relaxed(&g_cv.epoch);
@@ -765,6 +767,10 @@ static int set_callbacks(jvmtiEnv *jvmti, int empty, int timed, cv_error *err) {
         cb.GarbageCollectionFinish = on_gc_finish;
         cb.VMDeath = on_vm_death;
         cb.ObjectFree = on_object_free;
+        if (capture_async()) {
+            cb.ClassLoad = capture_on_class_load;
+            cb.ClassPrepare = capture_on_class_prepare;
+        }
     }
     all.base = cb;
     jint size = (jint)sizeof(cb);
@@ -873,6 +879,7 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
     g_cv.config = *config;
 
     if (add_capabilities(jvmti, err)) return -1;
+    if (!config->empty_callbacks && config->stack_depth > 0) capture_init(jni, jvmti, config->stack_capture);
 
     if (!config->empty_callbacks) {
         uint64_t cap = config->memory_cap;
@@ -916,6 +923,14 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
              set_event(jvmti, JVMTI_ENABLE, CV_EVENT_VIRTUAL_THREAD_END, "enable VirtualThreadEnd", err))) {
             return -1;
         }
+        if (capture_async()) {
+            /* ClassPrepare first: a class prepared while the loaded ones are listed is not missed. */
+            if (set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_LOAD, "enable ClassLoad", err) ||
+                set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, "enable ClassPrepare", err)) {
+                return -1;
+            }
+            capture_preload(jvmti, jni);
+        }
         threads_enumerate(jvmti, jni);
         owners_register_running(jvmti, jni);
     }
@@ -946,6 +961,7 @@ void agent_counters(int64_t out[CV_COUNTER_COUNT]) {
     out[CV_COUNTER_OBJECTS_DROPPED] = (int64_t)objects_dropped();
     out[CV_COUNTER_OBJECTS_IN_USE] = (int64_t)objects_count();
     out[CV_COUNTER_OBJECTS_CAPACITY] = (int64_t)objects_capacity();
+    out[CV_COUNTER_STACK_FALLBACKS] = (int64_t)capture_fallbacks();
 }
 
 int agent_snapshot(JNIEnv *jni, const cv_monitor_states *states, cv_buf *out, cv_error *err) {

@@ -27,6 +27,7 @@ typedef struct {
     int      vthread_events;  /* 1: VirtualThreadStart/End with can_support_virtual_threads (JDK 21+);
                                  2: the capability only (benchmark); 0: neither */
     int      timing;          /* benchmark only: timed callbacks (timing.h) */
+    int      stack_capture;   /* CAPTURE_ASYNC or CAPTURE_JVMTI (capture.h) */
     char     options[1024];   /* the option text in effect, for INFO */
 } cv_config;
 

@@ -20,7 +20,8 @@
     X(STACKS_DROPPED)      /* stacks not interned because the stack table was full */           \
     X(OBJECTS_DROPPED)     /* objects not described because the object table was full */         \
     X(OBJECTS_IN_USE)      /* entries of the object table in use (collected objects' are freed) */ \
-    X(OBJECTS_CAPACITY)    /* entries the object table has */
+    X(OBJECTS_CAPACITY)    /* entries the object table has */                                    \
+    X(STACK_FALLBACKS)     /* stacks=async: captures that took GetStackTrace or were skipped (capture.h) */
 
 enum {
 #define CV_COUNTER_INDEX(name) CV_COUNTER_##name,

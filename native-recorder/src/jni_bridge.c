@@ -49,7 +49,8 @@ JNIEXPORT void JNICALL
 Java_dev_convoy_agent_NativeRecorder_start0(JNIEnv *jni, jclass cls, jint buffer_bytes,
                                             jlong memory_cap, jint stack_depth, jboolean recording,
                                             jboolean empty_callbacks, jboolean vm_owners,
-                                            jint vthread_events, jboolean timing, jstring options) {
+                                            jint vthread_events, jboolean timing, jint stack_capture,
+                                            jstring options) {
     (void)cls;
     cv_config c;
     memset(&c, 0, sizeof(c));
@@ -61,6 +62,7 @@ Java_dev_convoy_agent_NativeRecorder_start0(JNIEnv *jni, jclass cls, jint buffer
     c.vm_owners = vm_owners == JNI_TRUE;
     c.vthread_events = (int)vthread_events;
     c.timing = timing == JNI_TRUE;
+    c.stack_capture = (int)stack_capture;
     if (options) {
         const char *s = (*jni)->GetStringUTFChars(jni, options, NULL);
         if (!s) return; /* OutOfMemoryError pending */
@@ -277,7 +279,7 @@ JNIEXPORT void JNICALL Java_dev_convoy_agent_NativeRecorder_closeDirectory0(JNIE
  * also checks every signature against NativeRecorder's declarations. */
 static int register_natives(JNIEnv *jni) {
     static const JNINativeMethod methods[] = {
-        {"start0", "(IJIZZZIZLjava/lang/String;)V", (void *)Java_dev_convoy_agent_NativeRecorder_start0},
+        {"start0", "(IJIZZZIZILjava/lang/String;)V", (void *)Java_dev_convoy_agent_NativeRecorder_start0},
         {"setRecording0", "(Z)V", (void *)Java_dev_convoy_agent_NativeRecorder_setRecording0},
         {"isRecording0", "()Z", (void *)Java_dev_convoy_agent_NativeRecorder_isRecording0},
         {"reset0", "()V", (void *)Java_dev_convoy_agent_NativeRecorder_reset0},

@@ -9,6 +9,7 @@
 #include "arch.h"
 #include "objects.h"
 #include "owners.h"
+#include "capture.h"
 #include "snapshot_format.h"
 #include "text.h"
 #include "threads.h"
@@ -297,6 +298,10 @@ static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *
     put_kv_u64(b, &n, "records.torn", c->torn);
     put_kv_u64(b, &n, "threads.evicted", tt.evicted);
     put_kv_u64(b, &n, "stacks.dropped", stacks_dropped(src->stacks));
+    char capture[1024];
+    capture_describe(capture, sizeof(capture));
+    put_kv(b, &n, "stacks.capture", capture);
+    if (capture_oracle_describe(capture, sizeof(capture))) put_kv(b, &n, "stacks.oracle", capture);
     put_kv_u64(b, &n, "objects.dropped", objects_dropped());
     if (src->timing) put_timing(b, &n, src);
     buf_counted_section_end(b, mark, n);

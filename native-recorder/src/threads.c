@@ -1,4 +1,5 @@
 #include "threads.h"
+#include "capture.h"
 #include "arch.h"
 #include "objects.h"
 #include "snapshot_format.h"
@@ -97,7 +98,7 @@ int threads_init(JNIEnv *jni, uint64_t budget, uint32_t buffer_bytes, uint32_t s
     ring_capacity = ring_capacity_for(buffer_bytes);
     if (ring_capacity == 0) ring_capacity = 1;
     virtual_capacity = ring_capacity < CV_VIRTUAL_RING_RECORDS ? ring_capacity : CV_VIRTUAL_RING_RECORDS;
-    frame_slots = stack_depth + 1;
+    frame_slots = stack_depth + CAPTURE_SLACK;
     carrier_bytes = frame_slots * sizeof(jvmtiFrameInfo);
     carrier_key_ok = pthread_key_create(&carrier_key, carrier_exit) == 0;
     jclass vc = (*jni)->FindClass(jni, "java/lang/BaseVirtualThread");

@@ -73,7 +73,7 @@ typedef struct cv_thread {
     char    *parent_group;
     size_t   bytes;           /* size of this block, counted against the cap */
     uint64_t names_bytes;     /* bytes of name, group, parent_group, counted too; under registry_lock */
-    jvmtiFrameInfo *frames;   /* stack_depth + 1 entries, owner only; NULL for a virtual thread
+    jvmtiFrameInfo *frames;   /* stack_depth + CAPTURE_SLACK entries (capture.h), owner only; NULL for a virtual thread
                                  (threads_frames: the carrier's) */
     uint64_t pending_obj;     /* owner only: monitor id of the last recorded ENTER or WAIT, */
     uint32_t pending_type;    /* its type, */
@@ -120,7 +120,7 @@ static inline void threads_write(JNIEnv *jni, cv_thread *t, const cv_record *r) 
  * OS thread's (an OS thread runs one platform thread; a carrier's ThreadStart notes it). */
 int64_t threads_carrier(const cv_thread *t);
 
-/* Owner thread: the buffer to capture a stack into (stack_depth + 1 frames): the state's own,
+/* Owner thread: the buffer to capture a stack into (stack_depth + CAPTURE_SLACK frames): the state's own,
  * or for a virtual thread the carrier's, made on first use within the cap (NULL: no room,
  * capture no stack). */
 jvmtiFrameInfo *threads_frames(JNIEnv *jni, cv_thread *t);

@@ -31,14 +31,26 @@ static int layout(void *lib, const char *name, uint64_t *out) {
     return 0;
 }
 
-int vmstructs_open(JNIEnv *jni, const char **reason) {
-    if (vs.ok) return 0;
-    /* libjvm holds the JNI function table: find the library from one of its functions. */
-    void *lib = NULL;
+/* libjvm holds the JNI function table: find the library from one of its functions. The
+ * handle (RTLD_NOLOAD) only adds a reference to the loaded library; dlclose drops it. */
+static void *jvm_library(JNIEnv *jni) {
     Dl_info info;
     if (dladdr((void *)(*jni)->GetVersion, &info) && info.dli_fname) {
-        lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+        return dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
     }
+    return NULL;
+}
+
+void *vmstructs_jvm_symbol(JNIEnv *jni, const char *name) {
+    void *lib = jvm_library(jni);
+    void *p = symbol(lib, name);
+    if (lib) dlclose(lib);
+    return p;
+}
+
+int vmstructs_open(JNIEnv *jni, const char **reason) {
+    if (vs.ok) return 0;
+    void *lib = jvm_library(jni);
     const char **structs = symbol(lib, "gHotSpotVMStructs");
     const char **types = symbol(lib, "gHotSpotVMTypes");
     const char **longs = symbol(lib, "gHotSpotVMLongConstants");

@@ -14,6 +14,10 @@
 #include <jni.h>
 #include <stdint.h>
 
+/* A symbol of the libjvm that holds the JNI function table (found through one of its
+ * functions' address), else a global symbol of that name; NULL when neither exists. */
+void *vmstructs_jvm_symbol(JNIEnv *jni, const char *name);
+
 /* 0 when the tables were found and are well formed; -1 otherwise (why: `reason`). */
 int vmstructs_open(JNIEnv *jni, const char **reason);
 

@@ -266,5 +266,5 @@ TEST(jni_counters0_returns_the_counters_in_the_order_of_counters_h) {
     CHECK_EQ_U64(returned.len, CV_COUNTER_COUNT);
     for (int i = 0; i < CV_COUNTER_COUNT; i++) CHECK_EQ_U64(returned_longs[i], 100 + i);
     CHECK_EQ_U64(CV_COUNTER_RECORDS_WRITTEN, 0);
-    CHECK_EQ_U64(CV_COUNTER_OBJECTS_CAPACITY, CV_COUNTER_COUNT - 1);
+    CHECK_EQ_U64(CV_COUNTER_STACK_FALLBACKS, CV_COUNTER_COUNT - 1);
 }

@@ -38,6 +38,10 @@ import dev.convoy.export.Output;
  * vthreadevents=on|off|capability   record virtual threads' real start and end (JVMTI
  *                        VirtualThreadStart/End, which needs can_support_virtual_threads, JDK 21+;
  *                        ignored before); 'capability' only adds the capability (benchmark)
+ * stacks=async|jvmti     how stacks are captured: 'async' walks the thread's own stack with
+ *                        HotSpot's AsyncGetCallTrace (no VM transition, so no wait behind a
+ *                        safepoint) and falls back to GetStackTrace wherever it cannot be sure;
+ *                        'jvmti' always uses GetStackTrace (default async)
  * timing=on|off          benchmark only: time each monitor callback and park probe, stage by
  *                        stage, into per-thread accumulators that snapshots report in INFO
  *                        (timing.* keys); adds a few time-stamp reads per event (default off;
@@ -62,7 +66,7 @@ public final class AgentOptions {
     }
 
     static final List<String> KEYS = List.of("recording", "buffer", "memory", "stackdepth", "dumpdir",
-            "dumponexit", "dumpname", "callbacks", "owners", "contanalysis", "vthreadevents", "timing", "http",
+            "dumponexit", "dumpname", "callbacks", "owners", "contanalysis", "vthreadevents", "stacks", "timing", "http",
             "httptoken");
 
     static final long MIN_BUFFER = 4 << 10;
@@ -90,6 +94,9 @@ public final class AgentOptions {
     static final String VIRTUAL_THREAD_EVENTS_DEFAULT = "on";
     private String virtualThreadEvents = VIRTUAL_THREAD_EVENTS_DEFAULT;
     private boolean contentionAnalysis;
+    /** Default of stacks: see docs/performance.md, "Stack capture". */
+    static final String STACKS_DEFAULT = "async";
+    private String stacks = STACKS_DEFAULT;
     private boolean timing;
     private String text = "";
     private String httpHost;
@@ -170,6 +177,12 @@ public final class AgentOptions {
                             + value + "'");
                 }
                 virtualThreadEvents = value;
+            }
+            case "stacks" -> {
+                if (!value.equals("async") && !value.equals("jvmti")) {
+                    throw new InvalidOptionException("option 'stacks' must be async or jvmti, got '" + value + "'");
+                }
+                stacks = value;
             }
             case "timing" -> timing = onOff(key, value);
             case "http" -> httpAddress(value);
@@ -414,6 +427,11 @@ public final class AgentOptions {
         return contentionAnalysis;
     }
 
+    /** stacks: 1 async (AsyncGetCallTrace, GetStackTrace as fallback), 0 jvmti (GetStackTrace). */
+    public int stackCapture() {
+        return stacks.equals("async") ? 1 : 0;
+    }
+
     /**
      * Whether the callbacks are timed (timing=on): a benchmark-only switch, see
      * docs/performance.md ("Where a callback's time goes").
@@ -456,6 +474,7 @@ public final class AgentOptions {
         parts.add("owners=" + (vmOwners ? "vm" : "inferred"));
         parts.add("contanalysis=" + (contentionAnalysis ? "on" : "off"));
         parts.add("vthreadevents=" + virtualThreadEvents);
+        parts.add("stacks=" + stacks);
         if (timing) {
             parts.add("timing=on"); // benchmark only: named when on, like the web view
         }

@@ -61,6 +61,7 @@ public final class ConvoyAgent {
         NativeRecorder.load(inst);
         NativeRecorder.start(options.bufferBytes(), options.memoryCap(), options.stackDepth(), options.recording(),
                 options.emptyCallbacks(), options.vmOwners(), options.virtualThreadEvents(), options.timing(),
+                options.stackCapture(),
                 options.effective());
         ConvoyAgent agent = new ConvoyAgent(options, inst);
         agent.dumpDirectory.removeStaleTemporaryFiles();

@@ -36,10 +36,13 @@ public final class NativeRecorder {
      * @param objectsDropped     objects not described because the object table was full
      * @param objectsInUse       entries of the object table in use
      * @param objectsCapacity    entries the object table has
+     * @param stackFallbacks     stacks=async: captures that took GetStackTrace or were skipped
+     *                           (why: INFO stacks.capture)
      */
     public record Counters(long recordsWritten, long recordsOverwritten, long recordsDropped, long threadsRecorded,
                            long threadsSeen, long threadsEvicted, long memoryInUse, long startEpochNs,
-                           long stacksDropped, long objectsDropped, long objectsInUse, long objectsCapacity) {
+                           long stacksDropped, long objectsDropped, long objectsInUse, long objectsCapacity,
+                           long stackFallbacks) {
     }
 
     /** Number of counters: the components of {@link Counters}. */
@@ -99,14 +102,16 @@ public final class NativeRecorder {
      *                       can_support_virtual_threads only (JDK 21+; ignored before)
      * @param timing         benchmark only: time the callbacks' stages (native-recorder/src/timing.h);
      *                       snapshots then carry the INFO keys {@code timing.*}
+     * @param stackCapture   1: AsyncGetCallTrace with GetStackTrace as fallback, 0: GetStackTrace
+     *                       (native-recorder/src/capture.h)
      * @param options        the option text in effect, stored in snapshots
      * @throws IllegalStateException if the recorder already runs or JVMTI refuses
      */
     public static void start(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                              boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
-                             boolean timing, String options) {
+                             boolean timing, int stackCapture, String options) {
         start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, virtualThreadEvents, timing,
-                options);
+                stackCapture, options);
     }
 
     /**
@@ -242,12 +247,12 @@ public final class NativeRecorder {
             throw new IllegalStateException("the native library returned " + c.length + " counters, expected "
                     + COUNTERS + ": libconvoy.so does not match this NativeRecorder");
         }
-        return new Counters(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11]);
+        return new Counters(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12]);
     }
 
     private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                                       boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
-                                      boolean timing, String options);
+                                      boolean timing, int stackCapture, String options);
 
     private static native void setRecording0(boolean on);
 

@@ -49,11 +49,11 @@ class AgentOptionsTest {
         assertEquals(EnumSet.of(Output.CHROME, Output.CSV_META, Output.CSV_EVENTS), o.dumpOnExit());
         assertEquals("run-1.a", o.dumpName());
         assertEquals("recording=off,buffer=128k,memory=1g,stackdepth=0,dumpdir=/tmp/x,dumponexit=chrome+csv,"
-                + "dumpname=run-1.a,callbacks=full,owners=vm,contanalysis=off,vthreadevents=on", o.effective());
+                + "dumpname=run-1.a,callbacks=full,owners=vm,contanalysis=off,vthreadevents=on,stacks=async", o.effective());
         assertTrue(AgentOptions.parse("callbacks=empty").emptyCallbacks());
         assertFalse(o.contentionAnalysis());
         assertTrue(AgentOptions.parse("contanalysis=on").contentionAnalysis());
-        assertTrue(AgentOptions.parse("contanalysis=on").effective().endsWith(",contanalysis=on,vthreadevents=on"));
+        assertTrue(AgentOptions.parse("contanalysis=on").effective().endsWith(",contanalysis=on,vthreadevents=on,stacks=async"));
         assertEquals(EnumSet.allOf(Output.class), AgentOptions.parse("dumponexit=all").dumpOnExit());
         assertTrue(AgentOptions.parse("dumponexit=none").dumpOnExit().isEmpty());
         assertEquals(4096, AgentOptions.parse("buffer=4096").bufferBytes());
@@ -65,7 +65,7 @@ class AgentOptionsTest {
     @Test
     void unknownKeyListsTheAllowedOnes() {
         assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, stackdepth, dumpdir, "
-                + "dumponexit, dumpname, callbacks, owners, contanalysis, vthreadevents, timing, http, httptoken",
+                + "dumponexit, dumpname, callbacks, owners, contanalysis, vthreadevents, stacks, timing, http, httptoken",
                 error("bufer=64k"));
     }
 
@@ -106,6 +106,8 @@ class AgentOptionsTest {
         "timing=yes please|option 'timing' must be on or off, got 'yes please'",
         "timing=|option 'timing' must be on or off, got ''",
         "timing=on,timing=off|option 'timing' is given twice",
+        "stacks=agct|option 'stacks' must be async or jvmti, got 'agct'",
+        "stacks=jvmti,stacks=async|option 'stacks' is given twice",
         "callbacks=empty,timing=on|option 'timing' times the recorder's callbacks, but callbacks=empty records nothing",
     })
     void malformedValuesNameTheOptionAndWhatIsAllowed(String text, String expected) {
@@ -113,12 +115,23 @@ class AgentOptionsTest {
         assertTrue(message.startsWith(expected), () -> "message for '" + text + "': " + message);
     }
 
+    /** stacks=async (the default) walks with AsyncGetCallTrace; stacks=jvmti with GetStackTrace only. */
+    @Test
+    void stacksIsAsyncByDefaultOrJvmti() {
+        java.util.Map<String, Integer> capture = java.util.Map.of("", 1, "stacks=async", 1, "stacks=jvmti", 0);
+        capture.forEach((text, mode) -> {
+            AgentOptions o = AgentOptions.parse(text);
+            assertEquals(mode, o.stackCapture(), text);
+            assertTrue(o.effective().contains(mode == 1 ? ",stacks=async" : ",stacks=jvmti"), o.effective());
+        });
+    }
+
     /** timing=on is benchmark-only: parsed like the other switches, named in effective() only when on. */
     @Test
     void timingIsABenchmarkSwitchOffByDefault() {
         AgentOptions on = AgentOptions.parse("timing=on");
         assertTrue(on.timing());
-        assertTrue(on.effective().endsWith(",contanalysis=off,vthreadevents=on,timing=on"), on.effective());
+        assertTrue(on.effective().endsWith(",contanalysis=off,vthreadevents=on,stacks=async,timing=on"), on.effective());
         assertTrue(AgentOptions.parse("TIMING=On,stackdepth=0").timing());
         AgentOptions off = AgentOptions.parse("timing=off");
         assertFalse(off.timing());

@@ -124,6 +124,10 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             attr("MemoryInUseBytes", SimpleType.LONG, false, "Recorder memory in use, in bytes"),
             attr("StacksDropped", SimpleType.LONG, false,
                     "Stack traces not kept because the stack table was full (their events have no stack)"),
+            attr("StackFallbacks", SimpleType.LONG, false,
+                    "With stacks=async: stack captures that took JVMTI GetStackTrace, or were skipped during a GC "
+                    + "pause, because AsyncGetCallTrace could not vouch for the frames (why: the snapshot's INFO "
+                    + "stacks.capture)"),
             attr("ObjectsDropped", SimpleType.LONG, false,
                     "Objects not described because the object table was full (shown as <unknown class>)"),
             attr("ObjectsInUse", SimpleType.LONG, false,
@@ -192,6 +196,7 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             case "ThreadsRecorded" -> c.threadsRecorded();
             case "MemoryInUseBytes" -> c.memoryInUse();
             case "StacksDropped" -> c.stacksDropped();
+            case "StackFallbacks" -> c.stackFallbacks();
             case "ObjectsDropped" -> c.objectsDropped();
             case "ObjectsInUse" -> c.objectsInUse();
             case "ObjectTableCapacity" -> c.objectsCapacity();

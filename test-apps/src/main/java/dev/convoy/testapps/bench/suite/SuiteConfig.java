@@ -33,6 +33,9 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig RING_INFERRED = new SuiteConfig("ringinf", "Convoy ring only, owners=inferred",
             Tool.CONVOY, "stackdepth=0,owners=inferred");
     public static final SuiteConfig DEFAULT = new SuiteConfig("default", "Convoy default (stacks 64)", Tool.CONVOY, "");
+    /** Convoy default with every stack taken by GetStackTrace (the capture before stacks=async). */
+    public static final SuiteConfig JVMTI_STACKS = new SuiteConfig("jvmti", "Convoy default, stacks=jvmti",
+            Tool.CONVOY, "stacks=jvmti");
     public static final SuiteConfig CONTAN = new SuiteConfig("contan", "Convoy default + contanalysis", Tool.CONVOY,
             "contanalysis=on");
     public static final SuiteConfig JFR = new SuiteConfig("jfr", "JFR default", Tool.JFR, "");
@@ -47,6 +50,9 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
      */
     public static final SuiteConfig TIMING = new SuiteConfig("timing", "Convoy default, timing=on", Tool.CONVOY,
             "timing=on");
+    /** {@link #JVMTI_STACKS} with timing=on: where its callbacks' time goes, beside {@link #TIMING}. */
+    public static final SuiteConfig TIMING_JVMTI = new SuiteConfig("timingjvmti", "Convoy stacks=jvmti, timing=on",
+            Tool.CONVOY, "stacks=jvmti,timing=on");
     /** Convoy default with a small memory cap, for the memory workload. */
     public static final SuiteConfig CAP16 = new SuiteConfig("cap16", "Convoy default, memory=16m", Tool.CONVOY,
             "memory=16m");
@@ -58,8 +64,8 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig VT_CAP = new SuiteConfig("vtcap", "Convoy default, vthreadevents=capability",
             Tool.CONVOY, "vthreadevents=capability");
 
-    public static final List<SuiteConfig> ALL = List.of(NONE, FLOOR, RING, RING_INFERRED, DEFAULT, CONTAN, JFR, JFR0, JFR0S, ASYNC,
-            CAP16, VT_OFF, VT_CAP, TIMING);
+    public static final List<SuiteConfig> ALL = List.of(NONE, FLOOR, RING, RING_INFERRED, DEFAULT, JVMTI_STACKS, CONTAN, JFR, JFR0, JFR0S, ASYNC,
+            CAP16, VT_OFF, VT_CAP, TIMING, TIMING_JVMTI);
 
     /** Whether a run of this configuration dumps a snapshot whose callback timing the runner reads. */
     public boolean timed() {

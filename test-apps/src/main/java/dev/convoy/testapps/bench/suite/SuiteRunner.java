@@ -141,22 +141,22 @@ public final class SuiteRunner {
      * Unsafe.park. Contention analysis adds nothing to parks and is left out.
      */
     static final List<SuiteConfig> PARK_CONFIGS = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING,
-            SuiteConfig.DEFAULT, SuiteConfig.JFR, SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
+            SuiteConfig.DEFAULT, SuiteConfig.JVMTI_STACKS, SuiteConfig.JFR, SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
 
     /** The workloads with their sizes (smaller with --quick) and configurations. */
     static Workload workload(String id, boolean quick, int runs) {
-        List<SuiteConfig> nine = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING, SuiteConfig.DEFAULT,
-                SuiteConfig.CONTAN, SuiteConfig.JFR, SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
+        List<SuiteConfig> standard = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING, SuiteConfig.DEFAULT,
+                SuiteConfig.JVMTI_STACKS, SuiteConfig.CONTAN, SuiteConfig.JFR, SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
         // Contended enters: also ring only without the owner read, for its cost per enter.
         List<SuiteConfig> enters = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING,
-                SuiteConfig.RING_INFERRED, SuiteConfig.DEFAULT, SuiteConfig.CONTAN, SuiteConfig.JFR, SuiteConfig.JFR0,
+                SuiteConfig.RING_INFERRED, SuiteConfig.DEFAULT, SuiteConfig.JVMTI_STACKS, SuiteConfig.CONTAN, SuiteConfig.JFR, SuiteConfig.JFR0,
                 SuiteConfig.JFR0S, SuiteConfig.ASYNC);
         String w = Workloads.class.getName();
         return switch (id) {
             case "pingpong" -> new Workload(new Measurements.Spec(id, "Ping-pong (wait/notify, 1 CPU)",
                     "ns_per_roundtrip", "ns/round trip", false, PingPong.EVENTS_PER_ROUNDTRIP, false),
                     PingPong.class.getName(), List.of("--roundtrips", quick ? "30000" : "200000", "--warmup",
-                    quick ? "10000" : "50000"), nine, Math.max(runs, quick ? runs : 7), true, List.of());
+                    quick ? "10000" : "50000"), standard, Math.max(runs, quick ? runs : 7), true, List.of());
             case "rlpingpong" -> new Workload(new Measurements.Spec(id,
                     "ReentrantLock ping-pong (lock + conditions, parks, 1 CPU)", "ns_per_roundtrip", "ns/round trip",
                     false, 0, false, true), w, List.of("rlpingpong", "roundtrips=" + (quick ? 30000 : 200000),
@@ -176,7 +176,7 @@ public final class SuiteRunner {
                     List.of("handoff", "threads=20", "rounds=" + (quick ? 3 : 15)), enters, runs, false, List.of());
             case "churn" -> new Workload(new Measurements.Spec(id, "Thread churn (start+join)",
                     "us_per_thread", "µs/thread", false, 0, false), w,
-                    List.of("churn", "threads=" + (quick ? 2000 : 8000)), nine, runs, false, List.of());
+                    List.of("churn", "threads=" + (quick ? 2000 : 8000)), standard, runs, false, List.of());
             case "vchurn" -> new Workload(new Measurements.Spec(id, "Virtual-thread churn (JDK 21+), JVM CPU time",
                     "cpu_us_per_thread", "CPU µs/thread", false, 0, false), w,
                     List.of("vchurn", "threads=" + (quick ? 20000 : 100000), "batch=100"),
@@ -185,13 +185,14 @@ public final class SuiteRunner {
                     runs, false, List.of());
             case "h2" -> new Workload(new Measurements.Spec(id, "H2 database, 8 JDBC clients",
                     "ops_per_s", "ops/s", true, 0, false), w,
-                    List.of("h2", "clients=8", "warmup=" + (quick ? 1 : 2), "seconds=" + (quick ? 2 : 4)), nine,
+                    List.of("h2", "clients=8", "warmup=" + (quick ? 1 : 2), "seconds=" + (quick ? 2 : 4)), standard,
                     runs, false, List.of());
             case "h2ab" -> new Workload(new Measurements.Spec(id,
                     "H2, recording switched on and off inside one JVM (paired phases)", "overhead_pct", "%", false, 0,
                     false), w, List.of("h2ab", "clients=8", "warmup=" + (quick ? 1 : 3), "pairs=" + (quick ? 6 : 30),
                     "phase=" + (quick ? 200 : 400)),
-                    List.of(SuiteConfig.NONE, SuiteConfig.RING, SuiteConfig.DEFAULT, SuiteConfig.CONTAN),
+                    List.of(SuiteConfig.NONE, SuiteConfig.RING, SuiteConfig.DEFAULT, SuiteConfig.JVMTI_STACKS,
+                            SuiteConfig.CONTAN),
                     Math.min(runs, 3), false, List.of());
             case "snapshot" -> new Workload(new Measurements.Spec(id, "Snapshot under load", "ops", "", false, 0, false),
                     w, List.of("snapshot", "seconds=" + (quick ? 3 : 8), "interval=150"),
@@ -231,6 +232,9 @@ public final class SuiteRunner {
             if (o.timing() && !UNTIMED_WORKLOADS.contains(id)) {
                 configs.add(configs.contains(SuiteConfig.DEFAULT) ? configs.indexOf(SuiteConfig.DEFAULT) + 1
                         : configs.size(), SuiteConfig.TIMING);
+                if (configs.contains(SuiteConfig.JVMTI_STACKS)) {
+                    configs.add(configs.indexOf(SuiteConfig.JVMTI_STACKS) + 1, SuiteConfig.TIMING_JVMTI);
+                }
             }
             if (!o.configs().isEmpty()) {
                 configs.removeIf(c -> !o.configs().contains(c.id()));
@@ -248,7 +252,7 @@ public final class SuiteRunner {
                     m.add(c, res);
                     if (c.timed()) {
                         Path snap = runDir.resolve("convoy.cvysnap");
-                        timings.add(id, CallbackTiming.read(tools.agentJar(), snap).orElseThrow(
+                        timings.add(timingKey(id, c), CallbackTiming.read(tools.agentJar(), snap).orElseThrow(
                                 () -> new IOException(snap + " holds no callback timing"))
                                 .withSafepoints(SafepointLog.read(runDir.resolve(SafepointLog.FILE))));
                     }
@@ -306,6 +310,11 @@ public final class SuiteRunner {
         }
     }
 
+    /** Each timed configuration's callback timing is kept apart: the workload's id, then /config but for timing. */
+    static String timingKey(String workload, SuiteConfig c) {
+        return c.equals(SuiteConfig.TIMING) ? workload : workload + "/" + c.id();
+    }
+
     static String section(List<Measurements> all, Map<String, CallbackTiming> timings, List<String> jvmFlags,
                           String date, String jdk, String args, double minutes, Path plot, String pin) {
         StringBuilder sb = new StringBuilder();
@@ -352,10 +361,12 @@ public final class SuiteRunner {
                     }
                 }
             }
-            CallbackTiming t = timings.get(id);
-            if (t != null) {
-                sb.append('\n').append(t.section("Where a callback's time goes (" + SuiteConfig.TIMING.label() + "), "
-                        + m.spec().title())).append('\n').append(BenchmarkRunner.TIMING_NOTE);
+            for (SuiteConfig c : m.configs()) {
+                CallbackTiming t = c.timed() ? timings.get(timingKey(id, c)) : null;
+                if (t != null) {
+                    sb.append('\n').append(t.section("Where a callback's time goes (" + c.label() + "), "
+                            + m.spec().title())).append('\n').append(BenchmarkRunner.TIMING_NOTE);
+                }
             }
             raw.append("- ").append(id).append(":\n");
             for (SuiteConfig c : m.configs()) {

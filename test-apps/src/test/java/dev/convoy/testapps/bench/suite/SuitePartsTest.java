@@ -158,17 +158,25 @@ class SuitePartsTest {
 
     @Test
     void pingPongTargetsMetAndMissed() {
-        // default costs (8000-6000)/4 = 500 ns/event, JFR (10000-6000)/4 = 1000: ratio 0.5, met
+        // default costs (8000-6000)/4 = 500 ns/event, JFR (10000-6000)/4 = 1000: ratio 0.5, both met
         List<SuiteReport.Target> t = SuiteReport.pingPongTargets(pingPong(6000, 6400, 7000, 8000, 10000));
-        assertEquals(3, t.size());
+        assertEquals(4, t.size());
         assertTrue(t.get(0).met(), t.get(0).line());
-        // ring 7000 vs floor 6400: +9.4 %, met; per event 250 vs 100: missed
+        assertTrue(t.get(0).line().contains("≤ JFR threshold 0"), t.get(0).line());
         assertTrue(t.get(1).met(), t.get(1).line());
-        assertFalse(t.get(2).met(), t.get(2).line());
+        assertTrue(t.get(1).line().contains("≤ ½ of JFR"), t.get(1).line());
+        // ring 7000 vs floor 6400: +9.4 %, met; per event 250 vs 100: missed
+        assertTrue(t.get(2).met(), t.get(2).line());
+        assertFalse(t.get(3).met(), t.get(3).line());
+        // default 750 ns/event against JFR's 1000: at most JFR's, not half of it
         List<SuiteReport.Target> worse = SuiteReport.pingPongTargets(pingPong(6000, 6400, 7200, 9000, 10000));
-        assertFalse(worse.get(0).met());
-        assertTrue(worse.get(0).line().contains("over by 250.0 ns/event"), worse.get(0).line());
+        assertTrue(worse.get(0).met(), worse.get(0).line());
         assertFalse(worse.get(1).met());
+        assertTrue(worse.get(1).line().contains("over by 250.0 ns/event"), worse.get(1).line());
+        assertFalse(worse.get(2).met());
+        List<SuiteReport.Target> over = SuiteReport.pingPongTargets(pingPong(6000, 6400, 7200, 11000, 10000));
+        assertFalse(over.get(0).met());
+        assertTrue(over.get(0).line().contains("over by 250.0 ns/event"), over.get(0).line());
     }
 
     @Test

@@ -1,0 +1,73 @@
+/*
+ * Stack capture on the current thread, inside a JVMTI callback or a park probe's native.
+ *
+ * Two ways (option stacks=async|jvmti):
+ *  - async: HotSpot's AsyncGetCallTrace (exported by libjvm, found with dlsym), called with a
+ *    NULL ucontext. The thread is in native state with a walkable last Java frame (a JVMTI
+ *    callback runs after the VM's transition to native; a JNI native method is in native), so
+ *    AsyncGetCallTrace starts at the frame anchor and walks the thread's own stack without a
+ *    transition into the VM: it never waits for a safepoint to end. It reports frames only for
+ *    methods whose jmethodID exists: ClassPrepare makes them for every class (GetClassMethods),
+ *    capture_start for the classes loaded before, and the fallback for any left (GetStackTrace
+ *    makes the ids of the frames it returns). ClassLoad is enabled too: AsyncGetCallTrace
+ *    refuses to walk without it.
+ *  - jvmti: GetStackTrace, which transitions into the VM (and so waits out a safepoint).
+ *
+ * async falls back to GetStackTrace whenever it cannot be sure the frames are GetStackTrace's:
+ * a negative num_frames (GC under way, deoptimization handler, frame not walkable), no frame at
+ * all, a frame without a jmethodID, a Java frame without a bytecode index, and every virtual
+ * thread (AsyncGetCallTrace walks the carrier's physical stack past the continuation). Each
+ * kind of fallback is counted (INFO stacks.capture). One exception: a callback that holds the
+ * monitor (MonitorWait) meeting a GC pause records no stack (counted as skipped.gc) rather
+ * than keep every thread that waits for the monitor waiting for the pause too.
+ *
+ * Test oracle (CONVOY_TEST_STACK_ORACLE in the environment, never a user option): "1" makes
+ * every async capture also call GetStackTrace and count equal and different captures; "force"
+ * makes every capture take the fallback path (counted as forced). INFO stacks.oracle.
+ */
+#ifndef CONVOY_CAPTURE_H
+#define CONVOY_CAPTURE_H
+
+#include <jni.h>
+#include <jvmti.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log.h"
+#include "stacks.h"
+
+enum { CAPTURE_JVMTI = 0, CAPTURE_ASYNC = 1 };
+
+/* Frames a capture buffer must hold beyond the stack depth: the one that tells a truncated
+ * stack, and the probes' skipped frames (async walks them before dropping them). */
+#define CAPTURE_SLACK 3
+
+/* Before the events are enabled (live phase): resolves AsyncGetCallTrace for mode async.
+ * Where it is absent, one line on stderr and GetStackTrace is used. Returns the mode used. */
+int capture_init(JNIEnv *jni, jvmtiEnv *jvmti, int mode);
+/* Mode async: whether ClassLoad and ClassPrepare must be enabled (capture_on_class_* set). */
+int capture_async(void);
+/* Mode async, after ClassPrepare is enabled: jmethodIDs for every class already loaded. */
+void capture_preload(jvmtiEnv *jvmti, JNIEnv *jni);
+
+void JNICALL capture_on_class_load(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass);
+void JNICALL capture_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass);
+
+/*
+ * The current thread's stack, skipping `skip` (at most CAPTURE_SLACK - 1) frames at the top,
+ * into `frames` (room for depth + CAPTURE_SLACK). Returns the frames captured, up to depth + 1
+ * (more than depth: the stack is deeper), or 0 for none. `is_virtual`: the thread is virtual.
+ * `holds_monitor` (MonitorWait, whose thread holds the monitor until the callback returns): a
+ * GC pause under way skips the stack (counted) instead of waiting for it in GetStackTrace.
+ */
+int capture_walk(jvmtiEnv *jvmti, JNIEnv *jni, int is_virtual, int holds_monitor, jint skip, uint32_t depth,
+                 cv_frame *frames);
+
+/* Captures that took GetStackTrace (every reason) or were skipped, since start. */
+uint64_t capture_fallbacks(void);
+
+/* INFO values: "mode=async walks=... fallback=..." and the oracle's tally (NULL when off). */
+void capture_describe(char *out, size_t cap);
+int capture_oracle_describe(char *out, size_t cap);
+
+#endif
