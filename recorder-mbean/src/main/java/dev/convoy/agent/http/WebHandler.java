@@ -39,6 +39,7 @@ import dev.convoy.model.StackTrace;
  * GET  /api/stacks/ID          frames of a stack of the frozen snapshot, as text
  * GET  /api/download?format=F  the frozen snapshot as one {@link Output} (chrome, tptp, csv-meta, ...)
  * GET  /api/report?format=F    the contention report, text or markdown
+ * GET  /api/timeline?from=&amp;to=&amp;width=  the frozen snapshot's timeline for a window ({@link Timeline})
  * </pre>
  * Errors are JSON {@code {"error": "..."}}: 400 bad parameter, 401 missing or wrong token,
  * 403 foreign Host, or a request from a page of another origin to anything but the page and
@@ -51,16 +52,19 @@ final class WebHandler extends Handler.Abstract {
     static final int MAX_URI = 1024;
     private static final String PAGE_DIR = "/dev/convoy/agent/http/";
     private static final Map<String, String> PAGES = Map.of(
-            "/", "index.html", "/index.html", "index.html", "/app.js", "app.js", "/app.css", "app.css");
+            "/", "index.html", "/index.html", "index.html", "/app.js", "app.js", "/app.css", "app.css",
+            "/timeline.js", "timeline.js");
     private static final Map<String, String> ROUTES = Map.of(
             "/api/status", "GET", "/api/recording", "POST", "/api/contanalysis", "POST", "/api/snapshot", "GET",
-            "/api/download", "GET", "/api/report", "GET");
+            "/api/download", "GET", "/api/report", "GET", "/api/timeline", "GET");
     private static final JsonFactory JSON = new JsonFactory();
 
     private final Source source;
     private final byte[] token;
     private final boolean loopback;
     private final String perfetto;
+    /** The timeline of the last snapshot asked for, built once per snapshot. */
+    private Timeline timeline;
 
     WebHandler(Source source, String token, boolean loopback, String perfetto) {
         this.source = source;
@@ -203,6 +207,7 @@ final class WebHandler extends Handler.Abstract {
             }
             case "/api/download" -> download(params.getValue("format"));
             case "/api/report" -> report(params.getValue("format"));
+            case "/api/timeline" -> timeline(params);
             default -> throw new HttpError(404, "no such endpoint: " + path);
         };
     }
@@ -323,6 +328,24 @@ final class WebHandler extends Handler.Abstract {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         output.write(r, out);
         return new Reply(200, output.mediaType(), out.toByteArray(), source.baseName() + output.suffix());
+    }
+
+    private Reply timeline(Fields params) throws HttpError, IOException {
+        Timeline t = timelineOf(source.current());
+        Timeline.Query q;
+        try {
+            q = t.parse(params.getValue("from"), params.getValue("to"), params.getValue("width"));
+        } catch (IllegalArgumentException e) {
+            throw new HttpError(400, e.getMessage());
+        }
+        return Reply.json(g -> t.write(g, q));
+    }
+
+    private synchronized Timeline timelineOf(Recording r) {
+        if (timeline == null || timeline.recording() != r) {
+            timeline = Timeline.of(r);
+        }
+        return timeline;
     }
 
     private Reply report(String format) throws HttpError, IOException {

@@ -196,6 +196,7 @@
     try {
       await refreshStatus();
       renderSnapshot(await (await api('/api/snapshot')).json());
+      document.dispatchEvent(new Event('convoy:snapshot')); // timeline.js redraws
       say('');
     } catch (e) {
       say(e.message);
@@ -259,6 +260,7 @@
     window.addEventListener('message', onMessage);
   }
 
+  window.convoyView = { api: api, showStacks: showStacks, ms: ms }; // for timeline.js
   $('open-perfetto').addEventListener('click', openPerfetto);
   $('refresh').addEventListener('click', refresh);
   $('toggle-recording').addEventListener('click', () => toggle('/api/recording', !(status && status.recording)));
