@@ -82,6 +82,15 @@ public final class Browsers {
      * downloading into {@code downloads} without asking. The caller quits it.
      */
     public static ChromeDriver chromium(Path downloads) {
+        return chromium(downloads, false);
+    }
+
+    /**
+     * {@link #chromium(Path)}, with Chromium's performance log on when {@code networkLog}: its
+     * DevTools {@code Network.*} events, read with {@code manage().logs().get("performance")}
+     * (how a test sees every request the page made).
+     */
+    public static ChromeDriver chromium(Path downloads, boolean networkLog) {
         assumeChromium();
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
@@ -96,6 +105,9 @@ public final class Browsers {
         prefs.put("download.directory_upgrade", true);
         prefs.put("safebrowsing.enabled", false);
         options.setExperimentalOption("prefs", prefs);
+        if (networkLog) {
+            options.setCapability("goog:loggingPrefs", Map.of("performance", "ALL"));
+        }
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(CHROMEDRIVER.toFile())
                 .usingAnyFreePort()
