@@ -32,8 +32,8 @@ import dev.convoy.model.Recording;
  * a pixel are merged into one span until it is a pixel wide (or a wide span follows), sent with
  * the state that took most of its time and the number of spans merged. So a row has at most
  * {@code 2 * width + 1} spans. The critical path is decimated the same way (a segment narrower
- * than a pixel is sent only when it starts a pixel column no earlier segment reached); the
- * interactions are sampled evenly down to {@value #MAX_ARROWS}.
+ * than a pixel is sent only when it starts a pixel column no earlier segment reached); of the
+ * interactions, at most {@value #MAX_ARROWS} are sent: those whose woken interval lasted longest.
  */
 final class Timeline {
 
@@ -338,8 +338,9 @@ final class Timeline {
 
     /**
      * The interactions with an end in the window, between shown rows:
-     * {@code arrows: [[kind, fromRow, fromNs, toRow, toNs], ...]}, by the time the woken thread
-     * ran; {@code arrowCount} is how many there were before sampling.
+     * {@code arrows: [[kind, fromRow, fromNs, toRow, toNs], ...]}, those ending in the window by the
+     * time the woken thread ran, then those only starting in it; {@code arrowCount} is how many there
+     * were before {@link #longestWoken} kept {@value #MAX_ARROWS}.
      */
     private void arrows(JsonGenerator g, Scale sc) throws IOException {
         InteractionTable in = index.interactions();
@@ -361,9 +362,8 @@ final class Timeline {
         }
         g.writeNumberField("arrowCount", n);
         g.writeArrayFieldStart("arrows");
-        int sent = Math.min(n, MAX_ARROWS);
-        for (int j = 0; j < sent; j++) {
-            int id = picked[(int) ((long) j * n / sent)];
+        int[] sent = n <= MAX_ARROWS ? Arrays.copyOf(picked, n) : longestWoken(in, picked, n);
+        for (int id : sent) {
             g.writeStartArray();
             g.writeNumber(in.kind(id).ordinal());
             g.writeNumber(rowOf[in.fromRing(id)]);
@@ -373,6 +373,44 @@ final class Timeline {
             g.writeEndArray();
         }
         g.writeEndArray();
+    }
+
+    /**
+     * The {@value #MAX_ARROWS} of {@code n} interactions whose woken interval (the one each ended)
+     * lasted longest, in their order in {@code ids}: those are drawn on the widest spans, the
+     * ones a person can point at; an interaction that ended no interval counts as lasting 0.
+     */
+    private int[] longestWoken(InteractionTable in, int[] ids, int n) {
+        long[] lasted = new long[n];
+        for (int j = 0; j < n; j++) {
+            lasted[j] = wokenNs(in, ids[j]);
+        }
+        long[] sorted = Arrays.copyOf(lasted, n);
+        Arrays.sort(sorted);
+        long threshold = sorted[n - MAX_ARROWS];
+        int above = 0;
+        for (int j = 0; j < n; j++) {
+            above += lasted[j] > threshold ? 1 : 0;
+        }
+        int ties = MAX_ARROWS - above;
+        int[] out = new int[MAX_ARROWS];
+        int m = 0;
+        for (int j = 0; j < n && m < MAX_ARROWS; j++) {
+            if (lasted[j] > threshold || lasted[j] == threshold && ties-- > 0) {
+                out[m++] = ids[j];
+            }
+        }
+        return out;
+    }
+
+    /** How long the interval an interaction ended lasted, 0 if it ended none. */
+    private long wokenNs(InteractionTable in, int id) {
+        int iv = in.ended(id);
+        if (iv < 0) {
+            return 0;
+        }
+        IntervalTable g = index.intervals(in.toRing(id));
+        return g.endNs(iv) - g.startNs(iv);
     }
 
     /** The ids of {@code sorted} (by fromNs or toNs) whose time lies in the window. */

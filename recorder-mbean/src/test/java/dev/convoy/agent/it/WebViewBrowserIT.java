@@ -40,6 +40,7 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.interactions.Actions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.w3c.dom.Document;
@@ -63,10 +64,12 @@ import dev.convoy.testapps.Scenarios;
  * headers, follows a number to its stacks, downloads every format (checked whole against the
  * API and parsed), hands the trace to "Perfetto" (a {@link StubPerfetto} on another local port,
  * named to the agent by the test-only system property) and toggles recording and contention
- * analysis, checking the page and the server. On the build JDK only (the page does not depend
+ * analysis, checking the page and the server; on the timeline, checks a row per thread and
+ * that a click on a span an interaction ended draws its arrows and opens its stack panel. On the build JDK only (the page does not depend
  * on the JVM; {@code WebViewIT} covers the API on every JDK). Nothing but 127.0.0.1 is opened.
  *
- * <p>It also saves a screenshot of the dashboard to {@code target/web-view.png}, and to the
+ * <p>It also saves a screenshot of the dashboard (the timeline drawn, the mouse on a woken
+ * span) to {@code target/web-view.png}, and to the
  * path in {@code -Dconvoy.test.screenshot} if given (how {@code docs/web-view.png} is made).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -166,10 +169,56 @@ class WebViewBrowserIT {
         return browser.findElement(By.cssSelector("#" + table + " th[data-key='" + key + "']"));
     }
 
+    private String summary(String key) {
+        return browser.findElement(By.id("tl-summary")).getDomAttribute("data-" + key);
+    }
+
+    private long number(String key) {
+        return Long.parseLong(summary(key));
+    }
+
+    /** Opens the page and waits until the timeline is drawn too. */
+    private void loadTimeline() {
+        load();
+        waiting().until(d -> summary("requests") != null && number("requests") > 0);
+    }
+
+    /**
+     * The mouse on the middle of a span of the drawn timeline that an interaction ended (a thread
+     * woken, handed a lock, started, joined) and that is at least 6 pixels wide, found in the
+     * answer of /api/timeline for the window and width the page shows.
+     */
+    private Actions mouseOnAWokenSpan() throws Exception {
+        JsonNode t = JSON.readTree(api("GET", "/api/timeline?from=" + summary("from") + "&to=" + summary("to")
+                + "&width=" + summary("width")).body());
+        double from = t.get("from").asDouble();
+        double perNs = t.get("width").asDouble() / (t.get("to").asDouble() - from);
+        for (JsonNode a : t.get("arrows")) {
+            int row = a.get(3).asInt();
+            if (row == a.get(1).asInt()) {
+                continue;
+            }
+            for (JsonNode s : t.get("rows").get(row).get("spans")) {
+                if (s.get(3).asInt() == 1 && s.get(0).asLong() < a.get(4).asLong() && a.get(4).asLong() <= s.get(1).asLong()
+                        && (s.get(1).asLong() - s.get(0).asLong()) * perNs >= 6) {
+                    double x = number("plot-left") + ((s.get(0).asLong() + s.get(1).asLong()) / 2.0 - from) * perNs;
+                    double y = number("axis-height") + row * number("row-height") + number("row-height") / 2.0;
+                    WebElement canvas = browser.findElement(By.id("tl-canvas"));
+                    return new Actions(browser).moveToElement(canvas, (int) Math.round(x - canvas.getRect().getWidth() / 2.0),
+                            (int) Math.round(y - canvas.getRect().getHeight() / 2.0));
+                }
+            }
+        }
+        throw new AssertionError("of " + t.get("arrows").size() + " interactions sent (" + t.get("arrowCount")
+                + " in the window), none ended a span 6 pixels wide");
+    }
+
     @Test
     @Order(1)
     void dashboardScreenshot() throws Exception {
-        load();
+        loadTimeline();
+        mouseOnAWokenSpan().perform(); // the picture shows the arrows of a hovered span
+        waiting().until(d -> number("arrows") > 0);
         // a 1400x1800 viewport whatever the window decorations
         browser.executeCdpCommand("Emulation.setDeviceMetricsOverride",
                 Map.of("width", 1400, "height", 1800, "deviceScaleFactor", 1, "mobile", false));
@@ -366,6 +415,29 @@ class WebViewBrowserIT {
 
     @Test
     @Order(5)
+    void timelineShowsEveryThreadAndOpensTheStackOfAClickedSpan() throws Exception {
+        loadTimeline();
+        Recording r = SnapshotReader.read(api("GET", "/api/download?format=snapshot").body());
+        List<String> rows = browser.findElements(By.cssSelector("#tl-rows li")).stream()
+                .map(e -> e.getDomProperty("textContent")).toList();
+        assertEquals(r.threads().stream().filter(t -> !t.isSystem()).map(t -> t.label()).toList(), rows,
+                "a row per Java thread of the frozen snapshot, as the other outputs name them");
+        assertTrue(rows.contains(Deadlock.THREAD_A), rows::toString);
+        assertTrue(number("path-segments") > 0, "the critical path is drawn");
+        assertTrue(number("spans") >= rows.size());
+
+        mouseOnAWokenSpan().click().perform();
+        waiting().until(d -> !summary("selected").isEmpty());
+        assertTrue(number("arrows") > 0, "the arrows of the selected span are drawn");
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("stack-panel")));
+        String title = browser.findElement(By.id("stack-title")).getText();
+        assertTrue(title.startsWith(rows.get(Integer.parseInt(summary("selected").split(":")[0])) + ": "), title);
+        assertTrue(title.contains(" from "), title);
+        browser.findElement(By.id("stack-close")).click();
+    }
+
+    @Test
+    @Order(6)
     void togglesChangeThePageAndTheServer() throws Exception {
         load();
         assertTrue(status().get("recording").asBoolean());
