@@ -97,18 +97,19 @@ final class Timeline {
         return rings.length;
     }
 
-    /** A checked query: {@code 0 <= from < to}, both ns since the recording start, and a width in pixels. */
+    /** A checked query: {@code 0 <= from < to <= durationNs()}, both ns since the recording start, and a width in pixels. */
     record Query(long from, long to, int width) {
     }
 
     /**
-     * Parses the query parameters (each may be null: the whole recording, 1000 pixels).
+     * Parses the query parameters (each may be null: the whole recording, 1000 pixels); a
+     * {@code to} past the recording's end is taken as its end.
      *
      * @throws IllegalArgumentException with a one-line message saying what is allowed
      */
     Query parse(String from, String to, String width) {
-        long f = from == null ? 0 : number("from", from, 0, Long.MAX_VALUE);
-        long t = to == null ? duration : number("to", to, 1, Long.MAX_VALUE);
+        long f = from == null ? 0 : number("from", from, 0, duration - 1);
+        long t = to == null ? duration : Math.min(duration, number("to", to, 1, Long.MAX_VALUE));
         int w = width == null ? 1000 : (int) number("width", width, 1, MAX_WIDTH);
         if (f >= t) {
             throw new IllegalArgumentException("parameter 'from' (" + f + ") must be less than 'to' (" + t + ")");

@@ -62,6 +62,12 @@
     return row && row.spans.some((s) => s[0] === sel.span[0] && s[1] === sel.span[1]);
   }
 
+  // Draws at the next frame, once however many changes came before it (drag, hover).
+  let frame = 0;
+  function redraw() {
+    if (!frame) frame = requestAnimationFrame(() => { frame = 0; draw(); });
+  }
+
   function niceStep(ns) {
     const p = Math.pow(10, Math.floor(Math.log10(ns)));
     for (const m of [1, 2, 5, 10]) if (m * p >= ns) return m * p;
@@ -94,7 +100,8 @@
       const x = Math.round(xOf(t)) + 0.5;
       c.moveTo(x, AXIS_H - 6);
       c.lineTo(x, h);
-      c.fillText(fmt(t), x + 3, AXIS_H / 2);
+      const label = fmt(t);
+      if (x + 3 + c.measureText(label).width <= w) c.fillText(label, x + 3, AXIS_H / 2);
     }
     c.stroke();
 
@@ -251,7 +258,7 @@
     let w = Math.max(MIN_WINDOW_NS, Math.min(to - from, duration));
     from = Math.min(Math.max(0, from), duration - w);
     view = { from: from, to: from + w };
-    draw();
+    redraw();
     schedule();
   }
 
@@ -290,7 +297,7 @@
     if ((h && h.span) !== (hovered && hovered.span)) {
       hovered = h;
       canvas.title = h ? describe(h) : '';
-      draw();
+      redraw();
     }
   });
 
@@ -306,7 +313,7 @@
   canvas.addEventListener('mouseleave', () => {
     if (hovered) {
       hovered = null;
-      draw();
+      redraw();
     }
   });
 
@@ -327,7 +334,7 @@
   $('tl-zoom-in').addEventListener('click', () => zoom(0.5));
   $('tl-zoom-out').addEventListener('click', () => zoom(2));
   $('tl-reset').addEventListener('click', () => view && setView(0, duration));
-  window.addEventListener('resize', () => { if (view) { draw(); schedule(); } });
+  window.addEventListener('resize', () => { if (view) { redraw(); schedule(); } });
 
   // A new snapshot: the whole recording again.
   document.addEventListener('convoy:snapshot', () => {

@@ -175,13 +175,24 @@ class TimelineTest {
         "|1|0|parameter 'width' must be between 1 and 8192, got 0",
         "|1|9000|parameter 'width' must be between 1 and 8192, got 9000",
         "x|1|10|parameter 'from' must be a whole number of ns since the recording start, got 'x'",
-        "-1|1|10|parameter 'from' must be between 0 and 9223372036854775807, got -1",
+        "-1|1|10|parameter 'from' must be between 0 and 9999999, got -1",
+        "10000000||10|parameter 'from' must be between 0 and 9999999, got 10000000",
+        "|0|10|parameter 'to' must be between 1 and 9223372036854775807, got 0",
         "|2|1.5|parameter 'width' must be a whole number of pixels, got '1.5'",
     })
     void badQueriesAreRefusedWithOneLine(String from, String to, String width, String message) throws IOException {
         Timeline t = Timeline.of(fixture());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.parse(from, to, width));
         assertEquals(message, e.getMessage());
+    }
+
+    @Test
+    void aWindowPastTheEndEndsAtTheSnapshot() throws IOException {
+        Timeline t = Timeline.of(fixture());
+        assertEquals(new Timeline.Query(9_000_000, 10_000_000, 100), t.parse("9000000", "9223372036854775807", "100"));
+        JsonNode a = answer(t, t.parse("9000000", "99000000", "100"));
+        assertEquals(10_000_000, a.get("to").asLong());
+        assertRowsInWindow(a);
     }
 
     @Test
