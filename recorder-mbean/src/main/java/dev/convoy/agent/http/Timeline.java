@@ -87,6 +87,11 @@ final class Timeline {
         return recording;
     }
 
+    /** The snapshot's contention index. */
+    ContentionIndex index() {
+        return index;
+    }
+
     /** Length of the recording (start to snapshot), ns; at least 1. */
     long durationNs() {
         return duration;

@@ -63,7 +63,7 @@ final class WebHandler extends Handler.Abstract {
     private final byte[] token;
     private final boolean loopback;
     private final String perfetto;
-    /** The timeline of the last snapshot asked for, built once per snapshot. */
+    /** The timeline of the last snapshot summarised or asked for, built once per snapshot. */
     private Timeline timeline;
 
     WebHandler(Source source, String token, boolean loopback, String perfetto) {
@@ -203,7 +203,8 @@ final class WebHandler extends Handler.Abstract {
             }
             case "/api/snapshot" -> {
                 Recording r = source.takeSnapshot();
-                yield Reply.json(g -> SnapshotJson.write(g, r));
+                Timeline t = timelineOf(r); // its index serves the summary and the timeline's requests after it
+                yield Reply.json(g -> SnapshotJson.write(g, r, t.index()));
             }
             case "/api/download" -> download(params.getValue("format"));
             case "/api/report" -> report(params.getValue("format"));

@@ -6,7 +6,7 @@
   const $ = (id) => document.getElementById(id);
   const canvas = $('tl-canvas');
   if (!canvas) return;
-  const NAME_W = 220, AXIS_H = 26, ROW_H = 16, DEBOUNCE_MS = 150, MIN_WINDOW_NS = 100;
+  const NAME_W = 220, AXIS_H = 22, TOP = 2, ROW_H = 16, DEBOUNCE_MS = 150, MIN_WINDOW_NS = 100;
   // Colours per state and of the critical path, as app.css gives them to the legend's entries.
   const COLORS = {};
   for (const i of document.querySelectorAll('.tl-legend i[data-state]')) {
@@ -74,35 +74,46 @@
     return 10 * p;
   }
 
-  function draw() {
-    if (!data || !view) return;
-    const rows = data.rows;
-    const w = NAME_W + plotWidth();
-    const h = AXIS_H + rows.length * ROW_H + 4;
+  // A canvas of CSS size w x h for the device's pixel ratio; its 2D context, cleared white.
+  function sized(cv, w, h) {
     const dpr = window.devicePixelRatio || 1;
-    canvas.style.width = w + 'px';
-    canvas.style.height = h + 'px';
-    canvas.width = Math.round(w * dpr);
-    canvas.height = Math.round(h * dpr);
-    const c = canvas.getContext('2d');
+    cv.style.width = w + 'px';
+    cv.style.height = h + 'px';
+    cv.width = Math.round(w * dpr);
+    cv.height = Math.round(h * dpr);
+    const c = cv.getContext('2d');
     c.setTransform(dpr, 0, 0, dpr, 0, 0);
     c.fillStyle = '#fff';
     c.fillRect(0, 0, w, h);
     c.font = '11px system-ui, sans-serif';
     c.textBaseline = 'middle';
+    return c;
+  }
 
-    // time axis
+  function draw() {
+    if (!data || !view) return;
+    const rows = data.rows;
+    const w = NAME_W + plotWidth();
+    const h = TOP + rows.length * ROW_H + 4;
+    const c = sized(canvas, w, h);
+
+    // time axis: labels above the rows' box (it stays in view when the rows scroll), lines across the rows
+    const ax = sized($('tl-axis'), w, AXIS_H);
     const step = niceStep((view.to - view.from) / Math.max(1, plotWidth() / 110));
-    c.strokeStyle = '#e4e4e4';
-    c.fillStyle = '#444';
+    ax.strokeStyle = c.strokeStyle = '#e4e4e4';
+    ax.fillStyle = '#444';
+    ax.beginPath();
     c.beginPath();
     for (let t = Math.ceil(view.from / step) * step; t <= view.to; t += step) {
       const x = Math.round(xOf(t)) + 0.5;
-      c.moveTo(x, AXIS_H - 6);
+      ax.moveTo(x, AXIS_H - 6);
+      ax.lineTo(x, AXIS_H);
+      c.moveTo(x, 0);
       c.lineTo(x, h);
       const label = fmt(t);
-      if (x + 3 + c.measureText(label).width <= w) c.fillText(label, x + 3, AXIS_H / 2);
+      if (x + 3 + ax.measureText(label).width <= w) ax.fillText(label, x + 3, AXIS_H / 2 - 2);
     }
+    ax.stroke();
     c.stroke();
 
     // rows: name, spans
@@ -110,7 +121,7 @@
     const states = data.states;
     c.save();
     for (let r = 0; r < rows.length; r++) {
-      const y = AXIS_H + r * ROW_H;
+      const y = TOP + r * ROW_H;
       c.fillStyle = r % 2 ? '#fafafa' : '#f2f2f6';
       c.fillRect(0, y, NAME_W - 4, ROW_H);
       c.fillStyle = '#222';
@@ -120,7 +131,7 @@
     c.rect(NAME_W, 0, plotWidth(), h);
     c.clip();
     for (let r = 0; r < rows.length; r++) {
-      const y = AXIS_H + r * ROW_H + 2;
+      const y = TOP + r * ROW_H + 2;
       for (const s of rows[r].spans) {
         const x0 = xOf(s[0]), x1 = xOf(s[1]);
         if (x1 < NAME_W || x0 > w) continue;
@@ -139,11 +150,11 @@
     let prev = null;
     c.beginPath();
     for (const p of data.path) {
-      const y = AXIS_H + p[0] * ROW_H + ROW_H - 3;
+      const y = TOP + p[0] * ROW_H + ROW_H - 3;
       const x0 = xOf(p[1]);
       c.fillRect(x0, y, Math.max(1, xOf(p[2]) - x0), 3);
       if (prev && prev[0] !== p[0] && prev[2] === p[1]) {
-        c.moveTo(Math.round(x0) + 0.5, AXIS_H + prev[0] * ROW_H + ROW_H - 2);
+        c.moveTo(Math.round(x0) + 0.5, TOP + prev[0] * ROW_H + ROW_H - 2);
         c.lineTo(Math.round(x0) + 0.5, y + 1);
       }
       prev = p;
@@ -157,9 +168,9 @@
       const x0 = xOf(sel.span[0]), x1 = xOf(sel.span[1]);
       c.strokeStyle = SELECT_COLOR;
       c.lineWidth = sel === selected ? 2 : 1;
-      c.strokeRect(x0, AXIS_H + sel.row * ROW_H + 1, Math.max(2, x1 - x0), ROW_H - 3);
+      c.strokeRect(x0, TOP + sel.row * ROW_H + 1, Math.max(2, x1 - x0), ROW_H - 3);
       for (const a of arrowsOf(sel)) {
-        arrow(c, xOf(a[2]), AXIS_H + a[1] * ROW_H + ROW_H / 2, xOf(a[4]), AXIS_H + a[3] * ROW_H + ROW_H / 2);
+        arrow(c, xOf(a[2]), TOP + a[1] * ROW_H + ROW_H / 2, xOf(a[4]), TOP + a[3] * ROW_H + ROW_H / 2);
         arrows++;
       }
     }
@@ -182,7 +193,7 @@
     Object.assign(summary.dataset, {
       rows: rows.length, spans: drawn, from: data.from, to: data.to, viewFrom: Math.round(view.from),
       viewTo: Math.round(view.to), width: data.width, requests: requests, plotLeft: NAME_W, plotWidth: plotWidth(),
-      axisHeight: AXIS_H, rowHeight: ROW_H, pathSegments: data.path.length, arrows: arrows,
+      rowsTop: TOP, rowHeight: ROW_H, pathSegments: data.path.length, arrows: arrows,
       selected: selected ? selected.row + ':' + selected.span[0] + '-' + selected.span[1] : '',
     });
   }
@@ -220,7 +231,7 @@
   // The span under a point of the canvas (within 2 px for narrow ones), or null.
   function hit(x, y) {
     if (!data || x < NAME_W) return null;
-    const row = Math.floor((y - AXIS_H) / ROW_H);
+    const row = Math.floor((y - TOP) / ROW_H);
     if (row < 0 || row >= data.rows.length) return null;
     const t = nsAt(x), slack = 2 * (view.to - view.from) / plotWidth();
     let best = null;

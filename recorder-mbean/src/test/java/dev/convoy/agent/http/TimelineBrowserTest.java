@@ -85,7 +85,7 @@ class TimelineBrowserTest {
         double from = number("view-from");
         double to = number("view-to");
         double x = number("plot-left") + (ns - from) * number("plot-width") / (to - from);
-        double y = number("axis-height") + row * number("row-height") + number("row-height") / 2.0 - 1;
+        double y = number("rows-top") + row * number("row-height") + number("row-height") / 2.0 - 1;
         return new double[] {x, y};
     }
 

@@ -211,7 +211,7 @@ class WebViewBrowserIT {
                 double px = (s.get(1).asLong() - s.get(0).asLong()) * perNs;
                 if (s.get(0).asLong() < to && to <= s.get(1).asLong() && px > best[0]) {
                     double x = number("plot-left") + ((s.get(0).asLong() + s.get(1).asLong()) / 2.0 - from) * perNs;
-                    double y = number("axis-height") + row * number("row-height") + number("row-height") / 2.0;
+                    double y = number("rows-top") + row * number("row-height") + number("row-height") / 2.0;
                     best = new double[] {s.get(3).asInt() == 1 ? px : 0, x, y};
                 }
             }
