@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
@@ -44,8 +43,8 @@ class TimelineBrowserTest {
     ChromeDriver browser;
     WebServer server;
 
-    @BeforeEach
-    void start() throws Exception {
+    /** The browser, with its performance log, and the server over the test snapshot; both closed by {@link #close}. */
+    private void open() throws Exception {
         browser = Browsers.chromium(Files.createDirectories(dir.resolve("downloads")), true);
         Path file = dir.resolve("run.cvysnap");
         Files.write(file, WebServerTest.snapshot());
@@ -53,12 +52,11 @@ class TimelineBrowserTest {
     }
 
     @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (browser != null) {
-            browser.quit();
+    void close() {
+        try (WebServer s = server) {
+            if (browser != null) {
+                browser.quit();
+            }
         }
     }
 
@@ -113,6 +111,7 @@ class TimelineBrowserTest {
 
     @Test
     void timelineDrawsTheRecordingZoomsAndOpensStacksFetchingOnlyFromTheServer() throws Exception {
+        open();
         browser.get(server.url());
         long requests = awaitRequests(0);
         List<String> rows = browser.findElements(By.cssSelector("#tl-rows li")).stream()
