@@ -35,8 +35,10 @@
   }
 
   // Asks for the current window (the whole recording when there is none yet) at the canvas's width.
+  let loadMs = '';
   async function load() {
     const seq = ++latest;
+    const began = performance.now();
     let query = '/api/timeline?width=' + plotWidth();
     if (view) {
       const from = Math.max(0, Math.floor(view.from));
@@ -46,7 +48,9 @@
       const d = await (await convoy().api(query)).json();
       if (seq !== latest) return; // a newer window was asked for meanwhile
       requests++;
+      loadMs = (performance.now() - began).toFixed(1); // request, answer and parse
       data = d;
+      dataSeq++;
       duration = d.durationNs;
       if (!view) view = { from: d.from, to: d.to };
       if (selected && !sameSpan(selected)) selected = null;
@@ -90,36 +94,44 @@
     return c;
   }
 
-  function draw() {
-    if (!data || !view) return;
-    const rows = data.rows;
-    const w = NAME_W + plotWidth();
-    const h = TOP + rows.length * ROW_H + 4;
-    const c = sized(canvas, w, h);
+  // The layer that changes only with the answer, the window or the size (axis, names, spans, path),
+  // kept in an offscreen canvas so that hovering and selecting only copy it and draw on top.
+  const base = document.createElement('canvas');
+  let baseKey = '', baseDrawn = 0, dataSeq = 0, baseView = null;
 
-    // time axis: labels above the rows' box (it stays in view when the rows scroll), lines across the rows
+  // The time axis: labels above the rows' box (it stays in view when the rows scroll), and, on
+  // the context given, lines across the rows. Returns nothing.
+  function drawAxis(w, c, h) {
     const ax = sized($('tl-axis'), w, AXIS_H);
     const step = niceStep((view.to - view.from) / Math.max(1, plotWidth() / 110));
-    ax.strokeStyle = c.strokeStyle = '#e4e4e4';
+    ax.strokeStyle = '#e4e4e4';
     ax.fillStyle = '#444';
     ax.beginPath();
-    c.beginPath();
+    if (c) {
+      c.strokeStyle = '#e4e4e4';
+      c.beginPath();
+    }
     for (let t = Math.ceil(view.from / step) * step; t <= view.to; t += step) {
       const x = Math.round(xOf(t)) + 0.5;
       ax.moveTo(x, AXIS_H - 6);
       ax.lineTo(x, AXIS_H);
-      c.moveTo(x, 0);
-      c.lineTo(x, h);
+      if (c) {
+        c.moveTo(x, 0);
+        c.lineTo(x, h);
+      }
       const label = fmt(t);
       if (x + 3 + ax.measureText(label).width <= w) ax.fillText(label, x + 3, AXIS_H / 2 - 2);
     }
     ax.stroke();
-    c.stroke();
+    if (c) c.stroke();
+  }
 
-    // rows: name, spans
-    let drawn = 0;
-    const states = data.states;
-    c.save();
+  function drawBase(w, h) {
+    const c = sized(base, w, h);
+    drawAxis(w, c, h);
+
+    // rows: name, spans (grouped by colour: one change of fill style per colour, not per span)
+    const rows = data.rows, states = data.states;
     for (let r = 0; r < rows.length; r++) {
       const y = TOP + r * ROW_H;
       c.fillStyle = r % 2 ? '#fafafa' : '#f2f2f6';
@@ -127,19 +139,27 @@
       c.fillStyle = '#222';
       c.fillText(clip(c, rows[r].name, NAME_W - 10), 4, y + ROW_H / 2);
     }
+    c.save();
     c.beginPath();
     c.rect(NAME_W, 0, plotWidth(), h);
     c.clip();
+    const groups = new Map(); // state * 2 + merged -> [x, y, width, ...]
+    let drawn = 0;
     for (let r = 0; r < rows.length; r++) {
       const y = TOP + r * ROW_H + 2;
       for (const s of rows[r].spans) {
         const x0 = xOf(s[0]), x1 = xOf(s[1]);
         if (x1 < NAME_W || x0 > w) continue;
-        c.globalAlpha = s[3] > 1 ? 0.6 : 1;
-        c.fillStyle = COLORS[states[s[2]]] || '#888';
-        c.fillRect(x0, y, Math.max(1, x1 - x0), ROW_H - 5);
+        const k = s[2] * 2 + (s[3] > 1 ? 1 : 0);
+        if (!groups.has(k)) groups.set(k, []);
+        groups.get(k).push(x0, y, Math.max(1, x1 - x0));
         drawn++;
       }
+    }
+    for (const [k, g] of groups) {
+      c.globalAlpha = k % 2 ? 0.6 : 1;
+      c.fillStyle = COLORS[states[k >> 1]] || '#888';
+      for (let i = 0; i < g.length; i += 3) c.fillRect(g[i], g[i + 1], g[i + 2], ROW_H - 5);
     }
     c.globalAlpha = 1;
 
@@ -160,6 +180,43 @@
       prev = p;
     }
     c.stroke();
+    c.restore();
+    return drawn;
+  }
+
+  function draw() {
+    if (!data || !view) return;
+    const began = performance.now();
+    const rows = data.rows;
+    const w = NAME_W + plotWidth();
+    const h = TOP + rows.length * ROW_H + 4;
+    const key = [dataSeq, view.from, view.to, w, h].join(':');
+    const c = sized(canvas, w, h);
+    if (key !== baseKey && drag && drag.moved && baseView && baseKey.startsWith(dataSeq + ':')
+        && baseView.to - baseView.from === view.to - view.from) {
+      // panning: the layer drawn for the window the drag started from, moved; the names stay
+      drawAxis(w);
+      c.save();
+      c.beginPath();
+      c.rect(NAME_W, 0, plotWidth(), h);
+      c.clip();
+      c.drawImage(base, (baseView.from - view.from) * plotWidth() / (view.to - view.from), 0, w, h);
+      c.restore();
+      const dpr = window.devicePixelRatio || 1;
+      c.drawImage(base, 0, 0, NAME_W * dpr, base.height, 0, 0, NAME_W, h);
+    } else {
+      if (key !== baseKey) {
+        baseDrawn = drawBase(w, h);
+        baseKey = key;
+        baseView = { from: view.from, to: view.to };
+      }
+      c.drawImage(base, 0, 0, w, h);
+    }
+    const drawn = baseDrawn;
+    c.save();
+    c.beginPath();
+    c.rect(NAME_W, 0, plotWidth(), h);
+    c.clip();
 
     // the selected and the hovered span: outline, and the arrows of their interactions
     let arrows = 0;
@@ -193,7 +250,7 @@
     Object.assign(summary.dataset, {
       rows: rows.length, spans: drawn, from: data.from, to: data.to, viewFrom: Math.round(view.from),
       viewTo: Math.round(view.to), width: data.width, requests: requests, plotLeft: NAME_W, plotWidth: plotWidth(),
-      rowsTop: TOP, rowHeight: ROW_H, pathSegments: data.path.length, arrows: arrows,
+      rowsTop: TOP, rowHeight: ROW_H, drawMs: (performance.now() - began).toFixed(1), loadMs: loadMs, pathSegments: data.path.length, arrows: arrows,
       selected: selected ? selected.row + ':' + selected.span[0] + '-' + selected.span[1] : '',
     });
   }

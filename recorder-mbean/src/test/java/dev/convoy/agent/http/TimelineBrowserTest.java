@@ -138,6 +138,15 @@ class TimelineBrowserTest {
         assertEquals(2_500_000, number("from"));
         assertEquals(7_500_000, number("to"));
 
+        // drag 100 pixels to the left: the window moves 100 pixels' worth of time later, asked for again
+        double nsPerPx = 5_000_000.0 / number("plot-width");
+        mouseAt(at(5_000_000, 1)).clickAndHold().moveByOffset(-50, 0).moveByOffset(-50, 0).release().perform();
+        requests = awaitRequests(requests);
+        long dragged = number("from");
+        assertTrue(Math.abs(dragged - (2_500_000 + 100 * nsPerPx)) <= 2 * nsPerPx, () -> "from " + dragged);
+        assertTrue(Math.abs(number("to") - number("from") - 5_000_000) <= 1, "the same zoom");
+        assertEquals("", summary("selected"), "a drag selects nothing");
+
         // back to the whole, then the wheel over the blocked interval zooms in around it
         browser.findElement(By.id("tl-reset")).click();
         waiting().until(d -> number("from") == 0 && number("to") == 10_000_000);
