@@ -51,10 +51,14 @@ final class SnapshotJson {
     }
 
     static void write(JsonGenerator g, Recording r) throws IOException {
+        write(g, r, ContentionIndex.of(r));
+    }
+
+    /** The summary of a recording whose contention index is already built. */
+    static void write(JsonGenerator g, Recording r, ContentionIndex x) throws IOException {
         long snapshotNs = r.snapshotMonotonicNs();
         long startNs = r.startMonotonicNs();
         MonitorStatistics stats = MonitorStatistics.of(r);
-        ContentionIndex x = ContentionIndex.of(r);
         ThreadStates states = ThreadStates.of(x);
         CriticalPath path = CriticalPath.of(x);
 

@@ -45,6 +45,7 @@ import dev.convoy.model.StackTrace;
  * GET  /api/report?format=F    the contention report, text or markdown
  * GET  /api/flame              blocked and waited time by stack of the frozen snapshot, the
  *                              JSON of {@link FlameStacks#writeJson}
+ * GET  /api/timeline?from=&amp;to=&amp;width=  the frozen snapshot's timeline for a window ({@link Timeline})
  * </pre>
  * Errors are JSON {@code {"error": "..."}}: 400 bad parameter, 401 missing or wrong token,
  * 403 foreign Host, or a request from a page of another origin to anything but the page and
@@ -57,7 +58,8 @@ final class WebHandler extends Handler.Abstract {
     static final int MAX_URI = 1024;
     private static final String PAGE_DIR = "/dev/convoy/agent/http/";
     private static final Map<String, String> PAGES = Map.of(
-            "/", "index.html", "/index.html", "index.html", "/app.js", "app.js", "/app.css", "app.css");
+            "/", "index.html", "/index.html", "index.html", "/app.js", "app.js", "/app.css", "app.css",
+            "/timeline.js", "timeline.js");
     /** The flame graph's scripts and styles: served path to class path resource. */
     private static final Map<String, String> ASSETS = Map.of(
             "/flame-view.js", PAGE_DIR + "flame-view.js", "/d3.min.js", FlameGraph.D3,
@@ -65,13 +67,15 @@ final class WebHandler extends Handler.Abstract {
             "/flame.js", FlameGraph.SCRIPT, "/flame.css", FlameGraph.CSS);
     private static final Map<String, String> ROUTES = Map.of(
             "/api/status", "GET", "/api/recording", "POST", "/api/contanalysis", "POST", "/api/snapshot", "GET",
-            "/api/download", "GET", "/api/report", "GET", "/api/flame", "GET");
+            "/api/download", "GET", "/api/report", "GET", "/api/flame", "GET", "/api/timeline", "GET");
     private static final JsonFactory JSON = new JsonFactory();
 
     private final Source source;
     private final byte[] token;
     private final boolean loopback;
     private final String perfetto;
+    /** The timeline of the last snapshot summarised or asked for, built once per snapshot. */
+    private Timeline timeline;
 
     WebHandler(Source source, String token, boolean loopback, String perfetto) {
         this.source = source;
@@ -215,7 +219,8 @@ final class WebHandler extends Handler.Abstract {
             }
             case "/api/snapshot" -> {
                 Recording r = source.takeSnapshot();
-                yield Reply.json(g -> SnapshotJson.write(g, r));
+                Timeline t = timelineOf(r); // its index serves the summary and the timeline's requests after it
+                yield Reply.json(g -> SnapshotJson.write(g, r, t.index()));
             }
             case "/api/download" -> download(params.getValue("format"));
             case "/api/report" -> report(params.getValue("format"));
@@ -223,6 +228,7 @@ final class WebHandler extends Handler.Abstract {
                 FlameStacks stacks = FlameStacks.of(source.current());
                 yield Reply.json(stacks::writeJson);
             }
+            case "/api/timeline" -> timeline(params);
             default -> throw new HttpError(404, "no such endpoint: " + path);
         };
     }
@@ -345,6 +351,24 @@ final class WebHandler extends Handler.Abstract {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         output.write(r, out);
         return new Reply(200, output.mediaType(), out.toByteArray(), source.baseName() + output.suffix());
+    }
+
+    private Reply timeline(Fields params) throws HttpError, IOException {
+        Timeline t = timelineOf(source.current());
+        Timeline.Query q;
+        try {
+            q = t.parse(params.getValue("from"), params.getValue("to"), params.getValue("width"));
+        } catch (IllegalArgumentException e) {
+            throw new HttpError(400, e.getMessage());
+        }
+        return Reply.json(g -> t.write(g, q));
+    }
+
+    private synchronized Timeline timelineOf(Recording r) {
+        if (timeline == null || timeline.recording() != r) {
+            timeline = Timeline.of(r);
+        }
+        return timeline;
     }
 
     private Reply report(String format) throws HttpError, IOException {

@@ -260,6 +260,7 @@
     window.addEventListener('message', onMessage);
   }
 
+  window.convoyView = { api: api, showStacks: showStacks, ms: ms }; // for timeline.js
   $('open-perfetto').addEventListener('click', openPerfetto);
   $('refresh').addEventListener('click', refresh);
   $('toggle-recording').addEventListener('click', () => toggle('/api/recording', !(status && status.recording)));

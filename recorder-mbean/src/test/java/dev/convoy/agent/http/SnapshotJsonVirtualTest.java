@@ -10,7 +10,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The web view's JSON names virtual threads as such and flags them. */
+/** The web view's JSON (the summary and the timeline) names virtual threads as such and flags them. */
 class SnapshotJsonVirtualTest {
 
     @Test
@@ -28,5 +28,14 @@ class SnapshotJsonVirtualTest {
         }
         assertEquals(Boolean.TRUE, virtual.get("virtual thread 77"), j.path("threads").toString());
         assertEquals(Boolean.FALSE, virtual.get("main"), j.path("threads").toString());
+
+        Timeline timeline = Timeline.of(b.build());
+        JsonNode rows = TimelineTest.answer(timeline, timeline.parse(null, null, "500")).path("rows");
+        assertEquals(2, rows.size(), rows::toString);
+        assertEquals("main", rows.get(0).path("name").asText());
+        assertFalse(rows.get(0).path("virtual").asBoolean());
+        assertEquals("virtual thread 77", rows.get(1).path("name").asText());
+        assertTrue(rows.get(1).path("virtual").asBoolean());
+        assertEquals(77, rows.get(1).path("javaThreadId").asLong());
     }
 }

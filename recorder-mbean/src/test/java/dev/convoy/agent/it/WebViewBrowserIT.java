@@ -40,6 +40,8 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.interactions.WheelInput;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.w3c.dom.Document;
@@ -63,10 +65,12 @@ import dev.convoy.testapps.Scenarios;
  * headers, follows a number to its stacks, downloads every format (checked whole against the
  * API and parsed), hands the trace to "Perfetto" (a {@link StubPerfetto} on another local port,
  * named to the agent by the test-only system property) and toggles recording and contention
- * analysis, checking the page and the server. On the build JDK only (the page does not depend
+ * analysis, checking the page and the server; on the timeline, checks a row per thread and
+ * that a click on a span an interaction ended draws its arrows and opens its stack panel. On the build JDK only (the page does not depend
  * on the JVM; {@code WebViewIT} covers the API on every JDK). Nothing but 127.0.0.1 is opened.
  *
- * <p>It also saves a screenshot of the dashboard to {@code target/web-view.png}, and to the
+ * <p>It also saves a screenshot of the dashboard (the timeline drawn, the mouse on a woken
+ * span) to {@code target/web-view.png}, and to the
  * path in {@code -Dconvoy.test.screenshot} if given (how {@code docs/web-view.png} is made).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -166,10 +170,102 @@ class WebViewBrowserIT {
         return browser.findElement(By.cssSelector("#" + table + " th[data-key='" + key + "']"));
     }
 
+    private String summary(String key) {
+        return browser.findElement(By.id("tl-summary")).getDomAttribute("data-" + key);
+    }
+
+    private long number(String key) {
+        return Long.parseLong(summary(key));
+    }
+
+    /** Opens the page and waits until the timeline is drawn too. */
+    private void loadTimeline() {
+        load();
+        waiting().until(d -> summary("requests") != null && number("requests") > 0);
+    }
+
+    /**
+     * The mouse on the middle of a span of the drawn timeline that an interaction between two
+     * threads ended (a thread woken, handed a lock, unparked, joined), at least 6 pixels wide, found
+     * in the answer of /api/timeline for the window and width the page shows; null if none is.
+     */
+    private Actions mouseOnAWokenSpan() throws Exception {
+        double[] found = wokenSpan();
+        return found[0] < 6 ? null : mouseAt(found[1], found[2]);
+    }
+
+    /** {@code [width px, x, y]} of the widest span an interaction between two threads ended, x and y in the canvas. */
+    private double[] wokenSpan() throws Exception {
+        JsonNode t = JSON.readTree(api("GET", "/api/timeline?from=" + summary("from") + "&to=" + summary("to")
+                + "&width=" + summary("width")).body());
+        double from = t.get("from").asDouble();
+        double perNs = t.get("width").asDouble() / (t.get("to").asDouble() - from);
+        double[] best = {-1, 0, 0};
+        for (JsonNode a : t.get("arrows")) {
+            int row = a.get(3).asInt();
+            long to = a.get(4).asLong();
+            if (row == a.get(1).asInt()) {
+                continue;
+            }
+            for (JsonNode s : t.get("rows").get(row).get("spans")) {
+                double px = (s.get(1).asLong() - s.get(0).asLong()) * perNs;
+                if (s.get(0).asLong() < to && to <= s.get(1).asLong() && px > best[0]) {
+                    double x = number("plot-left") + ((s.get(0).asLong() + s.get(1).asLong()) / 2.0 - from) * perNs;
+                    double y = number("rows-top") + row * number("row-height") + number("row-height") / 2.0;
+                    best = new double[] {s.get(3).asInt() == 1 ? px : 0, x, y};
+                }
+            }
+        }
+        return best;
+    }
+
+    /**
+     * The viewport point of canvas coordinates, after scrolling the timeline's box (and the page)
+     * so that it is in view: a row far down the box is hidden until scrolled to.
+     */
+    private int[] reveal(double x, double y) {
+        @SuppressWarnings("unchecked")
+        List<Number> p = (List<Number>) browser.executeScript("const s = document.getElementById('tl-scroll');"
+                + "s.scrollIntoView({block: 'center'});"
+                + "s.scrollTop = Math.max(0, arguments[1] - s.clientHeight / 2);"
+                + "const r = document.getElementById('tl-canvas').getBoundingClientRect();"
+                + "return [Math.round(r.left + arguments[0]), Math.round(r.top + arguments[1])];", x, y);
+        return new int[] {p.get(0).intValue(), p.get(1).intValue()};
+    }
+
+    private Actions mouseAt(double x, double y) {
+        int[] p = reveal(x, y);
+        return new Actions(browser).moveToLocation(p[0], p[1]);
+    }
+
+    /** Zooms in with the mouse wheel on the widest woken span until it is 6 pixels wide; the mouse on it. */
+    private Actions zoomToAWokenSpan() throws Exception {
+        for (int i = 0; i < 60; i++) {
+            double[] found = wokenSpan();
+            assertTrue(found[0] >= 0, "the timeline shows a span an interaction between threads ended");
+            if (found[0] >= 6) {
+                return mouseAt(found[1], found[2]);
+            }
+            long requests = number("requests");
+            int[] p = reveal(found[1], found[2]);
+            new Actions(browser).scrollFromOrigin(WheelInput.ScrollOrigin.fromViewport(p[0], p[1]), 0, -100).perform();
+            waiting().until(d -> number("requests") > requests);
+        }
+        throw new AssertionError("no woken span got 6 pixels wide in 60 steps of zoom");
+    }
+
     @Test
     @Order(1)
     void dashboardScreenshot() throws Exception {
-        load();
+        loadTimeline();
+        Actions onSpan = mouseOnAWokenSpan();
+        if (onSpan != null) { // the picture shows the arrows of a selected span
+            onSpan.click().perform();
+            waiting().until(d -> number("arrows") > 0);
+            browser.findElement(By.id("stack-close")).click();
+        }
+        new Actions(browser).moveToLocation(1, 1).perform();
+        browser.executeScript("window.scrollTo(0, 0);"); // the timeline's box stays on the selected row
         // a 1400x1800 viewport whatever the window decorations
         browser.executeCdpCommand("Emulation.setDeviceMetricsOverride",
                 Map.of("width", 1400, "height", 1800, "deviceScaleFactor", 1, "mobile", false));
@@ -417,6 +513,29 @@ class WebViewBrowserIT {
             }
         }
         browser.switchTo().window(page);
+    }
+
+    @Test
+    @Order(5)
+    void timelineShowsEveryThreadAndOpensTheStackOfAClickedSpan() throws Exception {
+        loadTimeline();
+        Recording r = SnapshotReader.read(api("GET", "/api/download?format=snapshot").body());
+        List<String> rows = browser.findElements(By.cssSelector("#tl-rows li")).stream()
+                .map(e -> e.getDomProperty("textContent")).toList();
+        assertEquals(r.threads().stream().filter(t -> !t.isSystem()).map(t -> t.label()).toList(), rows,
+                "a row per Java thread of the frozen snapshot, as the other outputs name them");
+        assertTrue(rows.contains(Deadlock.THREAD_A), rows::toString);
+        assertTrue(number("path-segments") > 0, "the critical path is drawn");
+        assertTrue(number("spans") >= rows.size());
+
+        zoomToAWokenSpan().click().perform();
+        waiting().until(d -> !summary("selected").isEmpty());
+        assertTrue(number("arrows") > 0, "the arrows of the selected span are drawn");
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("stack-panel")));
+        String title = browser.findElement(By.id("stack-title")).getText();
+        assertTrue(title.startsWith(rows.get(Integer.parseInt(summary("selected").split(":")[0])) + ": "), title);
+        assertTrue(title.contains(" from "), title);
+        browser.findElement(By.id("stack-close")).click();
     }
 
     @Test

@@ -138,6 +138,15 @@ class WebViewIT {
             List<String> own = served.threads().stream().map(RecordedThread::name)
                     .filter(n -> n.startsWith("convoy-")).toList();
             assertEquals(List.of(), own, "Convoy's own threads in the recording");
+            // the timeline of the frozen snapshot: a row per Java thread, the deadlocked ones ending so
+            JsonNode timeline = json(send(base, "GET", "/api/timeline?width=800"));
+            List<String> rows = new ArrayList<>();
+            timeline.get("rows").forEach(row -> rows.add(row.get("name").asText()));
+            assertEquals(served.threads().stream().filter(t -> !t.isSystem()).map(RecordedThread::label).toList(), rows);
+            JsonNode a = timeline.get("rows").get(rows.indexOf(Deadlock.THREAD_A)).get("spans");
+            assertEquals("DEADLOCKED", timeline.get("states").get(a.get(a.size() - 1).get(2).asInt()).asText(),
+                    a::toString);
+            assertEquals(400, send(base, "GET", "/api/timeline?from=9&to=3").statusCode());
             HttpResponse<byte[]> report = send(base, "GET", "/api/report?format=markdown");
             assertTrue(new String(report.body(), StandardCharsets.UTF_8).contains("\n## Deadlocks\n"));
             assertEquals(400, send(base, "GET", "/api/download?format=pdf").statusCode());

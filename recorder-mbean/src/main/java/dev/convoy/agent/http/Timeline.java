@@ -1,0 +1,441 @@
+package dev.convoy.agent.http;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+
+import dev.convoy.analysis.Blockers;
+import dev.convoy.analysis.ContentionIndex;
+import dev.convoy.analysis.InteractionTable;
+import dev.convoy.analysis.Interactions;
+import dev.convoy.analysis.IntervalTable;
+import dev.convoy.analysis.PathTable;
+import dev.convoy.analysis.SpanTable;
+import dev.convoy.analysis.ThreadStates;
+import dev.convoy.model.RecordedThread;
+import dev.convoy.model.Recording;
+
+/**
+ * The web view's timeline ({@code GET /api/timeline?from=&to=&width=}): for a window of a
+ * snapshot and a width in pixels, per Java thread its thread states ({@link ThreadStates}, read
+ * from the {@link ContentionIndex}'s span tables), decimated so that the answer is bounded by
+ * rows &times; width whatever the number of records; the interactions with an end in the window
+ * and the critical path's segments in it. Built once per snapshot (the index, the rows, the
+ * interactions sorted by time); each query only reads it. Times in the answer are ns since the
+ * recording start.
+ *
+ * <p>Decimation, per row: a span at least one pixel wide (after clipping to the window) is sent
+ * as it is, with the stack of the interval that gives its state; consecutive spans narrower than
+ * a pixel are merged into one span until it is a pixel wide (or a wide span follows), sent with
+ * the state that took most of its time and the number of spans merged. So a row has at most
+ * {@code 2 * width + 1} spans. The critical path is decimated the same way (a segment narrower
+ * than a pixel is sent only when it starts a pixel column no earlier segment reached); of the
+ * interactions, at most {@value #MAX_ARROWS} are sent: those whose woken interval lasted longest.
+ */
+final class Timeline {
+
+    /** Largest width accepted, in pixels. */
+    static final int MAX_WIDTH = 8192;
+    /** Interactions sent per answer, at most. */
+    static final int MAX_ARROWS = 2000;
+
+    private static final ThreadStates.State[] STATES = ThreadStates.State.values();
+    private static final Interactions.Kind[] KINDS = Interactions.Kind.values();
+
+    private final Recording recording;
+    private final ContentionIndex index;
+    private final long origin;
+    private final long duration;
+    /** Rings shown, in {@link Recording#threads()} order: the Java threads. */
+    private final int[] rings;
+    /** Row of each ring, -1 for rings not shown. */
+    private final int[] rowOf;
+    private final int[] byFrom;
+    private final int[] byTo;
+
+    private Timeline(Recording r) {
+        this.recording = r;
+        this.index = ContentionIndex.of(r);
+        this.origin = r.startMonotonicNs();
+        this.duration = Math.max(1, r.snapshotMonotonicNs() - origin);
+        int[] shown = new int[index.rings()];
+        this.rowOf = new int[index.rings()];
+        int n = 0;
+        for (int k = 0; k < index.rings(); k++) {
+            rowOf[k] = -1;
+            if (!index.thread(k).isSystem()) {
+                rowOf[k] = n;
+                shown[n++] = k;
+            }
+        }
+        this.rings = Arrays.copyOf(shown, n);
+        InteractionTable in = index.interactions();
+        this.byFrom = in.sortedBy(true, id -> true);
+        this.byTo = in.sortedBy(false, id -> true);
+    }
+
+    /** The timeline of a snapshot (builds its contention index). */
+    static Timeline of(Recording r) {
+        return new Timeline(r);
+    }
+
+    /** The snapshot this was built from. */
+    Recording recording() {
+        return recording;
+    }
+
+    /** The snapshot's contention index. */
+    ContentionIndex index() {
+        return index;
+    }
+
+    /** Length of the recording (start to snapshot), ns; at least 1. */
+    long durationNs() {
+        return duration;
+    }
+
+    /** Number of rows (Java threads). */
+    int rows() {
+        return rings.length;
+    }
+
+    /** A checked query: {@code 0 <= from < to <= durationNs()}, both ns since the recording start, and a width in pixels. */
+    record Query(long from, long to, int width) {
+    }
+
+    /**
+     * Parses the query parameters (each may be null: the whole recording, 1000 pixels); a
+     * {@code to} past the recording's end is taken as its end.
+     *
+     * @throws IllegalArgumentException with a one-line message saying what is allowed
+     */
+    Query parse(String from, String to, String width) {
+        long f = from == null ? 0 : number("from", from, 0, duration - 1);
+        long t = to == null ? duration : Math.min(duration, number("to", to, 1, Long.MAX_VALUE));
+        int w = width == null ? 1000 : (int) number("width", width, 1, MAX_WIDTH);
+        if (f >= t) {
+            throw new IllegalArgumentException("parameter 'from' (" + f + ") must be less than 'to' (" + t + ")");
+        }
+        return new Query(f, t, w);
+    }
+
+    private static long number(String name, String value, long min, long max) {
+        long v;
+        try {
+            v = Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("parameter '" + name + "' must be a whole number"
+                    + (name.equals("width") ? " of pixels" : " of ns since the recording start") + ", got '"
+                    + (value.length() > 40 ? value.substring(0, 40) + "..." : value) + "'");
+        }
+        if (v < min || v > max) {
+            throw new IllegalArgumentException("parameter '" + name + "' must be between " + min + " and " + max
+                    + ", got " + v);
+        }
+        return v;
+    }
+
+    /** Pixels per ns of a query, and the window in monotonic ns. */
+    private record Scale(long from, long to, double perNs) {
+        Scale(Query q, long origin) {
+            this(origin + q.from(), origin + q.to(), q.width() / (double) (q.to() - q.from()));
+        }
+
+        double px(long a, long b) {
+            return (b - a) * perNs;
+        }
+    }
+
+    /** Writes the answer to a query: one JSON object (see {@code docs/user-guide.md}). */
+    void write(JsonGenerator g, Query q) throws IOException {
+        Scale sc = new Scale(q, origin);
+        Map<Long, String> monitors = new HashMap<>();
+        g.writeStartObject();
+        g.writeNumberField("from", q.from());
+        g.writeNumberField("to", q.to());
+        g.writeNumberField("width", q.width());
+        g.writeNumberField("durationNs", duration);
+        g.writeArrayFieldStart("states");
+        for (ThreadStates.State s : STATES) {
+            g.writeString(s.name());
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("kinds");
+        for (Interactions.Kind k : KINDS) {
+            g.writeString(k.name());
+        }
+        g.writeEndArray();
+        long spans = 0;
+        long merged = 0;
+        g.writeArrayFieldStart("rows");
+        for (int ring : rings) {
+            RecordedThread t = index.thread(ring);
+            g.writeStartObject();
+            g.writeNumberField("ring", t.ringId());
+            g.writeNumberField("javaThreadId", t.javaThreadId());
+            g.writeStringField("name", t.label());
+            g.writeBooleanField("virtual", t.isVirtual());
+            g.writeArrayFieldStart("spans");
+            RowWriter w = new RowWriter(g, sc, index.spans(ring), index.intervals(ring), monitors);
+            w.write();
+            g.writeEndArray();
+            g.writeEndObject();
+            spans += w.emitted;
+            merged += w.mergedSpans;
+        }
+        g.writeEndArray();
+        g.writeNumberField("spanCount", spans);
+        g.writeNumberField("mergedSpans", merged);
+        path(g, sc);
+        arrows(g, sc);
+        g.writeObjectFieldStart("monitors");
+        for (Map.Entry<Long, String> m : monitors.entrySet()) {
+            g.writeStringField(Long.toString(m.getKey()), m.getValue());
+        }
+        g.writeEndObject();
+        g.writeEndObject();
+    }
+
+    /** One row's decimated spans: {@code [start, end, state, spans merged, stack, monitor]}. */
+    private final class RowWriter {
+        final JsonGenerator g;
+        final Scale sc;
+        final SpanTable st;
+        final IntervalTable iv;
+        final Map<Long, String> monitors;
+        final long[] nsByState = new long[STATES.length];
+        long pendingStart;
+        long pendingEnd;
+        int pendingCount;
+        int pendingSpan;
+        int emitted;
+        long mergedSpans;
+
+        RowWriter(JsonGenerator g, Scale sc, SpanTable st, IntervalTable iv, Map<Long, String> monitors) {
+            this.g = g;
+            this.sc = sc;
+            this.st = st;
+            this.iv = iv;
+            this.monitors = monitors;
+        }
+
+        void write() throws IOException {
+            for (int s = firstEndingAfter(st, sc.from()); s < st.count() && st.startNs(s) < sc.to(); s++) {
+                long a = Math.max(st.startNs(s), sc.from());
+                long b = Math.min(st.endNs(s), sc.to());
+                if (b <= a) {
+                    continue;
+                }
+                if (sc.px(a, b) >= 1) {
+                    flush();
+                    single(s, a, b);
+                    continue;
+                }
+                if (pendingCount == 0) {
+                    pendingStart = a;
+                    pendingSpan = s;
+                }
+                pendingEnd = b;
+                pendingCount++;
+                nsByState[st.state(s).ordinal()] += b - a;
+                if (sc.px(pendingStart, pendingEnd) >= 1) {
+                    flush();
+                }
+            }
+            flush();
+        }
+
+        private void flush() throws IOException {
+            if (pendingCount == 1) {
+                single(pendingSpan, pendingStart, pendingEnd);
+            } else if (pendingCount > 1) {
+                int dominant = 0;
+                for (int k = 1; k < nsByState.length; k++) {
+                    if (nsByState[k] > nsByState[dominant]) {
+                        dominant = k;
+                    }
+                }
+                span(pendingStart, pendingEnd, dominant, pendingCount, 0, 0);
+                mergedSpans += pendingCount;
+            }
+            pendingCount = 0;
+            Arrays.fill(nsByState, 0);
+        }
+
+        private void single(int s, long a, long b) throws IOException {
+            int in = st.interval(s);
+            long monitor = in < 0 ? 0 : iv.monitor(in);
+            int stack = in < 0 ? 0 : iv.thread().stackId(iv.begin(in));
+            if (monitor != 0 && !monitors.containsKey(monitor)) {
+                String c = Blockers.className(recording, monitor, iv.isPark(in));
+                monitors.put(monitor, c.isEmpty() ? "?" : c);
+            }
+            span(a, b, st.state(s).ordinal(), 1, stack, monitor);
+        }
+
+        private void span(long a, long b, int state, int count, int stack, long monitor) throws IOException {
+            g.writeStartArray();
+            g.writeNumber(a - origin);
+            g.writeNumber(b - origin);
+            g.writeNumber(state);
+            g.writeNumber(count);
+            g.writeNumber(stack);
+            g.writeNumber(monitor);
+            g.writeEndArray();
+            emitted++;
+        }
+    }
+
+    /** The first span of a table that ends after {@code ns} (its count if none). */
+    private static int firstEndingAfter(SpanTable st, long ns) {
+        int lo = 0;
+        int hi = st.count();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (st.endNs(mid) <= ns) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /** The critical path's segments in the window: {@code path: [[row, start, end, state], ...]}. */
+    private void path(JsonGenerator g, Scale sc) throws IOException {
+        PathTable p = index.path();
+        int lo = 0;
+        int hi = p.count();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (p.endNs(mid) <= sc.from()) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        g.writeNumberField("pathLengthNs", p.pathEndNs() - p.pathStartNs());
+        g.writeArrayFieldStart("path");
+        long reached = Long.MIN_VALUE; // the first pixel column no segment sent so far covers
+        for (int s = lo; s < p.count() && p.startNs(s) < sc.to(); s++) {
+            long a = Math.max(p.startNs(s), sc.from());
+            long b = Math.min(p.endNs(s), sc.to());
+            int row = rowOf[p.ring(s)];
+            if (b <= a || row < 0) {
+                continue;
+            }
+            long column = (long) Math.floor(sc.px(sc.from(), a));
+            if (sc.px(a, b) < 1 && column < reached) {
+                continue;
+            }
+            reached = Math.max(reached, (long) Math.ceil(sc.px(sc.from(), b)));
+            g.writeStartArray();
+            g.writeNumber(row);
+            g.writeNumber(a - origin);
+            g.writeNumber(b - origin);
+            g.writeNumber(p.state(s).ordinal());
+            g.writeEndArray();
+        }
+        g.writeEndArray();
+    }
+
+    /**
+     * The interactions with an end in the window, between shown rows:
+     * {@code arrows: [[kind, fromRow, fromNs, toRow, toNs], ...]}, those ending in the window by the
+     * time the woken thread ran, then those only starting in it; {@code arrowCount} is how many there
+     * were before {@link #longestWoken} kept {@value #MAX_ARROWS}.
+     */
+    private void arrows(JsonGenerator g, Scale sc) throws IOException {
+        InteractionTable in = index.interactions();
+        int[] picked = new int[16];
+        int n = 0;
+        for (int id : inWindow(byTo, in, sc, false)) {
+            if (rowOf[in.fromRing(id)] >= 0 && rowOf[in.toRing(id)] >= 0) {
+                picked = n == picked.length ? Arrays.copyOf(picked, 2 * n) : picked;
+                picked[n++] = id;
+            }
+        }
+        for (int id : inWindow(byFrom, in, sc, true)) {
+            long to = in.toNs(id);
+            boolean counted = to >= sc.from() && to <= sc.to();
+            if (!counted && rowOf[in.fromRing(id)] >= 0 && rowOf[in.toRing(id)] >= 0) {
+                picked = n == picked.length ? Arrays.copyOf(picked, 2 * n) : picked;
+                picked[n++] = id;
+            }
+        }
+        g.writeNumberField("arrowCount", n);
+        g.writeArrayFieldStart("arrows");
+        int[] sent = n <= MAX_ARROWS ? Arrays.copyOf(picked, n) : longestWoken(in, picked, n);
+        for (int id : sent) {
+            g.writeStartArray();
+            g.writeNumber(in.kind(id).ordinal());
+            g.writeNumber(rowOf[in.fromRing(id)]);
+            g.writeNumber(in.fromNs(id) - origin);
+            g.writeNumber(rowOf[in.toRing(id)]);
+            g.writeNumber(in.toNs(id) - origin);
+            g.writeEndArray();
+        }
+        g.writeEndArray();
+    }
+
+    /**
+     * The {@value #MAX_ARROWS} of {@code n} interactions whose woken interval (the one each ended)
+     * lasted longest, in their order in {@code ids}: those are drawn on the widest spans, the
+     * ones a person can point at; an interaction that ended no interval counts as lasting 0.
+     */
+    private int[] longestWoken(InteractionTable in, int[] ids, int n) {
+        long[] lasted = new long[n];
+        for (int j = 0; j < n; j++) {
+            lasted[j] = wokenNs(in, ids[j]);
+        }
+        long[] sorted = Arrays.copyOf(lasted, n);
+        Arrays.sort(sorted);
+        long threshold = sorted[n - MAX_ARROWS];
+        int above = 0;
+        for (int j = 0; j < n; j++) {
+            above += lasted[j] > threshold ? 1 : 0;
+        }
+        int ties = MAX_ARROWS - above;
+        int[] out = new int[MAX_ARROWS];
+        int m = 0;
+        for (int j = 0; j < n && m < MAX_ARROWS; j++) {
+            if (lasted[j] > threshold || lasted[j] == threshold && ties-- > 0) {
+                out[m++] = ids[j];
+            }
+        }
+        return out;
+    }
+
+    /** How long the interval an interaction ended lasted, 0 if it ended none. */
+    private long wokenNs(InteractionTable in, int id) {
+        int iv = in.ended(id);
+        if (iv < 0) {
+            return 0;
+        }
+        IntervalTable g = index.intervals(in.toRing(id));
+        return g.endNs(iv) - g.startNs(iv);
+    }
+
+    /** The ids of {@code sorted} (by fromNs or toNs) whose time lies in the window. */
+    private static int[] inWindow(int[] sorted, InteractionTable in, Scale sc, boolean byFromNs) {
+        int lo = 0;
+        int hi = sorted.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            long t = byFromNs ? in.fromNs(sorted[mid]) : in.toNs(sorted[mid]);
+            if (t < sc.from()) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        int end = lo;
+        while (end < sorted.length && (byFromNs ? in.fromNs(sorted[end]) : in.toNs(sorted[end])) <= sc.to()) {
+            end++;
+        }
+        return Arrays.copyOfRange(sorted, lo, end);
+    }
+}

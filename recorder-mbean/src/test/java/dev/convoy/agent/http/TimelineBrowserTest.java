@@ -1,0 +1,191 @@
+package dev.convoy.agent.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.interactions.WheelInput;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * The web view's timeline in headless Chromium ({@link Browsers}; skipped with a message when
+ * it cannot be had), served in process over the test snapshot of {@link WebServerTest}: three
+ * threads over 10 ms, worker-2 blocked on com.example.Lock #2001 from 100 to 250 us. Checks the
+ * rows, the canvas's pixels where that interval is drawn, zoom by button and wheel (each
+ * re-queries the endpoint), a click that opens the interval's stack, and, from Chromium's
+ * performance log, that the page requested nothing but this server.
+ */
+class TimelineBrowserTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long BLOCKED_FROM = 100_000, BLOCKED_TO = 250_000;
+
+    @TempDir
+    Path dir;
+    ChromeDriver browser;
+    WebServer server;
+
+    /** The browser, with its performance log, and the server over the test snapshot; both closed by {@link #close}. */
+    private void open() throws Exception {
+        browser = Browsers.chromium(Files.createDirectories(dir.resolve("downloads")), true);
+        Path file = dir.resolve("run.cvysnap");
+        Files.write(file, WebServerTest.snapshot());
+        server = WebServer.start(new FileSource(file), "127.0.0.1", 0, null);
+    }
+
+    @AfterEach
+    void close() {
+        try (WebServer s = server) {
+            if (browser != null) {
+                browser.quit();
+            }
+        }
+    }
+
+    private WebDriverWait waiting() {
+        return new WebDriverWait(browser, Duration.ofSeconds(30));
+    }
+
+    private String summary(String key) {
+        return browser.findElement(By.id("tl-summary")).getDomAttribute("data-" + key);
+    }
+
+    private long number(String key) {
+        return Long.parseLong(summary(key));
+    }
+
+    /** Waits until the page has received more than {@code n} timeline answers; returns the count. */
+    private long awaitRequests(long n) {
+        waiting().until(d -> summary("requests") != null && number("requests") > n);
+        return number("requests");
+    }
+
+    /** Canvas coordinates (CSS pixels) of a time on a row's middle. */
+    private double[] at(long ns, int row) {
+        double from = number("view-from");
+        double to = number("view-to");
+        double x = number("plot-left") + (ns - from) * number("plot-width") / (to - from);
+        double y = number("rows-top") + row * number("row-height") + number("row-height") / 2.0 - 1;
+        return new double[] {x, y};
+    }
+
+    /** The canvas pixel at CSS coordinates, as "rgb(r, g, b)". */
+    private String pixel(double[] p) {
+        return (String) browser.executeScript("const c = document.getElementById('tl-canvas');"
+                + "const d = window.devicePixelRatio || 1;"
+                + "const v = c.getContext('2d').getImageData(Math.round(arguments[0] * d), Math.round(arguments[1] * d), 1, 1).data;"
+                + "return 'rgb(' + v[0] + ', ' + v[1] + ', ' + v[2] + ')';", p[0], p[1]);
+    }
+
+    private String legend(String state) {
+        return (String) browser.executeScript("return getComputedStyle(document.querySelector("
+                + "'.tl-legend i[data-state=' + arguments[0] + ']')).backgroundColor;", state);
+    }
+
+    /** Moves the mouse to CSS coordinates of the canvas (Selenium's offsets are from its centre). */
+    private Actions mouseAt(double[] p) {
+        WebElement canvas = browser.findElement(By.id("tl-canvas"));
+        int w = canvas.getRect().getWidth();
+        int h = canvas.getRect().getHeight();
+        return new Actions(browser).moveToElement(canvas, (int) Math.round(p[0] - w / 2.0),
+                (int) Math.round(p[1] - h / 2.0));
+    }
+
+    @Test
+    void timelineDrawsTheRecordingZoomsAndOpensStacksFetchingOnlyFromTheServer() throws Exception {
+        open();
+        browser.get(server.url());
+        long requests = awaitRequests(0);
+        List<String> rows = browser.findElements(By.cssSelector("#tl-rows li")).stream()
+                .map(e -> e.getDomProperty("textContent")).toList();
+        assertEquals(List.of("main", "worker-1", "worker-2"), rows, "one row per thread of the recording");
+        assertEquals(3, number("rows"));
+        assertEquals(0, number("view-from"));
+        assertEquals(10_000_000, number("view-to"), "the whole recording");
+        assertTrue(number("spans") >= 7, () -> "spans drawn: " + summary("spans"));
+
+        // worker-2's blocked interval is drawn in the blocked colour, its running time around it in the running one
+        String blocked = legend("BLOCKED");
+        String running = legend("RUNNING");
+        assertFalse(blocked.equals(running));
+        assertEquals(blocked, pixel(at((BLOCKED_FROM + BLOCKED_TO) / 2, 2)));
+        assertEquals(running, pixel(at(600_000, 2)), "worker-2 runs from 250 to 900 us");
+        assertEquals(legend("DEAD"), pixel(at(5_000_000, 2)), "and has ended at 5 ms");
+        assertEquals(legend("DEADLOCKED"), pixel(at(5_000_000, 0)), "main is deadlocked from 300 us");
+        assertFalse(blocked.equals(pixel(at((BLOCKED_FROM + BLOCKED_TO) / 2, 1))), "worker-1 is not blocked then");
+
+        // zoom in by the button: half the window around its middle, asked for again
+        browser.findElement(By.id("tl-zoom-in")).click();
+        requests = awaitRequests(requests);
+        assertEquals(2_500_000, number("from"));
+        assertEquals(7_500_000, number("to"));
+
+        // drag 100 pixels to the left: the window moves 100 pixels' worth of time later, asked for again
+        double nsPerPx = 5_000_000.0 / number("plot-width");
+        mouseAt(at(5_000_000, 1)).clickAndHold().moveByOffset(-50, 0).moveByOffset(-50, 0).release().perform();
+        requests = awaitRequests(requests);
+        long dragged = number("from");
+        assertTrue(Math.abs(dragged - (2_500_000 + 100 * nsPerPx)) <= 2 * nsPerPx, () -> "from " + dragged);
+        assertTrue(Math.abs(number("to") - number("from") - 5_000_000) <= 1, "the same zoom");
+        assertEquals("", summary("selected"), "a drag selects nothing");
+
+        // back to the whole, then the wheel over the blocked interval zooms in around it
+        browser.findElement(By.id("tl-reset")).click();
+        waiting().until(d -> number("from") == 0 && number("to") == 10_000_000);
+        requests = number("requests");
+        double[] middle = at((BLOCKED_FROM + BLOCKED_TO) / 2, 2);
+        WebElement canvas = browser.findElement(By.id("tl-canvas"));
+        int w = canvas.getRect().getWidth();
+        int h = canvas.getRect().getHeight();
+        new Actions(browser).scrollFromOrigin(WheelInput.ScrollOrigin.fromElement(canvas,
+                (int) Math.round(middle[0] - w / 2.0), (int) Math.round(middle[1] - h / 2.0)), 0, -120).perform();
+        requests = awaitRequests(requests);
+        long from = number("from");
+        long to = number("to");
+        assertTrue(to - from < 10_000_000 && from < BLOCKED_FROM && to > BLOCKED_TO,
+                () -> "zoomed around the blocked interval: " + from + " to " + to);
+        assertEquals(blocked, pixel(at((BLOCKED_FROM + BLOCKED_TO) / 2, 2)), "still drawn where it is");
+
+        // a click on it selects it and opens its stack
+        mouseAt(at((BLOCKED_FROM + BLOCKED_TO) / 2, 2)).click().perform();
+        waiting().until(ExpectedConditions.visibilityOfElementLocated(By.id("stack-panel")));
+        waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("stack-body"),
+                "at com.example.Worker.run(Worker.java:14)"));
+        String title = browser.findElement(By.id("stack-title")).getText();
+        assertTrue(title.startsWith("worker-2: blocked on com.example.Lock #" + WebServerTest.L1 + ", 150.0 \u00b5s"), title);
+        assertEquals("2:" + BLOCKED_FROM + "-" + BLOCKED_TO, summary("selected"));
+
+        // every request the page made went to this server
+        List<String> urls = new ArrayList<>();
+        for (LogEntry e : browser.manage().logs().get("performance")) {
+            JsonNode m = JSON.readTree(e.getMessage()).get("message");
+            if (m.get("method").asText().equals("Network.requestWillBeSent")) {
+                urls.add(m.get("params").get("request").get("url").asText());
+            }
+        }
+        assertTrue(urls.stream().filter(u -> u.startsWith(server.url() + "api/timeline?")).count() >= 4,
+                () -> "the log holds the timeline's requests: " + urls);
+        assertTrue(urls.contains(server.url() + "timeline.js"), urls::toString);
+        for (String u : urls) {
+            assertTrue(u.startsWith(server.url()), () -> "a request outside the server: " + u + " in " + urls);
+        }
+    }
+}
