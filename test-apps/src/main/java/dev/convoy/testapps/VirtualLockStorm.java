@@ -1,7 +1,5 @@
 package dev.convoy.testapps;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -28,32 +26,10 @@ public final class VirtualLockStorm implements Scenario {
     /** The class of the lock's synchronizer, the blocker of every park on it. */
     public static final String BLOCKER = "java.util.concurrent.locks.ReentrantLock$NonfairSync";
 
-    public record Result(int threads, long acquired, long startAt, long observedAt, long releasedAt,
-                         List<Long> threadIds, List<Long> enterAt, List<Long> acquiredAt,
-                         long maxMemoryInUse, long memoryCap, long memorySamples) implements ScenarioResult {
-
-        @Override
-        public boolean ok() {
-            return acquired == threads && threadIds.size() == threads
-                    && (memoryCap < 0 || maxMemoryInUse <= memoryCap);
-        }
-
-        @Override
-        public String summary() {
-            return ScenarioResult.line(NAME, ok(), "threads", threads, "acquired", acquired, "startAt", startAt,
-                    "observedAt", observedAt, "releasedAt", releasedAt, "maxMemoryInUse", maxMemoryInUse,
-                    "memoryCap", memoryCap, "memorySamples", memorySamples, "threadIds", threadIds,
-                    "enterAt", enterAt, "acquiredAt", acquiredAt);
-        }
-    }
-
     private final int threads;
 
     private VirtualLockStorm(int threads) {
-        if (threads < 1) {
-            throw new IllegalArgumentException("threads must be >= 1");
-        }
-        this.threads = threads;
+        this.threads = VirtualStorm.checkThreads(threads);
     }
 
     public static VirtualLockStorm create(int threads) {
@@ -66,58 +42,24 @@ public final class VirtualLockStorm implements Scenario {
     }
 
     @Override
-    public Result run() throws InterruptedException {
+    public VirtualStorm.Result run() throws InterruptedException {
         ReentrantLock lock = new ReentrantLock();
-        long[] enterAt = new long[threads];
-        long[] acquiredAt = new long[threads];
-        long[] acquired = new long[1];
-        Threads.Failures failures = new Threads.Failures();
-        List<Thread> vts = new ArrayList<>(threads);
-        for (int i = 0; i < threads; i++) {
-            int me = i;
-            vts.add(VirtualThreadChurn.virtualThread(() -> {
+        return VirtualStorm.run(NAME, threads, new VirtualStorm.Guard() {
+            @Override
+            public void holding(Runnable body) {
+                lock.lock();
                 try {
-                    enterAt[me] = System.nanoTime();
-                    lock.lock();
-                    try {
-                        acquiredAt[me] = System.nanoTime();
-                        acquired[0]++;
-                    } finally {
-                        lock.unlock();
-                    }
-                } catch (Throwable e) {
-                    failures.add("virtual-" + me, e);
+                    body.run();
+                } finally {
+                    lock.unlock();
                 }
-            }));
-        }
-        long startAt;
-        long observedAt;
-        long releasedAt;
-        try (ConvoyMemory memory = new ConvoyMemory()) {
-            lock.lock();
-            try {
-                startAt = System.nanoTime();
-                vts.forEach(Thread::start);
-                for (Thread t : vts) {
-                    Threads.awaitParkedOn(t, BLOCKER);
-                }
-                observedAt = System.nanoTime();
-                releasedAt = System.nanoTime();
-            } finally {
-                lock.unlock();
             }
-            Threads.awaitTermination(vts);
-            failures.check();
-            memory.close();
-            lock.lock();
-            try {
-                return new Result(threads, acquired[0], startAt, observedAt, releasedAt,
-                        vts.stream().map(Thread::getId).toList(), VirtualMonitorStorm.longs(enterAt), VirtualMonitorStorm.longs(acquiredAt),
-                        memory.max(), memory.cap(), memory.samples());
-            } finally {
-                lock.unlock();
+
+            @Override
+            public void awaitBlocked(Thread t) {
+                Threads.awaitParkedOn(t, BLOCKER);
             }
-        }
+        });
     }
 
     public static void main(String[] args) {

@@ -1,8 +1,5 @@
 package dev.convoy.testapps;
 
-import java.util.ArrayList;
-import java.util.List;
-
 /**
  * N unnamed virtual threads (JDK 21 and later; default 10,000) contend on one {@code synchronized}
  * block. {@code main} holds the monitor ({@link StormLock}) while it starts them, waits until
@@ -29,32 +26,10 @@ public final class VirtualMonitorStorm implements Scenario {
     public static final class StormLock {
     }
 
-    public record Result(int threads, long acquired, long startAt, long observedAt, long releasedAt,
-                         List<Long> threadIds, List<Long> enterAt, List<Long> acquiredAt,
-                         long maxMemoryInUse, long memoryCap, long memorySamples) implements ScenarioResult {
-
-        @Override
-        public boolean ok() {
-            return acquired == threads && threadIds.size() == threads
-                    && (memoryCap < 0 || maxMemoryInUse <= memoryCap);
-        }
-
-        @Override
-        public String summary() {
-            return ScenarioResult.line(NAME, ok(), "threads", threads, "acquired", acquired, "startAt", startAt,
-                    "observedAt", observedAt, "releasedAt", releasedAt, "maxMemoryInUse", maxMemoryInUse,
-                    "memoryCap", memoryCap, "memorySamples", memorySamples, "threadIds", threadIds,
-                    "enterAt", enterAt, "acquiredAt", acquiredAt);
-        }
-    }
-
     private final int threads;
 
     private VirtualMonitorStorm(int threads) {
-        if (threads < 1) {
-            throw new IllegalArgumentException("threads must be >= 1");
-        }
-        this.threads = threads;
+        this.threads = VirtualStorm.checkThreads(threads);
     }
 
     public static VirtualMonitorStorm create(int threads) {
@@ -67,57 +42,21 @@ public final class VirtualMonitorStorm implements Scenario {
     }
 
     @Override
-    public Result run() throws InterruptedException {
+    public VirtualStorm.Result run() throws InterruptedException {
         StormLock lock = new StormLock();
-        long[] enterAt = new long[threads];
-        long[] acquiredAt = new long[threads];
-        long[] acquired = new long[1];
-        Threads.Failures failures = new Threads.Failures();
-        List<Thread> vts = new ArrayList<>(threads);
-        for (int i = 0; i < threads; i++) {
-            int me = i;
-            vts.add(VirtualThreadChurn.virtualThread(() -> {
-                try {
-                    enterAt[me] = System.nanoTime();
-                    synchronized (lock) {
-                        acquiredAt[me] = System.nanoTime();
-                        acquired[0]++;
-                    }
-                } catch (Throwable e) {
-                    failures.add("virtual-" + me, e);
+        return VirtualStorm.run(NAME, threads, new VirtualStorm.Guard() {
+            @Override
+            public void holding(Runnable body) {
+                synchronized (lock) {
+                    body.run();
                 }
-            }));
-        }
-        long startAt;
-        long observedAt;
-        long releasedAt;
-        try (ConvoyMemory memory = new ConvoyMemory()) {
-            synchronized (lock) {
-                startAt = System.nanoTime();
-                vts.forEach(Thread::start);
-                for (Thread t : vts) {
-                    Threads.require(() -> t.getState() == Thread.State.BLOCKED, "a virtual thread BLOCKED on the storm lock");
-                }
-                observedAt = System.nanoTime();
-                releasedAt = System.nanoTime();
             }
-            Threads.awaitTermination(vts);
-            failures.check();
-            memory.close();
-            synchronized (lock) {
-                return new Result(threads, acquired[0], startAt, observedAt, releasedAt,
-                        vts.stream().map(Thread::getId).toList(), longs(enterAt), longs(acquiredAt),
-                        memory.max(), memory.cap(), memory.samples());
-            }
-        }
-    }
 
-    static List<Long> longs(long[] a) {
-        List<Long> l = new ArrayList<>(a.length);
-        for (long v : a) {
-            l.add(v);
-        }
-        return l;
+            @Override
+            public void awaitBlocked(Thread t) {
+                Threads.require(() -> t.getState() == Thread.State.BLOCKED, "a virtual thread BLOCKED on the storm lock");
+            }
+        });
     }
 
     public static void main(String[] args) {

@@ -19,7 +19,7 @@ class VirtualStormsTest {
     @Test
     void monitorStormBlocksEveryThreadOnce() throws InterruptedException {
         assumeVirtualThreads();
-        VirtualMonitorStorm.Result r = VirtualMonitorStorm.create(200).run();
+        VirtualStorm.Result r = VirtualMonitorStorm.create(200).run();
         assertTrue(r.ok(), r.summary());
         assertEquals(200, r.acquired());
         for (int i = 0; i < 200; i++) {
@@ -31,7 +31,7 @@ class VirtualStormsTest {
     @Test
     void lockStormParksEveryThread() throws InterruptedException {
         assumeVirtualThreads();
-        VirtualLockStorm.Result r = VirtualLockStorm.create(200).run();
+        VirtualStorm.Result r = VirtualLockStorm.create(200).run();
         assertTrue(r.ok(), r.summary());
         assertEquals(200, r.acquired());
     }

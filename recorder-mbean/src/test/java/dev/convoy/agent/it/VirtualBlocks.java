@@ -87,57 +87,62 @@ final class VirtualBlocks {
         }
     }
 
-    /** One block per thread on StormLock within [enterAt, observedAt] .. [releasedAt, acquiredAt]. */
-    static Check monitorStorm(Recording r, String out) {
+    /** What is wrong with the recorded thread of the app's i-th thread, or null if nothing. */
+    private interface ThreadCheck {
+        String problem(int i, RecordedThread t);
+    }
+
+    /** Finds each of the app's threads (threadIds) among the recorded ones and checks it. */
+    private static Check check(Recording r, String out, ThreadCheck check) {
         List<Long> ids = Recordings.longs(out, "threadIds");
-        List<Long> enterAt = Recordings.longs(out, "enterAt");
-        List<Long> acquiredAt = Recordings.longs(out, "acquiredAt");
-        long observed = Recordings.field(out, "observedAt");
-        long released = Recordings.field(out, "releasedAt");
         Map<Long, RecordedThread> threads = byId(r);
         List<String> problems = new ArrayList<>();
         int right = 0;
         for (int i = 0; i < ids.size(); i++) {
             RecordedThread t = threads.get(ids.get(i));
-            if (t == null) {
-                problem(problems, "thread " + ids.get(i) + " not recorded");
-                continue;
+            String p = t == null ? "not recorded" : check.problem(i, t);
+            if (p == null) {
+                right++;
+            } else {
+                problem(problems, "thread " + ids.get(i) + ": " + p);
             }
-            List<Event[]> blocks = monitorBlocks(r, t, VirtualMonitorStorm.StormLock.class.getName());
-            if (blocks.size() != 1 || blocks.get(0)[1] == null) {
-                problem(problems, "thread " + ids.get(i) + ": " + blocks.size() + " blocks (1 expected)");
-                continue;
-            }
-            Event enter = blocks.get(0)[0];
-            Event entered = blocks.get(0)[1];
-            if (enter.ts() < enterAt.get(i) || enter.ts() > observed || entered.ts() < released
-                    || entered.ts() > acquiredAt.get(i)) {
-                problem(problems, "thread " + ids.get(i) + ": block " + enter.ts() + ".." + entered.ts()
-                        + " outside [" + enterAt.get(i) + ", " + observed + "] .. [" + released + ", "
-                        + acquiredAt.get(i) + "]");
-                continue;
-            }
-            right++;
         }
         return new Check(ids.size(), right, problems);
     }
 
-    /** Parks on the lock within [enterAt, acquiredAt], one from before observedAt to after releasedAt. */
-    static Check lockStorm(Recording r, String out) {
-        List<Long> ids = Recordings.longs(out, "threadIds");
+    /** The one block (ENTER, ENTERED) of a thread on a monitor of class cls, or null if not exactly one. */
+    private static Event[] oneBlock(Recording r, RecordedThread t, String cls) {
+        List<Event[]> blocks = monitorBlocks(r, t, cls);
+        return blocks.size() == 1 && blocks.get(0)[1] != null ? blocks.get(0) : null;
+    }
+
+    /** One block per thread on StormLock within [enterAt, observedAt] .. [releasedAt, acquiredAt]. */
+    static Check monitorStorm(Recording r, String out) {
         List<Long> enterAt = Recordings.longs(out, "enterAt");
         List<Long> acquiredAt = Recordings.longs(out, "acquiredAt");
         long observed = Recordings.field(out, "observedAt");
         long released = Recordings.field(out, "releasedAt");
-        Map<Long, RecordedThread> threads = byId(r);
-        List<String> problems = new ArrayList<>();
-        int right = 0;
-        for (int i = 0; i < ids.size(); i++) {
-            RecordedThread t = threads.get(ids.get(i));
-            if (t == null) {
-                problem(problems, "thread " + ids.get(i) + " not recorded");
-                continue;
+        return check(r, out, (i, t) -> {
+            Event[] b = oneBlock(r, t, VirtualMonitorStorm.StormLock.class.getName());
+            if (b == null) {
+                return monitorBlocks(r, t, VirtualMonitorStorm.StormLock.class.getName()).size() + " blocks (1 expected)";
             }
+            if (b[0].ts() < enterAt.get(i) || b[0].ts() > observed || b[1].ts() < released
+                    || b[1].ts() > acquiredAt.get(i)) {
+                return "block " + b[0].ts() + ".." + b[1].ts() + " outside [" + enterAt.get(i) + ", " + observed
+                        + "] .. [" + released + ", " + acquiredAt.get(i) + "]";
+            }
+            return null;
+        });
+    }
+
+    /** Parks on the lock within [enterAt, acquiredAt], one from before observedAt to after releasedAt. */
+    static Check lockStorm(Recording r, String out) {
+        List<Long> enterAt = Recordings.longs(out, "enterAt");
+        List<Long> acquiredAt = Recordings.longs(out, "acquiredAt");
+        long observed = Recordings.field(out, "observedAt");
+        long released = Recordings.field(out, "releasedAt");
+        return check(r, out, (i, t) -> {
             List<Event[]> parks = parks(r, t, VirtualLockStorm.BLOCKER);
             boolean inside = !parks.isEmpty();
             boolean spans = false;
@@ -146,50 +151,33 @@ final class VirtualBlocks {
                         && p[0].ts() <= p[1].ts();
                 spans |= p[1] != null && p[0].ts() <= observed && p[1].ts() >= released;
             }
-            if (!inside || !spans) {
-                problem(problems, "thread " + ids.get(i) + ": " + parks.size() + " parks, "
-                        + (inside ? "" : "not all within [" + enterAt.get(i) + ", " + acquiredAt.get(i) + "]")
-                        + (spans ? "" : " none over [" + observed + ", " + released + "]"));
-                continue;
+            if (inside && spans) {
+                return null;
             }
-            right++;
-        }
-        return new Check(ids.size(), right, problems);
+            return parks.size() + " parks, "
+                    + (inside ? "" : "not all within [" + enterAt.get(i) + ", " + acquiredAt.get(i) + "]")
+                    + (spans ? "" : " none over [" + observed + ", " + released + "]");
+        });
     }
 
     /** One block per thread on its batch's lock, within the batch's four times. */
     static Check blockOnce(Recording r, String out) {
-        List<Long> ids = Recordings.longs(out, "threadIds");
         List<Long> start = Recordings.longs(out, "batchStart");
         List<Long> observed = Recordings.longs(out, "observedAt");
         List<Long> released = Recordings.longs(out, "releasedAt");
         List<Long> end = Recordings.longs(out, "batchEnd");
-        Map<Long, RecordedThread> threads = byId(r);
-        List<String> problems = new ArrayList<>();
-        int right = 0;
-        for (int i = 0; i < ids.size(); i++) {
-            int b = i / VirtualBlockOnce.BATCH;
-            RecordedThread t = threads.get(ids.get(i));
-            if (t == null) {
-                problem(problems, "thread " + ids.get(i) + " not recorded");
-                continue;
+        return check(r, out, (i, t) -> {
+            int batch = i / VirtualBlockOnce.BATCH;
+            Event[] b = oneBlock(r, t, VirtualBlockOnce.BatchLock.class.getName());
+            if (b == null) {
+                return monitorBlocks(r, t, VirtualBlockOnce.BatchLock.class.getName()).size() + " blocks (1 expected)";
             }
-            List<Event[]> blocks = monitorBlocks(r, t, VirtualBlockOnce.BatchLock.class.getName());
-            if (blocks.size() != 1 || blocks.get(0)[1] == null) {
-                problem(problems, "thread " + ids.get(i) + ": " + blocks.size() + " blocks (1 expected)");
-                continue;
+            if (b[0].ts() < start.get(batch) || b[0].ts() > observed.get(batch) || b[1].ts() < released.get(batch)
+                    || b[1].ts() > end.get(batch)) {
+                return "block " + b[0].ts() + ".." + b[1].ts() + " outside the bounds of its batch " + batch;
             }
-            Event enter = blocks.get(0)[0];
-            Event entered = blocks.get(0)[1];
-            if (enter.ts() < start.get(b) || enter.ts() > observed.get(b) || entered.ts() < released.get(b)
-                    || entered.ts() > end.get(b)) {
-                problem(problems, "thread " + ids.get(i) + " (batch " + b + "): block " + enter.ts() + ".."
-                        + entered.ts() + " outside its batch's bounds");
-                continue;
-            }
-            right++;
-        }
-        return new Check(ids.size(), right, problems);
+            return null;
+        });
     }
 
     /** For measuring by hand: VirtualBlocks monitor|lock|once STDOUT SNAPSHOT. */
