@@ -32,6 +32,12 @@ class JfrWriterTest {
         List<String> csv = JfrCheck.csvLines(dir.resolve("r.meta.csv"), dir.resolve("r.events.csv"));
         List<String> fromJfr = JfrCheck.jfrLines(jfr, r.startEpochNs());
         assertFalse(csv.isEmpty());
+        java.nio.file.Files.write(dir.resolve("csv.txt"), csv);
+        java.nio.file.Files.write(dir.resolve("jfr.txt"), fromJfr);
+        if (!csv.equals(fromJfr)) {
+            java.nio.file.Files.write(Path.of("target", "jfr-vs-csv.txt"),
+                    List.of(String.join("\n", csv), "----", String.join("\n", fromJfr)));
+        }
         assertEquals(String.join("\n", csv), String.join("\n", fromJfr));
     }
 

@@ -57,7 +57,7 @@ public final class JfrCheck {
         List<String> out = new ArrayList<>();
         for (EventLine e : logs.events()) {
             String kind = e.name();
-            String th = names.getOrDefault(e.fields().get(0), "?" + e.fields().get(0));
+            String th = names.getOrDefault(e.fields().get(0), "?"); // a thread met late has no ThreadStarted line
             long ts = Math.round(e.ts() * 1e9);
             String endOf = null;
             for (Map.Entry<String, String> x : END.entrySet()) {
@@ -103,16 +103,26 @@ public final class JfrCheck {
         for (String[] f : frames) {
             MethodLine m = methods.get(f[0]);
             long loc = f[1].startsWith("-") ? -1 : Long.parseLong(f[1], 16);
-            sb.append(m == null ? "?" : CsvLogReader.unescape(m.name())).append('@').append(loc).append(' ');
+            String name = m == null ? "?" : CsvLogReader.unescape(m.name());
+            sb.append(name.equals("%3Cunknown%3E") ? UNKNOWN : name).append('@').append(loc).append(' ');
         }
         return sb.append(']').toString();
     }
+
+    private static final String UNKNOWN = "<unknown>";
 
     /** The JFR file's events of the kinds {@link #KIND} names and {@code dev.convoy.Notify}, as lines, sorted. */
     public static List<String> jfrLines(Path jfr, long startEpochNs) throws IOException {
         Instant start = Instant.ofEpochSecond(0, startEpochNs);
         List<String> out = new ArrayList<>();
-        for (RecordedEvent e : RecordingFile.readAllEvents(jfr)) {
+        List<RecordedEvent> all = RecordingFile.readAllEvents(jfr);
+        java.util.Set<Long> started = new java.util.HashSet<>();
+        for (RecordedEvent e : all) {
+            if (e.getEventType().getName().equals("jdk.ThreadStart")) {
+                started.add(e.getThread("thread").getId());
+            }
+        }
+        for (RecordedEvent e : all) {
             String type = e.getEventType().getName();
             String kind = type.equals("dev.convoy.Notify") ? (e.getBoolean("all") ? "ObjectNotifyAll" : "ObjectNotify")
                     : KIND.get(type);
@@ -122,7 +132,7 @@ public final class JfrCheck {
             RecordedThread t = kind.equals("ThreadStarted") || kind.equals("ThreadEnded") ? e.getThread("thread")
                     : e.getThread();
             long ts = Duration.between(start, e.getStartTime()).toNanos();
-            StringBuilder sb = new StringBuilder(kind).append(" thread=").append(t == null ? "?" : t.getJavaName())
+            StringBuilder sb = new StringBuilder(kind).append(" thread=").append(t == null || !started.contains(t.getId()) ? "?" : t.getJavaName())
                     .append(" start=").append(ts);
             if (END.containsKey(kind)) {
                 sb.append(" dur=").append(e.getBoolean("unfinished") ? "open" : Long.toString(e.getDuration().toNanos()));
@@ -140,7 +150,8 @@ public final class JfrCheck {
             RecordedStackTrace st = e.getStackTrace();
             if (st != null) {
                 for (RecordedFrame f : st.getFrames()) {
-                    sb.append(f.getMethod().getName()).append('@').append(f.isJavaFrame() ? f.getBytecodeIndex() : -1)
+                    String name = f.getMethod().getName();
+                    sb.append(name.startsWith("<unknown method ") ? UNKNOWN : name).append('@').append(f.isJavaFrame() ? f.getBytecodeIndex() : -1)
                             .append(' ');
                 }
             }

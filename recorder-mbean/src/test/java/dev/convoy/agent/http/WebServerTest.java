@@ -273,9 +273,9 @@ class WebServerTest {
     @Test
     void unknownFormatListsTheAllowedOnes() throws Exception {
         assertError(get("/api/download?format=pdf"), 400,
-                "unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, snapshot");
+                "unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot");
         assertError(get("/api/download"), 400,
-                "unknown format (none given); allowed: chrome, tptp, csv-meta, csv-events, snapshot");
+                "unknown format (none given); allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot");
         assertError(get("/api/report?format=html"), 400, "unknown report format 'html'; allowed: text, markdown");
     }
 
@@ -320,7 +320,7 @@ class WebServerTest {
                 "request URI too long: path and query may have at most 1024 characters each");
         String longFormat = "x".repeat(1000); // within the limit: an unknown format, named
         assertError(get("/api/download?format=" + longFormat), 400,
-                "unknown format '" + longFormat + "'; allowed: chrome, tptp, csv-meta, csv-events, snapshot");
+                "unknown format '" + longFormat + "'; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot");
     }
 
     @Test
