@@ -62,7 +62,7 @@ class RealOutputIT {
             files = list.map(p -> p.getFileName().toString()).collect(Collectors.toCollection(TreeSet::new));
         }
         assertEquals(new TreeSet<>(Set.of("real.cvysnap", "real.json", "real.trcxml", "real.meta.csv",
-                "real.events.csv")), files, () -> "dumped files\nstderr:\n" + run.stderr());
+                "real.events.csv", "real.jfr")), files, () -> "dumped files\nstderr:\n" + run.stderr());
 
         // TPTP: valid against the DTD, defined before referenced, times
         Document tptp = TptpValidator.validate(dir.resolve("real.trcxml"));
