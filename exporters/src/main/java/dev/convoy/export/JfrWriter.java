@@ -112,6 +112,10 @@ public final class JfrWriter {
         final Type interaction;
 
         final TypedValue[] threadValues;
+        /** Platform threads' rings by Java id: virtual threads' carriers. */
+        final Map<Long, Integer> carriers = new HashMap<>();
+        /** Owners no ring has, by Java id. */
+        final Map<Long, TypedValue> unringed = new HashMap<>();
         /** Per ring: the ring of the thread that started it, -1 if none is known. */
         final int[] parents;
         /** Per ring: the threads its notify calls woke, by the call's time. */
@@ -170,6 +174,7 @@ public final class JfrWriter {
 
             monitorEnter = event("jdk.JavaMonitorEnter", "Java Monitor Blocked", name, label, description,
                     "Waiting to enter a monitor (Convoy: a contended synchronized enter)", b -> {
+                        carrierField(b, label, description);
                         b.addField("monitorClass", tClass, f -> f.addAnnotation(label, "Monitor Class"));
                         b.addField("previousOwner", tThread, f -> f.addAnnotation(label, "Previous Monitor Owner"));
                         b.addField("address", Builtin.LONG, f -> f.addAnnotation(label, "Monitor Address"));
@@ -179,6 +184,7 @@ public final class JfrWriter {
                     });
             monitorWait = event("jdk.JavaMonitorWait", "Java Monitor Wait", name, label, description,
                     "Waiting on a monitor (Object.wait)", b -> {
+                        carrierField(b, label, description);
                         b.addField("monitorClass", tClass, f -> f.addAnnotation(label, "Monitor Class"));
                         b.addField("notifier", tThread, f -> f.addAnnotation(label, "Notifier Thread"));
                         b.addField("timeout", Builtin.LONG, f -> f.addAnnotation(label, "Timeout")
@@ -189,6 +195,7 @@ public final class JfrWriter {
                     });
             threadPark = event("jdk.ThreadPark", "Java Thread Park", name, label, description,
                     "LockSupport.park", b -> {
+                        carrierField(b, label, description);
                         b.addField("parkedClass", tClass, f -> f.addAnnotation(label, "Class Parked On"));
                         b.addField("timeout", Builtin.LONG, f -> f.addAnnotation(label, "Park Timeout")
                                 .addAnnotation(JDK.ANNOTATION_TIMESPAN, "NANOSECONDS"));
@@ -202,12 +209,14 @@ public final class JfrWriter {
                         b.addField("unfinished", Builtin.BOOLEAN, f -> f.addAnnotation(label, "Unfinished"));
                     });
             threadSleep = event("jdk.ThreadSleep", "Java Thread Sleep", name, label, description, "Thread.sleep", b -> {
+                        carrierField(b, label, description);
                 b.addField("time", Builtin.LONG, f -> f.addAnnotation(label, "Sleep Time")
                         .addAnnotation(JDK.ANNOTATION_TIMESPAN, "MILLISECONDS"));
                 b.addField("interrupted", Builtin.BOOLEAN, f -> f.addAnnotation(label, "Interrupted"));
                 b.addField("unfinished", Builtin.BOOLEAN, f -> f.addAnnotation(label, "Unfinished"));
             });
             threadJoin = event("dev.convoy.ThreadJoin", "Thread Join", name, label, description, "Thread.join", b -> {
+                        carrierField(b, label, description);
                 b.addField("joinedThread", tThread, f -> f.addAnnotation(label, "Joined Thread"));
                 b.addField("timeout", Builtin.LONG, f -> f.addAnnotation(label, "Timeout")
                         .addAnnotation(JDK.ANNOTATION_TIMESPAN, "MILLISECONDS"));
@@ -267,6 +276,12 @@ public final class JfrWriter {
                     woken[from].merge(in.fromNs(id), 1, Integer::sum);
                 }
             }
+            for (int k = 0; k < threads.size(); k++) {
+                RecordedThread t = threads.get(k);
+                if (!t.isSystem() && !t.isVirtual()) {
+                    carriers.putIfAbsent(t.javaThreadId(), k);
+                }
+            }
             threadValues = new TypedValue[threads.size()];
             for (int k = 0; k < threadValues.length; k++) {
                 threadValues[k] = threadValue(threads.get(k));
@@ -306,6 +321,12 @@ public final class JfrWriter {
                     }
                 }
             });
+        }
+
+        /** Convoy's field {@code carrier}: the platform thread a virtual thread resumed on. */
+        private void carrierField(TypeStructureBuilder b, Type label, Type description) {
+            b.addField("carrier", tThread, f -> f.addAnnotation(label, "Carrier Thread")
+                    .addAnnotation(description, "Convoy: the carrier a virtual thread resumed on"));
         }
 
         private static Type annotation(Types types, JDK which) {
@@ -436,6 +457,7 @@ public final class JfrWriter {
             boolean open = g.isOpen(iv);
             int begin = g.begin(iv);
             int stackId = begin >= 0 ? t.stackId(begin) : 0;
+            int carrier = open || !t.isVirtual() ? -1 : carrier(t, g.end(iv));
             long arg = begin >= 0 ? t.arg(begin) : 0;
             long mon = g.monitor(iv);
             if (kind == IntervalTable.GC) {
@@ -447,29 +469,29 @@ public final class JfrWriter {
             }
             if (g.isPark(iv)) {
                 boolean lock = kind == IntervalTable.BLOCKED;
-                int ownerRing = lock ? in.ownerRing(k, iv) : -1;
+                TypedValue owner = lock ? ownerValue(in.ownerRing(k, iv), t.arg2(begin)) : null;
                 jfr.writeEvent(value(threadPark, b -> {
-                    common(b, k, ts, dur, stackId);
+                    common(b, k, ts, dur, stackId, carrier);
                     monitor(b, "parkedClass", mon);
                     b.putField("timeout", arg).putField("until", Long.MIN_VALUE).putField("lock", lock)
                             .putField("timedOut", !open && g.timedOut(iv))
                             .putField("interrupted", !open && g.parkInterrupted(iv)).putField("unfinished", open);
-                    if (ownerRing >= 0) {
-                        b.putField("lockOwner", threadValues[ownerRing]);
+                    if (owner != null) {
+                        b.putField("lockOwner", owner);
                     }
                 }));
                 return;
             }
             switch (kind) {
                 case IntervalTable.BLOCKED -> {
-                    int ownerRing = in.ownerRing(k, iv);
                     MonitorOwnership.Source src = in.ownerSource(k, iv);
                     boolean exact = src != null && src.exact();
+                    TypedValue owner = ownerValue(in.ownerRing(k, iv), src == null ? 0 : in.ownerJavaId(k, iv));
                     jfr.writeEvent(value(monitorEnter, b -> {
-                        common(b, k, ts, dur, stackId);
+                        common(b, k, ts, dur, stackId, carrier);
                         monitor(b, "monitorClass", mon);
-                        if (ownerRing >= 0) {
-                            b.putField(exact ? "previousOwner" : "inferredOwner", threadValues[ownerRing]);
+                        if (owner != null) {
+                            b.putField(exact ? "previousOwner" : "inferredOwner", owner);
                         }
                         b.putField("unfinished", open);
                     }));
@@ -485,7 +507,7 @@ public final class JfrWriter {
                     }
                     int n = notifier;
                     jfr.writeEvent(value(monitorWait, b -> {
-                        common(b, k, ts, dur, stackId);
+                        common(b, k, ts, dur, stackId, carrier);
                         monitor(b, "monitorClass", mon);
                         if (n >= 0) {
                             b.putField("notifier", threadValues[n]);
@@ -495,14 +517,14 @@ public final class JfrWriter {
                     }));
                 }
                 case IntervalTable.SLEEPING -> jfr.writeEvent(value(threadSleep, b -> {
-                    common(b, k, ts, dur, stackId);
+                    common(b, k, ts, dur, stackId, carrier);
                     b.putField("time", arg).putField("interrupted", !open && g.interrupted(iv))
                             .putField("unfinished", open);
                 }));
                 case IntervalTable.JOINING -> {
                     RecordedThread joined = r.threadByObject(mon).orElse(null);
                     jfr.writeEvent(value(threadJoin, b -> {
-                        common(b, k, ts, dur, stackId);
+                        common(b, k, ts, dur, stackId, carrier);
                         if (joined != null) {
                             b.putField("joinedThread", threadValues[x.ring(joined)]);
                         }
@@ -512,6 +534,35 @@ public final class JfrWriter {
                 }
                 default -> {
                 }
+            }
+        }
+
+        /**
+         * An owner: its ring's thread, else (a thread no ring has) a thread with only its Java
+         * id, named "thread ID"; null for none (id -1) or unknown (0).
+         */
+        TypedValue ownerValue(int ring, long javaId) {
+            if (ring >= 0) {
+                return threadValues[ring];
+            }
+            if (javaId <= 0) {
+                return null;
+            }
+            return unringed.computeIfAbsent(javaId, id -> value(tThread, b -> b.putField("javaName", "thread " + id)
+                    .putField("osName", "thread " + id).putField("javaThreadId", id)));
+        }
+
+        /** The platform thread's ring a virtual thread resumed on: the record ending its interval names it (arg2). */
+        int carrier(RecordedThread t, int end) {
+            long id = end >= 0 ? t.arg2(end) : 0;
+            Integer k = id > 0 ? carriers.get(id) : null;
+            return k == null ? -1 : k;
+        }
+
+        void common(TypedValueBuilder b, int k, long ts, long dur, int stackId, int carrier) {
+            common(b, k, ts, dur, stackId);
+            if (carrier >= 0) {
+                b.putField("carrier", threadValues[carrier]);
             }
         }
 

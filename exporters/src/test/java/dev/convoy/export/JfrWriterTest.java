@@ -12,6 +12,13 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import dev.convoy.analysis.ContentionIndex;
+import dev.convoy.analysis.InteractionTable;
+import dev.convoy.analysis.IntervalTable;
+import dev.convoy.analysis.MonitorOwnership;
+import dev.convoy.model.RecordedThread;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,5 +61,66 @@ class JfrWriterTest {
     @Test
     void syntheticAsInTheCsv() throws Exception {
         sameAsCsv(read(SyntheticRecordings.synthetic(20_000, 8, 4, 7).toBytes()));
+    }
+
+    List<RecordedEvent> jfrEvents(Recording r, String type) throws Exception {
+        Path jfr = dir.resolve("e.jfr");
+        Output.write(r, Set.of(Output.JFR), jfr);
+        return RecordingFile.readAllEvents(jfr).stream().filter(e -> e.getEventType().getName().equals(type)).toList();
+    }
+
+    @Test
+    void previousOwnerOnlyWhereExactInferredOwnerApart() throws Exception {
+        Recording r = MonitorOwnerFormatsTest.read();
+        ContentionIndex x = ContentionIndex.of(r);
+        InteractionTable in = x.interactions();
+        Map<String, String> expected = new java.util.TreeMap<>(); // thread@startNs -> "exact X" / "inferred X" / "none"
+        int exact = 0;
+        int inferred = 0;
+        for (int k = 0; k < x.rings(); k++) {
+            IntervalTable g = x.intervals(k);
+            for (int iv = 0; iv < g.count(); iv++) {
+                if (g.kind(iv) != IntervalTable.BLOCKED || g.isPark(iv) || x.thread(k).isSystem()) {
+                    continue;
+                }
+                RecordedThread o = in.owner(k, iv);
+                MonitorOwnership.Source src = in.ownerSource(k, iv);
+                long id = src == null ? 0 : in.ownerJavaId(k, iv);
+                String name = o != null ? o.displayName() : id > 0 ? "thread " + id : null;
+                String v = name == null ? "none" : (src.exact() ? "exact " : "inferred ") + name;
+                exact += v.startsWith("exact") ? 1 : 0;
+                inferred += v.startsWith("inferred") ? 1 : 0;
+                expected.put(x.thread(k).displayName() + "@" + (g.startNs(iv) - r.startMonotonicNs()), v);
+            }
+        }
+        assertTrue(exact >= 2 && inferred > 0 && expected.containsValue("none"),
+                "the fixture has exact (one without a ring), inferred, no owners: " + expected);
+        Map<String, String> got = new java.util.TreeMap<>();
+        java.time.Instant start = java.time.Instant.ofEpochSecond(0, r.startEpochNs());
+        for (RecordedEvent e : jfrEvents(r, "jdk.JavaMonitorEnter")) {
+            jdk.jfr.consumer.RecordedThread p = e.getThread("previousOwner");
+            jdk.jfr.consumer.RecordedThread i = e.getThread("inferredOwner");
+            assertFalse(p != null && i != null, "never both");
+            String v = p != null ? "exact " + p.getJavaName() : i != null ? "inferred " + i.getJavaName() : "none";
+            got.put(e.getThread().getJavaName() + "@" + java.time.Duration.between(start, e.getStartTime()).toNanos(), v);
+        }
+        assertEquals(expected, got);
+    }
+
+    @Test
+    void virtualThreadsSayVirtualWithTheirCarrier() throws Exception {
+        Recording r = VirtualThreadNamesTest.recording();
+        List<RecordedEvent> enters = jfrEvents(r, "jdk.JavaMonitorEnter");
+        assertEquals(2, enters.size());
+        for (RecordedEvent e : enters) {
+            assertTrue(e.getThread().getBoolean("virtual"), e.toString());
+        }
+        RecordedEvent v1 = enters.stream().filter(e -> e.getThread().getJavaThreadId() == 77).findFirst().orElseThrow();
+        assertEquals("virtual thread 77", v1.getThread().getJavaName());
+        assertEquals("ForkJoinPool-1-worker-1", v1.getThread("carrier").getJavaName());
+        assertFalse(v1.getThread("carrier").getBoolean("virtual"));
+        RecordedEvent v2 = enters.stream().filter(e -> e.getThread().getJavaThreadId() == 78).findFirst().orElseThrow();
+        assertEquals("worker-v (virtual)", v2.getThread().getJavaName());
+        assertEquals(null, v2.getThread("carrier"), "its ENTERED names no carrier");
     }
 }
