@@ -5,6 +5,7 @@ import dev.convoy.analysis.InteractionTable;
 import dev.convoy.analysis.Interactions;
 import dev.convoy.analysis.IntervalTable;
 import dev.convoy.analysis.MonitorOwnership;
+import dev.convoy.analysis.PathTable;
 import dev.convoy.model.ClassInfo;
 import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
@@ -110,6 +111,7 @@ public final class JfrWriter {
         final Type notify;
         final Type unpark;
         final Type interaction;
+        final Type criticalPath;
 
         final TypedValue[] threadValues;
         /** Platform threads' rings by Java id: virtual threads' carriers. */
@@ -233,6 +235,15 @@ public final class JfrWriter {
                         b.addField("longestPause", Builtin.LONG, f -> f.addAnnotation(label, "Longest Pause")
                                 .addAnnotation(JDK.ANNOTATION_TIMESPAN, "NANOSECONDS"));
                         b.addField("unfinished", Builtin.BOOLEAN, f -> f.addAnnotation(label, "Unfinished"));
+                    });
+            criticalPath = event("dev.convoy.CriticalPath", "Critical Path Segment", name, label, description,
+                    "One segment of the critical path (contention analysis): what the thread that held up the "
+                            + "path's end was doing", b -> {
+                        b.addField("state", Builtin.STRING, f -> f.addAnnotation(label, "State"));
+                        b.addField("monitorClass", tClass, f -> f.addAnnotation(label, "Monitor Class"));
+                        b.addField("address", Builtin.LONG, f -> f.addAnnotation(label, "Monitor Address"));
+                        b.addField("via", Builtin.STRING, f -> f.addAnnotation(label, "Reached Through")
+                                .addAnnotation(description, "The kind of the interaction the walk followed back"));
                     });
             threadStart = event("jdk.ThreadStart", "Java Thread Start", name, label, description, "A thread started", b -> {
                 b.addField("thread", tThread, f -> f.addAnnotation(label, "New Java Thread"));
@@ -375,6 +386,30 @@ public final class JfrWriter {
             for (int id = 0; id < in.count(); id++) {
                 interaction(id);
             }
+            PathTable path = x.path();
+            for (int sg = 0; sg < path.count(); sg++) {
+                segment(path, sg);
+            }
+        }
+
+        void segment(PathTable path, int sg) {
+            long ts = path.startNs(sg);
+            long dur = Math.max(0, path.endNs(sg) - ts);
+            int ring = path.ring(sg);
+            String state = path.state(sg).name();
+            long mon = path.monitor(sg);
+            boolean onMonitor = path.state(sg) != dev.convoy.analysis.ThreadStates.State.JOINING;
+            int via = path.via(sg);
+            jfr.writeEvent(value(criticalPath, b -> {
+                b.putField("startTime", ticks(ts)).putField("duration", dur).putField("eventThread", threadValues[ring])
+                        .putField("state", state);
+                if (onMonitor) {
+                    monitor(b, "monitorClass", mon);
+                }
+                if (via >= 0) {
+                    b.putField("via", in.kind(via).name());
+                }
+            }));
         }
 
         void threadStart(int k, RecordedThread t) {

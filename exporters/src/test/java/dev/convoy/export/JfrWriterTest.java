@@ -123,4 +123,25 @@ class JfrWriterTest {
         assertEquals("worker-v (virtual)", v2.getThread().getJavaName());
         assertEquals(null, v2.getThread("carrier"), "its ENTERED names no carrier");
     }
+
+    @Test
+    void criticalPathSegmentsAsTheAnalysis() throws Exception {
+        Recording r = read(Fixtures.all().toBytes());
+        dev.convoy.analysis.PathTable path = ContentionIndex.of(r).path();
+        assertTrue(path.count() > 1, "the fixture has a critical path");
+        java.time.Instant start = java.time.Instant.ofEpochSecond(0, r.startEpochNs());
+        List<String> expected = new java.util.ArrayList<>();
+        for (int s = 0; s < path.count(); s++) {
+            expected.add(path.thread(s).displayName() + " " + path.state(s) + " " + (path.startNs(s) - r.startMonotonicNs())
+                    + "+" + Math.max(0, path.endNs(s) - path.startNs(s)));
+        }
+        List<String> got = new java.util.ArrayList<>();
+        for (RecordedEvent e : jfrEvents(r, "dev.convoy.CriticalPath")) {
+            got.add(e.getThread().getJavaName() + " " + e.getString("state") + " "
+                    + java.time.Duration.between(start, e.getStartTime()).toNanos() + "+" + e.getDuration().toNanos());
+        }
+        expected.sort(null);
+        got.sort(null);
+        assertEquals(expected, got);
+    }
 }
