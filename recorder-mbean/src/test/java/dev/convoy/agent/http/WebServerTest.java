@@ -386,7 +386,7 @@ class WebServerTest {
         String html = text(page);
         assertTrue(html.contains("<script src=\"app.js\"></script>") && html.contains("href=\"app.css\""));
         for (String id : List.of("toggle-recording", "toggle-contanalysis", "open-perfetto", "monitors", "callers",
-                "threads", "deadlocks", "critical", "dl-chrome", "dl-tptp", "dl-csv-meta", "dl-csv-events",
+                "threads", "deadlocks", "critical", "dl-chrome", "dl-tptp", "dl-csv-meta", "dl-csv-events", "dl-jfr",
                 "dl-snapshot")) {
             assertTrue(html.contains("id=\"" + id + "\""), id);
         }

@@ -274,6 +274,7 @@ class WebViewBrowserIT {
                 new Link("dl-tptp", "tptp", name + ".trcxml"),
                 new Link("dl-csv-meta", "csv-meta", name + ".meta.csv"),
                 new Link("dl-csv-events", "csv-events", name + ".events.csv"),
+                new Link("dl-jfr", "jfr", name + ".jfr"),
                 new Link("dl-snapshot", "snapshot", name + ".cvysnap"));
         assertEquals(links.size(), browser.findElements(By.cssSelector("a[data-format]")).size(), "every format offered");
         for (Link link : links) {
@@ -332,6 +333,19 @@ class WebViewBrowserIT {
                     assertTrue(line.matches("[0-9]+\\.[0-9]{9},[A-Za-z]+,.*"), line);
                 }
                 assertTrue(lines.stream().anyMatch(l -> l.split(",")[1].equals("MonitorContendedEnter")));
+            }
+            case "jfr" -> {
+                Path jfr = Files.createTempFile("convoy-download", ".jfr");
+                try {
+                    Files.write(jfr, bytes);
+                    List<jdk.jfr.consumer.RecordedEvent> events = jdk.jfr.consumer.RecordingFile.readAllEvents(jfr);
+                    assertTrue(events.stream().anyMatch(e -> e.getEventType().getName().equals("jdk.JavaMonitorEnter")),
+                            "contended enters in the downloaded JFR file");
+                    assertTrue(events.stream().anyMatch(e -> e.getEventType().getName().equals("jdk.ThreadStart")
+                            && Deadlock.THREAD_A.equals(e.getThread("thread").getJavaName())), "deadlock-A started");
+                } finally {
+                    Files.delete(jfr);
+                }
             }
             default -> {
                 assertEquals("CVYSNAP\0", new String(bytes, 0, 8, StandardCharsets.US_ASCII), "snapshot magic");
