@@ -144,4 +144,23 @@ class JfrWriterTest {
         got.sort(null);
         assertEquals(expected, got);
     }
+
+    @Test
+    void notifierOfAWaitAndWhatANotifyWoke() throws Exception {
+        dev.convoy.testing.RecordingBuilder b = Fixtures.base();
+        b.thread(Fixtures.R_H1, 20, Fixtures.O_H1, "producer").span(Fixtures.t(1), 0)
+                .event(Fixtures.t(200), dev.convoy.snapshot.SnapshotFormat.EVENT_NOTIFY_ALL, Fixtures.S_RUN, Fixtures.M1, 0);
+        b.thread(Fixtures.R_H2, 21, Fixtures.O_H2, "consumer").span(Fixtures.t(1), 0)
+                .event(Fixtures.t(100), dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_WAIT, Fixtures.S_WAIT, Fixtures.M1, 0)
+                .event(Fixtures.t(300), dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_WAITED, 0, 0, Fixtures.M1, 0, 0);
+        Recording r = read(b.toBytes());
+        List<RecordedEvent> waits = jfrEvents(r, "jdk.JavaMonitorWait");
+        assertEquals(1, waits.size());
+        assertEquals("producer", waits.get(0).getThread("notifier").getJavaName());
+        assertFalse(waits.get(0).getBoolean("timedOut"));
+        List<RecordedEvent> notifies = jfrEvents(r, "dev.convoy.Notify");
+        assertEquals(1, notifies.size());
+        assertTrue(notifies.get(0).getBoolean("all"));
+        assertEquals(1, notifies.get(0).getInt("woken"));
+    }
 }
