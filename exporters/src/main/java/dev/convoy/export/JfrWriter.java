@@ -39,15 +39,23 @@ import org.openjdk.jmc.flightrecorder.writer.api.Types.JDK;
  * {@code jdk.ThreadSleep}, {@code dev.convoy.ThreadJoin}, {@code jdk.GarbageCollection};
  * {@code jdk.ThreadStart} and {@code jdk.ThreadEnd} per ring (the threads the CSV event log
  * gives ThreadStarted and ThreadEnded); {@code dev.convoy.Notify} and {@code dev.convoy.Unpark}
- * per call; {@code dev.convoy.Interaction} per interaction of contention analysis. An interval
- * still open at snapshot time ends at the snapshot and has {@code unfinished = true}.
+ * per call; {@code dev.convoy.Interaction} per interaction of contention analysis and
+ * {@code dev.convoy.CriticalPath} per segment of the critical path. An interval still open at
+ * snapshot time ends at the snapshot and has {@code unfinished = true}. A previous owner is
+ * {@code previousOwner} only where exact; an inferred one is Convoy's {@code inferredOwner}.
+ *
+ * <p>Every field of every value is written, missing ones as null: the library leaves a field
+ * that was not put out of the bytes ({@code Run#value}). Event fields come in the JDK's order
+ * (startTime, duration, eventThread, stackTrace), which the JDK's parser relies on, and stack
+ * frames are inline (no constant pool), as the JDK writes them.
  *
  * <p>Times: one tick is one nanosecond; ticks are the monotonic time since recording start
  * plus {@link #TICKS_BASE}, and the chunk's start is the recording's start (INFO
  * {@code start.epoch.ns}), so a reader's wall clock equals {@link Recording#toEpochNs}.
  *
- * <p>The writer keeps the whole chunk in memory until it is closed (the library's design);
- * this class keeps one value per thread, stack, class and method.
+ * <p>The writer keeps the whole chunk in memory until it is closed (the library's design) and
+ * allocates a 32 KiB buffer per event ({@code docs/performance.md}, "JFR"); this class keeps
+ * the contention analysis and one value per thread, stack, class and method.
  */
 public final class JfrWriter {
 

@@ -15,7 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import jdk.jfr.consumer.RecordedClass;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedStackTrace;
@@ -168,10 +167,5 @@ public final class JfrCheck {
             n.merge(e.getEventType().getName(), 1, Integer::sum);
         }
         return n;
-    }
-
-    /** The class of a JFR class value, dotted, or "" for none. */
-    public static String className(RecordedClass c) {
-        return c == null ? "" : c.getName();
     }
 }
