@@ -58,6 +58,17 @@ public enum Output {
         }
     },
     /**
+     * A JFR recording ({@code docs/formats.md}, "JFR") for JDK Mission Control, the JDK's
+     * {@code jfr} tool and {@code jdk.jfr.consumer}: the JDK's event types, written by
+     * {@link JfrWriter}.
+     */
+    JFR("jfr", ".jfr", "application/octet-stream") {
+        @Override
+        public void write(Recording r, OutputStream out) throws IOException {
+            new JfrWriter().write(r, out);
+        }
+    },
+    /**
      * The binary snapshot ({@code schema/snapshot-format.md}): the bytes the recording was
      * read from, unchanged; a recording made in memory is encoded by {@link SnapshotWriter}.
      */
@@ -110,7 +121,7 @@ public enum Output {
         this.mediaType = mediaType;
     }
 
-    /** The name on command lines, in options and in the APIs: chrome, tptp, csv-meta, csv-events, snapshot, collapsed, flamegraph. */
+    /** The name on command lines, in options and in the APIs: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph. */
     public String id() {
         return id;
     }
@@ -167,7 +178,7 @@ public enum Output {
         return name == null ? "(none given)" : "'" + name + "'";
     }
 
-    /** The names {@link #select} takes: "chrome, tptp, csv, csv-meta, csv-events, snapshot, collapsed, flamegraph". */
+    /** The names {@link #select} takes: "chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph". */
     public static String names() {
         List<String> all = new ArrayList<>();
         for (Output o : values()) {
@@ -179,7 +190,7 @@ public enum Output {
         return String.join(", ", all);
     }
 
-    /** The names {@link #one} takes: "chrome, tptp, csv-meta, csv-events, snapshot, collapsed, flamegraph". */
+    /** The names {@link #one} takes: "chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph". */
     public static String singleNames() {
         return Arrays.stream(values()).map(Output::id).collect(Collectors.joining(", "));
     }

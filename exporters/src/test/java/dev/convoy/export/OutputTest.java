@@ -38,32 +38,35 @@ class OutputTest {
         assertEquals(EnumSet.of(Output.TPTP), Output.select("TpTp"));
         assertEquals(EnumSet.of(Output.CSV_META, Output.CSV_EVENTS), Output.select(" csv "));
         assertEquals(EnumSet.of(Output.CSV_EVENTS), Output.select("csv-events"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Output.select("jfr"));
-        assertEquals("unknown format 'jfr'; allowed: chrome, tptp, csv, csv-meta, csv-events, snapshot, collapsed, flamegraph", e.getMessage());
-        assertEquals("unknown format (none given); allowed: chrome, tptp, csv, csv-meta, csv-events, snapshot, collapsed, flamegraph",
+        assertEquals(EnumSet.of(Output.JFR), Output.select("JFR"));
+        assertEquals(Output.JFR, Output.one("jfr"));
+        assertEquals(".jfr", Output.JFR.suffix());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Output.select("jsonl"));
+        assertEquals("unknown format 'jsonl'; allowed: chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph", e.getMessage());
+        assertEquals("unknown format (none given); allowed: chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph",
                 assertThrows(IllegalArgumentException.class, () -> Output.select(null)).getMessage());
     }
 
     @Test
     void oneOutputPerStreamAndCsvIsTwo() {
         assertEquals(Output.CSV_META, Output.one("CSV-META"));
-        assertEquals("unknown format 'csv'; allowed: chrome, tptp, csv-meta, csv-events, snapshot, collapsed, flamegraph (csv is two files: "
+        assertEquals("unknown format 'csv'; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph (csv is two files: "
                 + "ask for csv-meta and csv-events)",
                 assertThrows(IllegalArgumentException.class, () -> Output.one("csv")).getMessage());
-        assertEquals("unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, snapshot, collapsed, flamegraph",
+        assertEquals("unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph",
                 assertThrows(IllegalArgumentException.class, () -> Output.one("pdf")).getMessage());
     }
 
     @Test
     void suffixesMediaTypesAndJoinedNames() {
-        assertEquals(List.of(".json", ".trcxml", ".meta.csv", ".events.csv", ".cvysnap", ".collapsed.txt", ".html"),
+        assertEquals(List.of(".json", ".trcxml", ".meta.csv", ".events.csv", ".jfr", ".cvysnap", ".collapsed.txt", ".html"),
                 Stream.of(Output.values()).map(Output::suffix).toList());
         assertEquals(List.of("application/json", "application/xml", "text/csv; charset=utf-8",
-                "text/csv; charset=utf-8", "application/octet-stream", "text/plain; charset=utf-8",
-                "text/html; charset=utf-8"),
+                "text/csv; charset=utf-8", "application/octet-stream", "application/octet-stream",
+                "text/plain; charset=utf-8", "text/html; charset=utf-8"),
                 Stream.of(Output.values()).map(Output::mediaType).toList());
         assertEquals("chrome+csv", Output.join(EnumSet.of(Output.CHROME, Output.CSV_META, Output.CSV_EVENTS)));
-        assertEquals("chrome+tptp+csv+snapshot+collapsed+flamegraph", Output.join(EnumSet.allOf(Output.class)));
+        assertEquals("chrome+tptp+csv+jfr+snapshot+collapsed+flamegraph", Output.join(EnumSet.allOf(Output.class)));
         assertEquals("csv-events", Output.join(EnumSet.of(Output.CSV_EVENTS)));
         assertEquals("", Output.join(EnumSet.noneOf(Output.class)));
     }

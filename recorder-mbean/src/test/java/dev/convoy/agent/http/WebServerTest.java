@@ -273,9 +273,9 @@ class WebServerTest {
     @Test
     void unknownFormatListsTheAllowedOnes() throws Exception {
         assertError(get("/api/download?format=pdf"), 400,
-                "unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, snapshot, collapsed, flamegraph");
+                "unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
         assertError(get("/api/download"), 400,
-                "unknown format (none given); allowed: chrome, tptp, csv-meta, csv-events, snapshot, collapsed, flamegraph");
+                "unknown format (none given); allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
         assertError(get("/api/report?format=html"), 400, "unknown report format 'html'; allowed: text, markdown");
     }
 
@@ -320,7 +320,7 @@ class WebServerTest {
                 "request URI too long: path and query may have at most 1024 characters each");
         String longFormat = "x".repeat(1000); // within the limit: an unknown format, named
         assertError(get("/api/download?format=" + longFormat), 400,
-                "unknown format '" + longFormat + "'; allowed: chrome, tptp, csv-meta, csv-events, snapshot, collapsed, flamegraph");
+                "unknown format '" + longFormat + "'; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
     }
 
     @Test
@@ -386,7 +386,7 @@ class WebServerTest {
         String html = text(page);
         assertTrue(html.contains("<script src=\"app.js\"></script>") && html.contains("href=\"app.css\""));
         for (String id : List.of("toggle-recording", "toggle-contanalysis", "open-perfetto", "monitors", "callers",
-                "threads", "deadlocks", "critical", "dl-chrome", "dl-tptp", "dl-csv-meta", "dl-csv-events",
+                "threads", "deadlocks", "critical", "dl-chrome", "dl-tptp", "dl-csv-meta", "dl-csv-events", "dl-jfr",
                 "dl-snapshot")) {
             assertTrue(html.contains("id=\"" + id + "\""), id);
         }

@@ -62,7 +62,7 @@ class RealOutputIT {
             files = list.map(p -> p.getFileName().toString()).collect(Collectors.toCollection(TreeSet::new));
         }
         assertEquals(new TreeSet<>(Set.of("real.cvysnap", "real.json", "real.trcxml", "real.meta.csv",
-                "real.events.csv", "real.collapsed.txt", "real.html")), files, () -> "dumped files\nstderr:\n" + run.stderr());
+                "real.events.csv", "real.jfr", "real.collapsed.txt", "real.html")), files, () -> "dumped files\nstderr:\n" + run.stderr());
 
         // Folded stacks: every line STATE;CLASS;frames NS; deadlock-A's block on LockB in Deadlock's code;
         // the same lines as the offline conversion of the snapshot; the flame graph page embeds them

@@ -370,6 +370,7 @@ class WebViewBrowserIT {
                 new Link("dl-tptp", "tptp", name + ".trcxml"),
                 new Link("dl-csv-meta", "csv-meta", name + ".meta.csv"),
                 new Link("dl-csv-events", "csv-events", name + ".events.csv"),
+                new Link("dl-jfr", "jfr", name + ".jfr"),
                 new Link("dl-snapshot", "snapshot", name + ".cvysnap"),
                 new Link("dl-flamegraph", "flamegraph", name + ".html"),
                 new Link("dl-collapsed", "collapsed", name + ".collapsed.txt"));
@@ -441,6 +442,18 @@ class WebViewBrowserIT {
             case "flamegraph" -> {
                 assertTrue(text.startsWith("<!DOCTYPE html>") && text.contains("ConvoyFlame.mount"), "the page");
                 assertTrue(text.contains(Deadlock.LockB.class.getName()), "the demo's data in the page");
+            case "jfr" -> {
+                Path jfr = Files.createTempFile("convoy-download", ".jfr");
+                try {
+                    Files.write(jfr, bytes);
+                    List<jdk.jfr.consumer.RecordedEvent> events = jdk.jfr.consumer.RecordingFile.readAllEvents(jfr);
+                    assertTrue(events.stream().anyMatch(e -> e.getEventType().getName().equals("jdk.JavaMonitorEnter")),
+                            "contended enters in the downloaded JFR file");
+                    assertTrue(events.stream().anyMatch(e -> e.getEventType().getName().equals("jdk.ThreadStart")
+                            && Deadlock.THREAD_A.equals(e.getThread("thread").getJavaName())), "deadlock-A started");
+                } finally {
+                    Files.delete(jfr);
+                }
             }
             default -> {
                 assertEquals("CVYSNAP\0", new String(bytes, 0, 8, StandardCharsets.US_ASCII), "snapshot magic");
