@@ -442,6 +442,7 @@ class WebViewBrowserIT {
             case "flamegraph" -> {
                 assertTrue(text.startsWith("<!DOCTYPE html>") && text.contains("ConvoyFlame.mount"), "the page");
                 assertTrue(text.contains(Deadlock.LockB.class.getName()), "the demo's data in the page");
+            }
             case "jfr" -> {
                 Path jfr = Files.createTempFile("convoy-download", ".jfr");
                 try {
