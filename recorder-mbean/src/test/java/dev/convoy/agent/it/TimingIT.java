@@ -78,10 +78,15 @@ class TimingIT {
         assertTrue(t.clock().nsPerTick() > 0, "the clock was calibrated: " + r.info().get("timing.clock"));
         assertEquals(CallbackTiming.EVENTS, List.copyOf(t.events().keySet()), "a key per event type");
         List<Event> events = r.events();
+        // A callback that runs while the snapshot at exit is taken (a JDK thread's wait during
+        // shutdown) can have its record copied and its timing not yet added, or the reverse: at
+        // most one such callback per thread still alive then.
+        long inFlight = r.threads().stream().filter(th -> !th.isEnded()).count();
         for (String name : CallbackTiming.EVENTS) {
             CallbackTiming.Event e = t.event(name);
             long records = events.stream().filter(ev -> ev.type() == TYPES.get(name)).count();
-            assertEquals(records, e.events(), name + ": timed callbacks against records in the snapshot");
+            assertTrue(Math.abs(records - e.events()) <= inFlight, name + ": " + e.events()
+                    + " timed callbacks against " + records + " records in the snapshot (" + inFlight + " threads alive)");
             if (expected.contains(name)) {
                 assertTrue(e.events() > 0, name + " recorded by " + scenario);
             }
