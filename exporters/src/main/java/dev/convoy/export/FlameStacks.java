@@ -40,7 +40,8 @@ import java.util.TreeMap;
  * without a blocker, {@link MonitorStatistics#UNKNOWN_CLASS} when not described); the frames are
  * those of the stack of the interval's begin event (MONITOR_ENTER, MONITOR_WAIT or PARK),
  * outermost first, each {@code pkg.Class.method} ({@link MonitorStatistics#methodName}), no line
- * numbers, so that the calls of one method merge. A stack cut at the recorder's depth starts
+ * numbers, so that the calls of one method merge, and hidden classes named the same in every run
+ * ({@link #stableName}). A stack cut at the recorder's depth starts
  * with {@value #TRUNCATED}; an event without a stack has the one frame {@value #NO_STACK}.
  * Names are made safe by {@link #escape}. Stacks whose time adds up to 0 ns are left out;
  * the lines are sorted by their text.
@@ -146,9 +147,27 @@ public final class FlameStacks {
         }
         for (int i = frames.size() - 1, k = first; i >= 0; i--, k++) {
             Frame f = frames.get(i);
-            out[k] = methodText.computeIfAbsent(f.methodId(), m -> escape(MonitorStatistics.methodName(r, f)));
+            out[k] = methodText.computeIfAbsent(f.methodId(),
+                    m -> escape(stableName(MonitorStatistics.methodName(r, f))));
         }
         return out;
+    }
+
+    /** A hidden class's address ({@code /0x...} or {@code .0x...}) and the number after {@code $$Lambda}. */
+    private static final java.util.regex.Pattern RUN_SPECIFIC =
+            java.util.regex.Pattern.compile("(?<=\\$\\$Lambda)\\$\\d+|[./]0x\\p{XDigit}+(?=\\.[^.]*$)");
+
+    /**
+     * A frame name without what differs from run to run in the name of a hidden class: its
+     * address ({@code Foo$$Lambda$14/0x0000000800c0b040.run} and JVMTI's {@code .0x...} spelling)
+     * and a lambda's sequence number, so that {@code Foo$$Lambda.run} is one frame in the
+     * stacks of every run; two lambdas of one class called at one place merge too.
+     */
+    public static String stableName(String methodName) {
+        if (methodName.indexOf("0x") < 0 && methodName.indexOf("$$Lambda$") < 0) {
+            return methodName;
+        }
+        return RUN_SPECIFIC.matcher(methodName).replaceAll("");
     }
 
     /**

@@ -77,6 +77,35 @@ class FlameStacksTest {
         assertEquals(sum, FlameStacks.of(r).totalNs(), "the same time as the monitor statistics");
     }
 
+    /** The same lambda in two runs: JVMTI spells a hidden class's name with ".0x" and another address. */
+    static Recording lambdaRun(int lambdaNumber, String address) throws Exception {
+        long cLambda = 0x0000_0001_0000_0077L;
+        long mLambda = 0x7F00_0000_7000L;
+        RecordingBuilder b = Fixtures.base()
+                .clazz(cLambda, "Lcom/example/Worker$$Lambda$" + lambdaNumber + "." + address + ";", "")
+                .method(new dev.convoy.model.MethodInfo(mLambda, cLambda, "run", "()V", false, List.of()))
+                .stack(77, false, new Frame(M_RUN, 12), new Frame(mLambda, 1));
+        b.thread(R_MAIN, 1, O_MAIN, "main").span(T0, 0)
+                .event(t(100), EVENT_MONITOR_ENTER, 77, M2, 0)
+                .event(t(130), EVENT_MONITOR_ENTERED, 0, M2, 0);
+        return SnapshotReader.read(b.toBytes());
+    }
+
+    @Test
+    void hiddenClassFramesAreNamedAlikeInEveryRun() throws Exception {
+        String first = collapsed(lambdaRun(14, "0x0000000800c0b040"));
+        assertEquals("blocked;com.example.Lock;com.example.Worker$$Lambda.run;com.example.Worker.run 30000\n", first);
+        assertEquals(first, collapsed(lambdaRun(101, "0x00007f3a4c0e1c28")));
+        assertEquals("p.Foo$$Lambda.run", FlameStacks.stableName("p.Foo$$Lambda$14/0x0000000800c0b040.run"));
+        assertEquals("p.Foo$$Lambda.run", FlameStacks.stableName("p.Foo$$Lambda/0x0000000800c0b040.run"));
+        assertEquals("java.lang.invoke.LambdaForm$MH.invoke",
+                FlameStacks.stableName("java.lang.invoke.LambdaForm$MH/0x0000000800c04400.invoke"));
+        // Nothing else changes: an ordinary $1, a method or class that merely contains 0x.
+        assertEquals("p.C$1.m", FlameStacks.stableName("p.C$1.m"));
+        assertEquals("p.Ox0x12.f0x1", FlameStacks.stableName("p.Ox0x12.f0x1"));
+        assertEquals("<unknown_method_0x7f0000004000>", FlameStacks.stableName("<unknown_method_0x7f0000004000>"));
+    }
+
     @Test
     void namesAreMadeSafeForFoldedLines() {
         assertEquals("a_b:c_d_e_f_", FlameStacks.escape("a b;c\nd\u2028e\tf\r"));

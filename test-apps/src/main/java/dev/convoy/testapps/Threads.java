@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
@@ -17,10 +18,12 @@ import java.util.function.BooleanSupplier;
  * Thread helpers shared by the scenarios.
  *
  * <p>Design rule: the coordinating thread (usually {@code main}) never calls {@code Object.wait},
- * {@code Thread.join} or {@code Thread.sleep} to wait for a condition. It polls with
- * {@link Thread#onSpinWait()}, {@link Thread#yield()} and short {@link LockSupport#parkNanos}
- * back-off, none of which produce JVMTI monitor events. So every monitor event in a recording of a
- * scenario comes from the scenario's named threads. All polls are bounded by {@link #TIMEOUT}.
+ * {@code Thread.join}, {@code Thread.sleep} or {@code LockSupport.park*} to wait for a condition.
+ * It polls with {@link Thread#onSpinWait()}, {@link Thread#yield()} and a short
+ * {@link TimeUnit#sleep} back-off: a platform thread's sleep parks nothing and posts no JVMTI
+ * event, and contention analysis instruments {@code Thread.sleep} call sites, which this is not.
+ * So every monitor, park and interaction event in a recording of a scenario comes from the
+ * scenario's named threads. All polls are bounded by {@link #TIMEOUT}.
  */
 public final class Threads {
 
@@ -89,7 +92,12 @@ public final class Threads {
             } else if (spins < 128) {
                 Thread.yield();
             } else {
-                LockSupport.parkNanos(100_000L);
+                try {
+                    TimeUnit.MICROSECONDS.sleep(100); // 1 ms on JDK 17, which sleeps whole milliseconds
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return condition.getAsBoolean();
+                }
             }
             spins++;
         }

@@ -215,9 +215,8 @@ class GroundTruthIT {
     }
 
     /**
-     * The TIMEOUT interactions that ended a monitor wait. The apps' own polling (Threads.await)
-     * parks for 100 µs at a time when the machine is slow, and each such park ends in a TIMEOUT of
-     * its thread: those are true, but not part of the scenario.
+     * The TIMEOUT interactions that ended a monitor wait (a park's timeouts are the j.u.c.
+     * scenarios' to check, in ParkIT).
      */
     private static List<Interaction> monitorTimeouts(Interactions in) {
         return in.of(Kind.TIMEOUT).stream().filter(i -> !i.ended().isPark()).toList();
