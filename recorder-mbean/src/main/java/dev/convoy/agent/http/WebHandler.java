@@ -69,6 +69,13 @@ final class WebHandler extends Handler.Abstract {
             "/api/status", "GET", "/api/recording", "POST", "/api/contanalysis", "POST", "/api/snapshot", "GET",
             "/api/download", "GET", "/api/report", "GET", "/api/flame", "GET", "/api/timeline", "GET");
     private static final JsonFactory JSON = new JsonFactory();
+    /**
+     * The pages' Content-Security-Policy: everything from this server only. The one inline
+     * style allowed is the one d3-flame-graph adds to the page when it loads (its
+     * {@code <style>} element, the same rules as d3-flamegraph.css), by its hash.
+     */
+    static final String CSP = "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'"
+            + rendererStyleHash() + "; frame-ancestors 'none'; form-action 'none'; base-uri 'none'";
 
     private final Source source;
     private final byte[] token;
@@ -141,8 +148,7 @@ final class WebHandler extends Handler.Abstract {
         response.getHeaders().put("X-Content-Type-Options", "nosniff");
         response.getHeaders().put("Referrer-Policy", "no-referrer");
         if (reply.type().startsWith("text/html")) {
-            response.getHeaders().put("Content-Security-Policy", "default-src 'self'; connect-src 'self'; "
-                    + "img-src 'self' data:; frame-ancestors 'none'; form-action 'none'; base-uri 'none'");
+            response.getHeaders().put("Content-Security-Policy", CSP);
         }
         if (reply.status() == 405) {
             response.getHeaders().put("Allow", reply.attachment());
@@ -307,6 +313,31 @@ final class WebHandler extends Handler.Abstract {
             g.writeStringField("perfetto", perfetto);
             g.writeEndObject();
         });
+    }
+
+    /**
+     * " 'sha256-...'" of the text of the style element d3-flame-graph's script creates (a
+     * template literal after {@code createElement("style")}), or "" if the script has none.
+     */
+    private static String rendererStyleHash() {
+        String marker = "createElement(\"style\");";
+        try (InputStream in = WebHandler.class.getResourceAsStream(FlameGraph.RENDERER)) {
+            if (in == null) {
+                return "";
+            }
+            String script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            int at = script.indexOf(marker);
+            int start = at < 0 ? -1 : script.indexOf('`', at);
+            int end = start < 0 ? -1 : script.indexOf('`', start + 1);
+            if (end < 0 || start - at > marker.length() + 20) {
+                return "";
+            }
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest(script.substring(start + 1, end).getBytes(StandardCharsets.UTF_8));
+            return " 'sha256-" + java.util.Base64.getEncoder().encodeToString(digest) + "'";
+        } catch (IOException | java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("cannot read " + FlameGraph.RENDERER, e);
+        }
     }
 
     /** A page, script or style sheet from the class path. */

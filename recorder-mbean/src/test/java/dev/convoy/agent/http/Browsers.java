@@ -87,7 +87,8 @@ public final class Browsers {
 
     /**
      * Headless Chromium; with {@code networkLog} it keeps Chrome's performance log (the DevTools
-     * Network events), read with {@link #requestedUrls}.
+     * Network events), read with {@link #requestedUrls}, and the console, read with
+     * {@link #consoleMessages}.
      */
     public static ChromeDriver chromium(Path downloads, boolean networkLog) {
         assumeChromium();
@@ -105,7 +106,7 @@ public final class Browsers {
         prefs.put("safebrowsing.enabled", false);
         options.setExperimentalOption("prefs", prefs);
         if (networkLog) {
-            options.setCapability("goog:loggingPrefs", Map.of("performance", "ALL"));
+            options.setCapability("goog:loggingPrefs", Map.of("performance", "ALL", "browser", "ALL"));
         }
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(CHROMEDRIVER.toFile())
@@ -134,6 +135,18 @@ public final class Browsers {
             }
         }
         return urls;
+    }
+
+    /**
+     * The console messages since the last call (of a browser made with {@code networkLog}):
+     * the page's own, and the browser's, such as a Content-Security-Policy violation.
+     */
+    public static List<String> consoleMessages(ChromeDriver browser) {
+        List<String> messages = new ArrayList<>();
+        for (org.openqa.selenium.logging.LogEntry e : browser.manage().logs().get("browser")) {
+            messages.add(e.getLevel() + " " + e.getMessage());
+        }
+        return messages;
     }
 
     private static final com.fasterxml.jackson.databind.ObjectMapper PERF_LOG =

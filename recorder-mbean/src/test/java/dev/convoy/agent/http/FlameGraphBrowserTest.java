@@ -245,5 +245,8 @@ class FlameGraphBrowserTest {
         assertOnly(urls, u -> u.startsWith(origin + "/") || u.startsWith("data:") || u.startsWith("about:"), "/api/flame");
         assertTrue(urls.containsAll(Set.of(origin + "/d3.min.js", origin + "/d3-flamegraph.min.js", origin + "/flame.js")),
                 urls::toString);
+        List<String> refused = Browsers.consoleMessages(browser).stream()
+                .filter(m -> m.contains("Content Security Policy")).toList();
+        assertTrue(refused.isEmpty(), () -> "the page's own policy refused part of it: " + refused);
     }
 }
