@@ -133,7 +133,9 @@ public final class JfrWriter {
         final Map<Long, Integer>[] woken;
         /** Thread groups by (name, parent's name): their keys. */
         final Map<List<String>, Long> groups = new HashMap<>();
-        /** Stack ids to keys (0: no stack). */
+        /** Per stack id below {@link #DENSE_STACK_IDS}: its key plus one, 0 while not written (stack ids are small). */
+        long[] stackKeys = new long[1024];
+        /** Stack ids from {@link #DENSE_STACK_IDS} up to keys (0: no stack). */
         final LongMap<Long> stacks = new LongMap<>();
         /** Class ids to keys (0: not described). */
         final LongMap<Long> classes = new LongMap<>();
@@ -658,18 +660,35 @@ public final class JfrWriter {
             return k;
         }
 
+        static final int DENSE_STACK_IDS = 1 << 22;
+
         /** A stack's key; 0 for none (stack id 0) or one the snapshot does not have. */
         long stackKey(int stackId) {
             if (stackId == 0) {
                 return 0;
             }
+            if (stackId > 0 && stackId < DENSE_STACK_IDS) {
+                if (stackId >= stackKeys.length) {
+                    stackKeys = Arrays.copyOf(stackKeys, Math.min(DENSE_STACK_IDS, Math.max(stackId + 1, 2 * stackKeys.length)));
+                }
+                long k = stackKeys[stackId];
+                if (k == 0) {
+                    k = stackConstantOf(stackId) + 1;
+                    stackKeys[stackId] = k;
+                }
+                return k - 1;
+            }
             Long k = stacks.get(stackId);
             if (k == null) {
-                StackTrace st = r.stacks().get(stackId);
-                k = st == null ? 0L : stackConstant(st);
+                k = stackConstantOf(stackId);
                 stacks.put(stackId, k);
             }
             return k;
+        }
+
+        long stackConstantOf(int stackId) {
+            StackTrace st = r.stacks().get(stackId);
+            return st == null ? 0 : stackConstant(st);
         }
 
         /** A stack trace constant, its frames inline: method, line, bytecode index, type (Native or null). */

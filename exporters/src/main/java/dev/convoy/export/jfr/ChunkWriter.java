@@ -27,10 +27,11 @@ public final class ChunkWriter {
     static final int HEADER_SIZE = 68;
     static final long METADATA_ID = 0;
     static final long CHECKPOINT_ID = 1;
+    /** Bytes left before an event for its size: the most a LEB128 long takes. */
+    private static final int SIZE_ROOM = 9;
 
     private final Metadata md;
     private final JfrBuffer event = new JfrBuffer(512);
-    private final JfrBuffer size = new JfrBuffer(16);
     private final ValueWriter eventWriter;
     private final ByteBlocks events = new ByteBlocks();
     private final ConstantPool[] pools;
@@ -57,22 +58,17 @@ public final class ChunkWriter {
         }
         eventWriter.begin(type);
         event.reset();
+        event.skip(SIZE_ROOM);
         event.putVarLong(type.id);
         return eventWriter;
     }
 
-    /** The event begun last is complete: its size, then its bytes, into the events. */
+    /** The event begun last is complete: its size (in the room left before it), then its bytes, into the events. */
     long eventEnded() {
-        appendSized(event);
+        int start = event.prefixVarLong(SIZE_ROOM, sized(event.size() - SIZE_ROOM));
+        events.append(event.array(), start, event.size() - start);
         eventCount++;
         return 0;
-    }
-
-    private void appendSized(JfrBuffer body) {
-        size.reset();
-        size.putVarLong(sized(body.size()));
-        events.append(size.array(), 0, size.size());
-        events.append(body.array(), 0, body.size());
     }
 
     /** The size of a record of {@code n} bytes after its size field: n plus the field's own length. */

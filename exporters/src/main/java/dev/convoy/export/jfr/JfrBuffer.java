@@ -146,6 +146,32 @@ public final class JfrBuffer {
         return putVarLong(key);
     }
 
+    /** Leaves {@code count} bytes unwritten (to be filled by {@link #prefixVarLong}). */
+    public JfrBuffer skip(int count) {
+        ensure(count);
+        n += count;
+        return this;
+    }
+
+    /**
+     * Writes v as LEB128 into the bytes just before index {@code end} (left free by
+     * {@link #skip}); returns the index of its first byte.
+     */
+    public int prefixVarLong(int end, long v) {
+        int len = varLongSize(v);
+        int start = end - len;
+        if (start < 0) {
+            throw new IllegalArgumentException(len + " bytes do not fit before index " + end);
+        }
+        int i = start;
+        for (int k = 1; k < len; k++) {
+            b[i++] = (byte) (v | 0x80);
+            v >>>= 7;
+        }
+        b[i] = (byte) v;
+        return start;
+    }
+
     public JfrBuffer putRawShort(int v) {
         ensure(2);
         b[n++] = (byte) (v >>> 8);

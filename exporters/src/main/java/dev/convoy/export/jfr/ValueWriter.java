@@ -66,16 +66,20 @@ public final class ValueWriter {
     }
 
     private void advance() {
-        next++;
-        while (next == fields.length && outerType != null) {
-            if (--remaining > 0) {
-                next = 0; // the next element
-            } else {
-                type = outerType;
-                fields = outerFields;
-                next = outerNext;
-                outerType = null;
-            }
+        if (++next == fields.length && outerType != null) {
+            elementDone();
+        }
+    }
+
+    /** The last field of an array's element is written: the next element, or back to the enclosing value. */
+    private void elementDone() {
+        if (--remaining > 0) {
+            next = 0;
+        } else {
+            type = outerType;
+            fields = outerFields;
+            next = outerNext;
+            outerType = null;
         }
     }
 
