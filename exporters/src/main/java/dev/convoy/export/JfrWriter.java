@@ -145,6 +145,7 @@ public final class JfrWriter {
         /** Monitor object ids to {class key, address}. */
         final LongMap<long[]> monitors = new LongMap<>();
         long nativeFrame;
+        long unknownClass;
         long[] frameScratch = new long[64];
 
         Run(Recording r, long start) {
@@ -647,11 +648,14 @@ public final class JfrWriter {
                 if (m == null) {
                     type = 0;
                     nameKey = symbol("<unknown method 0x" + Long.toHexString(methodId) + ">");
-                    descriptor = symbol("");
+                    descriptor = symbol("()V"); // a placeholder the JDK's jfr print can parse
                 } else {
                     type = classKey(m.classId());
                     nameKey = symbol(Text.wellFormed(m.name()));
                     descriptor = symbol(Text.wellFormed(m.signature()));
+                }
+                if (type == 0) {
+                    type = unknownClass(); // the JDK's jfr print fails on a method without a class
                 }
                 k = chunk.constant(tMethod).putKey(tClass, type).putKey(tSymbol, nameKey).putKey(tSymbol, descriptor)
                         .putInt(0).putBoolean(false).end();
@@ -713,6 +717,16 @@ public final class JfrWriter {
                 v.putKey(tMethod, frameScratch[2 * i]).putInt(line).putInt(bci).putKey(tFrameType, frameScratch[2 * i + 1]);
             }
             return v.end();
+        }
+
+        /** The class {@code <unknown>}: the declaring class of a method whose class the snapshot does not describe. */
+        long unknownClass() {
+            if (unknownClass == 0) {
+                long nameKey = symbol("<unknown>");
+                unknownClass = chunk.constant(tClass).putKey(tLoader, 0).putKey(tSymbol, nameKey).putKey(tPackage, 0)
+                        .putInt(0).putBoolean(false).end();
+            }
+            return unknownClass;
         }
 
         long nativeType() {
