@@ -25,7 +25,8 @@ import jdk.jfr.consumer.RecordingFile;
  * The events of a JFR file ({@code docs/formats.md}, "JFR") and of the CSV event log of the same
  * recording, each turned into one line of text per event: its CSV kind, thread name, start (ns
  * since recording start), duration (ns; "open" for an interval still open at snapshot time),
- * monitor identity hash and stack (method and bytecode index per frame). A JFR interval event is
+ * monitor identity hash (for a join: the joined thread's name) and stack (method and bytecode
+ * index per frame). A JFR interval event is
  * the CSV begin line and its end line. Tests compare the two sorted lists line by line.
  */
 public final class JfrCheck {
@@ -74,6 +75,7 @@ public final class JfrCheck {
             }
             String monitor = switch (kind) {
                 case "ThreadSleep", "ThreadStarted", "ThreadEnded", "ThreadUnpark" -> "";
+                case "ThreadJoin" -> " joined=" + names.getOrDefault(e.fields().get(1), "?");
                 default -> " mon=" + e.fields().get(1);
             };
             if (kind.equals("ThreadStart") || kind.equals("MonitorOwner")) {
@@ -136,7 +138,10 @@ public final class JfrCheck {
             if (END.containsKey(kind)) {
                 sb.append(" dur=").append(e.getBoolean("unfinished") ? "open" : Long.toString(e.getDuration().toNanos()));
             }
-            if (!kind.equals("ThreadSleep") && !kind.equals("ThreadStarted") && !kind.equals("ThreadEnded")
+            if (kind.equals("ThreadJoin")) {
+                RecordedThread joined = e.getThread("joinedThread");
+                sb.append(" joined=").append(joined == null || !started.contains(joined.getId()) ? "?" : joined.getJavaName());
+            } else if (!kind.equals("ThreadSleep") && !kind.equals("ThreadStarted") && !kind.equals("ThreadEnded")
                     && !kind.equals("ThreadUnpark")) {
                 long address = e.hasField("address") && e.getValue("address") != null ? e.getLong("address") : 0;
                 sb.append(" mon=").append(String.format("%08X", address));

@@ -304,9 +304,14 @@ public final class ChunkDecoder {
                 }
                 Map<Long, Object> pool = c.pools.computeIfAbsent(typeId, k -> new LinkedHashMap<>());
                 for (int j = 0; j < n; j++) {
-                    long key = x.readVarLong();
-                    Object v = t.primitive() ? primitive(x, t, stringId) : struct(c, x, t, stringId);
-                    pool.put(key, v);
+                    int at = x.pos;
+                    try {
+                        long key = x.readVarLong();
+                        Object v = t.primitive() ? primitive(x, t, stringId) : struct(c, x, t, stringId);
+                        pool.put(key, v);
+                    } catch (IOException e) {
+                        throw new IOException("pool of " + t.name + ", entry " + j + " at " + at + ": " + e.getMessage(), e);
+                    }
                     c.poolEntries.merge(typeId, 1, Integer::sum);
                 }
             }
