@@ -107,6 +107,7 @@ class JfrEncodingTest {
         assertEquals(1_000_000_000L, c.header.ticksPerSecond());
 
         Output.write(r, Output.select("csv"), dir.resolve("r.csv"));
+        assertEquals(Set.of(), JfrCheck.sharedHashThreads(dir.resolve("r.meta.csv"), dir.resolve("r.events.csv")));
         List<String> csv = JfrCheck.csvLines(dir.resolve("r.meta.csv"), dir.resolve("r.events.csv"));
         assertEquals(String.join("\n", csv), String.join("\n", JfrCheck.jfrLines(f, r.startEpochNs())));
 
