@@ -4,8 +4,15 @@ import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.InteractionTable;
 import dev.convoy.analysis.Interactions;
 import dev.convoy.analysis.IntervalTable;
+import dev.convoy.analysis.LongMap;
 import dev.convoy.analysis.MonitorOwnership;
 import dev.convoy.analysis.PathTable;
+import dev.convoy.analysis.ThreadStates;
+import dev.convoy.export.jfr.ChunkWriter;
+import dev.convoy.export.jfr.Metadata;
+import dev.convoy.export.jfr.Metadata.Field;
+import dev.convoy.export.jfr.Metadata.Type;
+import dev.convoy.export.jfr.ValueWriter;
 import dev.convoy.model.ClassInfo;
 import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
@@ -16,23 +23,17 @@ import dev.convoy.model.Recording;
 import dev.convoy.model.StackTrace;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.openjdk.jmc.flightrecorder.writer.api.Type;
-import org.openjdk.jmc.flightrecorder.writer.api.TypeStructureBuilder;
-import org.openjdk.jmc.flightrecorder.writer.api.TypedFieldBuilder;
-import org.openjdk.jmc.flightrecorder.writer.api.TypedValue;
-import org.openjdk.jmc.flightrecorder.writer.api.TypedValueBuilder;
-import org.openjdk.jmc.flightrecorder.writer.api.Types;
-import org.openjdk.jmc.flightrecorder.writer.api.Types.Builtin;
-import org.openjdk.jmc.flightrecorder.writer.api.Types.JDK;
+import java.util.function.Consumer;
 
 /**
- * A JFR recording (one chunk) of a Convoy recording, written with JDK Mission Control's JFR
- * writer ({@code org.openjdk.jmc:flightrecorder.writer}), in the JDK's own event types and
- * field names so that JMC, the JDK's {@code jfr} tool and {@code jdk.jfr.consumer} read it
- * without knowing Convoy ({@code docs/formats.md}, "JFR").
+ * A JFR recording (one chunk) of a Convoy recording, encoded by Convoy's own chunk writer
+ * ({@link dev.convoy.export.jfr}), in the JDK's own event types and field names so that JMC,
+ * the JDK's {@code jfr} tool and {@code jdk.jfr.consumer} read it without knowing Convoy
+ * ({@code docs/formats.md}, "JFR").
  *
  * <p>One JFR event per interval of {@link ContentionIndex} (a begin record and its end):
  * {@code jdk.JavaMonitorEnter}, {@code jdk.JavaMonitorWait}, {@code jdk.ThreadPark},
@@ -44,63 +45,60 @@ import org.openjdk.jmc.flightrecorder.writer.api.Types.JDK;
  * snapshot time ends at the snapshot and has {@code unfinished = true}. A previous owner is
  * {@code previousOwner} only where exact; an inferred one is Convoy's {@code inferredOwner}.
  *
- * <p>Every field of every value is written, missing ones as null: the library leaves a field
- * that was not put out of the bytes ({@code Run#value}). Event fields come in the JDK's order
- * (startTime, duration, eventThread, stackTrace), which the JDK's parser relies on, and stack
- * frames are inline (no constant pool), as the JDK writes them.
+ * <p>Every field of every value is written, in its type's order ({@link ValueWriter} checks
+ * it), a missing one as null (key 0, or a null string), 0 or false. Event fields come in the
+ * JDK's order (startTime, duration, eventThread, stackTrace), which the JDK's parser relies on,
+ * and stack frames are inline in their stack trace, as the JDK writes them. Threads, thread
+ * groups, stack traces, classes, packages, methods and symbols are constants, each written
+ * once and referenced by key; the strings events repeat (GC name and cause, interaction kinds,
+ * critical path states) are in the string pool.
  *
  * <p>Times: one tick is one nanosecond; ticks are the monotonic time since recording start
  * plus {@link #TICKS_BASE}, and the chunk's start is the recording's start (INFO
  * {@code start.epoch.ns}), so a reader's wall clock equals {@link Recording#toEpochNs}.
  *
- * <p>The writer keeps the whole chunk in memory until it is closed (the library's design) and
- * allocates a 32 KiB buffer per event ({@code docs/performance.md}, "JFR"); this class keeps
- * the contention analysis and one value per thread, stack, class and method.
+ * <p>Memory: the events' bytes until the chunk is written (the stream need not be seekable, and
+ * the header that comes first states their size), about 30 bytes per event; the contention
+ * analysis; the constants' bytes and one key per thread, stack, class, method, symbol and
+ * monitor ({@code docs/performance.md}, "JFR").
  */
 public final class JfrWriter {
 
     /** The tick of the recording's start: the ticks of a time {@code ts} are {@code ts - start + TICKS_BASE}. */
     public static final long TICKS_BASE = 1_000_000_000_000L;
 
-    private static final String ANNOTATION = "java.lang.annotation.Annotation";
+    /** Ticks per second: one tick is one nanosecond. */
+    private static final long TICKS_PER_SECOND = 1_000_000_000L;
 
     /** Writes the recording as a JFR file to a stream, which is not closed. */
     public void write(Recording r, OutputStream out) throws IOException {
         long start = r.startMonotonicNs();
         long duration = Math.max(1, r.snapshotMonotonicNs() - start);
-        OutputStream unclosed = new java.io.FilterOutputStream(out) {
-            @Override
-            public void write(byte[] b, int off, int len) throws IOException {
-                out.write(b, off, len);
-            }
-
-            @Override
-            public void close() throws IOException {
-                out.flush(); // the caller owns the stream
-            }
-        };
-        org.openjdk.jmc.flightrecorder.writer.api.Recording jfr =
-                org.openjdk.jmc.flightrecorder.writer.api.Recordings.newRecording(unclosed,
-                        s -> s.withTimestamp(r.startEpochNs()).withStartTicks(TICKS_BASE).withDuration(duration));
-        try {
-            new Run(r, jfr, start).write();
-        } finally {
-            jfr.close();
-        }
+        Run run = new Run(r, start);
+        run.write();
+        run.chunk.write(out, r.startEpochNs(), duration, TICKS_BASE, TICKS_PER_SECOND);
+        out.flush();
     }
 
-    /** One conversion: the registered types and the values kept per thread, stack, class and method. */
+    /** One conversion: the types, the chunk, and the keys of the constants written so far. */
     private static final class Run {
         final Recording r;
-        final org.openjdk.jmc.flightrecorder.writer.api.Recording jfr;
         final long start;
         final ContentionIndex x;
         final InteractionTable in;
         final List<RecordedThread> threads;
 
+        final Metadata md = new Metadata();
+        final Type name;
+        final Type label;
+        final Type description;
+        final Type timestamp;
+        final Type timespan;
         final Type tThread;
         final Type tThreadGroup;
         final Type tClass;
+        final Type tLoader;
+        final Type tModule;
         final Type tPackage;
         final Type tMethod;
         final Type tSymbol;
@@ -121,165 +119,190 @@ public final class JfrWriter {
         final Type interaction;
         final Type criticalPath;
 
-        final TypedValue[] threadValues;
+        final ChunkWriter chunk;
+
+        /** Per ring: its thread's key. */
+        final long[] threadKeys;
         /** Platform threads' rings by Java id: virtual threads' carriers. */
         final Map<Long, Integer> carriers = new HashMap<>();
-        /** Owners no ring has, by Java id. */
-        final Map<Long, TypedValue> unringed = new HashMap<>();
+        /** Owners no ring has, by Java id: their threads' keys. */
+        final LongMap<Long> unringed = new LongMap<>();
         /** Per ring: the ring of the thread that started it, -1 if none is known. */
         final int[] parents;
         /** Per ring: the threads its notify calls woke, by the call's time. */
         final Map<Long, Integer>[] woken;
-        final Map<Integer, TypedValue> stacks = new HashMap<>();
-        final Map<Long, TypedValue> classes = new HashMap<>();
-        final Map<Long, TypedValue> methods = new HashMap<>();
-        final Map<String, TypedValue> symbols = new HashMap<>();
-        final Map<String, TypedValue> packages = new HashMap<>();
-        TypedValue nativeFrame;
+        /** Thread groups by (name, parent's name): their keys. */
+        final Map<List<String>, Long> groups = new HashMap<>();
+        /** Per stack id below {@link #DENSE_STACK_IDS}: its key plus one, 0 while not written (stack ids are small). */
+        long[] stackKeys = new long[1024];
+        /** Stack ids from {@link #DENSE_STACK_IDS} up to keys (0: no stack). */
+        final LongMap<Long> stacks = new LongMap<>();
+        /** Class ids to keys (0: not described). */
+        final LongMap<Long> classes = new LongMap<>();
+        final LongMap<Long> methods = new LongMap<>();
+        final Map<String, Long> symbols = new HashMap<>();
+        final Map<String, Long> packages = new HashMap<>();
+        /** Monitor object ids to {class key, address}. */
+        final LongMap<long[]> monitors = new LongMap<>();
+        long nativeFrame;
+        long unknownClass;
+        long[] frameScratch = new long[64];
 
-        Run(Recording r, org.openjdk.jmc.flightrecorder.writer.api.Recording jfr, long start) {
+        Run(Recording r, long start) {
             this.r = r;
-            this.jfr = jfr;
             this.start = start;
             this.x = ContentionIndex.of(r);
             this.in = x.interactions();
             this.threads = r.threads();
-            Types types = jfr.getTypes();
-            Type name = annotation(types, JDK.ANNOTATION_NAME);
-            Type label = annotation(types, JDK.ANNOTATION_LABEL);
-            Type description = annotation(types, JDK.ANNOTATION_DESCRIPTION);
-            types.getOrAdd(JDK.ANNOTATION_CONTENT_TYPE, ANNOTATION, b -> { });
-            annotation(types, JDK.ANNOTATION_TIMESTAMP);
-            annotation(types, JDK.ANNOTATION_TIMESPAN);
-            annotation(types, JDK.ANNOTATION_UNSIGNED);
-            annotation(types, JDK.ANNOTATION_CATEGORY);
-            types.getOrAdd(JDK.TICKSPAN, b -> b.addField("tickSpan", Builtin.LONG));
-            types.getOrAdd(JDK.TICKS, b -> b.addField("ticks", Builtin.LONG));
-            tThreadGroup = types.getOrAdd(JDK.THREAD_GROUP,
-                    b -> b.addField("parent", b.selfType()).addField("name", Builtin.STRING));
+            name = annotation("jdk.jfr.Name");
+            label = annotation("jdk.jfr.Label");
+            description = annotation("jdk.jfr.Description");
+            md.annotation("jdk.jfr.ContentType");
+            timestamp = annotation("jdk.jfr.Timestamp");
+            timespan = annotation("jdk.jfr.Timespan");
+            annotation("jdk.jfr.Unsigned");
+            annotation("jdk.jfr.Category");
+            Type tString = md.stringType;
+            Type tLong = md.longType;
+            Type tInt = md.intType;
+            Type tBoolean = md.booleanType;
+            tThreadGroup = md.constant("jdk.types.ThreadGroup");
+            tThreadGroup.field("parent", tThreadGroup);
+            tThreadGroup.field("name", tString);
             // the JDK's java.lang.Thread fields, virtual included (JDK 21+)
-            tThread = types.getOrAdd(JDK.THREAD, b -> b.addField("osName", Builtin.STRING)
-                    .addField("osThreadId", Builtin.LONG).addField("javaName", Builtin.STRING)
-                    .addField("javaThreadId", Builtin.LONG).addField("group", tThreadGroup)
-                    .addField("virtual", Builtin.BOOLEAN));
-            tSymbol = types.getOrAdd(JDK.SYMBOL, b -> b.addField("string", Builtin.STRING));
-            Type loader = types.getOrAdd(JDK.CLASS_LOADER, b -> b.addField("type", JDK.CLASS).addField("name", tSymbol));
-            Type module = types.getOrAdd(JDK.MODULE, b -> b.addField("name", tSymbol).addField("version", tSymbol)
-                    .addField("location", tSymbol).addField("classLoader", loader));
-            tPackage = types.getOrAdd(JDK.PACKAGE, b -> b.addField("name", tSymbol).addField("module", module)
-                    .addField("exported", Builtin.BOOLEAN));
-            tClass = types.getOrAdd(JDK.CLASS, b -> b.addField("classLoader", loader).addField("name", tSymbol)
-                    .addField("package", tPackage).addField("modifiers", Builtin.INT)
-                    .addField("hidden", Builtin.BOOLEAN));
-            tMethod = types.getOrAdd(JDK.METHOD, b -> b.addField("type", tClass).addField("name", tSymbol)
-                    .addField("descriptor", tSymbol).addField("modifiers", Builtin.INT)
-                    .addField("hidden", Builtin.BOOLEAN));
-            tFrameType = types.getOrAdd(JDK.FRAME_TYPE, b -> b.addField("description", Builtin.STRING));
+            tThread = md.constant("java.lang.Thread");
+            tThread.field("osName", tString);
+            tThread.field("osThreadId", tLong);
+            tThread.field("javaName", tString);
+            tThread.field("javaThreadId", tLong);
+            tThread.field("group", tThreadGroup);
+            tThread.field("virtual", tBoolean);
+            tSymbol = md.constant("jdk.types.Symbol");
+            tSymbol.field("string", tString);
+            tClass = md.constant("java.lang.Class");
+            tLoader = md.constant("jdk.types.ClassLoader");
+            tLoader.field("type", tClass);
+            tLoader.field("name", tSymbol);
+            tModule = md.constant("jdk.types.Module");
+            tModule.field("name", tSymbol);
+            tModule.field("version", tSymbol);
+            tModule.field("location", tSymbol);
+            tModule.field("classLoader", tLoader);
+            tPackage = md.constant("jdk.types.Package");
+            tPackage.field("name", tSymbol);
+            tPackage.field("module", tModule);
+            tPackage.field("exported", tBoolean);
+            tClass.field("classLoader", tLoader);
+            tClass.field("name", tSymbol);
+            tClass.field("package", tPackage);
+            tClass.field("modifiers", tInt);
+            tClass.field("hidden", tBoolean);
+            tMethod = md.constant("jdk.types.Method");
+            tMethod.field("type", tClass);
+            tMethod.field("name", tSymbol);
+            tMethod.field("descriptor", tSymbol);
+            tMethod.field("modifiers", tInt);
+            tMethod.field("hidden", tBoolean);
+            tFrameType = md.constant("jdk.types.FrameType");
+            tFrameType.field("description", tString);
             // frames are inline in their stack trace, as the JDK writes them (no constant pool)
-            tFrame = types.getOrAdd(JDK.STACK_FRAME.getTypeName(), false, b -> b.addField("method", tMethod)
-                    .addField("lineNumber", Builtin.INT).addField("bytecodeIndex", Builtin.INT)
-                    .addField("type", tFrameType));
-            tStack = types.getOrAdd(JDK.STACK_TRACE, b -> b.addField("truncated", Builtin.BOOLEAN)
-                    .addField("frames", tFrame, TypedFieldBuilder::asArray));
+            tFrame = md.struct("jdk.types.StackFrame");
+            tFrame.field("method", tMethod);
+            tFrame.field("lineNumber", tInt);
+            tFrame.field("bytecodeIndex", tInt);
+            tFrame.field("type", tFrameType);
+            tStack = md.constant("jdk.types.StackTrace");
+            tStack.field("truncated", tBoolean);
+            tStack.arrayField("frames", tFrame);
 
-            monitorEnter = event("jdk.JavaMonitorEnter", "Java Monitor Blocked", name, label, description,
-                    "Waiting to enter a monitor (Convoy: a contended synchronized enter)", b -> {
-                        carrierField(b, label, description);
-                        b.addField("monitorClass", tClass, f -> f.addAnnotation(label, "Monitor Class"));
-                        b.addField("previousOwner", tThread, f -> f.addAnnotation(label, "Previous Monitor Owner"));
-                        b.addField("address", Builtin.LONG, f -> f.addAnnotation(label, "Monitor Address"));
-                        b.addField("inferredOwner", tThread, f -> f.addAnnotation(label, "Inferred Owner")
-                                .addAnnotation(description, "Convoy: the owner inferred when the VM did not record it"));
-                        b.addField("unfinished", Builtin.BOOLEAN, f -> f.addAnnotation(label, "Unfinished"));
+            monitorEnter = event("jdk.JavaMonitorEnter", "Java Monitor Blocked",
+                    "Waiting to enter a monitor (Convoy: a contended synchronized enter)", e -> {
+                        carrierField(e);
+                        field(e, "monitorClass", tClass, "Monitor Class");
+                        field(e, "previousOwner", tThread, "Previous Monitor Owner");
+                        field(e, "address", tLong, "Monitor Address");
+                        field(e, "inferredOwner", tThread, "Inferred Owner")
+                                .annotate(description, "Convoy: the owner inferred when the VM did not record it");
+                        field(e, "unfinished", tBoolean, "Unfinished");
                     });
-            monitorWait = event("jdk.JavaMonitorWait", "Java Monitor Wait", name, label, description,
-                    "Waiting on a monitor (Object.wait)", b -> {
-                        carrierField(b, label, description);
-                        b.addField("monitorClass", tClass, f -> f.addAnnotation(label, "Monitor Class"));
-                        b.addField("notifier", tThread, f -> f.addAnnotation(label, "Notifier Thread"));
-                        b.addField("timeout", Builtin.LONG, f -> f.addAnnotation(label, "Timeout")
-                                .addAnnotation(JDK.ANNOTATION_TIMESPAN, "MILLISECONDS"));
-                        b.addField("timedOut", Builtin.BOOLEAN, f -> f.addAnnotation(label, "Timed Out"));
-                        b.addField("address", Builtin.LONG, f -> f.addAnnotation(label, "Monitor Address"));
-                        b.addField("unfinished", Builtin.BOOLEAN, f -> f.addAnnotation(label, "Unfinished"));
-                    });
-            threadPark = event("jdk.ThreadPark", "Java Thread Park", name, label, description,
-                    "LockSupport.park", b -> {
-                        carrierField(b, label, description);
-                        b.addField("parkedClass", tClass, f -> f.addAnnotation(label, "Class Parked On"));
-                        b.addField("timeout", Builtin.LONG, f -> f.addAnnotation(label, "Park Timeout")
-                                .addAnnotation(JDK.ANNOTATION_TIMESPAN, "NANOSECONDS"));
-                        b.addField("until", Builtin.LONG, f -> f.addAnnotation(label, "Park Until")
-                                .addAnnotation(JDK.ANNOTATION_TIMESTAMP, "MILLISECONDS_SINCE_EPOCH"));
-                        b.addField("address", Builtin.LONG, f -> f.addAnnotation(label, "Address of Object Parked"));
-                        b.addField("lock", Builtin.BOOLEAN, f -> f.addAnnotation(label, "Lock Acquisition"));
-                        b.addField("lockOwner", tThread, f -> f.addAnnotation(label, "Lock Owner"));
-                        b.addField("timedOut", Builtin.BOOLEAN, f -> f.addAnnotation(label, "Timed Out"));
-                        b.addField("interrupted", Builtin.BOOLEAN, f -> f.addAnnotation(label, "Interrupted"));
-                        b.addField("unfinished", Builtin.BOOLEAN, f -> f.addAnnotation(label, "Unfinished"));
-                    });
-            threadSleep = event("jdk.ThreadSleep", "Java Thread Sleep", name, label, description, "Thread.sleep", b -> {
-                        carrierField(b, label, description);
-                b.addField("time", Builtin.LONG, f -> f.addAnnotation(label, "Sleep Time")
-                        .addAnnotation(JDK.ANNOTATION_TIMESPAN, "MILLISECONDS"));
-                b.addField("interrupted", Builtin.BOOLEAN, f -> f.addAnnotation(label, "Interrupted"));
-                b.addField("unfinished", Builtin.BOOLEAN, f -> f.addAnnotation(label, "Unfinished"));
+            monitorWait = event("jdk.JavaMonitorWait", "Java Monitor Wait", "Waiting on a monitor (Object.wait)", e -> {
+                carrierField(e);
+                field(e, "monitorClass", tClass, "Monitor Class");
+                field(e, "notifier", tThread, "Notifier Thread");
+                field(e, "timeout", tLong, "Timeout").annotate(timespan, "MILLISECONDS");
+                field(e, "timedOut", tBoolean, "Timed Out");
+                field(e, "address", tLong, "Monitor Address");
+                field(e, "unfinished", tBoolean, "Unfinished");
             });
-            threadJoin = event("dev.convoy.ThreadJoin", "Thread Join", name, label, description, "Thread.join", b -> {
-                        carrierField(b, label, description);
-                b.addField("joinedThread", tThread, f -> f.addAnnotation(label, "Joined Thread"));
-                b.addField("timeout", Builtin.LONG, f -> f.addAnnotation(label, "Timeout")
-                        .addAnnotation(JDK.ANNOTATION_TIMESPAN, "MILLISECONDS"));
-                b.addField("interrupted", Builtin.BOOLEAN, f -> f.addAnnotation(label, "Interrupted"));
-                b.addField("unfinished", Builtin.BOOLEAN, f -> f.addAnnotation(label, "Unfinished"));
+            threadPark = event("jdk.ThreadPark", "Java Thread Park", "LockSupport.park", e -> {
+                carrierField(e);
+                field(e, "parkedClass", tClass, "Class Parked On");
+                field(e, "timeout", tLong, "Park Timeout").annotate(timespan, "NANOSECONDS");
+                field(e, "until", tLong, "Park Until").annotate(timestamp, "MILLISECONDS_SINCE_EPOCH");
+                field(e, "address", tLong, "Address of Object Parked");
+                field(e, "lock", tBoolean, "Lock Acquisition");
+                field(e, "lockOwner", tThread, "Lock Owner");
+                field(e, "timedOut", tBoolean, "Timed Out");
+                field(e, "interrupted", tBoolean, "Interrupted");
+                field(e, "unfinished", tBoolean, "Unfinished");
             });
-            gc = event("jdk.GarbageCollection", "Garbage Collection", name, label, description,
-                    "A garbage collection pause (Convoy: JVMTI GarbageCollectionStart to Finish)", b -> {
-                        b.addField("gcId", Builtin.INT, f -> f.addAnnotation(label, "GC Identifier"));
-                        b.addField("name", Builtin.STRING, f -> f.addAnnotation(label, "Name"));
-                        b.addField("cause", Builtin.STRING, f -> f.addAnnotation(label, "Cause"));
-                        b.addField("sumOfPauses", Builtin.LONG, f -> f.addAnnotation(label, "Sum of Pauses")
-                                .addAnnotation(JDK.ANNOTATION_TIMESPAN, "NANOSECONDS"));
-                        b.addField("longestPause", Builtin.LONG, f -> f.addAnnotation(label, "Longest Pause")
-                                .addAnnotation(JDK.ANNOTATION_TIMESPAN, "NANOSECONDS"));
-                        b.addField("unfinished", Builtin.BOOLEAN, f -> f.addAnnotation(label, "Unfinished"));
+            threadSleep = event("jdk.ThreadSleep", "Java Thread Sleep", "Thread.sleep", e -> {
+                carrierField(e);
+                field(e, "time", tLong, "Sleep Time").annotate(timespan, "MILLISECONDS");
+                field(e, "interrupted", tBoolean, "Interrupted");
+                field(e, "unfinished", tBoolean, "Unfinished");
+            });
+            threadJoin = event("dev.convoy.ThreadJoin", "Thread Join", "Thread.join", e -> {
+                carrierField(e);
+                field(e, "joinedThread", tThread, "Joined Thread");
+                field(e, "timeout", tLong, "Timeout").annotate(timespan, "MILLISECONDS");
+                field(e, "interrupted", tBoolean, "Interrupted");
+                field(e, "unfinished", tBoolean, "Unfinished");
+            });
+            gc = event("jdk.GarbageCollection", "Garbage Collection",
+                    "A garbage collection pause (Convoy: JVMTI GarbageCollectionStart to Finish)", e -> {
+                        field(e, "gcId", tInt, "GC Identifier");
+                        field(e, "name", tString, "Name");
+                        field(e, "cause", tString, "Cause");
+                        field(e, "sumOfPauses", tLong, "Sum of Pauses").annotate(timespan, "NANOSECONDS");
+                        field(e, "longestPause", tLong, "Longest Pause").annotate(timespan, "NANOSECONDS");
+                        field(e, "unfinished", tBoolean, "Unfinished");
                     });
-            criticalPath = event("dev.convoy.CriticalPath", "Critical Path Segment", name, label, description,
+            criticalPath = event("dev.convoy.CriticalPath", "Critical Path Segment",
                     "One segment of the critical path (contention analysis): what the thread that held up the "
-                            + "path's end was doing", b -> {
-                        b.addField("state", Builtin.STRING, f -> f.addAnnotation(label, "State"));
-                        b.addField("monitorClass", tClass, f -> f.addAnnotation(label, "Monitor Class"));
-                        b.addField("address", Builtin.LONG, f -> f.addAnnotation(label, "Monitor Address"));
-                        b.addField("via", Builtin.STRING, f -> f.addAnnotation(label, "Reached Through")
-                                .addAnnotation(description, "The kind of the interaction the walk followed back"));
+                            + "path's end was doing", e -> {
+                        field(e, "state", tString, "State");
+                        field(e, "monitorClass", tClass, "Monitor Class");
+                        field(e, "address", tLong, "Monitor Address");
+                        field(e, "via", tString, "Reached Through")
+                                .annotate(description, "The kind of the interaction the walk followed back");
                     });
-            threadStart = event("jdk.ThreadStart", "Java Thread Start", name, label, description, "A thread started", b -> {
-                b.addField("thread", tThread, f -> f.addAnnotation(label, "New Java Thread"));
-                b.addField("parentThread", tThread, f -> f.addAnnotation(label, "Parent Java Thread"));
+            threadStart = event("jdk.ThreadStart", "Java Thread Start", "A thread started", e -> {
+                field(e, "thread", tThread, "New Java Thread");
+                field(e, "parentThread", tThread, "Parent Java Thread");
             });
-            threadEnd = event("jdk.ThreadEnd", "Java Thread End", name, label, description, "A thread ended", b -> {
-                b.addField("thread", tThread, f -> f.addAnnotation(label, "Java Thread"));
+            threadEnd = event("jdk.ThreadEnd", "Java Thread End", "A thread ended",
+                    e -> field(e, "thread", tThread, "Java Thread"));
+            notify = event("dev.convoy.Notify", "Notify", "Object.notify or notifyAll", e -> {
+                field(e, "monitorClass", tClass, "Monitor Class");
+                field(e, "address", tLong, "Monitor Address");
+                field(e, "all", tBoolean, "notifyAll");
+                field(e, "woken", tInt, "Threads Woken");
             });
-            notify = event("dev.convoy.Notify", "Notify", name, label, description, "Object.notify or notifyAll", b -> {
-                b.addField("monitorClass", tClass, f -> f.addAnnotation(label, "Monitor Class"));
-                b.addField("address", Builtin.LONG, f -> f.addAnnotation(label, "Monitor Address"));
-                b.addField("all", Builtin.BOOLEAN, f -> f.addAnnotation(label, "notifyAll"));
-                b.addField("woken", Builtin.INT, f -> f.addAnnotation(label, "Threads Woken"));
-            });
-            unpark = event("dev.convoy.Unpark", "Unpark", name, label, description, "LockSupport.unpark", b -> {
-                b.addField("target", tThread, f -> f.addAnnotation(label, "Unparked Thread"));
-            });
-            interaction = event("dev.convoy.Interaction", "Interaction", name, label, description,
+            unpark = event("dev.convoy.Unpark", "Unpark", "LockSupport.unpark",
+                    e -> field(e, "target", tThread, "Unparked Thread"));
+            interaction = event("dev.convoy.Interaction", "Interaction",
                     "One thread making another run (contention analysis): from its act (startTime) to the other "
-                            + "thread running (startTime + duration)", b -> {
-                        b.addField("kind", Builtin.STRING, f -> f.addAnnotation(label, "Kind"));
-                        b.addField("target", tThread, f -> f.addAnnotation(label, "Thread Made To Run"));
-                        b.addField("monitorClass", tClass, f -> f.addAnnotation(label, "Monitor Class"));
-                        b.addField("address", Builtin.LONG, f -> f.addAnnotation(label, "Monitor Address"));
+                            + "thread running (startTime + duration)", e -> {
+                        field(e, "kind", tString, "Kind");
+                        field(e, "target", tThread, "Thread Made To Run");
+                        field(e, "monitorClass", tClass, "Monitor Class");
+                        field(e, "address", tLong, "Monitor Address");
                     });
+            chunk = new ChunkWriter(md);
 
             parents = new int[threads.size()];
-            java.util.Arrays.fill(parents, -1);
+            Arrays.fill(parents, -1);
             @SuppressWarnings("unchecked")
             Map<Long, Integer>[] w = new Map[threads.size()];
             woken = w;
@@ -301,71 +324,39 @@ public final class JfrWriter {
                     carriers.putIfAbsent(t.javaThreadId(), k);
                 }
             }
-            threadValues = new TypedValue[threads.size()];
-            for (int k = 0; k < threadValues.length; k++) {
-                threadValues[k] = threadValue(threads.get(k));
+            threadKeys = new long[threads.size()];
+            for (int k = 0; k < threadKeys.length; k++) {
+                threadKeys[k] = threadConstant(threads.get(k));
             }
         }
 
-        /**
-         * A value of a type with every field given: the writer leaves a field that was not put
-         * out of the bytes, which no reader can parse, so each missing field is written as null
-         * (a constant or struct), 0, false or an empty string.
-         */
-        static TypedValue value(Type type, java.util.function.Consumer<TypedValueBuilder> fields) {
-            return type.asValue(b -> {
-                fields.accept(b);
-                Map<String, ?> given = b.build();
-                for (org.openjdk.jmc.flightrecorder.writer.api.TypedField f : type.getFields()) {
-                    if (given.containsKey(f.getName())) {
-                        continue;
-                    }
-                    Type ft = f.getType();
-                    if (f.isArray()) {
-                        b.putField(f.getName(), new TypedValue[0]);
-                    } else if (!ft.isBuiltin()) {
-                        b.putField(f.getName(), ft.nullValue());
-                    } else {
-                        switch (Builtin.ofType(ft)) {
-                            case BOOLEAN -> b.putField(f.getName(), false);
-                            case STRING -> b.putField(f.getName(), (String) null);
-                            case INT -> b.putField(f.getName(), 0);
-                            case BYTE -> b.putField(f.getName(), (byte) 0);
-                            case SHORT -> b.putField(f.getName(), (short) 0);
-                            case CHAR -> b.putField(f.getName(), (char) 0);
-                            case FLOAT -> b.putField(f.getName(), 0f);
-                            case DOUBLE -> b.putField(f.getName(), 0d);
-                            default -> b.putField(f.getName(), 0L);
-                        }
-                    }
-                }
-            });
+        private Type annotation(String annotationName) {
+            Type t = md.annotation(annotationName);
+            t.field("value", md.stringType);
+            return t;
+        }
+
+        private Field field(Type owner, String fieldName, Type type, String labelText) {
+            return owner.field(fieldName, type).annotate(label, labelText);
         }
 
         /** Convoy's field {@code carrier}: the platform thread a virtual thread resumed on. */
-        private void carrierField(TypeStructureBuilder b, Type label, Type description) {
-            b.addField("carrier", tThread, f -> f.addAnnotation(label, "Carrier Thread")
-                    .addAnnotation(description, "Convoy: the carrier a virtual thread resumed on"));
-        }
-
-        private static Type annotation(Types types, JDK which) {
-            return types.getOrAdd(which, ANNOTATION, b -> b.addField("value", Builtin.STRING));
+        private void carrierField(Type e) {
+            field(e, "carrier", tThread, "Carrier Thread")
+                    .annotate(description, "Convoy: the carrier a virtual thread resumed on");
         }
 
         /** An event type: startTime, duration, eventThread, stackTrace, then its own fields. */
-        private Type event(String id, String labelText, Type name, Type label, Type description, String text,
-                           java.util.function.Consumer<TypeStructureBuilder> fields) {
+        private Type event(String id, String labelText, String text, Consumer<Type> fields) {
+            Type e = md.event(id);
+            e.annotate(name, id).annotate(label, labelText).annotate(description, text);
             // the JDK's order: its parser takes the first field as the start and the second as the duration
-            return jfr.registerType(id, "jdk.jfr.Event", b -> {
-                b.addAnnotation(name, id).addAnnotation(label, labelText).addAnnotation(description, text);
-                b.addField("startTime", Builtin.LONG, f -> f.addAnnotation(label, "Start Time")
-                        .addAnnotation(JDK.ANNOTATION_TIMESTAMP, "TICKS"));
-                b.addField("duration", Builtin.LONG, f -> f.addAnnotation(label, "Duration")
-                        .addAnnotation(JDK.ANNOTATION_TIMESPAN, "TICKS"));
-                b.addField("eventThread", tThread, f -> f.addAnnotation(label, "Event Thread"));
-                b.addField("stackTrace", tStack, f -> f.addAnnotation(label, "Stack Trace"));
-                fields.accept(b);
-            });
+            field(e, "startTime", md.longType, "Start Time").annotate(timestamp, "TICKS");
+            field(e, "duration", md.longType, "Duration").annotate(timespan, "TICKS");
+            field(e, "eventThread", tThread, "Event Thread");
+            field(e, "stackTrace", tStack, "Stack Trace");
+            fields.accept(e);
+            return e;
         }
 
         long ticks(long ns) {
@@ -385,9 +376,9 @@ public final class JfrWriter {
                         threadStart(k, t);
                     }
                     if (t.isEnded() && t.endNs() != 0) {
-                        TypedValue th = threadValues[k];
-                        jfr.writeEvent(value(threadEnd, b -> b.putField("startTime", ticks(t.endNs()))
-                                .putField("eventThread", th).putField("thread", th)));
+                        long th = threadKeys[k];
+                        chunk.event(threadEnd).putLong(ticks(t.endNs())).putLong(0).putKey(tThread, th)
+                                .putKey(tStack, 0).putKey(tThread, th).end();
                     }
                 }
             }
@@ -404,31 +395,19 @@ public final class JfrWriter {
             long ts = path.startNs(sg);
             long dur = Math.max(0, path.endNs(sg) - ts);
             int ring = path.ring(sg);
-            String state = path.state(sg).name();
-            long mon = path.monitor(sg);
-            boolean onMonitor = path.state(sg) != dev.convoy.analysis.ThreadStates.State.JOINING;
+            boolean onMonitor = path.state(sg) != ThreadStates.State.JOINING;
+            long[] m = onMonitor ? monitor(path.monitor(sg)) : NO_MONITOR;
             int via = path.via(sg);
-            jfr.writeEvent(value(criticalPath, b -> {
-                b.putField("startTime", ticks(ts)).putField("duration", dur).putField("eventThread", threadValues[ring])
-                        .putField("state", state);
-                if (onMonitor) {
-                    monitor(b, "monitorClass", mon);
-                }
-                if (via >= 0) {
-                    b.putField("via", in.kind(via).name());
-                }
-            }));
+            chunk.event(criticalPath).putLong(ticks(ts)).putLong(dur).putKey(tThread, threadKeys[ring])
+                    .putKey(tStack, 0).putPooledString(path.state(sg).name()).putKey(tClass, m[0]).putLong(m[1])
+                    .putPooledString(via >= 0 ? in.kind(via).name() : null).end();
         }
 
         void threadStart(int k, RecordedThread t) {
-            TypedValue th = threadValues[k];
-            TypedValue p = parents[k] >= 0 ? threadValues[parents[k]] : null;
-            jfr.writeEvent(value(threadStart, b -> {
-                b.putField("startTime", ticks(t.startNs())).putField("eventThread", th).putField("thread", th);
-                if (p != null) {
-                    b.putField("parentThread", p);
-                }
-            }));
+            long th = threadKeys[k];
+            long p = parents[k] >= 0 ? threadKeys[parents[k]] : 0;
+            chunk.event(threadStart).putLong(ticks(t.startNs())).putLong(0).putKey(tThread, th).putKey(tStack, 0)
+                    .putKey(tThread, th).putKey(tThread, p).end();
         }
 
         /** The calls of a ring that are instants: notify, notifyAll, unpark. */
@@ -436,26 +415,14 @@ public final class JfrWriter {
             for (int i = 0; i < t.eventCount(); i++) {
                 EventType type = t.type(i);
                 if (type == EventType.NOTIFY || type == EventType.NOTIFY_ALL) {
-                    long mon = t.obj(i);
-                    int stackId = t.stackId(i);
-                    long ts = t.ts(i);
-                    boolean all = type == EventType.NOTIFY_ALL;
-                    int woken = wokenBy(k, t, i);
-                    jfr.writeEvent(value(notify, b -> {
-                        common(b, k, ts, 0, stackId);
-                        monitor(b, "monitorClass", mon);
-                        b.putField("all", all).putField("woken", woken);
-                    }));
+                    long[] m = monitor(t.obj(i));
+                    common(chunk.event(notify), k, t.ts(i), 0, t.stackId(i))
+                            .putKey(tClass, m[0]).putLong(m[1]).putBoolean(type == EventType.NOTIFY_ALL)
+                            .putInt(wokenBy(k, t, i)).end();
                 } else if (type == EventType.UNPARK) {
                     RecordedThread target = r.threadByObject(t.obj(i)).orElse(null);
-                    int stackId = t.stackId(i);
-                    long ts = t.ts(i);
-                    jfr.writeEvent(value(unpark, b -> {
-                        common(b, k, ts, 0, stackId);
-                        if (target != null) {
-                            b.putField("target", threadValues[x.ring(target)]);
-                        }
-                    }));
+                    common(chunk.event(unpark), k, t.ts(i), 0, t.stackId(i))
+                            .putKey(tThread, target == null ? 0 : threadKeys[x.ring(target)]).end();
                 }
             }
         }
@@ -473,21 +440,13 @@ public final class JfrWriter {
             int to = in.toRing(id);
             long fromNs = in.fromNs(id);
             long dur = Math.max(0, in.toNs(id) - fromNs);
-            long mon = in.monitor(id);
-            jfr.writeEvent(value(interaction, b -> {
-                b.putField("startTime", ticks(fromNs)).putField("duration", dur);
-                if (from >= 0) {
-                    b.putField("eventThread", threadValues[from]);
-                }
-                if (to >= 0) {
-                    b.putField("target", threadValues[to]);
-                }
-                b.putField("kind", kind.name());
-                if (kind == Interactions.Kind.HANDOFF || kind == Interactions.Kind.NOTIFY
-                        || kind == Interactions.Kind.NOTIFY_ALL) {
-                    monitor(b, "monitorClass", mon);
-                }
-            }));
+            boolean onMonitor = kind == Interactions.Kind.HANDOFF || kind == Interactions.Kind.NOTIFY
+                    || kind == Interactions.Kind.NOTIFY_ALL;
+            long[] m = onMonitor ? monitor(in.monitor(id)) : NO_MONITOR;
+            chunk.event(interaction).putLong(ticks(fromNs)).putLong(dur)
+                    .putKey(tThread, from >= 0 ? threadKeys[from] : 0).putKey(tStack, 0)
+                    .putPooledString(kind.name()).putKey(tThread, to >= 0 ? threadKeys[to] : 0)
+                    .putKey(tClass, m[0]).putLong(m[1]).end();
         }
 
         void interval(int k, RecordedThread t, IntervalTable g, int iv) {
@@ -501,43 +460,34 @@ public final class JfrWriter {
             int begin = g.begin(iv);
             int stackId = begin >= 0 ? t.stackId(begin) : 0;
             int carrier = open || !t.isVirtual() ? -1 : carrier(t, g.end(iv));
+            long carrierKey = carrier >= 0 ? threadKeys[carrier] : 0;
             long arg = begin >= 0 ? t.arg(begin) : 0;
             long mon = g.monitor(iv);
             if (kind == IntervalTable.GC) {
-                int gcId = iv;
-                jfr.writeEvent(value(gc, b -> b.putField("startTime", ticks(ts)).putField("duration", dur)
-                        .putField("gcId", gcId).putField("name", "unknown").putField("cause", "unknown")
-                        .putField("sumOfPauses", dur).putField("longestPause", dur).putField("unfinished", open)));
+                chunk.event(gc).putLong(ticks(ts)).putLong(dur).putKey(tThread, 0).putKey(tStack, 0)
+                        .putInt(iv).putPooledString("unknown").putPooledString("unknown")
+                        .putLong(dur).putLong(dur).putBoolean(open).end();
                 return;
             }
             if (g.isPark(iv)) {
                 boolean lock = kind == IntervalTable.BLOCKED;
-                TypedValue owner = lock ? ownerValue(in.ownerRing(k, iv), t.arg2(begin)) : null;
-                jfr.writeEvent(value(threadPark, b -> {
-                    common(b, k, ts, dur, stackId, carrier);
-                    monitor(b, "parkedClass", mon);
-                    b.putField("timeout", arg).putField("until", Long.MIN_VALUE).putField("lock", lock)
-                            .putField("timedOut", !open && g.timedOut(iv))
-                            .putField("interrupted", !open && g.parkInterrupted(iv)).putField("unfinished", open);
-                    if (owner != null) {
-                        b.putField("lockOwner", owner);
-                    }
-                }));
+                long owner = lock ? ownerKey(in.ownerRing(k, iv), t.arg2(begin)) : 0;
+                long[] m = monitor(mon);
+                common(chunk.event(threadPark), k, ts, dur, stackId).putKey(tThread, carrierKey)
+                        .putKey(tClass, m[0]).putLong(arg).putLong(Long.MIN_VALUE).putLong(m[1]).putBoolean(lock)
+                        .putKey(tThread, owner).putBoolean(!open && g.timedOut(iv))
+                        .putBoolean(!open && g.parkInterrupted(iv)).putBoolean(open).end();
                 return;
             }
             switch (kind) {
                 case IntervalTable.BLOCKED -> {
                     MonitorOwnership.Source src = in.ownerSource(k, iv);
                     boolean exact = src != null && src.exact();
-                    TypedValue owner = ownerValue(in.ownerRing(k, iv), src == null ? 0 : in.ownerJavaId(k, iv));
-                    jfr.writeEvent(value(monitorEnter, b -> {
-                        common(b, k, ts, dur, stackId, carrier);
-                        monitor(b, "monitorClass", mon);
-                        if (owner != null) {
-                            b.putField(exact ? "previousOwner" : "inferredOwner", owner);
-                        }
-                        b.putField("unfinished", open);
-                    }));
+                    long owner = ownerKey(in.ownerRing(k, iv), src == null ? 0 : in.ownerJavaId(k, iv));
+                    long[] m = monitor(mon);
+                    common(chunk.event(monitorEnter), k, ts, dur, stackId).putKey(tThread, carrierKey)
+                            .putKey(tClass, m[0]).putKey(tThread, exact ? owner : 0).putLong(m[1])
+                            .putKey(tThread, exact ? 0 : owner).putBoolean(open).end();
                 }
                 case IntervalTable.WAITING -> {
                     int ender = open ? -1 : in.endedBy(k, iv);
@@ -548,32 +498,19 @@ public final class JfrWriter {
                             notifier = in.fromRing(ender);
                         }
                     }
-                    int n = notifier;
-                    jfr.writeEvent(value(monitorWait, b -> {
-                        common(b, k, ts, dur, stackId, carrier);
-                        monitor(b, "monitorClass", mon);
-                        if (n >= 0) {
-                            b.putField("notifier", threadValues[n]);
-                        }
-                        b.putField("timeout", arg).putField("timedOut", !open && g.timedOut(iv))
-                                .putField("unfinished", open);
-                    }));
+                    long[] m = monitor(mon);
+                    common(chunk.event(monitorWait), k, ts, dur, stackId).putKey(tThread, carrierKey)
+                            .putKey(tClass, m[0]).putKey(tThread, notifier >= 0 ? threadKeys[notifier] : 0)
+                            .putLong(arg).putBoolean(!open && g.timedOut(iv)).putLong(m[1]).putBoolean(open).end();
                 }
-                case IntervalTable.SLEEPING -> jfr.writeEvent(value(threadSleep, b -> {
-                    common(b, k, ts, dur, stackId, carrier);
-                    b.putField("time", arg).putField("interrupted", !open && g.interrupted(iv))
-                            .putField("unfinished", open);
-                }));
+                case IntervalTable.SLEEPING -> common(chunk.event(threadSleep), k, ts, dur, stackId)
+                        .putKey(tThread, carrierKey).putLong(arg).putBoolean(!open && g.interrupted(iv))
+                        .putBoolean(open).end();
                 case IntervalTable.JOINING -> {
                     RecordedThread joined = r.threadByObject(mon).orElse(null);
-                    jfr.writeEvent(value(threadJoin, b -> {
-                        common(b, k, ts, dur, stackId, carrier);
-                        if (joined != null) {
-                            b.putField("joinedThread", threadValues[x.ring(joined)]);
-                        }
-                        b.putField("timeout", arg).putField("interrupted", !open && g.interrupted(iv))
-                                .putField("unfinished", open);
-                    }));
+                    common(chunk.event(threadJoin), k, ts, dur, stackId).putKey(tThread, carrierKey)
+                            .putKey(tThread, joined == null ? 0 : threadKeys[x.ring(joined)]).putLong(arg)
+                            .putBoolean(!open && g.interrupted(iv)).putBoolean(open).end();
                 }
                 default -> {
                 }
@@ -581,18 +518,24 @@ public final class JfrWriter {
         }
 
         /**
-         * An owner: its ring's thread, else (a thread no ring has) a thread with only its Java
-         * id, named "thread ID"; null for none (id -1) or unknown (0).
+         * An owner's key: its ring's thread, else (a thread no ring has) a thread with only its
+         * Java id, named "thread ID"; 0 for none (id -1) or unknown (0).
          */
-        TypedValue ownerValue(int ring, long javaId) {
+        long ownerKey(int ring, long javaId) {
             if (ring >= 0) {
-                return threadValues[ring];
+                return threadKeys[ring];
             }
             if (javaId <= 0) {
-                return null;
+                return 0;
             }
-            return unringed.computeIfAbsent(javaId, id -> value(tThread, b -> b.putField("javaName", "thread " + id)
-                    .putField("osName", "thread " + id).putField("javaThreadId", id)));
+            Long key = unringed.get(javaId);
+            if (key == null) {
+                String text = "thread " + javaId;
+                key = chunk.constant(tThread).putString(text).putLong(0).putString(text).putLong(javaId)
+                        .putKey(tThreadGroup, 0).putBoolean(false).end();
+                unringed.put(javaId, key);
+            }
+            return key;
         }
 
         /** The platform thread's ring a virtual thread resumed on: the record ending its interval names it (arg2). */
@@ -602,80 +545,91 @@ public final class JfrWriter {
             return k == null ? -1 : k;
         }
 
-        void common(TypedValueBuilder b, int k, long ts, long dur, int stackId, int carrier) {
-            common(b, k, ts, dur, stackId);
-            if (carrier >= 0) {
-                b.putField("carrier", threadValues[carrier]);
-            }
+        /** The fields every event begins with: startTime, duration, eventThread (ring k), stackTrace. */
+        ValueWriter common(ValueWriter e, int k, long ts, long dur, int stackId) {
+            return e.putLong(ticks(ts)).putLong(dur).putKey(tThread, threadKeys[k]).putKey(tStack, stackKey(stackId));
         }
 
-        void common(TypedValueBuilder b, int k, long ts, long dur,
-                    int stackId) {
-            b.putField("startTime", ticks(ts)).putField("duration", dur).putField("eventThread", threadValues[k]);
-            TypedValue st = stack(stackId);
-            if (st != null) {
-                    b.putField("stackTrace", st);
+        private static final long[] NO_MONITOR = {0, 0};
+
+        /**
+         * A monitor's class key and its identity hash as an unsigned number (the events' fields
+         * {@code monitorClass}, {@code parkedClass} and {@code address}); both 0 when the
+         * snapshot does not describe the object.
+         */
+        long[] monitor(long mon) {
+            if (mon == 0) {
+                return NO_MONITOR;
+            }
+            long[] m = monitors.get(mon);
+            if (m == null) {
+                ObjectInfo o = r.objects().get(mon);
+                m = o == null ? NO_MONITOR : new long[] {classKey(o.classId()), o.identityHash() & 0xFFFF_FFFFL};
+                monitors.put(mon, m);
+            }
+            return m;
+        }
+
+        long threadConstant(RecordedThread t) {
+            long group = groupKey(t.group(), t.parentGroup());
+            String threadName = Text.wellFormed(t.displayName());
+            return chunk.constant(tThread).putString(threadName).putLong(t.isVirtual() ? 0 : t.ringId())
+                    .putString(threadName).putLong(t.javaThreadId()).putKey(tThreadGroup, group)
+                    .putBoolean(t.isVirtual()).end();
+        }
+
+        /** A thread group's key (0 for none), its parent a group of that name without a parent. */
+        long groupKey(String group, String parent) {
+            if (group == null || group.isEmpty()) {
+                return 0;
+            }
+            String p = parent == null || parent.isEmpty() ? null : parent;
+            List<String> key = Arrays.asList(group, p);
+            Long k = groups.get(key);
+            if (k == null) {
+                long parentKey = groupKey(p, null);
+                k = chunk.constant(tThreadGroup).putKey(tThreadGroup, parentKey).putString(group).end();
+                groups.put(key, k);
+            }
+            return k;
+        }
+
+        long symbol(String s) {
+            Long k = symbols.get(s);
+            if (k == null) {
+                k = chunk.constant(tSymbol).putString(s).end();
+                symbols.put(s, k);
+            }
+            return k;
+        }
+
+        long packageKey(String p) {
+            Long k = packages.get(p);
+            if (k == null) {
+                long nameKey = symbol(p);
+                k = chunk.constant(tPackage).putKey(tSymbol, nameKey).putKey(tModule, 0).putBoolean(true).end();
+                packages.put(p, k);
+            }
+            return k;
+        }
+
+        /** A class's key; 0 when the snapshot does not describe it or gives no signature. */
+        long classKey(long classId) {
+            Long k = classes.get(classId);
+            if (k == null) {
+                ClassInfo c = r.classes().get(classId);
+                k = 0L;
+                if (c != null && !c.signature().isEmpty()) {
+                    String internal = internalName(c.signature());
+                    int slash = internal.lastIndexOf('/');
+                    long pkg = slash < 0 ? 0 : packageKey(internal.substring(0, slash));
+                    long nameKey = symbol(internal);
+                    k = chunk.constant(tClass).putKey(tLoader, 0).putKey(tSymbol, nameKey).putKey(tPackage, pkg)
+                            .putInt(0).putBoolean(false).end();
                 }
-        }
-
-        /** A monitor's class into {@code field} and its identity hash into {@code address}. */
-        void monitor(TypedValueBuilder b, String field, long mon) {
-            ObjectInfo o = mon == 0 ? null : r.objects().get(mon);
-            if (o == null) {
-                return;
+                classes.put(classId, k);
             }
-            TypedValue c = classValue(o.classId());
-            if (c != null) {
-                b.putField(field, c);
-            }
-            b.putField("address", o.identityHash() & 0xFFFF_FFFFL);
-        }
-
-        TypedValue threadValue(RecordedThread t) {
-            String group = t.group();
-            String parent = t.parentGroup();
-            TypedValue g = group == null || group.isEmpty() ? null : value(tThreadGroup, b -> {
-                b.putField("name", group);
-                if (parent != null && !parent.isEmpty()) {
-                    b.putField("parent", value(tThreadGroup, p -> p.putField("name", parent)));
-                }
-            });
-            String name = Text.wellFormed(t.displayName());
-            return value(tThread, b -> {
-                b.putField("osName", name).putField("javaName", name)
-                        .putField("javaThreadId", t.javaThreadId())
-                        .putField("osThreadId", t.isVirtual() ? 0 : t.ringId())
-                        .putField("virtual", t.isVirtual());
-                if (g != null) {
-                    b.putField("group", g);
-                }
-            });
-        }
-
-        TypedValue symbol(String s) {
-            return symbols.computeIfAbsent(s, v -> value(tSymbol, b -> b.putField("string", v)));
-        }
-
-        TypedValue classValue(long classId) {
-            if (classes.containsKey(classId)) {
-                return classes.get(classId);
-            }
-            ClassInfo c = r.classes().get(classId);
-            TypedValue v = null;
-            if (c != null && !c.signature().isEmpty()) {
-                String internal = internalName(c.signature());
-                int slash = internal.lastIndexOf('/');
-                TypedValue pkg = slash < 0 ? null : packages.computeIfAbsent(internal.substring(0, slash),
-                        p -> value(tPackage, b -> b.putField("name", symbol(p)).putField("exported", true)));
-                v = value(tClass, b -> {
-                    b.putField("name", symbol(internal)).putField("modifiers", 0).putField("hidden", false);
-                    if (pkg != null) {
-                    b.putField("package", pkg);
-                }
-                });
-            }
-            classes.put(classId, v);
-            return v;
+            return k;
         }
 
         /** {@code Ljava/lang/Object;} to {@code java/lang/Object} (JFR's class names); an array's signature stays. */
@@ -684,57 +638,100 @@ public final class JfrWriter {
                     ? Text.wellFormed(sig.substring(1, sig.length() - 1)) : Text.wellFormed(sig);
         }
 
-        TypedValue methodValue(long methodId) {
-            return methods.computeIfAbsent(methodId, id -> {
-                MethodInfo m = r.methods().get(id);
+        long methodKey(long methodId) {
+            Long k = methods.get(methodId);
+            if (k == null) {
+                MethodInfo m = r.methods().get(methodId);
+                long type;
+                long nameKey;
+                long descriptor;
                 if (m == null) {
-                    return value(tMethod, b -> b.putField("name", symbol("<unknown method 0x" + Long.toHexString(id) + ">"))
-                            .putField("descriptor", symbol("")).putField("modifiers", 0).putField("hidden", false));
+                    type = 0;
+                    nameKey = symbol("<unknown method 0x" + Long.toHexString(methodId) + ">");
+                    descriptor = symbol("()V"); // a placeholder the JDK's jfr print can parse
+                } else {
+                    type = classKey(m.classId());
+                    nameKey = symbol(Text.wellFormed(m.name()));
+                    descriptor = symbol(Text.wellFormed(m.signature()));
                 }
-                TypedValue c = classValue(m.classId());
-                return value(tMethod, b -> {
-                    if (c != null) {
-                    b.putField("type", c);
+                if (type == 0) {
+                    type = unknownClass(); // the JDK's jfr print fails on a method without a class
                 }
-                    b.putField("name", symbol(Text.wellFormed(m.name())))
-                            .putField("descriptor", symbol(Text.wellFormed(m.signature())))
-                            .putField("modifiers", 0).putField("hidden", false);
-                });
-            });
-        }
-
-        TypedValue stack(int stackId) {
-            if (stackId == 0) {
-                return null;
+                k = chunk.constant(tMethod).putKey(tClass, type).putKey(tSymbol, nameKey).putKey(tSymbol, descriptor)
+                        .putInt(0).putBoolean(false).end();
+                methods.put(methodId, k);
             }
-            return stacks.computeIfAbsent(stackId, id -> {
-                StackTrace st = r.stacks().get(id);
-                if (st == null) {
-                    return null;
-                }
-                TypedValue[] frames = new TypedValue[st.frames().size()];
-                for (int i = 0; i < frames.length; i++) {
-                    Frame f = st.frames().get(i);
-                    MethodInfo m = r.methods().get(f.methodId());
-                    TypedValue method = methodValue(f.methodId());
-                    boolean isNative = f.location() < 0;
-                    int line = m == null ? -1 : m.lineFor(f.location());
-                    int bci = isNative ? -1 : (int) Math.min(Integer.MAX_VALUE, f.location());
-                    TypedValue type = isNative ? nativeType() : null;
-                    frames[i] = value(tFrame, b -> {
-                        b.putField("method", method).putField("lineNumber", line).putField("bytecodeIndex", bci);
-                        if (type != null) {
-                    b.putField("type", type);
-                }
-                    });
-                }
-                return value(tStack, b -> b.putField("truncated", st.truncated()).putField("frames", frames));
-            });
+            return k;
         }
 
-        TypedValue nativeType() {
-            if (nativeFrame == null) {
-                nativeFrame = value(tFrameType, b -> b.putField("description", "Native"));
+        static final int DENSE_STACK_IDS = 1 << 22;
+
+        /** A stack's key; 0 for none (stack id 0) or one the snapshot does not have. */
+        long stackKey(int stackId) {
+            if (stackId == 0) {
+                return 0;
+            }
+            if (stackId > 0 && stackId < DENSE_STACK_IDS) {
+                if (stackId >= stackKeys.length) {
+                    stackKeys = Arrays.copyOf(stackKeys, Math.min(DENSE_STACK_IDS, Math.max(stackId + 1, 2 * stackKeys.length)));
+                }
+                long k = stackKeys[stackId];
+                if (k == 0) {
+                    k = stackConstantOf(stackId) + 1;
+                    stackKeys[stackId] = k;
+                }
+                return k - 1;
+            }
+            Long k = stacks.get(stackId);
+            if (k == null) {
+                k = stackConstantOf(stackId);
+                stacks.put(stackId, k);
+            }
+            return k;
+        }
+
+        long stackConstantOf(int stackId) {
+            StackTrace st = r.stacks().get(stackId);
+            return st == null ? 0 : stackConstant(st);
+        }
+
+        /** A stack trace constant, its frames inline: method, line, bytecode index, type (Native or null). */
+        long stackConstant(StackTrace st) {
+            List<Frame> frames = st.frames();
+            int n = frames.size();
+            if (frameScratch.length < 2 * n) {
+                frameScratch = new long[2 * n];
+            }
+            for (int i = 0; i < n; i++) {
+                Frame f = frames.get(i);
+                frameScratch[2 * i] = methodKey(f.methodId());
+                frameScratch[2 * i + 1] = f.location() < 0 ? nativeType() : 0;
+            }
+            ValueWriter v = chunk.constant(tStack).putBoolean(st.truncated()).putArray(tFrame, n);
+            for (int i = 0; i < n; i++) {
+                Frame f = frames.get(i);
+                MethodInfo m = r.methods().get(f.methodId());
+                boolean isNative = f.location() < 0;
+                int line = m == null ? -1 : m.lineFor(f.location());
+                int bci = isNative ? -1 : (int) Math.min(Integer.MAX_VALUE, f.location());
+                v.putKey(tMethod, frameScratch[2 * i]).putInt(line).putInt(bci).putKey(tFrameType, frameScratch[2 * i + 1]);
+            }
+            return v.end();
+        }
+
+        /** The class {@code <unknown>}: the declaring class of a method whose class the snapshot does not describe. */
+        long unknownClass() {
+            if (unknownClass == 0) {
+                long nameKey = symbol("<unknown>");
+                unknownClass = chunk.constant(tClass).putKey(tLoader, 0).putKey(tSymbol, nameKey).putKey(tPackage, 0)
+                        .putInt(0).putBoolean(false).end();
+            }
+            return unknownClass;
+        }
+
+        long nativeType() {
+            if (nativeFrame == 0) {
+                nativeFrame = chunk.constant(tFrameType).putString("Native").end();
             }
             return nativeFrame;
         }

@@ -36,6 +36,7 @@ class JfrWriterTest {
         Path jfr = dir.resolve("r.jfr");
         Output.write(r, Set.of(Output.JFR), jfr);
         Output.write(r, Output.select("csv"), dir.resolve("r.csv"));
+        assertEquals(Set.of(), JfrCheck.sharedHashThreads(dir.resolve("r.meta.csv"), dir.resolve("r.events.csv")));
         List<String> csv = JfrCheck.csvLines(dir.resolve("r.meta.csv"), dir.resolve("r.events.csv"));
         List<String> fromJfr = JfrCheck.jfrLines(jfr, r.startEpochNs());
         assertFalse(csv.isEmpty());

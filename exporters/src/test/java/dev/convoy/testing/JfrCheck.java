@@ -12,9 +12,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedStackTrace;
@@ -25,7 +28,8 @@ import jdk.jfr.consumer.RecordingFile;
  * The events of a JFR file ({@code docs/formats.md}, "JFR") and of the CSV event log of the same
  * recording, each turned into one line of text per event: its CSV kind, thread name, start (ns
  * since recording start), duration (ns; "open" for an interval still open at snapshot time),
- * monitor identity hash and stack (method and bytecode index per frame). A JFR interval event is
+ * monitor identity hash (for a join: the joined thread's name) and stack (method and bytecode
+ * index per frame). A JFR interval event is
  * the CSV begin line and its end line. Tests compare the two sorted lists line by line.
  */
 public final class JfrCheck {
@@ -43,19 +47,53 @@ public final class JfrCheck {
             "dev.convoy.ThreadJoin", "ThreadJoin", "jdk.ThreadStart", "ThreadStarted", "jdk.ThreadEnd", "ThreadEnded",
             "dev.convoy.Unpark", "ThreadUnpark");
 
-    /** The CSV event log's events as lines, sorted; lines whose kind has no JFR event (START_CALL's ThreadStart, MonitorOwner) are left out. */
+    /**
+     * The threads (by name) whose identity hash another thread the CSV event log starts has too:
+     * the log tells threads apart by that hash only, so their lines cannot be told apart (nor
+     * their begins and ends paired); {@link #csvLines} leaves them out, and
+     * {@link #jfrLines(Path, long, Set)} is given them to leave them out as well.
+     */
+    public static Set<String> sharedHashThreads(Path meta, Path events) throws IOException {
+        Map<String, Set<String>> byHash = new HashMap<>();
+        for (EventLine e : CsvLogReader.read(meta, events).events()) {
+            if (e.name().equals("ThreadStarted")) {
+                byHash.computeIfAbsent(e.fields().get(0), k -> new TreeSet<>()).add(CsvLogReader.unescape(e.fields().get(1)));
+            }
+        }
+        Set<String> shared = new TreeSet<>();
+        for (Set<String> names : byHash.values()) {
+            if (names.size() > 1) {
+                shared.addAll(names);
+            }
+        }
+        return shared;
+    }
+
+    /**
+     * The CSV event log's events as lines, sorted; lines whose kind has no JFR event (START_CALL's
+     * ThreadStart, MonitorOwner) and those of threads whose identity hash another started thread
+     * has too ({@link #sharedHashThreads}) are left out.
+     */
     public static List<String> csvLines(Path meta, Path events) throws IOException {
         Logs logs = CsvLogReader.read(meta, events);
         Map<String, String> names = new HashMap<>();
+        Set<String> sharedHashes = new HashSet<>();
         for (EventLine e : logs.events()) {
             if (e.name().equals("ThreadStarted")) {
-                names.put(e.fields().get(0), CsvLogReader.unescape(e.fields().get(1)));
+                String name = CsvLogReader.unescape(e.fields().get(1));
+                String before = names.put(e.fields().get(0), name);
+                if (before != null && !before.equals(name)) {
+                    sharedHashes.add(e.fields().get(0));
+                }
             }
         }
         Map<String, Deque<String[]>> open = new HashMap<>(); // thread + begin kind -> begins {line prefix, ts}
         List<String> out = new ArrayList<>();
         for (EventLine e : logs.events()) {
             String kind = e.name();
+            if (sharedHashes.contains(e.fields().get(0))) {
+                continue;
+            }
             String th = names.getOrDefault(e.fields().get(0), "?"); // a thread met late has no ThreadStarted line
             long ts = Math.round(e.ts() * 1e9);
             String endOf = null;
@@ -74,6 +112,7 @@ public final class JfrCheck {
             }
             String monitor = switch (kind) {
                 case "ThreadSleep", "ThreadStarted", "ThreadEnded", "ThreadUnpark" -> "";
+                case "ThreadJoin" -> " joined=" + names.getOrDefault(e.fields().get(1), "?");
                 default -> " mon=" + e.fields().get(1);
             };
             if (kind.equals("ThreadStart") || kind.equals("MonitorOwner")) {
@@ -112,6 +151,11 @@ public final class JfrCheck {
 
     /** The JFR file's events of the kinds {@link #KIND} names and {@code dev.convoy.Notify}, as lines, sorted. */
     public static List<String> jfrLines(Path jfr, long startEpochNs) throws IOException {
+        return jfrLines(jfr, startEpochNs, Set.of());
+    }
+
+    /** {@link #jfrLines(Path, long)} without the events of the threads named in {@code leaveOut}. */
+    public static List<String> jfrLines(Path jfr, long startEpochNs, Set<String> leaveOut) throws IOException {
         Instant start = Instant.ofEpochSecond(0, startEpochNs);
         List<String> out = new ArrayList<>();
         List<RecordedEvent> all = RecordingFile.readAllEvents(jfr);
@@ -130,13 +174,19 @@ public final class JfrCheck {
             }
             RecordedThread t = kind.equals("ThreadStarted") || kind.equals("ThreadEnded") ? e.getThread("thread")
                     : e.getThread();
+            if (t != null && leaveOut.contains(t.getJavaName())) {
+                continue;
+            }
             long ts = Duration.between(start, e.getStartTime()).toNanos();
             StringBuilder sb = new StringBuilder(kind).append(" thread=").append(t == null || !started.contains(t.getId()) ? "?" : t.getJavaName())
                     .append(" start=").append(ts);
             if (END.containsKey(kind)) {
                 sb.append(" dur=").append(e.getBoolean("unfinished") ? "open" : Long.toString(e.getDuration().toNanos()));
             }
-            if (!kind.equals("ThreadSleep") && !kind.equals("ThreadStarted") && !kind.equals("ThreadEnded")
+            if (kind.equals("ThreadJoin")) {
+                RecordedThread joined = e.getThread("joinedThread");
+                sb.append(" joined=").append(joined == null || !started.contains(joined.getId()) ? "?" : joined.getJavaName());
+            } else if (!kind.equals("ThreadSleep") && !kind.equals("ThreadStarted") && !kind.equals("ThreadEnded")
                     && !kind.equals("ThreadUnpark")) {
                 long address = e.hasField("address") && e.getValue("address") != null ? e.getLong("address") : 0;
                 sb.append(" mon=").append(String.format("%08X", address));
