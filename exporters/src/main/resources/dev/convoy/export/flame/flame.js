@@ -145,6 +145,7 @@
         chart = null;
         return;
       }
+      drawnWidth = chartEl.clientWidth;
       chart = global.flamegraph.default()
         .width(Math.max(320, chartEl.clientWidth || 960))
         .cellHeight(18)
@@ -161,6 +162,15 @@
       global.d3.select(chartEl).datum(shown).call(chart);
       if (search.value) chart.search(search.value);
     }
+
+    // A window that changes width draws the graph again at the new width (zoom and panel reset).
+    let drawnWidth = 0, resizeTimer = 0;
+    global.addEventListener('resize', () => {
+      clearTimeout(resizeTimer);
+      resizeTimer = setTimeout(() => {
+        if (chart && Math.abs(chartEl.clientWidth - drawnWidth) >= 2) draw();
+      }, 150);
+    });
 
     view.addEventListener('change', draw);
     search.addEventListener('input', () => {

@@ -210,6 +210,10 @@ class FlameGraphBrowserTest {
                 panel.findElements(By.cssSelector(".flame-stack-frames")).stream().map(WebElement::getText).toList());
     }
 
+    private double svgWidth() {
+        return Double.parseDouble(browser.findElement(By.cssSelector(".flame-chart svg")).getDomAttribute("width"));
+    }
+
     private double width(String name) {
         return frames().getOrDefault(name, 0.0);
     }
@@ -229,6 +233,17 @@ class FlameGraphBrowserTest {
         }
         browser.get(html.toUri().toString());
         checkFlameGraph();
+
+        // a narrower window draws the graph again at its width
+        double wide = svgWidth();
+        org.openqa.selenium.Dimension size = browser.manage().window().getSize();
+        try {
+            browser.manage().window().setSize(new org.openqa.selenium.Dimension(800, size.getHeight()));
+            waiting().until(d -> svgWidth() < wide - 200);
+            awaitFrames(ALL);
+        } finally {
+            browser.manage().window().setSize(size);
+        }
         assertOnly(Browsers.requestedUrls(browser), u -> u.startsWith("file:") || u.startsWith("data:")
                 || u.startsWith("about:"), "run.html");
     }

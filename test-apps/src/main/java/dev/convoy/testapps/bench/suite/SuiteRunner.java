@@ -213,7 +213,7 @@ public final class SuiteRunner {
         Path asyncLib = extractAsyncProfiler(o.lib());
         SuiteConfig.Tools tools = new SuiteConfig.Tools(o.agent().toAbsolutePath(),
                 Files.isRegularFile(asyncLib) ? asyncLib.toAbsolutePath() : null);
-        String classpath = childClasspath(o.lib());
+        String classpath = childClasspath(System.getProperty("java.class.path"), o.lib());
         String jdk = versionText(exec(List.of(o.java(), "-version"), null).lines());
         String tag = jdkTag(jdk);
         List<String> pin = pinning(o.java());
@@ -450,9 +450,17 @@ public final class SuiteRunner {
         return res;
     }
 
-    /** The child's classpath: this runner's own, plus every jar of the lib directory. */
-    static String childClasspath(Path lib) throws IOException {
-        List<String> cp = new ArrayList<>(List.of(System.getProperty("java.class.path").split(File.pathSeparator)));
+    /**
+     * The child's classpath: this runner's own ({@code own}), plus every jar of the lib directory,
+     * every entry absolute: each child runs in its own run directory.
+     */
+    static String childClasspath(String own, Path lib) throws IOException {
+        List<String> cp = new ArrayList<>();
+        for (String e : own.split(File.pathSeparator)) {
+            if (!e.isEmpty()) {
+                cp.add(Path.of(e).toAbsolutePath().normalize().toString());
+            }
+        }
         if (Files.isDirectory(lib)) {
             try (Stream<Path> s = Files.list(lib)) {
                 s.filter(p -> p.toString().endsWith(".jar") && !p.getFileName().toString().startsWith("async-profiler"))

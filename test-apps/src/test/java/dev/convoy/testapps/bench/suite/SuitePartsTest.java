@@ -51,6 +51,31 @@ class SuitePartsTest {
         assertTrue(ResultLine.find(List.of("nothing")).isEmpty());
     }
 
+    // --- child processes -------------------------------------------------------------------------
+
+    @Test
+    void childClasspathIsAbsoluteForChildrenInTheirRunDirectories() throws Exception {
+        Path lib = java.nio.file.Files.createTempDirectory("suite-lib");
+        try {
+            java.nio.file.Files.createFile(lib.resolve("b.jar"));
+            java.nio.file.Files.createFile(lib.resolve("a.jar"));
+            java.nio.file.Files.createFile(lib.resolve("async-profiler-4.0.jar"));
+            java.nio.file.Files.createFile(lib.resolve("notes.txt"));
+            String cp = SuiteRunner.childClasspath("test-apps/target/classes::/abs/x.jar:lib/*", lib);
+            Path cwd = Path.of("").toAbsolutePath();
+            assertEquals(List.of(cwd.resolve("test-apps/target/classes").toString(), "/abs/x.jar",
+                    cwd.resolve("lib/*").toString(), lib.resolve("a.jar").toAbsolutePath().toString(),
+                    lib.resolve("b.jar").toAbsolutePath().toString()), List.of(cp.split(":")));
+        } finally {
+            try (var files = java.nio.file.Files.list(lib)) {
+                for (Path f : files.toList()) {
+                    java.nio.file.Files.delete(f);
+                }
+            }
+            java.nio.file.Files.delete(lib);
+        }
+    }
+
     // --- captures --------------------------------------------------------------------------------
 
     @Test
