@@ -299,7 +299,7 @@ public final class SuiteRunner {
                 System.err.println("wrote " + plot);
             }
         }
-        String section = section(all, timings.merged(), o.jvmFlags(), date, jdk, String.join(" ", args), minutes, plot,
+        String section = section(all, timings.merged(), o.jvmFlags(), date, jdk, recordedArguments(args, Path.of("").toAbsolutePath()), minutes, plot,
                 pin.isEmpty() ? "none" : String.join(" ", pin));
         System.out.println(section);
         if (o.out() != null) {
@@ -448,6 +448,20 @@ public final class SuiteRunner {
             }
         }
         return res;
+    }
+
+    /**
+     * The arguments as the results record them: a path inside {@code root} (the directory the
+     * suite runs in, the repository's root under {@code ./convoy}) relative to it, so that the
+     * results name files of the repository, not of the machine they ran on.
+     */
+    static String recordedArguments(String[] args, Path root) {
+        List<String> out = new ArrayList<>();
+        for (String a : args) {
+            Path p = a.startsWith("/") ? Path.of(a).normalize() : null;
+            out.add(p != null && p.startsWith(root) && !p.equals(root) ? root.relativize(p).toString() : a);
+        }
+        return String.join(" ", out);
     }
 
     /**

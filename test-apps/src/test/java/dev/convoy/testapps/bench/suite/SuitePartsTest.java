@@ -76,6 +76,15 @@ class SuitePartsTest {
         }
     }
 
+    @Test
+    void recordedArgumentsNameRepositoryFilesRelativeToTheRoot() {
+        assertEquals("--agent recorder-mbean/target/convoy-agent.jar --runs 3 --out docs/bench/suite-jdk17.md "
+                + "--java /usr/lib/jvm/x/bin/java --marker /repo",
+                SuiteRunner.recordedArguments(new String[] {"--agent", "/repo/recorder-mbean/target/convoy-agent.jar",
+                    "--runs", "3", "--out", "/repo/docs/bench/suite-jdk17.md", "--java", "/usr/lib/jvm/x/bin/java",
+                    "--marker", "/repo"}, Path.of("/repo")));
+    }
+
     // --- captures --------------------------------------------------------------------------------
 
     @Test
