@@ -1,8 +1,11 @@
 package dev.convoy.agent.http;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -55,6 +58,9 @@ final class Timeline {
     private final int[] rowOf;
     private final int[] byFrom;
     private final int[] byTo;
+    /** The GC pauses of every ring (monotonic ns), by start. */
+    private final long[] gcStart;
+    private final long[] gcEnd;
 
     private Timeline(Recording r) {
         this.recording = r;
@@ -75,6 +81,22 @@ final class Timeline {
         InteractionTable in = index.interactions();
         this.byFrom = in.sortedBy(true, id -> true);
         this.byTo = in.sortedBy(false, id -> true);
+        List<long[]> gc = new ArrayList<>();
+        for (int k = 0; k < index.rings(); k++) {
+            IntervalTable iv = index.intervals(k);
+            for (int i = 0; i < iv.count(); i++) {
+                if (iv.kind(i) == IntervalTable.GC) {
+                    gc.add(new long[] {iv.startNs(i), iv.endNs(i)});
+                }
+            }
+        }
+        gc.sort(Comparator.comparingLong(p -> p[0]));
+        this.gcStart = new long[gc.size()];
+        this.gcEnd = new long[gc.size()];
+        for (int i = 0; i < gc.size(); i++) {
+            gcStart[i] = gc.get(i)[0];
+            gcEnd[i] = gc.get(i)[1];
+        }
     }
 
     /** The timeline of a snapshot (builds its contention index). */
@@ -191,6 +213,7 @@ final class Timeline {
         g.writeNumberField("mergedSpans", merged);
         path(g, sc);
         arrows(g, sc);
+        gc(g, sc);
         g.writeObjectFieldStart("monitors");
         for (Map.Entry<Long, String> m : monitors.entrySet()) {
             g.writeStringField(Long.toString(m.getKey()), m.getValue());
@@ -339,6 +362,49 @@ final class Timeline {
             g.writeNumber(p.state(s).ordinal());
             g.writeEndArray();
         }
+        g.writeEndArray();
+    }
+
+    /**
+     * {@code gc: [[fromNs, toNs], ...]}: the GC pauses that overlap the window, by start, those
+     * less than a pixel apart merged into one (so at most {@code width + 1}); {@code gcCount}:
+     * how many pauses that is before merging.
+     */
+    private void gc(JsonGenerator g, Scale sc) throws IOException {
+        int first = 0;
+        while (first < gcStart.length && gcEnd[first] < sc.from()) {
+            first++;
+        }
+        int count = 0;
+        g.writeArrayFieldStart("gc");
+        long from = -1;
+        long to = -1;
+        for (int i = first; i < gcStart.length && gcStart[i] <= sc.to(); i++) {
+            if (gcEnd[i] < sc.from()) {
+                continue; // a pause that began before a longer one ended
+            }
+            count++;
+            if (from >= 0 && sc.px(to, gcStart[i]) < 1) {
+                to = Math.max(to, gcEnd[i]);
+                continue;
+            }
+            if (from >= 0) {
+                writePause(g, from, to);
+            }
+            from = gcStart[i];
+            to = gcEnd[i];
+        }
+        if (from >= 0) {
+            writePause(g, from, to);
+        }
+        g.writeEndArray();
+        g.writeNumberField("gcCount", count);
+    }
+
+    private void writePause(JsonGenerator g, long from, long to) throws IOException {
+        g.writeStartArray();
+        g.writeNumber(from - origin);
+        g.writeNumber(to - origin);
         g.writeEndArray();
     }
 

@@ -163,6 +163,19 @@
     }
     c.globalAlpha = 1;
 
+    // GC pauses: a band across every row, and a mark on the time axis
+    const ax = $('tl-axis').getContext('2d');
+    c.fillStyle = COLORS.GC || '#546e7a';
+    ax.fillStyle = c.fillStyle;
+    c.globalAlpha = 0.22;
+    for (const p of data.gc) {
+      const x0 = xOf(p[0]), x1 = xOf(p[1]);
+      if (x1 < NAME_W || x0 > w) continue;
+      c.fillRect(x0, 0, Math.max(1, x1 - x0), h);
+      ax.fillRect(Math.max(NAME_W, x0), AXIS_H - 4, Math.max(1, x1 - Math.max(NAME_W, x0)), 4);
+    }
+    c.globalAlpha = 1;
+
     // the critical path: a bar under the spans of the row it is on, a line where it jumps
     c.fillStyle = PATH_COLOR;
     c.strokeStyle = PATH_COLOR;
@@ -236,7 +249,8 @@
     $('tl-window').textContent = fmt(view.from) + ' to ' + fmt(view.to) + ' of ' + fmt(duration)
       + ' \u00b7 ' + rows.length + ' threads, ' + data.spanCount + ' spans'
       + (data.mergedSpans ? ' (' + data.mergedSpans + ' narrower than a pixel merged)' : '')
-      + (data.arrowCount > data.arrows.length ? ' \u00b7 ' + data.arrows.length + ' of ' + data.arrowCount + ' interactions' : '');
+      + (data.arrowCount > data.arrows.length ? ' \u00b7 ' + data.arrows.length + ' of ' + data.arrowCount + ' interactions' : '')
+      + (data.gcCount ? ' \u00b7 ' + data.gcCount + ' GC pause' + (data.gcCount > 1 ? 's' : '') : '');
     const names = $('tl-rows');
     if (names.childElementCount !== rows.length || names.dataset.requests !== String(requests)) {
       names.textContent = '';
@@ -250,7 +264,7 @@
     Object.assign(summary.dataset, {
       rows: rows.length, spans: drawn, from: data.from, to: data.to, viewFrom: Math.round(view.from),
       viewTo: Math.round(view.to), width: data.width, requests: requests, plotLeft: NAME_W, plotWidth: plotWidth(),
-      rowsTop: TOP, rowHeight: ROW_H, drawMs: (performance.now() - began).toFixed(1), loadMs: loadMs, pathSegments: data.path.length, arrows: arrows,
+      rowsTop: TOP, rowHeight: ROW_H, drawMs: (performance.now() - began).toFixed(1), loadMs: loadMs, pathSegments: data.path.length, arrows: arrows, gc: data.gc.length,
       selected: selected ? selected.row + ':' + selected.span[0] + '-' + selected.span[1] : '',
     });
   }

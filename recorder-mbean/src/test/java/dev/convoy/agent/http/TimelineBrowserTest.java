@@ -45,9 +45,13 @@ class TimelineBrowserTest {
 
     /** The browser, with its performance log, and the server over the test snapshot; both closed by {@link #close}. */
     private void open() throws Exception {
+        open(WebServerTest.snapshot());
+    }
+
+    private void open(byte[] snapshot) throws Exception {
         browser = Browsers.chromium(Files.createDirectories(dir.resolve("downloads")), true);
         Path file = dir.resolve("run.cvysnap");
-        Files.write(file, WebServerTest.snapshot());
+        Files.write(file, snapshot);
         server = WebServer.start(new FileSource(file), "127.0.0.1", 0, null);
     }
 
@@ -107,6 +111,25 @@ class TimelineBrowserTest {
         int h = canvas.getRect().getHeight();
         return new Actions(browser).moveToElement(canvas, (int) Math.round(p[0] - w / 2.0),
                 (int) Math.round(p[1] - h / 2.0));
+    }
+
+    @Test
+    void gcPausesAreDrawnAcrossEveryRow() throws Exception {
+        open(WebServerTest.snapshotWithGc());
+        browser.get(server.url());
+        awaitRequests(0);
+        assertEquals(3, number("rows"), "the GC ring is no row");
+        assertEquals(1, number("gc"));
+        assertTrue(browser.findElement(By.id("tl-window")).getText().contains("1 GC pause"),
+                () -> browser.findElement(By.id("tl-window")).getText());
+        // worker-2 has ended at 900 us: the ended colour, except under the pause from 2 to 3 ms
+        String dead = legend("DEAD");
+        assertEquals(dead, pixel(at(5_000_000, 2)));
+        assertFalse(dead.equals(pixel(at(2_500_000, 2))), "the pause's band is over the row");
+        assertEquals(pixel(at(2_500_000, 2)), pixel(at(2_200_000, 2)), "one band");
+        String deadlocked = legend("DEADLOCKED");
+        assertEquals(deadlocked, pixel(at(5_000_000, 0)));
+        assertFalse(deadlocked.equals(pixel(at(2_500_000, 0))), "across every row");
     }
 
     @Test

@@ -293,6 +293,57 @@ class TimelineTest {
         assertTrue(longestLeft > 0);
     }
 
+    /** The GC ring's pauses, ns since the recording start, read from its records. */
+    static List<long[]> gcPauses(Recording r) {
+        List<long[]> pauses = new ArrayList<>();
+        for (RecordedThread t : r.threads()) {
+            long start = -1;
+            for (dev.convoy.model.Event e : t.events()) {
+                if (e.type() == dev.convoy.model.EventType.GC_START) {
+                    start = e.ts();
+                } else if (e.type() == dev.convoy.model.EventType.GC_FINISH && start >= 0) {
+                    pauses.add(new long[] {start - r.startMonotonicNs(), e.ts() - r.startMonotonicNs()});
+                    start = -1;
+                }
+            }
+        }
+        return pauses;
+    }
+
+    static List<List<Long>> gcOf(JsonNode a) {
+        List<List<Long>> out = new ArrayList<>();
+        a.get("gc").forEach(p -> out.add(List.of(p.get(0).asLong(), p.get(1).asLong())));
+        return out;
+    }
+
+    @Test
+    void gcPausesOfTheWindowAreSentThoseLessThanAPixelApartMerged() throws IOException {
+        Recording r = SyntheticRecordings.synthetic(20_000, 10, 5, 1).build();
+        List<long[]> pauses = gcPauses(r);
+        assertTrue(pauses.size() >= 3, () -> pauses.size() + " pauses");
+        Timeline t = Timeline.of(r);
+        long duration = r.snapshotMonotonicNs() - r.startMonotonicNs();
+        // every pause 5 ms from the next: at 1 us a pixel each is sent as it is
+        JsonNode whole = answer(t, t.parse(null, null, Long.toString(Math.min(Timeline.MAX_WIDTH, duration / 1000))));
+        List<List<Long>> expected = pauses.stream().filter(p -> p[0] <= duration).map(p -> List.of(p[0], p[1])).toList();
+        assertEquals(expected, gcOf(whole));
+        assertEquals(expected.size(), whole.get("gcCount").asInt());
+        // two pixels: the pauses merge into at most three, from the first pause's start to the last one's end
+        JsonNode narrow = answer(t, t.parse(null, null, "2"));
+        List<List<Long>> merged = gcOf(narrow);
+        assertTrue(merged.size() <= 3, merged::toString);
+        assertEquals(expected.get(0).get(0), merged.get(0).get(0));
+        assertEquals(expected.get(expected.size() - 1).get(1), merged.get(merged.size() - 1).get(1));
+        assertEquals(expected.size(), narrow.get("gcCount").asInt(), "every pause counted once");
+        // a window that starts inside the second pause and ends before the third: that pause only
+        long from = (expected.get(1).get(0) + expected.get(1).get(1)) / 2;
+        long to = expected.get(2).get(0) - 1;
+        JsonNode part = answer(t, t.parse(Long.toString(from), Long.toString(to), "1000"));
+        assertEquals(List.of(expected.get(1)), gcOf(part));
+        // a recording without a GC ring: none
+        assertEquals(List.of(), gcOf(answer(Timeline.of(fixture()), Timeline.of(fixture()).parse(null, null, "100"))));
+    }
+
     @Test
     void aMillionEventsOf300ThreadsGiveAnAnswerBoundedByRowsTimesWidth() throws IOException {
         Recording r = SyntheticRecordings.synthetic(1_000_000, 300, 50, 1).build();

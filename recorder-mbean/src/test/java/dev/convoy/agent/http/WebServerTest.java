@@ -69,6 +69,19 @@ class WebServerTest {
     }
 
     static byte[] snapshot() {
+        return builder().toBytes();
+    }
+
+    /** {@link #snapshot()} with a GC ring holding one pause, from 2 to 3 ms. */
+    static byte[] snapshotWithGc() {
+        RecordingBuilder b = builder();
+        b.thread(9, -1, 0, "GC").flags(dev.convoy.snapshot.SnapshotFormat.RING_SYSTEM).span(T0, 0).group("", "")
+                .event(t(2_000), dev.convoy.snapshot.SnapshotFormat.EVENT_GC_START, 0, 0, 0)
+                .event(t(3_000), dev.convoy.snapshot.SnapshotFormat.EVENT_GC_FINISH, 0, 0, 0);
+        return b.toBytes();
+    }
+
+    static RecordingBuilder builder() {
         RecordingBuilder b = new RecordingBuilder()
                 .info("pid", "4242")
                 .info("options", "recording=on,stackdepth=64")
@@ -97,7 +110,7 @@ class WebServerTest {
                 .event(t(250), EVENT_MONITOR_ENTERED, S_RUN, L1, 0);
         b.monitor(1, MSTATE_BLOCKED, L2, 0xAAAA0002, 12);
         b.monitor(2, MSTATE_BLOCKED, L1, 0xAAAA0001, 1);
-        return b.toBytes();
+        return b;
     }
 
     @BeforeEach
