@@ -58,7 +58,7 @@ import java.util.function.Consumer;
  * {@code start.epoch.ns}), so a reader's wall clock equals {@link Recording#toEpochNs}.
  *
  * <p>Memory: the events' bytes until the chunk is written (the stream need not be seekable, and
- * the header that comes first states their size), about 30 bytes per event; the contention
+ * the header that comes first states their size), about 20 bytes per event; the contention
  * analysis; the constants' bytes and one key per thread, stack, class, method, symbol and
  * monitor ({@code docs/performance.md}, "JFR").
  */

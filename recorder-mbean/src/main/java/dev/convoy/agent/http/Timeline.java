@@ -371,17 +371,13 @@ final class Timeline {
      * how many pauses that is before merging.
      */
     private void gc(JsonGenerator g, Scale sc) throws IOException {
-        int first = 0;
-        while (first < gcStart.length && gcEnd[first] < sc.from()) {
-            first++;
-        }
         int count = 0;
         g.writeArrayFieldStart("gc");
         long from = -1;
         long to = -1;
-        for (int i = first; i < gcStart.length && gcStart[i] <= sc.to(); i++) {
+        for (int i = 0; i < gcStart.length && gcStart[i] <= sc.to(); i++) {
             if (gcEnd[i] < sc.from()) {
-                continue; // a pause that began before a longer one ended
+                continue;
             }
             count++;
             if (from >= 0 && sc.px(to, gcStart[i]) < 1) {
