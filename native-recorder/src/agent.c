@@ -135,7 +135,7 @@ static uint32_t capture_stack(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint s
  * was missed while recording was off never borrows an older id. */
 static CV_ALWAYS_INLINE void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                             uint8_t type, uint8_t flags, int64_t arg, int64_t arg2,
-                                            uint8_t begin_type, cv_lap *lap, int tev) {
+                                            uint8_t begin_type, uintptr_t monitor, cv_lap *lap, int tev) {
     uint64_t ts = cv_now_ns();
     LAP(lap, CLOCK);
     cv_thread *t = threads_current(jvmti, jni, thread);
@@ -152,6 +152,11 @@ static CV_ALWAYS_INLINE void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
     r.ts = ts;
     if (!begins && t->pending_obj != 0 && t->pending_type == begin_type && t->pending_epoch == epoch) {
         r.obj = t->pending_obj;
+        /* The ENTERED of the ENTER recorded last: who let the monitor go, as the VM recorded it. */
+        if (type == EVENT_MONITOR_ENTERED && t->pending_monitor && !t->is_virtual &&
+            owners_releaser(jni, object, t->pending_monitor, t->java_tid, &arg)) {
+            flags |= FLAG_RELEASER;
+        }
     } else {
         r.obj = objects_id(jvmti, jni, object, OBJ_PLAIN);
         if (CV_UNLIKELY(r.obj == 0)) {
@@ -165,6 +170,7 @@ static CV_ALWAYS_INLINE void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
     t->pending_obj = begins ? r.obj : 0;
     t->pending_type = type;
     t->pending_epoch = epoch;
+    t->pending_monitor = begins ? monitor : 0;
     r.arg = arg;
     /* An end (ENTERED, WAITED) of a virtual thread names the carrier it resumed on. */
     r.arg2 = begins ? arg2 : threads_carrier(t);
@@ -224,7 +230,8 @@ static int64_t oracle_locked(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint8
     jvmtiError *results = calloc((size_t)(others ? others : 1), sizeof(jvmtiError));
     int suspended = results && (*jvmti)->SuspendThreadList(jvmti, others, all, results) == JVMTI_ERROR_NONE;
     int64_t again = 0;
-    uint8_t flags_again = owners_read(jni, object, &again) ? FLAG_OWNER : 0;
+    uintptr_t monitor_again = 0;
+    uint8_t flags_again = owners_read(jni, object, &again, &monitor_again) ? FLAG_OWNER : 0;
     jvmtiMonitorUsage usage;
     memset(&usage, 0, sizeof(usage));
     int64_t oracle = 0;
@@ -250,22 +257,24 @@ static int64_t oracle_locked(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint8
 /* The plain callbacks' one out-of-line copy of the body, as before timing existed. */
 static __attribute__((noinline)) void record_monitor_plain(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
                                                            jobject object, uint8_t type, uint8_t flags, int64_t arg,
-                                                           int64_t arg2, uint8_t begin_type) {
-    record_monitor(jvmti, jni, thread, object, type, flags, arg, arg2, begin_type, NULL, 0);
+                                                           int64_t arg2, uint8_t begin_type, uintptr_t monitor) {
+    record_monitor(jvmti, jni, thread, object, type, flags, arg, arg2, begin_type, monitor, NULL, 0);
 }
 
 /* The owner is read first, as close to the moment the thread blocked as can be. */
 static CV_ALWAYS_INLINE void monitor_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                            cv_lap *lap) {
     int64_t owner = 0;
-    uint8_t flags = owners_read(jni, object, &owner) ? FLAG_OWNER : 0;
+    uintptr_t monitor = 0;
+    uint8_t flags = owners_read(jni, object, &owner, &monitor) ? FLAG_OWNER : 0;
     int64_t arg = CV_UNLIKELY(g_cv.owner_oracle) ? oracle_owner(jvmti, jni, object, flags, owner) : 0;
     if (lap) {
         LAP(lap, OWNER);
-        record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTER, flags, arg, owner, EVENT_MONITOR_ENTER, lap,
-                       CV_TEV_MONITOR_ENTER);
+        record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTER, flags, arg, owner, EVENT_MONITOR_ENTER, monitor,
+                       lap, CV_TEV_MONITOR_ENTER);
     } else {
-        record_monitor_plain(jvmti, jni, thread, object, EVENT_MONITOR_ENTER, flags, arg, owner, EVENT_MONITOR_ENTER);
+        record_monitor_plain(jvmti, jni, thread, object, EVENT_MONITOR_ENTER, flags, arg, owner, EVENT_MONITOR_ENTER,
+                             monitor);
     }
 }
 
@@ -277,20 +286,20 @@ static void JNICALL on_monitor_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread threa
 /* Runs while the monitor is held: no stack, nothing but the record. */
 static void JNICALL on_monitor_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
     if (!active()) return;
-    record_monitor_plain(jvmti, jni, thread, object, EVENT_MONITOR_ENTERED, 0, 0, 0, EVENT_MONITOR_ENTER);
+    record_monitor_plain(jvmti, jni, thread, object, EVENT_MONITOR_ENTERED, 0, 0, 0, EVENT_MONITOR_ENTER, 0);
 }
 
 static void JNICALL on_monitor_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                     jlong timeout) {
     if (!active()) return;
-    record_monitor_plain(jvmti, jni, thread, object, EVENT_MONITOR_WAIT, 0, (int64_t)timeout, 0, EVENT_MONITOR_WAIT);
+    record_monitor_plain(jvmti, jni, thread, object, EVENT_MONITOR_WAIT, 0, (int64_t)timeout, 0, EVENT_MONITOR_WAIT, 0);
 }
 
 static void JNICALL on_monitor_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                       jboolean timed_out) {
     if (!active()) return;
     record_monitor_plain(jvmti, jni, thread, object, EVENT_MONITOR_WAITED,
-                         timed_out ? FLAG_TIMED_OUT : 0, 0, 0, EVENT_MONITOR_WAIT);
+                         timed_out ? FLAG_TIMED_OUT : 0, 0, 0, EVENT_MONITOR_WAIT, 0);
 }
 
 /* timing=on: the same callbacks, stamped (timing.h). */
@@ -305,7 +314,7 @@ static void JNICALL on_monitor_entered_timed(jvmtiEnv *jvmti, JNIEnv *jni, jthre
     if (!active()) return;
     cv_lap lap;
     lap_begin(&lap);
-    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTERED, 0, 0, 0, EVENT_MONITOR_ENTER, &lap,
+    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_ENTERED, 0, 0, 0, EVENT_MONITOR_ENTER, 0, &lap,
                    CV_TEV_MONITOR_ENTERED);
 }
 
@@ -314,7 +323,7 @@ static void JNICALL on_monitor_wait_timed(jvmtiEnv *jvmti, JNIEnv *jni, jthread 
     if (!active()) return;
     cv_lap lap;
     lap_begin(&lap);
-    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_WAIT, 0, (int64_t)timeout, 0, EVENT_MONITOR_WAIT,
+    record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_WAIT, 0, (int64_t)timeout, 0, EVENT_MONITOR_WAIT, 0,
                    &lap, CV_TEV_MONITOR_WAIT);
 }
 
@@ -324,7 +333,7 @@ static void JNICALL on_monitor_waited_timed(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
     cv_lap lap;
     lap_begin(&lap);
     record_monitor(jvmti, jni, thread, object, EVENT_MONITOR_WAITED, timed_out ? FLAG_TIMED_OUT : 0, 0, 0,
-                   EVENT_MONITOR_WAIT, &lap, CV_TEV_MONITOR_WAITED);
+                   EVENT_MONITOR_WAIT, 0, &lap, CV_TEV_MONITOR_WAITED);
 }
 
 /* The calling thread's state, for the natives of Probes (which get no jthread). */
@@ -827,6 +836,14 @@ int agent_set_recording(int on, cv_error *err) {
     int rc = set_recording_locked(on, err);
     pthread_mutex_unlock(&switch_lock);
     return rc;
+}
+
+int agent_set_releasers(JNIEnv *jni, int arm, cv_error *err) {
+    if (!load_acquire(&g_cv.started)) {
+        cv_fail(err, "the recorder is not started");
+        return -2;
+    }
+    return owners_releasers_arm(g_cv.jvmti, jni, arm);
 }
 
 int agent_reset(JNIEnv *jni, cv_error *err) {

@@ -37,6 +37,9 @@ int agent_on_load(JavaVM *vm, cv_error *err);
 int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err);
 /* Serialized: the recording flag and the JVMTI event switch change together. */
 int agent_set_recording(int on, cv_error *err);
+/* Arms (1) or disarms (0) the read of monitor releasers from the VM, or turns it off (-1):
+ * owners.h. Returns 1 armed, 0 not armed, -1 not available; -2 not started (err says why). */
+int agent_set_releasers(JNIEnv *jni, int arm, cv_error *err);
 int agent_is_recording(void);
 /* Discards everything recorded so far: later snapshots hold only what follows, and the
  * object table is emptied (objects.h). Serialized with agent_set_recording. */

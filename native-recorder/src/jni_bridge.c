@@ -82,6 +82,16 @@ Java_dev_convoy_agent_NativeRecorder_setRecording0(JNIEnv *jni, jclass cls, jboo
     if (agent_set_recording(on == JNI_TRUE, &err)) throw_error(jni, &err);
 }
 
+JNIEXPORT jint JNICALL
+Java_dev_convoy_agent_NativeRecorder_setReleasers0(JNIEnv *jni, jclass cls, jint arm) {
+    (void)cls;
+    cv_error err;
+    memset(&err, 0, sizeof(err));
+    int rc = agent_set_releasers(jni, arm, &err);
+    if (rc < -1) throw_error(jni, &err);
+    return rc;
+}
+
 JNIEXPORT void JNICALL
 Java_dev_convoy_agent_NativeRecorder_reset0(JNIEnv *jni, jclass cls) {
     (void)cls;
@@ -282,6 +292,7 @@ static int register_natives(JNIEnv *jni) {
         {"start0", "(IJIZZZIZILjava/lang/String;)V", (void *)Java_dev_convoy_agent_NativeRecorder_start0},
         {"setRecording0", "(Z)V", (void *)Java_dev_convoy_agent_NativeRecorder_setRecording0},
         {"isRecording0", "()Z", (void *)Java_dev_convoy_agent_NativeRecorder_isRecording0},
+        {"setReleasers0", "(I)I", (void *)Java_dev_convoy_agent_NativeRecorder_setReleasers0},
         {"reset0", "()V", (void *)Java_dev_convoy_agent_NativeRecorder_reset0},
         {"bindProbes0", "(Ljava/lang/Class;)V", (void *)Java_dev_convoy_agent_NativeRecorder_bindProbes0},
         {"defineBootClass0", "(Ljava/lang/String;[B)Ljava/lang/Class;",

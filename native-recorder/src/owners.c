@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { MODE_OFF, MODE_POINTER, MODE_TID };
@@ -33,6 +34,22 @@ static struct {
     cv_addrmap *map;              /* MODE_POINTER */
     pthread_rwlock_t lock;        /* writers of map: write; lock-stack scans: read, without waiting */
 } ow = {.lock = PTHREAD_RWLOCK_INITIALIZER};
+
+/* The releaser read (owners.h). */
+enum { REL_OFF, REL_IDLE, REL_ARMED };
+
+static struct {
+    int state;                    /* REL_*: REL_OFF until the layout is checked */
+    int64_t prev_off;             /* ObjectMonitor::_previous_owner_tid */
+    int identity;                 /* JFR's thread ids are Java thread ids (checked when armed) */
+    int checked;                  /* identity has been decided */
+    cv_addrmap *ids;              /* otherwise: [JFR id, JFR id + 1) -> Java thread id, under ow.lock */
+    jclass jvm_class;             /* jdk.jfr.internal.JVM, a global reference */
+    jobject jvm;                  /* its instance where getThreadId is not static */
+    jmethodID thread_id;          /* JVM.getThreadId(Thread) */
+    long feature;                 /* the release (java.vm.specification.version) */
+    char reason[200];
+} rel = {.reason = "inferred: exact owners are off"};
 
 static void turn_off(const char *why) {
     ow.mode = MODE_OFF;
@@ -122,6 +139,9 @@ static int layout(jvmtiEnv *jvmti, JNIEnv *jni, const char **why) {
         return -1;
     }
 
+    rel.prev_off = ow.owner_off + 8;
+    if ((uint64_t)rel.prev_off + 8 > om_size) rel.prev_off = 0;
+
     /* The current JavaThread: Thread.eetop, which must sit a fixed distance below the JNIEnv
      * and point back to this Thread through _threadObj. */
     jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
@@ -170,6 +190,35 @@ static int layout(jvmtiEnv *jvmti, JNIEnv *jni, const char **why) {
     return 0;
 }
 
+/* The exported fields of ObjectMonitor in the releases 17 to 25: none may lie on the 8 bytes taken
+ * for _previous_owner_tid. */
+static const char *const monitor_fields[] = {
+    "_header", "_metadata", "_object", "_owner", "_next_om", "_recursions", "_EntryList", "_entry_list",
+    "_entry_list_tail", "_cxq", "_succ", "_Responsible", "_contentions", "_waiters", "_WaitSet", "_wait_set",
+    "_stack_locker", NULL};
+
+/* 0: _previous_owner_tid is taken; else why not. */
+static const char *releaser_layout(jvmtiEnv *jvmti) {
+    if (rel.prev_off <= 0) return "ObjectMonitor is too small to hold _previous_owner_tid after _owner";
+    for (int i = 0; monitor_fields[i]; i++) {
+        int64_t off;
+        const char *ts;
+        if (vmstructs_field("ObjectMonitor", monitor_fields[i], &off, &ts) == 0 && off < rel.prev_off + 8 &&
+            off + 8 > rel.prev_off && strcmp(monitor_fields[i], "_owner") != 0) {
+            return "an exported ObjectMonitor field lies where _previous_owner_tid is expected";
+        }
+    }
+    char *v = NULL;
+    long feature = 0;
+    if ((*jvmti)->GetSystemProperty(jvmti, "java.vm.specification.version", &v) == JVMTI_ERROR_NONE && v) {
+        feature = strtol(v, NULL, 10);
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)v);
+    }
+    rel.feature = feature;
+    if (feature < 17 || feature > 25) return "ObjectMonitor::_previous_owner_tid is known on JDK 17 to 25 only";
+    return NULL;
+}
+
 void owners_init(jvmtiEnv *jvmti, JNIEnv *jni, int enabled, uint64_t memory_cap) {
     if (!enabled) {
         turn_off("off by option");
@@ -193,6 +242,17 @@ void owners_init(jvmtiEnv *jvmti, JNIEnv *jni, int enabled, uint64_t memory_cap)
         }
     }
     snprintf(ow.reason, sizeof(ow.reason), "%s", ow.mode == MODE_TID ? "vm-thread-id" : "vm-pointer");
+    const char *no = releaser_layout(jvmti);
+    if (no) {
+        snprintf(rel.reason, sizeof(rel.reason), "inferred: %s", no);
+    } else {
+        /* Before JDK 19, JFR numbers threads itself: a map as large as the owners' one. */
+        unsigned bits = ADDRMAP_BITS;
+        while (bits > 8 && addrmap_bytes(bits) > memory_cap / 16) bits--;
+        if (rel.feature < 19) rel.ids = addrmap_create(bits);
+        rel.state = REL_IDLE;
+        snprintf(rel.reason, sizeof(rel.reason), "vm");
+    }
 }
 
 void owners_register_running(jvmtiEnv *jvmti, JNIEnv *jni) {
@@ -221,14 +281,130 @@ const char *owners_mode(void) {
 }
 
 size_t owners_memory(void) {
-    return ow.map ? addrmap_memory(ow.map) : 0;
+    return (ow.map ? addrmap_memory(ow.map) : 0) + (rel.ids ? addrmap_memory(rel.ids) : 0);
 }
 
 int owners_need_threads(void) {
-    return ow.map != NULL;
+    return ow.map != NULL || (load_acquire(&rel.checked) && !rel.identity);
+}
+
+const char *owners_releasers_mode(void) {
+    return rel.reason;
+}
+
+/* JFR's id of a thread (0: none, or JFR's class did not answer). */
+static int64_t jfr_id(JNIEnv *jni, jthread thread) {
+    if (!rel.thread_id || !thread) return 0;
+    jlong id = rel.jvm ? (*jni)->CallLongMethod(jni, rel.jvm, rel.thread_id, thread)
+                       : (*jni)->CallStaticLongMethod(jni, rel.jvm_class, rel.thread_id, thread);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        return 0;
+    }
+    return id;
+}
+
+/* jdk.jfr.internal.JVM.getThreadId: static since JDK 22, an instance method before. */
+static int find_jfr(JNIEnv *jni) {
+    jclass c = (*jni)->FindClass(jni, "jdk/jfr/internal/JVM");
+    if (!c) {
+        (*jni)->ExceptionClear(jni);
+        return -1;
+    }
+    rel.jvm_class = (jclass)(*jni)->NewGlobalRef(jni, c);
+    (*jni)->DeleteLocalRef(jni, c);
+    if (!rel.jvm_class) return -1;
+    jmethodID m = (*jni)->GetStaticMethodID(jni, rel.jvm_class, "getThreadId", "(Ljava/lang/Thread;)J");
+    if (m) {
+        rel.thread_id = m;
+        return 0;
+    }
+    (*jni)->ExceptionClear(jni);
+    jmethodID get = (*jni)->GetStaticMethodID(jni, rel.jvm_class, "getJVM", "()Ljdk/jfr/internal/JVM;");
+    m = get ? (*jni)->GetMethodID(jni, rel.jvm_class, "getThreadId", "(Ljava/lang/Thread;)J") : NULL;
+    jobject jvm = m ? (*jni)->CallStaticObjectMethod(jni, rel.jvm_class, get) : NULL;
+    if ((*jni)->ExceptionCheck(jni) || !jvm) {
+        (*jni)->ExceptionClear(jni);
+        return -1;
+    }
+    rel.jvm = (*jni)->NewGlobalRef(jni, jvm);
+    (*jni)->DeleteLocalRef(jni, jvm);
+    rel.thread_id = rel.jvm ? m : NULL;
+    return rel.thread_id ? 0 : -1;
+}
+
+static void map_jfr_id(JNIEnv *jni, jthread thread, int64_t tid) {
+    int64_t id = jfr_id(jni, thread);
+    if (id <= 0 || tid <= 0) return;
+    pthread_rwlock_wrlock(&ow.lock);
+    addrmap_remove(rel.ids, tid);
+    addrmap_add(rel.ids, (uint64_t)id, (uint64_t)id + 1, tid);
+    pthread_rwlock_unlock(&ow.lock);
+}
+
+/* The first arming decides whether JFR's ids are Java ids: they are if they are for every
+ * platform thread running; otherwise every running thread is mapped, and each thread that starts
+ * later maps itself (owners_thread_started). */
+static int check_ids(jvmtiEnv *jvmti, JNIEnv *jni) {
+    if (find_jfr(jni) != 0) {
+        snprintf(rel.reason, sizeof(rel.reason), "inferred: JFR's thread ids cannot be read (jdk.jfr.internal.JVM)");
+        return -1;
+    }
+    jint n = 0;
+    jthread *all = NULL;
+    if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE) {
+        snprintf(rel.reason, sizeof(rel.reason), "inferred: GetAllThreads failed");
+        return -1;
+    }
+    int same = 1, any = 0, ok = 1;
+    for (jint i = 0; i < n; i++) {
+        int64_t id = jfr_id(jni, all[i]), tid = threads_tid_field(jni, all[i]);
+        if (id > 0 && tid > 0) {
+            any = 1;
+            if (id != tid) same = 0;
+        }
+    }
+    rel.identity = same && any;
+    if (!rel.identity) {
+        if (!rel.ids) {
+            snprintf(rel.reason, sizeof(rel.reason), "inferred: out of memory");
+            ok = 0;
+        } else {
+            store_release(&rel.checked, 1);   /* threads starting from now on map themselves */
+            for (jint i = 0; i < n; i++) map_jfr_id(jni, all[i], threads_tid_field(jni, all[i]));
+        }
+    }
+    for (jint i = 0; i < n; i++) (*jni)->DeleteLocalRef(jni, all[i]);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+    if (!ok) return -1;
+    store_release(&rel.checked, 1);
+    return 0;
+}
+
+int owners_releasers_arm(jvmtiEnv *jvmti, JNIEnv *jni, int arm) {
+    static pthread_mutex_t arming = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&arming);
+    int state = load_relaxed(&rel.state);
+    if (arm < 0 && state != REL_OFF) {
+        store_relaxed(&rel.state, REL_OFF);
+        snprintf(rel.reason, sizeof(rel.reason), "inferred: off by option");
+    } else if (arm > 0 && state == REL_IDLE) {
+        if (rel.checked || check_ids(jvmti, jni) == 0) {
+            store_release(&rel.state, REL_ARMED);
+        } else {
+            store_relaxed(&rel.state, REL_OFF);
+            cv_log_warn("monitor releasers are inferred, not read from the VM: %s", rel.reason + strlen("inferred: "));
+        }
+    } else if (arm == 0 && state == REL_ARMED) {
+        store_relaxed(&rel.state, REL_IDLE);
+    }
+    state = load_relaxed(&rel.state);
+    pthread_mutex_unlock(&arming);
+    return state == REL_ARMED ? 1 : state == REL_IDLE ? 0 : -1;
 }
 
 void owners_thread_started(JNIEnv *jni, jthread thread, int64_t tid, int current) {
+    if (current && load_acquire(&rel.checked) && !rel.identity && tid > 0) map_jfr_id(jni, thread, tid);
     if (!ow.map || tid <= 0) return;
     /* Lock stacks are read only from threads that registered themselves: such a thread's
      * ThreadEnd is still to come, and waits for ow.lock to unregister it. */
@@ -260,9 +436,10 @@ void owners_thread_started(JNIEnv *jni, jthread thread, int64_t tid, int current
 }
 
 void owners_thread_ended(int64_t tid) {
-    if (!ow.map || tid <= 0) return;
+    if (tid <= 0 || (!ow.map && !rel.ids)) return;
     pthread_rwlock_wrlock(&ow.lock);
-    addrmap_remove(ow.map, tid);
+    if (ow.map) addrmap_remove(ow.map, tid);
+    if (rel.ids) addrmap_remove(rel.ids, tid);
     pthread_rwlock_unlock(&ow.lock);
 }
 
@@ -304,18 +481,44 @@ static int anonymous_owner(uintptr_t ref, int64_t *owner) {
     return 1;
 }
 
-int owners_read(JNIEnv *jni, jobject object, int64_t *owner) {
-    if (ow.mode == MODE_OFF || !object) return 0;
-    uintptr_t jt = (uintptr_t)jni - (uintptr_t)ow.env_offset;
-    uintptr_t mon = word(jt + (uint64_t)ow.pending_off);
-    if (!aligned(mon)) return 0;
-    /* The monitor must be this object's: its weak handle and the event's local handle
-     * must hold the same reference (a GC moving the object in between gives "unknown"). */
+/* The object `mon` belongs to, if it is the event's object (0 otherwise): the monitor's weak
+ * handle and the event's local handle must hold the same reference (a GC moving the object in
+ * between gives "not this object"). `mon` must be a monitor that cannot be freed meanwhile. */
+static uintptr_t monitor_of(uintptr_t mon, jobject object) {
     uintptr_t weak = word(mon + (uint64_t)ow.object_off);
     uintptr_t local = (uintptr_t)object & ~(uintptr_t)3;
     if (!aligned(weak) || !aligned(local)) return 0;
     uintptr_t ref = word(weak);
-    if (ref == 0 || ref != word(local)) return 0;
+    return ref != 0 && ref == word(local) ? ref : 0;
+}
+
+int owners_releaser(JNIEnv *jni, jobject object, uintptr_t mon, int64_t self, int64_t *releaser) {
+    if (load_acquire(&rel.state) != REL_ARMED || !aligned(mon) || !object || self <= 0) return 0;
+    /* The thread blocked on `mon` at its enter and has been counted among its contenders since,
+     * until it got it: the monitor is alive, and owned by this thread. */
+    if (!monitor_of(mon, object)) return 0;
+    int64_t v = (int64_t)word(mon + (uint64_t)ow.owner_off);
+    uintptr_t jt = (uintptr_t)jni - (uintptr_t)ow.env_offset;
+    if (ow.mode == MODE_TID ? v != self : (uintptr_t)v != jt) return 0;
+    int64_t prev = (int64_t)word(mon + (uint64_t)rel.prev_off);
+    if (prev <= 0) return 0;
+    if (!rel.identity) {
+        prev = addrmap_find(rel.ids, (uint64_t)prev);
+        if (prev <= 0) return 0;
+    }
+    *releaser = prev;
+    return 1;
+}
+
+int owners_read(JNIEnv *jni, jobject object, int64_t *owner, uintptr_t *monitor) {
+    *monitor = 0;
+    if (ow.mode == MODE_OFF || !object) return 0;
+    uintptr_t jt = (uintptr_t)jni - (uintptr_t)ow.env_offset;
+    uintptr_t mon = word(jt + (uint64_t)ow.pending_off);
+    if (!aligned(mon)) return 0;
+    uintptr_t ref = monitor_of(mon, object);
+    if (!ref) return 0;
+    *monitor = mon;
     int64_t v = (int64_t)word(mon + (uint64_t)ow.owner_off);
     if (ow.mode == MODE_TID) {
         if (v == ow.no_owner) {

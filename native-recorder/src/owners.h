@@ -18,6 +18,18 @@
  * from Thread.eetop and checked against JavaThread::_threadObj (and, where the VM has it,
  * JavaThread::_monitor_owner_id against Thread.tid).
  *
+ * The releaser at MonitorContendedEntered: the VM's ObjectMonitor::_previous_owner_tid, the
+ * thread that last left the monitor through ObjectMonitor::exit, which JFR's JavaMonitorEnter
+ * reports as previousOwner. HotSpot writes it only while a JFR recording enables that event, and
+ * does not export it: it is the 8 bytes right after _owner in every release from 17 to 25, and
+ * owners_init() takes it only on those releases, within the VM's size of ObjectMonitor, where no
+ * exported field of ObjectMonitor lies. It is read only while armed (owners_releasers_arm: the
+ * agent's Java side arms it while a JFR recording enables jdk.JavaMonitorEnter), only from the
+ * monitor the thread blocked on at its recorded MonitorContendedEnter, after checking that the
+ * monitor is still this object's and is owned by the current thread (which keeps it from being
+ * deflated). The value is JFR's id of the thread: its Java thread id since JDK 19, a counter of
+ * JFR's own on 17 and 18, mapped through JFR's jdk.jfr.internal.JVM.getThreadId at thread start.
+ *
  * Any missing field, unexpected type or size, or failed check turns exact owners off with
  * one line on stderr; the recorder then records enters without an owner and the analysis
  * infers them. On the event path nothing is dereferenced but the current thread's own
@@ -43,12 +55,27 @@ const char *owners_mode(void);
 size_t owners_memory(void);
 
 /* Event path, in MonitorContendedEnter on the entering thread. 1: exact, *owner is the
- * owner's Java thread id, or -1 when the monitor had no owner at the read. 0: not known. */
-int owners_read(JNIEnv *jni, jobject object, int64_t *owner);
+ * owner's Java thread id, or -1 when the monitor had no owner at the read. 0: not known.
+ * *monitor: the ObjectMonitor the thread is blocked on, checked to be this object's (else 0),
+ * for owners_releaser at the MonitorContendedEntered that ends this enter. */
+int owners_read(JNIEnv *jni, jobject object, int64_t *owner, uintptr_t *monitor);
+
+/* Event path, in MonitorContendedEntered of a platform thread (Java id `self`), with the
+ * monitor owners_read gave at the MonitorContendedEnter this ends. 1: *releaser is the Java
+ * thread id of the thread the VM recorded as the last to leave the monitor. 0: not known (not
+ * armed, no value, a thread JFR's id does not map to, or a failed check). */
+int owners_releaser(JNIEnv *jni, jobject object, uintptr_t monitor, int64_t self, int64_t *releaser);
+
+/* From the agent's Java side: 1 arms the releaser read (a JFR recording enables
+ * jdk.JavaMonitorEnter), 0 disarms it, -1 turns it off for good (option releasers=inferred).
+ * Returns 1 armed, 0 not armed, -1 not available (see owners_releasers_mode). */
+int owners_releasers_arm(jvmtiEnv *jvmti, JNIEnv *jni, int arm);
+/* For the snapshot's INFO monitor.releasers: "vm" or "inferred: " and the reason. */
+const char *owners_releasers_mode(void);
 
 /* Registration of platform threads, needed where the owner word is a pointer (no-ops
  * otherwise). `current`: `thread` is the calling thread (its stack is registered too). */
-int owners_need_threads(void);
+int owners_need_threads(void);   /* also while releasers map JFR ids */
 void owners_thread_started(JNIEnv *jni, jthread thread, int64_t tid, int current);
 void owners_thread_ended(int64_t tid);
 

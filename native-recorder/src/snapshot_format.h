@@ -9,7 +9,7 @@
 #define CV_MAGIC "CVYSNAP"   /* 8 bytes with the terminating NUL */
 
 #define VERSION_MAJOR 1
-#define VERSION_MINOR 3
+#define VERSION_MINOR 4
 
 #define SECTION_INFO     1
 #define SECTION_THREADS  2
@@ -45,6 +45,7 @@
 #define FLAG_INTERRUPTED 2
 #define FLAG_LOCK        4
 #define FLAG_OWNER       8   /* MONITOR_ENTER: arg2 is the owner read from the VM */
+#define FLAG_RELEASER    16  /* MONITOR_ENTERED: arg is the releaser the VM recorded (1.4) */
 
 #define RING_ENDED  1
 #define RING_SYSTEM 2

@@ -78,6 +78,7 @@ typedef struct cv_thread {
     uint64_t pending_obj;     /* owner only: monitor id of the last recorded ENTER or WAIT, */
     uint32_t pending_type;    /* its type, */
     uint32_t pending_epoch;   /* and the recording epoch it was recorded in */
+    uintptr_t pending_monitor; /* owner only: of an ENTER, the ObjectMonitor owners_read found (0: none) */
     uint32_t owner_registered; /* owner only: owners.h knows this thread (and its stack) */
     uint32_t is_virtual;      /* a virtual thread; set before publication, never changed */
     uint64_t park_ts;         /* owner only: time of the last recorded PARK (0 = none), */

@@ -31,6 +31,11 @@ import dev.convoy.export.Output;
  * owners=vm|inferred     'vm' reads a monitor's exact owner from the JVM at each contended
  *                        enter where its layout is known and checked; 'inferred' leaves
  *                        every owner to the analysis (default vm)
+ * releasers=vm|jfr|inferred   who released a monitor to a blocked thread: 'vm' reads the
+ *                        VM's own record of it (JFR's previousOwner) while a JFR recording
+ *                        enables jdk.JavaMonitorEnter, the only time the VM keeps it; 'jfr'
+ *                        also starts such a recording (threshold out of reach, so JFR writes
+ *                        nothing); 'inferred' never reads it (default vm; needs owners=vm)
  * contanalysis=on|off    contention analysis: instrument application call sites of
  *                        Thread.start/interrupt/join/sleep and Object.notify/notifyAll/wait
  *                        to record who started, interrupted, joined, slept and notified
@@ -66,7 +71,7 @@ public final class AgentOptions {
     }
 
     static final List<String> KEYS = List.of("recording", "buffer", "memory", "stackdepth", "dumpdir",
-            "dumponexit", "dumpname", "callbacks", "owners", "contanalysis", "vthreadevents", "stacks", "timing", "http",
+            "dumponexit", "dumpname", "callbacks", "owners", "releasers", "contanalysis", "vthreadevents", "stacks", "timing", "http",
             "httptoken");
 
     static final long MIN_BUFFER = 4 << 10;
@@ -90,6 +95,7 @@ public final class AgentOptions {
     private String dumpName;
     private boolean emptyCallbacks;
     private boolean vmOwners = true;
+    private String releasers = "vm";
     /** Default of vthreadevents: see docs/performance.md, "Virtual threads". */
     static final String VIRTUAL_THREAD_EVENTS_DEFAULT = "on";
     private String virtualThreadEvents = VIRTUAL_THREAD_EVENTS_DEFAULT;
@@ -169,6 +175,12 @@ public final class AgentOptions {
                     throw new InvalidOptionException("option 'owners' must be vm or inferred, got '" + value + "'");
                 }
                 vmOwners = value.equals("vm");
+            }
+            case "releasers" -> {
+                if (!value.equals("vm") && !value.equals("jfr") && !value.equals("inferred")) {
+                    throw new InvalidOptionException("option 'releasers' must be vm, jfr or inferred, got '" + value + "'");
+                }
+                releasers = value;
             }
             case "contanalysis" -> contentionAnalysis = onOff(key, value);
             case "vthreadevents" -> {
@@ -275,6 +287,9 @@ public final class AgentOptions {
         if (emptyCallbacks && timing) {
             throw new InvalidOptionException("option 'timing' times the recorder's callbacks, but callbacks=empty "
                     + "records nothing");
+        }
+        if (!vmOwners && releasers.equals("jfr")) {
+            throw new InvalidOptionException("option 'releasers=jfr' reads releasers from the VM, which needs owners=vm");
         }
     }
 
@@ -408,6 +423,11 @@ public final class AgentOptions {
         return emptyCallbacks;
     }
 
+    /** How monitor releasers are known: vm, jfr or inferred (releasers=). */
+    public String releasers() {
+        return releasers;
+    }
+
     /** Whether monitor owners are read from the JVM (owners=vm). */
     public boolean vmOwners() {
         return vmOwners;
@@ -472,6 +492,7 @@ public final class AgentOptions {
         parts.add("dumpname=" + dumpName());
         parts.add("callbacks=" + (emptyCallbacks ? "empty" : "full"));
         parts.add("owners=" + (vmOwners ? "vm" : "inferred"));
+        parts.add("releasers=" + releasers);
         parts.add("contanalysis=" + (contentionAnalysis ? "on" : "off"));
         parts.add("vthreadevents=" + virtualThreadEvents);
         parts.add("stacks=" + stacks);

@@ -71,6 +71,7 @@ public final class ConvoyAgent {
         if (options.contentionAnalysis()) {
             agent.setContentionAnalysis(true);
         }
+        Releasers.start(options);
         if (!options.dumpOnExit().isEmpty()) {
             Runtime.getRuntime().addShutdownHook(new Thread(agent::dumpOnExit, "convoy-dump-on-exit"));
         }

@@ -126,6 +126,18 @@ public final class NativeRecorder {
     }
 
     /**
+     * Arms ({@code 1}) or disarms ({@code 0}) the read of monitor releasers from the VM, or
+     * turns it off for good ({@code -1}): see native-recorder/src/owners.h. Arm only while a JFR
+     * recording enables {@code jdk.JavaMonitorEnter}, the only time the VM keeps the value.
+     *
+     * @return 1 armed, 0 not armed, -1 not available on this JVM (INFO {@code monitor.releasers} says why)
+     * @throws IllegalStateException if the recorder is not started
+     */
+    public static int setReleasers(int arm) {
+        return setReleasers0(arm);
+    }
+
+    /**
      * Discards everything recorded so far: later snapshots hold only the events that follow
      * (and threads alive now or started later). Writers are not stopped; the counters keep
      * counting from the start.
@@ -257,6 +269,8 @@ public final class NativeRecorder {
     private static native void setRecording0(boolean on);
 
     private static native boolean isRecording0();
+
+    private static native int setReleasers0(int arm);
 
     private static native void reset0();
 
