@@ -43,7 +43,9 @@ static struct {
     int64_t prev_off;             /* ObjectMonitor::_previous_owner_tid */
     int identity;                 /* JFR's thread ids are Java thread ids (checked when armed) */
     int checked;                  /* identity has been decided */
-    cv_addrmap *ids;              /* otherwise: [JFR id, JFR id + 1) -> Java thread id, under ow.lock */
+    cv_addrmap *ids;              /* otherwise: JFR id -> Java thread id (id_key), under ow.lock */
+    int64_t ended[256];           /* the last threads that ended, still mapped: a thread may let a */
+    uint32_t ended_count;         /* monitor go just before it ends; under ow.lock */
     jclass jvm_class;             /* jdk.jfr.internal.JVM, a global reference */
     jobject jvm;                  /* its instance where getThreadId is not static */
     jmethodID thread_id;          /* JVM.getThreadId(Thread) */
@@ -333,12 +335,19 @@ static int find_jfr(JNIEnv *jni) {
     return rel.thread_id ? 0 : -1;
 }
 
+/* A JFR id as a key of the address map, which files ranges by 1 MiB granule: one id per granule. */
+#define MAX_JFR_ID ((int64_t)1 << 40)
+
+static uint64_t id_key(int64_t id) {
+    return (uint64_t)id << 20;
+}
+
 static void map_jfr_id(JNIEnv *jni, jthread thread, int64_t tid) {
     int64_t id = jfr_id(jni, thread);
-    if (id <= 0 || tid <= 0) return;
+    if (id <= 0 || id >= MAX_JFR_ID || tid <= 0) return;
     pthread_rwlock_wrlock(&ow.lock);
     addrmap_remove(rel.ids, tid);
-    addrmap_add(rel.ids, (uint64_t)id, (uint64_t)id + 1, tid);
+    addrmap_add(rel.ids, id_key(id), id_key(id) + 1, tid);
     pthread_rwlock_unlock(&ow.lock);
 }
 
@@ -439,7 +448,14 @@ void owners_thread_ended(int64_t tid) {
     if (tid <= 0 || (!ow.map && !rel.ids)) return;
     pthread_rwlock_wrlock(&ow.lock);
     if (ow.map) addrmap_remove(ow.map, tid);
-    if (rel.ids) addrmap_remove(rel.ids, tid);
+    if (rel.ids) {
+        /* Kept until 256 more threads have ended: the last releaser of a monitor may end
+         * before the thread it released the monitor to records its MonitorContendedEntered. */
+        uint32_t n = sizeof(rel.ended) / sizeof(rel.ended[0]);
+        uint32_t slot = rel.ended_count++ % n;
+        if (rel.ended_count > n) addrmap_remove(rel.ids, rel.ended[slot]);
+        rel.ended[slot] = tid;
+    }
     pthread_rwlock_unlock(&ow.lock);
 }
 
@@ -503,7 +519,7 @@ int owners_releaser(JNIEnv *jni, jobject object, uintptr_t mon, int64_t self, in
     int64_t prev = (int64_t)word(mon + (uint64_t)rel.prev_off);
     if (prev <= 0) return 0;
     if (!rel.identity) {
-        prev = addrmap_find(rel.ids, (uint64_t)prev);
+        prev = prev < MAX_JFR_ID ? addrmap_find(rel.ids, id_key(prev)) : 0;
         if (prev <= 0) return 0;
     }
     *releaser = prev;

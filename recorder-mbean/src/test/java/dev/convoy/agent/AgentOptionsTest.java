@@ -49,7 +49,8 @@ class AgentOptionsTest {
         assertEquals(EnumSet.of(Output.CHROME, Output.CSV_META, Output.CSV_EVENTS), o.dumpOnExit());
         assertEquals("run-1.a", o.dumpName());
         assertEquals("recording=off,buffer=128k,memory=1g,stackdepth=0,dumpdir=/tmp/x,dumponexit=chrome+csv,"
-                + "dumpname=run-1.a,callbacks=full,owners=vm,contanalysis=off,vthreadevents=on,stacks=async", o.effective());
+                + "dumpname=run-1.a,callbacks=full,owners=vm,releasers=vm,contanalysis=off,vthreadevents=on,stacks=async",
+                o.effective());
         assertTrue(AgentOptions.parse("callbacks=empty").emptyCallbacks());
         assertFalse(o.contentionAnalysis());
         assertTrue(AgentOptions.parse("contanalysis=on").contentionAnalysis());
@@ -60,12 +61,16 @@ class AgentOptionsTest {
         assertTrue(AgentOptions.parse("").vmOwners());
         assertFalse(AgentOptions.parse("owners=inferred").vmOwners());
         assertTrue(AgentOptions.parse("owners=inferred").effective().contains("owners=inferred"));
+        assertEquals("vm", AgentOptions.parse("").releasers());
+        assertEquals("jfr", AgentOptions.parse("releasers=jfr").releasers());
+        assertTrue(AgentOptions.parse("releasers=inferred").effective().contains(",releasers=inferred,"));
     }
 
     @Test
     void unknownKeyListsTheAllowedOnes() {
         assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, stackdepth, dumpdir, "
-                + "dumponexit, dumpname, callbacks, owners, contanalysis, vthreadevents, stacks, timing, http, httptoken",
+                + "dumponexit, dumpname, callbacks, owners, releasers, contanalysis, vthreadevents, stacks, timing, http, "
+                + "httptoken",
                 error("bufer=64k"));
     }
 
@@ -96,6 +101,8 @@ class AgentOptionsTest {
         "dumpdir=|option 'dumpdir' needs a directory",
         "callbacks=some|option 'callbacks' must be full or empty",
         "owners=exact|option 'owners' must be vm or inferred, got 'exact'",
+        "releasers=exact|option 'releasers' must be vm, jfr or inferred, got 'exact'",
+        "owners=inferred,releasers=jfr|option 'releasers=jfr' reads releasers from the VM, which needs owners=vm",
         "recording|option 'recording' has no value",
         "buffer=64k,,memory=1m|empty option",
         "buffer=64k,buffer=128k|option 'buffer' is given twice",

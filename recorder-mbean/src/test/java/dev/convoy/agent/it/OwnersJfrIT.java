@@ -39,18 +39,16 @@ import dev.convoy.testapps.bench.suite.Workloads;
  * <p>Both tools see the same contended enters: HotSpot posts JVMTI MonitorContendedEnter and
  * commits JFR's JavaMonitorEnter (at threshold 0, every one) on the same slow path, once per
  * enter, so the n-th enter of a thread in one is the n-th in the other; the test pairs them so
- * ({@link #pair}, which also handles the rare thread where one tool has one enter more). JFR's {@code previousOwner} is the last
- * thread that let the monitor go before the enter completed, written by the VM at every exit;
- * Convoy's handoff source is the last thread known to hold the monitor before its
- * MONITOR_ENTERED ({@link MonitorOwnership#handoffs()}).
+ * ({@link #pair}, which also handles the rare thread where one tool has one enter more). JFR's
+ * {@code previousOwner} is the VM's {@code ObjectMonitor::_previous_owner_tid}, written at every
+ * exit through the VM while JFR records the event; with that recording running, Convoy reads the
+ * same word at MONITOR_ENTERED (option {@code releasers=vm}, the default) and the handoff's
+ * releaser is that thread, exact ({@link MonitorOwnership#handoffs()}).
  *
- * <p>They can differ, and the test says by how much: JVMTI reports no release and no acquisition
- * that did not block (a thread that takes the monitor by spinning, or between a release and the
- * blocked thread's wake-up), so a thread that held the monitor last without ever blocking on it
- * is invisible to Convoy and its releaser is inferred (the VM itself keeps {@code previousOwner}
- * only while JFR records JavaMonitorEnter). Measured: about 90 % agreement on H2 on JDK 17 and 25,
- * where the releasers inferred before exact owners agreed on 25 to 36 %; the bar below holds the
- * gain without depending on how often threads happen to barge in a run.
+ * <p>Enters where JFR names the entering thread itself are not compared: a thread does not hand a
+ * monitor to itself; the word is stale there (the monitor changed hands through compiled code's
+ * fast exit, which does not write it), and Convoy infers the releaser instead. The test prints
+ * how many there were.
  */
 class OwnersJfrIT {
 
@@ -63,7 +61,7 @@ class OwnersJfrIT {
 
     record Enter(long javaThreadId, Instant start, long previousOwner, java.time.Duration duration, String top) { }
 
-    record Result(int enters, int compared, int agree, List<String> disagreements) { }
+    record Result(int enters, int compared, int agree, int stale, List<String> disagreements) { }
 
     /** Compares the enters of the threads named {@code prefix}... (JFR records nothing on its own threads). */
     private Result compare(Jdks.Jdk jdk, String prefix, String classpath, String main, String... args)
@@ -90,6 +88,7 @@ class OwnersJfrIT {
         int compared = 0;
         int agree = 0;
         int oneSided = 0;
+        int stale = 0;
         List<String> bad = new ArrayList<>();
         for (RecordedThread t : r.threads()) {
             List<Event> convoy = t.events().stream().filter(e -> e.type() == EventType.MONITOR_ENTER).toList();
@@ -119,6 +118,10 @@ class OwnersJfrIT {
                 if (j.previousOwner() <= 0) {
                     continue; // JFR names none (the owner was not known to it either)
                 }
+                if (j.previousOwner() == t.javaThreadId()) {
+                    stale++; // the VM's word is stale (see the class comment)
+                    continue;
+                }
                 compared++;
                 Long source = sources.get(t.ringId() + "@" + e.ts());
                 if (source != null && source == j.previousOwner()) {
@@ -130,7 +133,7 @@ class OwnersJfrIT {
         }
         // At most one thread in a run with an enter one side did not see (see pair).
         assertTrue(oneSided <= 1, oneSided + " threads had an enter seen by one tool only");
-        return new Result(enters, compared, agree, bad);
+        return new Result(enters, compared, agree, stale, bad);
     }
 
     /**
@@ -280,24 +283,19 @@ class OwnersJfrIT {
 
     private static void check(Jdks.Jdk jdk, String app, Result res, int minPercent) {
         System.out.println("[OwnersJfrIT] " + jdk + " " + app + ": " + res.agree() + " of " + res.compared()
-                + " handoff sources equal JFR's previousOwner (" + res.enters() + " contended enters)");
+                + " handoff sources equal JFR's previousOwner (" + res.enters() + " contended enters; " + res.stale()
+                + " where JFR names the entering thread itself, not compared)");
         assertTrue(res.compared() >= 10, () -> app + ": too few enters to compare: " + res);
         assertTrue(res.agree() * 100L >= res.compared() * (long) minPercent, () -> app + ": " + res.agree() + " of "
                 + res.compared() + " handoff sources equal JFR's previousOwner:\n"
                 + String.join("\n", res.disagreements()));
     }
 
-    /**
-     * The storm's few dozen enters, half of them in the herd released at its start, where how many
-     * threads barge in between depends on the scheduling: seen from 59 % (machine at load 7) to
-     * 90 %, against 25 to 36 % for releasers inferred without exact owners. The bar is below the
-     * lowest seen and above what inference reaches.
-     */
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     void lockStormHandoffsAreJfrsPreviousOwners(Jdks.Jdk jdk) throws Exception {
         check(jdk, "lock storm", compare(jdk, "storm-", ChildJvm.testAppsClasspath(), LockStorm.class.getName(),
-                "16", "200000"), 45);
+                "16", "200000"), 99);
     }
 
     /** The pairing finds the enter one side lacks, whichever side, against a clock offset and jitter. */
@@ -334,6 +332,7 @@ class OwnersJfrIT {
     void h2HandoffsAreJfrsPreviousOwners(Jdks.Jdk jdk) throws Exception {
         String cp = ChildJvm.testAppsClasspath() + File.pathSeparator
                 + Paths.get(org.h2.Driver.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        check(jdk, "H2", compare(jdk, "h2-client-", cp, Workloads.class.getName(), "h2", "clients=8", "warmup=1", "seconds=3"), 75);
+        check(jdk, "H2", compare(jdk, "h2-client-", cp, Workloads.class.getName(), "h2", "clients=8", "warmup=1",
+                "seconds=3"), 99);
     }
 }
