@@ -64,8 +64,12 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig VT_CAP = new SuiteConfig("vtcap", "Convoy default, vthreadevents=capability",
             Tool.CONVOY, "vthreadevents=capability");
 
+    /** Releasers read from the VM: Convoy starts a JFR recording that enables jdk.JavaMonitorEnter and writes nothing. */
+    public static final SuiteConfig RELEASERS = new SuiteConfig("releasers", "Convoy default, releasers=jfr",
+            Tool.CONVOY, "releasers=jfr");
+
     public static final List<SuiteConfig> ALL = List.of(NONE, FLOOR, RING, RING_INFERRED, DEFAULT, JVMTI_STACKS, CONTAN, JFR, JFR0, JFR0S, ASYNC,
-            CAP16, VT_OFF, VT_CAP, TIMING, TIMING_JVMTI);
+            CAP16, VT_OFF, VT_CAP, TIMING, TIMING_JVMTI, RELEASERS);
 
     /** Whether a run of this configuration dumps a snapshot whose callback timing the runner reads. */
     public boolean timed() {
