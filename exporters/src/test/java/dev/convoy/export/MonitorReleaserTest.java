@@ -198,21 +198,45 @@ class MonitorReleaserTest {
         assertEquals(List.of(), OwnerConsistency.check(r).impossible());
     }
 
-    @Test
-    void theKnownLastHolderThatLetGoReleasesAtItsRelease() throws Exception {
-        // a waits on M1 at 12 µs (it lets go then); the VM names a: released at 12 µs, exact
+    /**
+     * a waits on M1 at 12 µs (it lets go then), t gets M1 at 20 µs, with FLAG_RELEASER naming a or
+     * without; t ends last, so the critical path goes back from its end through the handoff.
+     */
+    static Recording lastHolderLetGo(int flags) throws Exception {
         RecordingBuilder rb = Fixtures.base();
-        rb.thread(1, A, O_MAIN, "a").span(t(0), 0)
+        rb.thread(1, A, O_MAIN, "a").span(t(0), t(50)).flags(RING_ENDED)
                 .event(t(5), EVENT_MONITOR_ENTER, S_RUN, M1, 0)
                 .event(t(6), EVENT_MONITOR_ENTERED, 0, M1, 0)
                 .event(t(12), EVENT_MONITOR_WAIT, S_WAIT, M1, 0)
-                .event(t(40), EVENT_MONITOR_WAITED, 0, 0, M1, 0, 0);
-        rb.thread(4, T, O_H1, "t").span(t(0), 0)
+                .event(t(40), EVENT_MONITOR_WAITED, 0, 0, M1, 0, 0)
+                .event(t(50), EVENT_THREAD_END, 0, O_MAIN, A);
+        rb.thread(4, T, O_H1, "t").span(t(0), t(60)).flags(RING_ENDED)
                 .event(t(10), EVENT_MONITOR_ENTER, S_RUN, M1, 0)
-                .event(t(20), EVENT_MONITOR_ENTERED, FLAG_RELEASER, 0, M1, A, 0);
-        Handoff h = onlyHandoff(read(rb));
+                .event(t(20), EVENT_MONITOR_ENTERED, flags, 0, M1, flags == 0 ? 0 : A, 0)
+                .event(t(60), EVENT_THREAD_END, 0, O_H1, T);
+        return read(rb);
+    }
+
+    @Test
+    void theKnownLastHolderThatLetGoReleasesAtItsRelease() throws Exception {
+        Recording r = lastHolderLetGo(FLAG_RELEASER);
+        Handoff h = onlyHandoff(r);
         assertEquals("a", h.from().name());
         assertTrue(h.exact());
         assertEquals(t(12), h.releaseNs());
+        String text = report(r);
+        assertTrue(text.lines().anyMatch(l -> l.endsWith("lock release by a")), text);
+        assertFalse(text.contains("(inferred)"), text);
+    }
+
+    @Test
+    void theCriticalPathSaysInferredOnlyForAnInferredReleaser() throws Exception {
+        Recording r = lastHolderLetGo(0);
+        Handoff h = onlyHandoff(r);
+        assertEquals("a", h.from().name());
+        assertFalse(h.exact());
+        assertEquals(t(12), h.releaseNs());
+        String text = report(r);
+        assertTrue(text.lines().anyMatch(l -> l.endsWith("lock release by a (inferred)")), text);
     }
 }
