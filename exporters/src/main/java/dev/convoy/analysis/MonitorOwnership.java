@@ -51,9 +51,9 @@ import java.util.Optional;
  * ({@code Thread.join}'s inner waits included); a record that closes no such state leaves it
  * open to the thread's end or the snapshot. The releaser of a handoff ({@link Handoff}) is exact
  * where the MONITOR_ENTERED has FLAG_RELEASER naming another thread that has a ring, inferred
- * otherwise ("The releaser of a handoff" in {@code schema/snapshot-format.md}). The rule is the {@link Tracker}, which
- * {@link ContentionIndex} and the streaming writers apply too; the {@link #handoffs()} are a
- * view of the index's. {@code dev.convoy.testing.OwnerConsistency} (exporters' test jar)
+ * otherwise ("The releaser of a handoff" in {@code schema/snapshot-format.md}). The rule is the
+ * {@link Tracker}, which {@link ContentionIndex} and the streaming writers apply too; the
+ * {@link #handoffs()} are a view of the index's. {@code dev.convoy.testing.OwnerConsistency} (exporters' test jar)
  * checks any recording against these definitions. Immutable once built.
  */
 public final class MonitorOwnership {

@@ -42,7 +42,8 @@ class MonitorReleaserTest {
     Path dir;
 
     /** The recording above; t's MONITOR_ENTERED has {@code flags} and {@code arg}; {@code b} adds b's records. */
-    static RecordingBuilder recording(int flags, long arg, java.util.function.Consumer<RecordingBuilder.ThreadBuilder> b) {
+    static RecordingBuilder recording(int flags, long arg,
+                                      java.util.function.Consumer<RecordingBuilder.ThreadBuilder> b) {
         RecordingBuilder r = Fixtures.base();
         r.thread(1, A, O_MAIN, "a").span(t(0), 0)
                 .event(t(5), EVENT_MONITOR_ENTER, S_RUN, M1, 0)
@@ -168,7 +169,9 @@ class MonitorReleaserTest {
 
     @Test
     void aReleaserWaitingOnTheMonitorLetGoWhenItsWaitBegan() throws Exception {
-        // b waits on M1 from 8 µs (so it held it then), a re-acquires it at 9 µs; t gets it from b at 20 µs
+        // b waits on M1 from 8 µs (so it held it then), a gets it at 9 µs, t at 20 µs, and the VM names
+        // b (stale, left by a fast exit of a's, but a stale record naming another thread is taken as
+        // recorded): b's release is not drawn from inside its wait
         RecordingBuilder rb = Fixtures.base();
         rb.thread(1, A, O_MAIN, "a").span(t(0), 0)
                 .event(t(5), EVENT_MONITOR_ENTER, S_RUN, M1, 0)
