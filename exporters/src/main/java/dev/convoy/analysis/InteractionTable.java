@@ -22,8 +22,8 @@ import java.util.function.IntPredicate;
  * event order, the JOIN_END rule per JOINING interval, then one pass over the records in
  * event order (the {@link MonitorOwnership.Tracker}, handoffs, notify binding).
  *
- * <p>What it keeps: per interaction 49 bytes (with the records of its cause and effect and the
- * interval it ended), per interval 9 (owner and whether it is exact, ender), per start or interrupt call 4, per notify
+ * <p>What it keeps: per interaction 50 bytes (with the records of its cause and effect, the
+ * interval it ended and whether its active thread is exact), per interval 9 (owner and whether it is exact, ender), per start or interrupt call 4, per notify
  * call 12; while binding, per monitor the notify calls a wake could still bind and the wakes
  * waiting for a notify. TIMEOUT is no interaction of the table (it is no arrow): a WAITING
  * interval that {@link IntervalTable#timedOut} has one.
@@ -45,6 +45,7 @@ public final class InteractionTable extends Columns {
     private long[] iMonitor = new long[64];
     private int[] iCause = new int[64]; // record index of the cause on the from ring, -1 none
     private int[] iEnded = new int[64]; // interval of the to ring it ended; -1 none; <= -2: none, effect record -2 - v
+    private boolean[] iExact = new boolean[64]; // the from thread is recorded: false for a HANDOFF whose releaser is inferred
     private final int[][] owner; // per ring and interval: owner's ring position + 1, 0 none (BLOCKED)
     private final byte[][] ownerSource; // per ring and interval: MonitorOwnership.Source ordinal + 1, 0 unknown
     private final LongMap<Long> ownerIds = new LongMap<>(); // (ring, interval) -> Java id of an owner without a ring
@@ -116,6 +117,7 @@ public final class InteractionTable extends Columns {
         iMonitor = Arrays.copyOf(iMonitor, c);
         iCause = Arrays.copyOf(iCause, c);
         iEnded = Arrays.copyOf(iEnded, c);
+        iExact = Arrays.copyOf(iExact, c);
     }
 
     private void prefer(Map<Long, Integer> map, long key, int k) {
@@ -144,12 +146,14 @@ public final class InteractionTable extends Columns {
 
     /**
      * A new interaction; {@code cause}: its record on the from ring, -1 none; {@code ended}: the
-     * interval of the to ring it ended, else -1, or {@code -2 - record} of its effect.
+     * interval of the to ring it ended, else -1, or {@code -2 - record} of its effect. Its from
+     * thread is exact unless it is a HANDOFF ({@link #handoff} says).
      */
     private int interaction(Kind kind, int from, long fromNs, int to, long toNs, long monitor, int cause, int ended) {
         int id = append();
         iCause[id] = cause;
         iEnded[id] = ended;
+        iExact[id] = kind != Kind.HANDOFF;
         iKind[id] = (byte) kind.ordinal();
         iFrom[id] = from;
         iFromNs[id] = fromNs;
@@ -434,7 +438,7 @@ public final class InteractionTable extends Columns {
                 }
             }
             for (long[] d : deferred) {
-                handoff((int) d[0], (int) d[1], (int) d[2], d[3]);
+                handoff((int) d[0], (int) d[1], (int) d[2], d[3], d[4] != 0);
             }
             for (int k = 0; k < rings.length; k++) { // owners a later record proved
                 IntervalTable g = rings[k];
@@ -507,9 +511,9 @@ public final class InteractionTable extends Columns {
             }
             int by = tracker.releasedBy != null ? x.ring(tracker.releasedBy) : -1;
             if (g.sorted) {
-                handoff(k, iv, by, tracker.releaseNs);
+                handoff(k, iv, by, tracker.releaseNs, tracker.releaserExact);
             } else { // its MONITOR_ENTER may come later in event order: after the pass
-                deferred.add(new long[] {k, iv, by, tracker.releaseNs});
+                deferred.add(new long[] {k, iv, by, tracker.releaseNs, tracker.releaserExact ? 1 : 0});
             }
         }
 
@@ -608,14 +612,15 @@ public final class InteractionTable extends Columns {
     /**
      * The handoff of a closed BLOCKED interval ({@link MonitorOwnership#handoffs}): from the
      * thread the tracker found as the releaser at its MONITOR_ENTERED ({@code by}, at
-     * {@code releaseNs}); none when it found none.
+     * {@code releaseNs}; {@code exact} when the VM recorded it); none when it found none.
      */
-    private void handoff(int k, int iv, int by, long releaseNs) {
+    private void handoff(int k, int iv, int by, long releaseNs, boolean exact) {
         IntervalTable g = rings[k];
         if (by < 0) {
             return;
         }
         int id = interaction(Kind.HANDOFF, by, releaseNs, k, g.end[iv], g.monitor[iv], -1, iv);
+        iExact[id] = exact;
         ender(k, iv, id, releaseNs, Kind.HANDOFF);
     }
 
@@ -688,6 +693,15 @@ public final class InteractionTable extends Columns {
     /** {@link #from} as a ring position. */
     public int fromRing(int id) {
         return iFrom[id];
+    }
+
+    /**
+     * Whether the active thread of an interaction is a recorded fact: false only for a HANDOFF
+     * whose releaser is inferred; true for a HANDOFF whose MONITOR_ENTERED has FLAG_RELEASER (the
+     * VM recorded the releaser) and for every other kind (its cause names the thread).
+     */
+    public boolean exact(int id) {
+        return iExact[id];
     }
 
     /** When the active thread acted. */

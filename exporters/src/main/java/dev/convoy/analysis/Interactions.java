@@ -21,9 +21,10 @@ import java.util.Optional;
  * <li>{@link Kind#START}: a START_CALL on the starter's ring and the started thread's
  *     THREAD_START (the ring whose Thread object is the call's obj, else whose Java id is
  *     its arg2; not a late ring; one start per thread).</li>
- * <li>{@link Kind#HANDOFF}: the releaser ({@link MonitorOwnership.Handoff}: the last thread known
- *     to hold the monitor, always inferred) at its release, and the blocked thread at its
- *     MONITOR_ENTERED.</li>
+ * <li>{@link Kind#HANDOFF}: the releaser ({@link MonitorOwnership.Handoff}: exact, the thread the
+ *     VM recorded as the last to leave the monitor, where the MONITOR_ENTERED has FLAG_RELEASER;
+ *     otherwise inferred, the last thread known to hold the monitor) at its release, and the
+ *     blocked thread at its MONITOR_ENTERED.</li>
  * <li>{@link Kind#NOTIFY} / {@link Kind#NOTIFY_ALL}: the TPTP design's binding rule. In the order
  *     of {@link Recording#events()}, a MONITOR_WAITED that ends a WAITING interval, not
  *     timed out and not interrupted, binds to the oldest unbound NOTIFY on the same
@@ -73,9 +74,12 @@ public final class Interactions {
      *                MONITOR_ENTERED, MONITOR_WAITED, SLEPT, JOINED, THREAD_INTERRUPTED)
      * @param ended   the interval of {@code to} this interaction ended; null for START and
      *                for an interrupt met only by its THREAD_INTERRUPTED
+     * @param exact   whether {@code from} is a recorded fact: false only for a HANDOFF whose
+     *                releaser is inferred; true for a HANDOFF whose MONITOR_ENTERED has
+     *                FLAG_RELEASER (the VM recorded the releaser) and for every other kind
      */
     public record Interaction(Kind kind, RecordedThread from, long fromNs, RecordedThread to, long toNs,
-                              long monitor, Event cause, Event effect, Interval ended) {
+                              long monitor, Event cause, Event effect, Interval ended, boolean exact) {
         @Override
         public String toString() {
             return kind + " " + from.name() + "@" + fromNs + " -> " + to.name() + "@" + toNs + " obj=" + monitor;
@@ -163,7 +167,7 @@ public final class Interactions {
                 if (java && g.kind(iv) == IntervalTable.WAITING && g.timedOut(iv)) {
                     Interval in = interval(k, iv);
                     timeout = new Interaction(Kind.TIMEOUT, in.thread(), in.endNs(), in.thread(), in.endNs(),
-                            in.monitor(), null, in.end(), in);
+                            in.monitor(), null, in.end(), in, true);
                     out.add(timeout);
                 }
                 if (by != -1) {
@@ -203,7 +207,7 @@ public final class Interactions {
         int ended = in.ended(id);
         return new Interaction(in.kind(id), from, in.fromNs(id), to, in.toNs(id), in.monitor(id),
                 cause < 0 ? null : from.event(cause), effect < 0 ? null : to.event(effect),
-                ended < 0 ? null : intervals.get(in.toRing(id), ended));
+                ended < 0 ? null : intervals.get(in.toRing(id), ended), in.exact(id));
     }
 
     /** Interval {@code iv} of a ring as an object, made once. */

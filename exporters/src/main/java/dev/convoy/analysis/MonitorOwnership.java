@@ -49,9 +49,11 @@ import java.util.Optional;
  * next MONITOR_ENTERED or MONITOR_ENTER (whatever their monitor) or its end, <em>waiting on</em>
  * it from its MONITOR_WAIT on it to its next MONITOR_WAITED or MONITOR_WAIT or its end
  * ({@code Thread.join}'s inner waits included); a record that closes no such state leaves it
- * open to the thread's end or the snapshot. The rule is the {@link Tracker}, which
- * {@link ContentionIndex} and the streaming writers apply too; the {@link #handoffs()} are a
- * view of the index's. {@code dev.convoy.testing.OwnerConsistency} (exporters' test jar)
+ * open to the thread's end or the snapshot. The releaser of a handoff ({@link Handoff}) is exact
+ * where the MONITOR_ENTERED has FLAG_RELEASER naming another thread that has a ring, inferred
+ * otherwise ("The releaser of a handoff" in {@code schema/snapshot-format.md}). The rule is the
+ * {@link Tracker}, which {@link ContentionIndex} and the streaming writers apply too; the
+ * {@link #handoffs()} are a view of the index's. {@code dev.convoy.testing.OwnerConsistency} (exporters' test jar)
  * checks any recording against these definitions. Immutable once built.
  */
 public final class MonitorOwnership {
@@ -106,22 +108,27 @@ public final class MonitorOwnership {
     /**
      * A lock handoff: {@code to}, blocked on the monitor, got it from {@code from}.
      *
-     * @param from      for a monitor, the last thread known to hold it before the
-     *                  MONITOR_ENTERED (the holding facts of {@link MonitorOwnership}: an
-     *                  ENTERED, WAITED or WAIT on it, or the exact owner recorded at an enter on
-     *                  it, including the blocked thread's own); for a lock park, the thread whose
-     *                  UNPARK ended the park
+     * @param from      for a monitor, the releaser: exact, the thread the VM recorded as the last
+     *                  to leave the monitor before the MONITOR_ENTERED (FLAG_RELEASER), or else
+     *                  inferred, the last thread known to hold it before the MONITOR_ENTERED (the
+     *                  holding facts of {@link MonitorOwnership}: an ENTERED, WAITED or WAIT on
+     *                  it, or the exact owner recorded at an enter on it, including the blocked
+     *                  thread's own); for a lock park, the thread whose UNPARK ended the park
      * @param to        the thread that was blocked
      * @param monitor   monitor (or blocker) object id
      * @param releaseNs when {@code from} let go, as far as known: its MONITOR_WAIT, its own
      *                  MONITOR_ENTER on the monitor, its end or an exact "no owner" recorded
      *                  at an enter, whichever came first after its last holding fact, else
-     *                  the acquisition time; for a lock park, the UNPARK
+     *                  the acquisition time; an exact releaser no later than the start of its
+     *                  blocked or waiting state on the monitor open at the acquisition, nor than
+     *                  its end; for a lock park, the UNPARK
      * @param blocked   the closed BLOCKED interval of {@code to}
-     * @param exact     whether {@code from} is a recorded fact: true for a lock park (its
-     *                  UNPARK names the unparking thread), false for a monitor (JVMTI records
-     *                  neither the release nor an uncontended acquisition, so another thread
-     *                  may always have held the monitor in between: the releaser is inferred)
+     * @param exact     whether {@code from} is a recorded fact: true for a lock park (its UNPARK
+     *                  names the unparking thread) and for a monitor whose MONITOR_ENTERED has
+     *                  FLAG_RELEASER (the VM's record of the releaser, JFR's
+     *                  {@code previousOwner}); false for a monitor otherwise (JVMTI records
+     *                  neither the release nor an uncontended acquisition, so another thread may
+     *                  have held the monitor in between: the releaser is inferred)
      */
     public record Handoff(RecordedThread from, RecordedThread to, long monitor, long releaseNs,
                           Interval blocked, boolean exact) {
@@ -177,7 +184,7 @@ public final class MonitorOwnership {
             Interactions in = Interactions.of(ContentionIndex.of(r));
             List<Handoff> out = new ArrayList<>();
             for (Interactions.Interaction i : in.of(Interactions.Kind.HANDOFF)) {
-                out.add(new Handoff(i.from(), i.to(), i.monitor(), i.fromNs(), i.ended(), false));
+                out.add(new Handoff(i.from(), i.to(), i.monitor(), i.fromNs(), i.ended(), i.exact()));
             }
             for (Interactions.Interaction i : in.of(Interactions.Kind.UNPARK)) {
                 if (i.ended() != null && i.ended().kind() == Interval.Kind.BLOCKED) {
@@ -216,9 +223,13 @@ public final class MonitorOwnership {
         private boolean ahead;
         private final State state;
 
-        /** At a MONITOR_ENTERED: the releaser of the handoff (null if none), and when it let go. */
+        /**
+         * At a MONITOR_ENTERED: the releaser of the handoff (null if none), when it let go, and
+         * whether it is exact (the ENTERED's FLAG_RELEASER: the VM recorded it) or inferred.
+         */
         RecordedThread releasedBy;
         long releaseNs;
+        boolean releaserExact;
 
         public Tracker(Recording r) {
             this(r, false);
@@ -316,6 +327,7 @@ public final class MonitorOwnership {
         /** {@link #next(RecordedThread, int, EventType, long, long)} for the ring at position {@code k} of {@link Recording#threads()}. */
         Owner next(int k, int index, EventType type, long obj, long ts) {
             releasedBy = null;
+            releaserExact = false;
             return state.step(k, index, type, obj, ts);
         }
 
@@ -357,6 +369,11 @@ public final class MonitorOwnership {
             }
             return found;
         }
+
+        /** {@link State#recordedReleaser}: no releaser recorded (or a stale one): infer it. */
+        private static final int NOT_RECORDED = -1;
+        /** {@link State#recordedReleaser}: the recorded releaser has no ring: no handoff. */
+        private static final int NO_RING = -2;
 
         private static long key(int k, int index) {
             return (long) k << 32 | (index & 0xFFFF_FFFFL);
@@ -439,11 +456,11 @@ public final class MonitorOwnership {
                         return enter(k, index, obj, ts);
                     }
                     case MONITOR_ENTERED -> {
-                        acquired(k, obj, ts, true);
+                        acquired(k, index, obj, ts, true);
                         setBlocked(k, 0, ts);
                     }
                     case MONITOR_WAITED -> {
-                        acquired(k, obj, ts, false);
+                        acquired(k, index, obj, ts, false);
                         setWaiting(k, 0, ts);
                     }
                     case MONITOR_WAIT -> {
@@ -579,17 +596,24 @@ public final class MonitorOwnership {
                 m.closed = null;
             }
 
-            /** An ENTERED ({@code handoff}) or WAITED of ring {@code k}: the releaser of a handoff, then the new holder. */
-            void acquired(int k, long obj, long ts, boolean handoff) {
+            /**
+             * An ENTERED ({@code handoff}) or WAITED (record {@code index}) of ring {@code k}: the
+             * releaser of a handoff, then the new holder. The releaser is exact when the ENTERED
+             * has FLAG_RELEASER naming another thread: {@link #recordedReleaser}; otherwise the
+             * last holder, inferred.
+             */
+            void acquired(int k, int index, long obj, long ts, boolean handoff) {
                 Mon m = mon(obj);
                 if (first) {
                     clearPending(m); // an acquisition first: no proof for the enters before it
                 }
-                if (handoff && m.last >= 0 && m.last != k) {
+                int recorded = handoff ? recordedReleaser(k, index, ts) : NOT_RECORDED;
+                if (recorded >= 0) {
+                    exactReleaser(recorded, m, obj, ts);
+                } else if (handoff && recorded == NOT_RECORDED && m.last >= 0 && m.last != k) {
                     int o = m.last;
                     long at = m.released ? m.releaseNs : ts;
-                    long end = Math.min(endSeen[o], threads[o].endNs() == 0 ? Long.MAX_VALUE : threads[o].endNs());
-                    at = Math.min(at, end); // it let go by its end at the latest
+                    at = Math.min(at, end(o)); // it let go by its end at the latest
                     boolean inside = m.released && m.releaseInside && at == m.releaseNs
                             || blockedOn[o] == obj && blockedSince[o] < at
                             || waitingOn[o] == obj && waitingSince[o] < at;
@@ -599,6 +623,60 @@ public final class MonitorOwnership {
                     }
                 }
                 m.holder(k, 0);
+            }
+
+            /**
+             * The ring of the releaser the MONITOR_ENTERED at record {@code index} of ring
+             * {@code k} names with FLAG_RELEASER: the ring of that Java id at {@code ts}
+             * ({@link #ringOf}); {@link #NOT_RECORDED} without the flag (or with an id &lt;= 0) and
+             * when it names the entering thread itself (the VM's record is stale: the monitor
+             * changed hands through compiled code's fast exit, which does not update it), so that
+             * the releaser is inferred; {@link #NO_RING} when no ring has that id, or its ring had
+             * not started at {@code ts}: no handoff.
+             */
+            int recordedReleaser(int k, int index, long ts) {
+                RecordedThread t = threads[k];
+                if ((t.flags(index) & SnapshotFormat.FLAG_RELEASER) == 0) {
+                    return NOT_RECORDED;
+                }
+                long id = t.arg(index);
+                if (id <= 0 || id == t.javaThreadId()) {
+                    return NOT_RECORDED;
+                }
+                int o = ringOf(id, ts);
+                if (o == k) {
+                    return NOT_RECORDED;
+                }
+                if (o < 0 || !threads[o].isLate() && threads[o].startNs() > ts) {
+                    return NO_RING;
+                }
+                return o;
+            }
+
+            /**
+             * The exact releaser {@code o} of the handoff of monitor {@code obj} at {@code ts}: it
+             * let go at the release recorded for it when it is the known last holder and let go
+             * (unless that release fell inside a blocked or waiting state of its on the monitor,
+             * since closed), else at {@code ts}; no later than the start of its blocked or waiting
+             * state on the monitor open now (it let go before it blocked or waited again), nor
+             * than its end.
+             */
+            void exactReleaser(int o, Mon m, long obj, long ts) {
+                long at = m.last == o && m.released && !m.releaseInside ? m.releaseNs : ts;
+                if (blockedOn[o] == obj && blockedSince[o] < at) {
+                    at = blockedSince[o];
+                }
+                if (waitingOn[o] == obj && waitingSince[o] < at) {
+                    at = waitingSince[o];
+                }
+                releasedBy = threads[o];
+                releaseNs = Math.min(at, end(o));
+                releaserExact = true;
+            }
+
+            /** The end of ring {@code o}: its THREAD_END taken so far, else its ring's end; MAX_VALUE while alive. */
+            long end(int o) {
+                return Math.min(endSeen[o], threads[o].endNs() == 0 ? Long.MAX_VALUE : threads[o].endNs());
             }
 
             /** Ring {@code k} is blocked on {@code obj} from {@code ts} (0: no longer blocked). */

@@ -664,7 +664,7 @@ public final class ChromeTraceWriter {
             o.key(K_BY).raw(names[from]);
             o.key(K_BY_TID).number(tid(from));
             if (k == Kind.HANDOFF) {
-                o.key(K_BY_EXACT).bool(false); // the releaser of a monitor is inferred
+                o.key(K_BY_EXACT).bool(in.exact(id)); // recorded by the VM (FLAG_RELEASER) or inferred
             }
             if (k == Kind.HANDOFF || k == Kind.NOTIFY || k == Kind.NOTIFY_ALL) {
                 monitorArgs(in.monitor(id));

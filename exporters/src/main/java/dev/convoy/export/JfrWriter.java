@@ -43,7 +43,9 @@ import java.util.function.Consumer;
  * per call; {@code dev.convoy.Interaction} per interaction of contention analysis and
  * {@code dev.convoy.CriticalPath} per segment of the critical path. An interval still open at
  * snapshot time ends at the snapshot and has {@code unfinished = true}. A previous owner is
- * {@code previousOwner} only where exact; an inferred one is Convoy's {@code inferredOwner}.
+ * {@code previousOwner} only where exact; an inferred one is Convoy's {@code inferredOwner}. The
+ * releaser of a handoff is the {@code eventThread} of its {@code dev.convoy.Interaction}, whose
+ * {@code exact} says whether the VM recorded it (FLAG_RELEASER) or it is inferred.
  *
  * <p>Every field of every value is written, in its type's order ({@link ValueWriter} checks
  * it), a missing one as null (key 0, or a null string), 0 or false. Event fields come in the
@@ -298,6 +300,9 @@ public final class JfrWriter {
                         field(e, "target", tThread, "Thread Made To Run");
                         field(e, "monitorClass", tClass, "Monitor Class");
                         field(e, "address", tLong, "Monitor Address");
+                        field(e, "exact", tBoolean, "Exact")
+                                .annotate(description, "The thread that acted is recorded; false for a handoff whose "
+                                        + "releaser is inferred");
                     });
             chunk = new ChunkWriter(md);
 
@@ -446,7 +451,7 @@ public final class JfrWriter {
             chunk.event(interaction).putLong(ticks(fromNs)).putLong(dur)
                     .putKey(tThread, from >= 0 ? threadKeys[from] : 0).putKey(tStack, 0)
                     .putPooledString(kind.name()).putKey(tThread, to >= 0 ? threadKeys[to] : 0)
-                    .putKey(tClass, m[0]).putLong(m[1]).end();
+                    .putKey(tClass, m[0]).putLong(m[1]).putBoolean(in.exact(id)).end();
         }
 
         void interval(int k, RecordedThread t, IntervalTable g, int iv) {

@@ -8,6 +8,7 @@ public enum EventType {
     THREAD_END(SnapshotFormat.EVENT_THREAD_END),
     /** A contended enter; obj = monitor; with FLAG_OWNER, arg2 = the owner the VM had then (Java id, -1 none). */
     MONITOR_ENTER(SnapshotFormat.EVENT_MONITOR_ENTER),
+    /** The contended enter got the monitor; obj = monitor; with FLAG_RELEASER, arg = the releaser the VM recorded (Java id). */
     MONITOR_ENTERED(SnapshotFormat.EVENT_MONITOR_ENTERED),
     MONITOR_WAIT(SnapshotFormat.EVENT_MONITOR_WAIT),
     MONITOR_WAITED(SnapshotFormat.EVENT_MONITOR_WAITED),

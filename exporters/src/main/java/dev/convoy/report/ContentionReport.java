@@ -239,8 +239,9 @@ public final class ContentionReport {
     /**
      * Who kept {@code t} blocked or waiting: per (thread, kind) of the interactions that ended
      * one of its BLOCKED or WAITING intervals, the count and the time of those intervals. HANDOFF
-     * is "lock held (inferred)" (the releaser of a monitor is inferred: JVMTI records no release,
-     * see {@link dev.convoy.analysis.MonitorOwnership.Handoff#exact}), UNPARK of a lock park
+     * is "lock held" when the VM recorded the releaser (FLAG_RELEASER) and "lock held (inferred)"
+     * otherwise (JVMTI records no release, see
+     * {@link dev.convoy.analysis.MonitorOwnership.Handoff#exact}), UNPARK of a lock park
      * "lock held" (the recorded unpark of the releasing thread), UNPARK of another park "unpark",
      * NOTIFY "notify", NOTIFY_ALL "notifyAll", INTERRUPT "interrupt", TIMEOUT (by "(timeout)",
      * thread null) "timed out". Time descending, then by, then how.
@@ -257,21 +258,23 @@ public final class ContentionReport {
                 continue;
             }
             add(out, interactions.kind(id), interactions.kind(id) == Kind.TIMEOUT ? null : interactions.from(id),
-                    intervals.endNs(ended) - intervals.startNs(ended), intervals.kind(ended) == IntervalTable.BLOCKED);
+                    intervals.endNs(ended) - intervals.startNs(ended), intervals.kind(ended) == IntervalTable.BLOCKED,
+                    interactions.exact(id));
         }
         // a timeout is no interaction of the index (Interactions makes one per timed-out wait)
         for (int iv = 0; iv < intervals.count() && !t.isSystem(); iv++) {
             if (intervals.kind(iv) == IntervalTable.WAITING && intervals.timedOut(iv)) {
-                add(out, Kind.TIMEOUT, null, intervals.endNs(iv) - intervals.startNs(iv), false);
+                add(out, Kind.TIMEOUT, null, intervals.endNs(iv) - intervals.startNs(iv), false, true);
             }
         }
         return out.values().stream().sorted(Comparator.comparingLong((Cause c) -> -c.ns())
                 .thenComparing(Cause::by).thenComparing(Cause::how)).toList();
     }
 
-    private static void add(Map<String, Cause> out, Kind kind, RecordedThread from, long ns, boolean blocked) {
+    private static void add(Map<String, Cause> out, Kind kind, RecordedThread from, long ns, boolean blocked,
+                            boolean exact) {
         String how = switch (kind) {
-            case HANDOFF -> "lock held (inferred)";
+            case HANDOFF -> exact ? "lock held" : "lock held (inferred)";
             case UNPARK -> blocked ? "lock held" : "unpark";
             case NOTIFY -> "notify";
             case NOTIFY_ALL -> "notifyAll";

@@ -205,7 +205,7 @@ public final class ReportRenderer {
                     ? r.threadByObject(s.monitor()).map(RecordedThread::name).orElse(monitorName(s.monitor(), 0))
                     : monitorName(s.monitor(), r.identityHash(s.monitor()), s.interval() != null && s.interval().isPark());
             String via = s.via() == null ? "-" : kind(s.via().kind()) + " by " + s.via().from().label()
-                    + (s.via().kind() == Kind.HANDOFF ? " (inferred)" : "");
+                    + (s.via().exact() ? "" : " (inferred)");
             rows.add(List.of(s.thread().label(), s.state().name().toLowerCase(Locale.ROOT), on, offset(s.startNs()),
                     duration(s.durationNs()), via));
         }

@@ -1,7 +1,7 @@
 package dev.convoy.snapshot;
 
 /**
- * Constants of the Convoy binary snapshot format, version 1.3.
+ * Constants of the Convoy binary snapshot format, version 1.4.
  *
  * <p>The single source of truth is {@code schema/snapshot-format.md}: every field here
  * has exactly the name and value of a row of one of its tables, and
@@ -15,7 +15,7 @@ public final class SnapshotFormat {
     /** Major version this reader understands; a file of another major version is rejected. */
     public static final int VERSION_MAJOR = 1;
     /** Minor version written; newer minor versions are accepted by the reader. */
-    public static final int VERSION_MINOR = 3;
+    public static final int VERSION_MINOR = 4;
 
     /** Key/value pairs describing the recording (see "INFO keys"). */
     public static final int SECTION_INFO = 1;
@@ -43,7 +43,10 @@ public final class SnapshotFormat {
      * recorder read from the VM at the enter: its Java thread id, or -1 when the monitor had none.
      */
     public static final int EVENT_MONITOR_ENTER = 3;
-    /** obj = monitor object id. */
+    /**
+     * obj = monitor object id. With {@link #FLAG_RELEASER} (1.4), arg = the Java thread id of the
+     * thread that released the monitor before this thread acquired it, as the VM recorded it.
+     */
     public static final int EVENT_MONITOR_ENTERED = 4;
     /** obj = monitor object id, arg = timeout in ms (0 = none); has a stack. */
     public static final int EVENT_MONITOR_WAIT = 5;
@@ -90,6 +93,8 @@ public final class SnapshotFormat {
     public static final int FLAG_LOCK = 4;
     /** MONITOR_ENTER: arg2 holds the monitor's owner read from the VM at the enter (Java thread id, -1 none). */
     public static final int FLAG_OWNER = 8;
+    /** MONITOR_ENTERED: arg holds the Java thread id of the releaser the VM recorded (its last exit before this acquisition). */
+    public static final int FLAG_RELEASER = 16;
 
     /** The thread has ended (its THREAD_END may have been overwritten). */
     public static final int RING_ENDED = 1;

@@ -20,8 +20,8 @@ import java.util.Map;
 import java.util.zip.CRC32;
 
 /**
- * Encodes a {@link Recording} in the binary snapshot format, version 1.1, sections in
- * the order of the spec. {@link #write(Recording)} of what {@link SnapshotReader} read
+ * Encodes a {@link Recording} in the binary snapshot format, the version of
+ * {@link SnapshotFormat}, sections in the order of the spec. {@link #write(Recording)} of what {@link SnapshotReader} read
  * gives equivalent bytes (unknown sections are not kept).
  */
 public final class SnapshotWriter {

@@ -161,11 +161,14 @@ class ChromeStreamingTest {
      * rings tie; with {@code reorder}, about half the rings have two records out of time order.
      * About a third of the MONITOR_ENTERs have FLAG_OWNER, naming a random thread of the
      * recording, none (-1) or a thread it has no ring for (999): exact owners need not agree
-     * with the other records.
+     * with the other records. About a third of the MONITOR_ENTEREDs have FLAG_RELEASER, naming a
+     * random thread of the recording (the entering thread included) or one it has no ring for
+     * (998).
      */
     static RecordingBuilder random(long seed, boolean reorder) {
         SplittableRandom rnd = new SplittableRandom(seed);
         SplittableRandom owners = new SplittableRandom(~seed); // its own stream: the rest is as before FLAG_OWNER
+        SplittableRandom releasers = new SplittableRandom(seed ^ 0x5DEE_CE66_DL); // and FLAG_RELEASER's
         RecordingBuilder b = Fixtures.base();
         int threads = 3 + rnd.nextInt(6);
         int monitors = 1 + rnd.nextInt(4);
@@ -257,6 +260,11 @@ class ChromeStreamingTest {
                     int o = owners.nextInt(threads + 2);
                     e[2] = FLAG_OWNER;
                     e[6] = o == threads ? -1 : o == threads + 1 ? 999 : o == 0 ? 1 : 50 + o;
+                }
+                if (e[1] == EVENT_MONITOR_ENTERED && releasers.nextInt(3) == 0) {
+                    int o = releasers.nextInt(threads + 1);
+                    e[2] = FLAG_RELEASER;
+                    e[5] = o == threads ? 998 : o == 0 ? 1 : 50 + o;
                 }
                 tb.event(e[0], (int) e[1], (int) e[2], (int) e[3], e[4], e[5], e[6]);
             }

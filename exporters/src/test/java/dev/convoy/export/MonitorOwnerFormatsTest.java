@@ -83,7 +83,8 @@ class MonitorOwnerFormatsTest {
                 && e.path("args").path("monitor_id").asLong() == M4).findFirst().orElseThrow();
         assertEquals("a", acquired.path("args").path("by").asText());
         assertEquals(A, acquired.path("args").path("by_tid").asLong());
-        assertFalse(acquired.path("args").path("by_exact").asBoolean(true), "a monitor's releaser is inferred");
+        assertFalse(acquired.path("args").path("by_exact").asBoolean(true),
+                "without FLAG_RELEASER a monitor's releaser is inferred");
     }
 
     @Test

@@ -84,4 +84,19 @@ class OwnerConsistencyTest {
             assertEquals(List.of(), c.inferred(), () -> "seed " + seed + (reorder ? " reordered: " : ": ") + c);
         }
     }
+
+    /** The random recordings' FLAG_RELEASERs give exact releasers, which the test above checks too. */
+    @Test
+    void randomRecordingsHaveExactReleasers() throws Exception {
+        int handoffs = 0;
+        int exact = 0;
+        for (long seed = 1; seed <= 40; seed++) {
+            for (boolean reorder : new boolean[] {false, true}) {
+                OwnerConsistency.Result c = OwnerConsistency.check(read(ChromeStreamingTest.random(seed, reorder)));
+                handoffs += c.handoffs();
+                exact += c.exactReleasers();
+            }
+        }
+        assertTrue(exact > 200 && exact < handoffs, exact + " exact releasers of " + handoffs + " handoffs");
+    }
 }

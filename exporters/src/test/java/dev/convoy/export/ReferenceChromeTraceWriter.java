@@ -200,7 +200,7 @@ final class ReferenceChromeTraceWriter {
                     Map<String, Object> m = new LinkedHashMap<>();
                     m.put("by", h.from().name());
                     m.put("by_tid", tid(h.from()));
-                    m.put("by_exact", false);
+                    m.put("by_exact", h.exact());
                     m.putAll(a.get());
                     return m;
                 };

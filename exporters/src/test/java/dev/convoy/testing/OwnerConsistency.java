@@ -39,8 +39,13 @@ import java.util.Map;
  * error. The owner read happens inside the contended enter, while the owner's own
  * MONITOR_ENTERED or MONITOR_WAITED is written by its callback a little after it acquired
  * the monitor: an exact owner may show as still blocked or waiting by up to that callback's
- * latency ({@link Impossible#overlapNs()}). {@link Result#inferred()} lists what the analysis
- * derived, {@link Result#exact()} what the VM recorded.
+ * latency ({@link Impossible#overlapNs()}). Exact releasers (the MONITOR_ENTERED's
+ * FLAG_RELEASER: the VM recorded who left the monitor last) are reported with
+ * {@link Impossible#exact()} true as well, but their release time is the analysis's, which it
+ * draws so that the releaser could hold the monitor until then: an impossible exact releaser is
+ * an analysis error like an impossible inferred one. {@link Result#inferred()} lists what the
+ * analysis answers for (inferred owners, every releaser), {@link Result#exact()} the owners the
+ * VM recorded.
  *
  * <pre>
  * OwnerConsistency.Result c = OwnerConsistency.check(recording);
@@ -66,7 +71,8 @@ public final class OwnerConsistency {
      * @param monitor    the monitor object id
      * @param ns         the moment checked: the enter, or the release time of the handoff
      * @param owner      the impossible owner (or releaser)
-     * @param exact      whether the VM recorded it (FLAG_OWNER) rather than the analysis inferring it
+     * @param exact      whether the VM recorded it (FLAG_OWNER at an enter, FLAG_RELEASER at a
+     *                   handoff) rather than the analysis inferring it
      * @param source     where the owner at an enter comes from; null for a releaser
      * @param reason     why it is impossible
      * @param conflictNs the recorded time that contradicts it: the owner's end or start, the
@@ -107,18 +113,23 @@ public final class OwnerConsistency {
      * @param unknownOwners  with no owner
      * @param withoutRing    with an owner no ring has (known by its Java id only: nothing to check it against)
      * @param handoffs       monitor handoffs checked
+     * @param exactReleasers of them, with a releaser the VM recorded (FLAG_RELEASER)
      * @param impossible     the impossible owners (by ring, then record) and releasers (in handoff order)
      */
     public record Result(int enters, int exactOwners, int noOwner, int inferredOwners, int unknownOwners,
-                         int withoutRing, int handoffs, List<Impossible> impossible) {
-        /** The impossible owners and releasers the analysis inferred (every releaser of a monitor handoff is): the list to assert empty. */
+                         int withoutRing, int handoffs, int exactReleasers, List<Impossible> impossible) {
+        /**
+         * What the analysis answers for, the list to assert empty: the impossible owners it
+         * inferred, and every impossible releaser of a monitor handoff, exact ones included (the
+         * VM names an exact releaser, the analysis its release time).
+         */
         public List<Impossible> inferred() {
-            return impossible.stream().filter(i -> !i.exact()).toList();
+            return impossible.stream().filter(i -> !i.exact() || i.role() == Role.HANDOFF_RELEASER).toList();
         }
 
-        /** The impossible exact owners (recorded by the VM). */
+        /** The impossible exact owners at enters (recorded by the VM). */
         public List<Impossible> exact() {
-            return impossible.stream().filter(Impossible::exact).toList();
+            return impossible.stream().filter(i -> i.exact() && i.role() == Role.OWNER_AT_ENTER).toList();
         }
 
         /** Counts, then the first 50 cases, one a line: for an assertion message. */
@@ -127,7 +138,8 @@ public final class OwnerConsistency {
             StringBuilder sb = new StringBuilder().append(enters).append(" enters (").append(exactOwners)
                     .append(" exact, ").append(noOwner).append(" exactly no owner, ").append(inferredOwners)
                     .append(" inferred, ").append(unknownOwners).append(" unknown, ").append(withoutRing)
-                    .append(" owners without a ring), ").append(handoffs).append(" monitor handoffs; ")
+                    .append(" owners without a ring), ").append(handoffs).append(" monitor handoffs (")
+                    .append(exactReleasers).append(" exact releasers); ")
                     .append(impossible.size()).append(" impossible (").append(exact().size()).append(" exact)");
             impossible.stream().limit(50).forEach(i -> sb.append("\n  ").append(i));
             if (impossible.size() > 50) {
@@ -269,12 +281,16 @@ public final class OwnerConsistency {
                 }
             }
         }
-        int handoffs = 0;
+        int handoffs = 0, exactReleasers = 0;
         for (MonitorOwnership.Handoff h : mo.handoffs()) {
             if (h.blocked().isPark()) {
                 continue; // the recorded UNPARK of a lock park
             }
             handoffs++;
+            boolean x = h.exact();
+            if (x) {
+                exactReleasers++;
+            }
             int u = ring.get(h.from());
             RecordedThread t = h.to();
             RecordedThread from = h.from();
@@ -283,14 +299,14 @@ public final class OwnerConsistency {
             long end = Math.min(endTs[u], from.endNs() == 0 ? Long.MAX_VALUE : from.endNs());
             Impossible bad = null;
             if (from == t) {
-                bad = new Impossible(Role.HANDOFF_RELEASER, t, record, h.monitor(), a, from, false, null, Reason.SELF, a, 0);
+                bad = new Impossible(Role.HANDOFF_RELEASER, t, record, h.monitor(), a, from, x, null, Reason.SELF, a, 0);
             } else if (end < a) {
-                bad = new Impossible(Role.HANDOFF_RELEASER, t, record, h.monitor(), a, from, false, null, Reason.ENDED,
+                bad = new Impossible(Role.HANDOFF_RELEASER, t, record, h.monitor(), a, from, x, null, Reason.ENDED,
                         end, a - end);
             } else {
                 for (State s : states.get(u)) {
                     if (s.monitor() == h.monitor() && s.fromNs() < a && a < s.toNs()) {
-                        bad = new Impossible(Role.HANDOFF_RELEASER, t, record, h.monitor(), a, from, false, null,
+                        bad = new Impossible(Role.HANDOFF_RELEASER, t, record, h.monitor(), a, from, x, null,
                                 s.blocked() ? Reason.BLOCKED_ON_MONITOR : Reason.WAITING_ON_MONITOR, s.fromNs(),
                                 s.toNs() == Long.MAX_VALUE ? Long.MAX_VALUE : s.toNs() - a);
                         break;
@@ -301,7 +317,8 @@ public final class OwnerConsistency {
                 found.add(bad);
             }
         }
-        return new Result(enters, exact, none, inferred, unknown, unchecked, handoffs, List.copyOf(found));
+        return new Result(enters, exact, none, inferred, unknown, unchecked, handoffs, exactReleasers,
+                List.copyOf(found));
     }
 
     private static Impossible impossible(Role role, RecordedThread t, int record, long monitor, long ns,
