@@ -64,7 +64,7 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig VT_CAP = new SuiteConfig("vtcap", "Convoy default, vthreadevents=capability",
             Tool.CONVOY, "vthreadevents=capability");
 
-    /** Releasers read from the VM: Convoy starts a JFR recording that enables jdk.JavaMonitorEnter and writes nothing. */
+    /** Releasers read from the VM: Convoy starts a JFR recording that enables jdk.JavaMonitorEnter and writes nothing (contended-enter workloads). */
     public static final SuiteConfig RELEASERS = new SuiteConfig("releasers", "Convoy default, releasers=jfr",
             Tool.CONVOY, "releasers=jfr");
 

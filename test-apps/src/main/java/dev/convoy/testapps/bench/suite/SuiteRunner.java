@@ -147,10 +147,11 @@ public final class SuiteRunner {
     static Workload workload(String id, boolean quick, int runs) {
         List<SuiteConfig> standard = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING, SuiteConfig.DEFAULT,
                 SuiteConfig.JVMTI_STACKS, SuiteConfig.CONTAN, SuiteConfig.JFR, SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
-        // Contended enters: also ring only without the owner read, for its cost per enter.
+        // Contended enters: also ring only without the owner read, for its cost per enter, and
+        // releasers read from the VM (Convoy's own JFR recording armed), for theirs.
         List<SuiteConfig> enters = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING,
-                SuiteConfig.RING_INFERRED, SuiteConfig.DEFAULT, SuiteConfig.JVMTI_STACKS, SuiteConfig.CONTAN, SuiteConfig.JFR, SuiteConfig.JFR0,
-                SuiteConfig.JFR0S, SuiteConfig.ASYNC);
+                SuiteConfig.RING_INFERRED, SuiteConfig.DEFAULT, SuiteConfig.RELEASERS, SuiteConfig.JVMTI_STACKS,
+                SuiteConfig.CONTAN, SuiteConfig.JFR, SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
         String w = Workloads.class.getName();
         return switch (id) {
             case "pingpong" -> new Workload(new Measurements.Spec(id, "Ping-pong (wait/notify, 1 CPU)",
