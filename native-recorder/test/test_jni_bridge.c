@@ -16,6 +16,7 @@ jbyteArray JNICALL Java_dev_convoy_agent_NativeRecorder_snapshot0(JNIEnv *jni, j
                                                                    jintArray states, jintArray hashes,
                                                                    jlongArray owners);
 jlongArray JNICALL Java_dev_convoy_agent_NativeRecorder_counters0(JNIEnv *jni, jclass cls);
+jint JNICALL Java_dev_convoy_agent_NativeRecorder_setReleasers0(JNIEnv *jni, jclass cls, jint arm);
 
 typedef struct {
     const char *name;
@@ -147,6 +148,14 @@ int agent_start(JNIEnv *env, const cv_config *config, cv_error *err) { return 0;
 int agent_set_recording(int on, cv_error *err) { return 0; }
 int agent_is_recording(void) { return 0; }
 int agent_reset(JNIEnv *jni, cv_error *err) { return 0; }
+
+static int releasers_answer;   /* what the stubbed agent_set_releasers answers */
+static int releasers_arm = 99; /* and what it was asked */
+int agent_set_releasers(JNIEnv *env, int arm, cv_error *err) {
+    releasers_arm = arm;
+    if (releasers_answer == -2) snprintf(err->message, sizeof(err->message), "the recorder is not started");
+    return releasers_answer;
+}
 int agent_bind_probes(JNIEnv *env, jclass probes, cv_error *err) { return 0; }
 
 void agent_counters(int64_t out[CV_COUNTER_COUNT]) {
@@ -257,6 +266,22 @@ TEST(jni_snapshot0_refuses_null_and_mistyped_arrays) {
     CHECK(thrown && strcmp(thrown, "java/lang/IllegalArgumentException") == 0);
     CHECK(strstr(thrown_message, "ownerIds") != NULL);
     CHECK_EQ_U64(snapshot_calls, 0);
+}
+
+TEST(jni_setReleasers0_passes_the_answer_and_throws_only_when_not_started) {
+    for (int answer = -1; answer <= 1; answer++) {
+        reset_mock();
+        releasers_answer = answer;
+        CHECK(Java_dev_convoy_agent_NativeRecorder_setReleasers0(jni, NULL, answer == 1 ? 1 : 0) == answer);
+        CHECK(releasers_arm == (answer == 1 ? 1 : 0));
+        CHECK(thrown == NULL);
+    }
+    reset_mock();
+    releasers_answer = -2;
+    Java_dev_convoy_agent_NativeRecorder_setReleasers0(jni, NULL, -1);
+    CHECK(releasers_arm == -1);
+    CHECK(thrown && strcmp(thrown, "java/lang/IllegalStateException") == 0);
+    CHECK(strstr(thrown_message, "not started") != NULL);
 }
 
 TEST(jni_counters0_returns_the_counters_in_the_order_of_counters_h) {
