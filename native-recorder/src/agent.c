@@ -53,7 +53,10 @@ static struct {
     cv_ring   *gc_ring;
     uint32_t   gc_capacity;
     uint64_t   gc_started;    /* atomic: GC pauses begun and finished while recording, */
-    uint64_t   gc_finished;   /* written by the VM thread (timing=on tells a callback that met one) */
+    uint64_t   gc_finished;   /* written by the VM thread (timing=on tells a callback that met one;
+                                 the id cache tells whether objects may have moved) */
+    int        id_cache;      /* the per-thread cache of object ids is on ("Object ids") */
+    uint32_t   gc_tracked;    /* atomic: the recording epoch whose GC pauses are all counted */
     uint64_t   timing_ticks0; /* timing=on: cv_ticks() and cv_now_ns() at start, to convert ticks */
     uint64_t   timing_mono0;
     double     stamp_ticks;   /* timing=on: what one cv_ticks() costs, in ticks (mean of a run) */
@@ -128,6 +131,39 @@ static uint32_t capture_stack(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint s
     return capture_stack_lap(jvmti, jni, t, skip, 0, NULL);
 }
 
+/*
+ * Object ids. A begin event (MonitorContendedEnter, MonitorWait, a park) names its object by
+ * the id objects_id keeps in the object's JVMTI tag; GetTag enters the VM, where it waits for
+ * a safepoint under way and for the tag map's lock (which, after a collection, the first
+ * caller holds while the map drops its dead entries). A thread that blocks or waits on the
+ * same object again between two collections skips it: each thread keeps the ids of its last
+ * few objects (CV_ID_CACHE, threads.h) by the object's address. That is sound only where
+ * objects move and die only during the collector's pauses, which JVMTI reports
+ * (GarbageCollectionStart/Finish: gc_started, gc_finished): between two pauses an address
+ * names one object. The Java side turns the cache on only for such collectors (Serial,
+ * Parallel, G1), never for ZGC or Shenandoah, which relocate while the program runs.
+ *
+ * The rules are idcache.h's; record_gc fences after counting a pause's start, so a handle the
+ * collector updated is never read with the count of before. Pauses are counted
+ * while recording, once the GC events are enabled (gc_tracked: the epoch since whose enabling
+ * every pause was counted; the cache waits for it). An entry is taken only in the recording
+ * epoch and between the pauses it was made in, and only while its id still names its object
+ * (objects_current: no reset, no reuse of the slot since).
+ */
+static CV_ALWAYS_INLINE uint64_t object_id(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jobject object,
+                                           uint32_t epoch) {
+    if (!load_relaxed(&g_cv.id_cache) || !object || load_acquire(&g_cv.gc_tracked) != epoch) {
+        return objects_id(jvmti, jni, object, OBJ_PLAIN);
+    }
+    uint64_t gc = 0;
+    uintptr_t ref = idcache_ref(&g_cv.gc_started, &g_cv.gc_finished, object, &gc);
+    uint64_t id = idcache_find(t->id_cache, ref, gc, epoch, objects_current);
+    if (id != 0) return id;
+    id = objects_id(jvmti, jni, object, OBJ_PLAIN);
+    idcache_put(t->id_cache, ref, gc, epoch, id);
+    return id;
+}
+
 /* A thread blocks on, or waits on, one monitor at a time, and the MonitorContendedEntered
  * or MonitorWaited that ends it names the same object: the end event reuses the id the
  * begin event looked up, which saves a GetTag (and its tag map lock) per pair. The begin
@@ -158,7 +194,7 @@ static CV_ALWAYS_INLINE void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
             flags |= FLAG_RELEASER;
         }
     } else {
-        r.obj = objects_id(jvmti, jni, object, OBJ_PLAIN);
+        r.obj = object_id(jvmti, jni, t, object, epoch);
         if (CV_UNLIKELY(r.obj == 0)) {
             /* JVMTI could not tag the monitor: a record naming no object is no fact. */
             t->pending_obj = 0;
@@ -398,7 +434,7 @@ static CV_ALWAYS_INLINE jlong park(JNIEnv *jni, jobject blocker, jobject owner, 
     LAP(lap, THREAD);
     cv_record r;
     r.ts = ts;
-    r.obj = blocker ? objects_id(jvmti, jni, blocker, OBJ_PLAIN) : 0;
+    r.obj = blocker ? object_id(jvmti, jni, t, blocker, load_relaxed(&g_cv.epoch)) : 0;
     if (CV_UNLIKELY(blocker && r.obj == 0)) {
         ring_drop(t->ring);
         return 0;
@@ -433,7 +469,7 @@ static CV_ALWAYS_INLINE void parked(JNIEnv *jni, jlong start, jobject blocker, j
     if (t->park_ts == (uint64_t)start && t->park_epoch == load_relaxed(&g_cv.epoch)) {
         r.obj = t->park_obj;
     } else {
-        r.obj = blocker ? objects_id(jvmti, jni, blocker, OBJ_PLAIN) : 0;
+        r.obj = blocker ? object_id(jvmti, jni, t, blocker, load_relaxed(&g_cv.epoch)) : 0;
         if (CV_UNLIKELY(blocker && r.obj == 0)) {
             ring_drop(t->ring);
             return;
@@ -590,8 +626,13 @@ static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) 
 static void record_gc(uint8_t type) {
     if (!active()) return;
     /* One add per pause, by its one writer (the VM thread): for timing=on's "met a GC". */
-    if (type == EVENT_GC_START) store_release(&g_cv.gc_started, load_relaxed(&g_cv.gc_started) + 1);
-    else store_release(&g_cv.gc_finished, load_relaxed(&g_cv.gc_finished) + 1);
+    if (type == EVENT_GC_START) {
+        store_release(&g_cv.gc_started, load_relaxed(&g_cv.gc_started) + 1);
+        /* Before the collector moves anything: the id cache's reader sees the count first. */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    } else {
+        store_release(&g_cv.gc_finished, load_relaxed(&g_cv.gc_finished) + 1);
+    }
     cv_record r;
     r.ts = cv_now_ns();
     r.meta = cv_record_meta(type, 0, 0);
@@ -819,7 +860,11 @@ static int set_recording_locked(int on, cv_error *err) {
     if (on) {
         fetch_add_relaxed(&g_cv.epoch, 1);
         store_release(&g_cv.recording, 1);
-        if (set_recording_events(1, err) == 0) return 0;
+        if (set_recording_events(1, err) == 0) {
+            /* From here on every pause is counted: the id cache may be used in this epoch. */
+            if (g_cv.has_gc_events) store_release(&g_cv.gc_tracked, load_relaxed(&g_cv.epoch));
+            return 0;
+        }
         /* Not every event could be enabled: back to off, so flag and events agree. */
         store_release(&g_cv.recording, 0);
         cv_error ignored;
@@ -857,7 +902,9 @@ int agent_reset(JNIEnv *jni, cv_error *err) {
      * record a snapshot keeps was timestamped after the table was emptied. A new epoch stops
      * an end event from reusing the id its begin looked up before the reset. */
     objects_reset(jni);
-    fetch_add_relaxed(&g_cv.epoch, 1);
+    uint32_t epoch = fetch_add_relaxed(&g_cv.epoch, 1) + 1;
+    /* Recording goes on with its GC events enabled: the id cache carries on in the new epoch. */
+    if (load_acquire(&g_cv.recording) && g_cv.has_gc_events) store_release(&g_cv.gc_tracked, epoch);
     store_release(&g_cv.reset_mono, cv_now_ns());
     pthread_mutex_unlock(&switch_lock);
     return 0;
@@ -897,6 +944,7 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
 
     if (add_capabilities(jvmti, err)) return -1;
     if (!config->empty_callbacks && config->stack_depth > 0) capture_init(jni, jvmti, config->stack_capture);
+    g_cv.id_cache = config->id_cache == 1 && g_cv.has_gc_events;
 
     if (!config->empty_callbacks) {
         uint64_t cap = config->memory_cap;
@@ -990,6 +1038,10 @@ int agent_snapshot(JNIEnv *jni, const cv_monitor_states *states, cv_buf *out, cv
     src.jvmti = g_cv.jvmti;
     src.agent_version = CV_VERSION;
     src.options = g_cv.config.options;
+    src.id_cache = g_cv.id_cache ? "on"
+                   : g_cv.config.id_cache == 0 ? "off: option idcache=off"
+                   : g_cv.config.id_cache == 2 ? "off: the collector moves objects outside its pauses"
+                                               : "off: no GC events";
     src.stack_depth = g_cv.config.stack_depth;
     src.buffer_bytes = g_cv.config.buffer_bytes;
     src.memory_cap = g_cv.config.memory_cap;

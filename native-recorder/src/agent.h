@@ -28,6 +28,9 @@ typedef struct {
                                  2: the capability only (benchmark); 0: neither */
     int      timing;          /* benchmark only: timed callbacks (timing.h) */
     int      stack_capture;   /* CAPTURE_ASYNC or CAPTURE_JVMTI (capture.h) */
+    int      id_cache;        /* per-thread cache of monitor object ids (agent.c, "Object ids"):
+                                 1 on; 0 off by option; 2 off: the collector moves objects
+                                 outside its pauses */
     char     options[1024];   /* the option text in effect, for INFO */
 } cv_config;
 

@@ -50,7 +50,7 @@ Java_dev_convoy_agent_NativeRecorder_start0(JNIEnv *jni, jclass cls, jint buffer
                                             jlong memory_cap, jint stack_depth, jboolean recording,
                                             jboolean empty_callbacks, jboolean vm_owners,
                                             jint vthread_events, jboolean timing, jint stack_capture,
-                                            jstring options) {
+                                            jint id_cache, jstring options) {
     (void)cls;
     cv_config c;
     memset(&c, 0, sizeof(c));
@@ -63,6 +63,7 @@ Java_dev_convoy_agent_NativeRecorder_start0(JNIEnv *jni, jclass cls, jint buffer
     c.vthread_events = (int)vthread_events;
     c.timing = timing == JNI_TRUE;
     c.stack_capture = (int)stack_capture;
+    c.id_cache = (int)id_cache;
     if (options) {
         const char *s = (*jni)->GetStringUTFChars(jni, options, NULL);
         if (!s) return; /* OutOfMemoryError pending */
@@ -289,7 +290,7 @@ JNIEXPORT void JNICALL Java_dev_convoy_agent_NativeRecorder_closeDirectory0(JNIE
  * also checks every signature against NativeRecorder's declarations. */
 static int register_natives(JNIEnv *jni) {
     static const JNINativeMethod methods[] = {
-        {"start0", "(IJIZZZIZILjava/lang/String;)V", (void *)Java_dev_convoy_agent_NativeRecorder_start0},
+        {"start0", "(IJIZZZIZIILjava/lang/String;)V", (void *)Java_dev_convoy_agent_NativeRecorder_start0},
         {"setRecording0", "(Z)V", (void *)Java_dev_convoy_agent_NativeRecorder_setRecording0},
         {"isRecording0", "()Z", (void *)Java_dev_convoy_agent_NativeRecorder_isRecording0},
         {"setReleasers0", "(I)I", (void *)Java_dev_convoy_agent_NativeRecorder_setReleasers0},

@@ -181,6 +181,10 @@ static uint64_t assign(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind,
     return fresh;
 }
 
+int objects_current(uint64_t id) {
+    return (id & SLOT_MASK) != 0 && valid(id);
+}
+
 uint64_t objects_id(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind) {
     if (obj == NULL) return 0;
     jlong tag = 0;

@@ -99,6 +99,9 @@ size_t objects_memory(void);
 
 /* Id of obj, assigning one if it has none (or a stale one). Returns 0 if JVMTI fails. */
 uint64_t objects_id(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind);
+/* Whether `id` (from objects_id) still names its object: its slot was neither reused nor
+ * reset since. Overflow ids answer 0. Any thread; no lock. */
+int objects_current(uint64_t id);
 
 /* ObjectFree: the object tagged `tag` was collected. Lock-free, no JNI. */
 void objects_free(uint64_t tag);

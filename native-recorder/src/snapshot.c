@@ -286,6 +286,7 @@ static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *
     put_kv(b, &n, "options", src->options);
     put_kv(b, &n, "monitor.owners", owners_mode());
     put_kv(b, &n, "monitor.releasers", owners_releasers_mode());
+    put_kv(b, &n, "objects.idcache", src->id_cache);
     put_kv_u64(b, &n, "start.monotonic.ns", start_mono);
     put_kv_u64(b, &n, "start.epoch.ns", start_epoch);
     put_kv_u64(b, &n, "snapshot.monotonic.ns", c->snap_mono);

@@ -35,6 +35,7 @@ typedef struct {
     jvmtiEnv      *jvmti;
     const char    *agent_version;
     const char    *options;        /* the option text in effect */
+    const char    *id_cache;       /* INFO objects.idcache */
     uint32_t       stack_depth;
     uint32_t       buffer_bytes;
     uint64_t       memory_cap;

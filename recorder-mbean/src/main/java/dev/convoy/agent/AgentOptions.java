@@ -47,6 +47,10 @@ import dev.convoy.export.Output;
  *                        HotSpot's AsyncGetCallTrace (no VM transition, so no wait behind a
  *                        safepoint) and falls back to GetStackTrace wherever it cannot be sure;
  *                        'jvmti' always uses GetStackTrace (default async)
+ * idcache=on|off        keep each thread's last monitor objects' ids, so that a wait or block
+ *                        on the same object between two collections asks JVMTI for no tag
+ *                        (default on; only with a collector that moves objects in its pauses
+ *                        alone: Serial, Parallel, G1); 'off' for benchmarks
  * timing=on|off          benchmark only: time each monitor callback and park probe, stage by
  *                        stage, into per-thread accumulators that snapshots report in INFO
  *                        (timing.* keys); adds a few time-stamp reads per event (default off;
@@ -71,8 +75,8 @@ public final class AgentOptions {
     }
 
     static final List<String> KEYS = List.of("recording", "buffer", "memory", "stackdepth", "dumpdir",
-            "dumponexit", "dumpname", "callbacks", "owners", "releasers", "contanalysis", "vthreadevents", "stacks", "timing", "http",
-            "httptoken");
+            "dumponexit", "dumpname", "callbacks", "owners", "releasers", "idcache", "contanalysis", "vthreadevents",
+            "stacks", "timing", "http", "httptoken");
 
     static final long MIN_BUFFER = 4 << 10;
     static final long MAX_BUFFER = 64 << 20;
@@ -96,6 +100,7 @@ public final class AgentOptions {
     private boolean emptyCallbacks;
     private boolean vmOwners = true;
     private String releasers = "vm";
+    private boolean idCache = true;
     /** Default of vthreadevents: see docs/performance.md, "Virtual threads". */
     static final String VIRTUAL_THREAD_EVENTS_DEFAULT = "on";
     private String virtualThreadEvents = VIRTUAL_THREAD_EVENTS_DEFAULT;
@@ -182,6 +187,7 @@ public final class AgentOptions {
                 }
                 releasers = value;
             }
+            case "idcache" -> idCache = onOff(key, value);
             case "contanalysis" -> contentionAnalysis = onOff(key, value);
             case "vthreadevents" -> {
                 if (!value.equals("on") && !value.equals("off") && !value.equals("capability")) {
@@ -423,6 +429,11 @@ public final class AgentOptions {
         return emptyCallbacks;
     }
 
+    /** Whether monitor object ids are cached per thread (idcache=on). */
+    public boolean idCache() {
+        return idCache;
+    }
+
     /** How monitor releasers are known: vm, jfr or inferred (releasers=). */
     public String releasers() {
         return releasers;
@@ -493,6 +504,9 @@ public final class AgentOptions {
         parts.add("callbacks=" + (emptyCallbacks ? "empty" : "full"));
         parts.add("owners=" + (vmOwners ? "vm" : "inferred"));
         parts.add("releasers=" + releasers);
+        if (!idCache) {
+            parts.add("idcache=off"); // a benchmark switch: named when off
+        }
         parts.add("contanalysis=" + (contentionAnalysis ? "on" : "off"));
         parts.add("vthreadevents=" + virtualThreadEvents);
         parts.add("stacks=" + stacks);

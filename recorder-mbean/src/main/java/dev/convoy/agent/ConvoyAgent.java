@@ -61,7 +61,7 @@ public final class ConvoyAgent {
         NativeRecorder.load(inst);
         NativeRecorder.start(options.bufferBytes(), options.memoryCap(), options.stackDepth(), options.recording(),
                 options.emptyCallbacks(), options.vmOwners(), options.virtualThreadEvents(), options.timing(),
-                options.stackCapture(),
+                options.stackCapture(), options.idCache() ? (collectsInPausesOnly() ? 1 : 2) : 0,
                 options.effective());
         ConvoyAgent agent = new ConvoyAgent(options, inst);
         agent.dumpDirectory.removeStaleTemporaryFiles();
@@ -77,6 +77,20 @@ public final class ConvoyAgent {
         }
         instance = agent;
         return agent;
+    }
+
+    /** The collectors that move and free objects only in their pauses, by their MXBean names. */
+    private static final java.util.Set<String> PAUSE_ONLY_COLLECTORS = java.util.Set.of("Copy", "MarkSweepCompact",
+            "PS Scavenge", "PS MarkSweep", "G1 Young Generation", "G1 Old Generation", "G1 Concurrent GC");
+
+    /**
+     * Whether this JVM's collector moves and frees objects only in the pauses JVMTI reports
+     * (Serial, Parallel, G1), which the per-thread cache of object ids relies on; not ZGC nor
+     * Shenandoah, which relocate while the program runs, nor an unknown collector.
+     */
+    static boolean collectsInPausesOnly() {
+        var beans = java.lang.management.ManagementFactory.getGarbageCollectorMXBeans();
+        return !beans.isEmpty() && beans.stream().allMatch(b -> PAUSE_ONLY_COLLECTORS.contains(b.getName()));
     }
 
     private static String version() {

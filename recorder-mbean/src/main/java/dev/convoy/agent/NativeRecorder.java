@@ -104,14 +104,17 @@ public final class NativeRecorder {
      *                       snapshots then carry the INFO keys {@code timing.*}
      * @param stackCapture   1: AsyncGetCallTrace with GetStackTrace as fallback, 0: GetStackTrace
      *                       (native-recorder/src/capture.h)
+     * @param idCache        the per-thread cache of monitor object ids: 1 on, 0 off (option
+     *                       {@code idcache=off}), 2 off because the collector moves objects outside
+     *                       its pauses (native-recorder/src/agent.c, "Object ids")
      * @param options        the option text in effect, stored in snapshots
      * @throws IllegalStateException if the recorder already runs or JVMTI refuses
      */
     public static void start(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                              boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
-                             boolean timing, int stackCapture, String options) {
+                             boolean timing, int stackCapture, int idCache, String options) {
         start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, virtualThreadEvents, timing,
-                stackCapture, options);
+                stackCapture, idCache, options);
     }
 
     /**
@@ -264,7 +267,7 @@ public final class NativeRecorder {
 
     private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                                       boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
-                                      boolean timing, int stackCapture, String options);
+                                      boolean timing, int stackCapture, int idCache, String options);
 
     private static native void setRecording0(boolean on);
 

@@ -64,13 +64,17 @@ class AgentOptionsTest {
         assertEquals("vm", AgentOptions.parse("").releasers());
         assertEquals("jfr", AgentOptions.parse("releasers=jfr").releasers());
         assertTrue(AgentOptions.parse("releasers=inferred").effective().contains(",releasers=inferred,"));
+        assertTrue(AgentOptions.parse("").idCache());
+        assertFalse(AgentOptions.parse("").effective().contains("idcache"));
+        assertFalse(AgentOptions.parse("idcache=off").idCache());
+        assertTrue(AgentOptions.parse("idcache=off").effective().contains(",idcache=off,"));
     }
 
     @Test
     void unknownKeyListsTheAllowedOnes() {
         assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, stackdepth, dumpdir, "
-                + "dumponexit, dumpname, callbacks, owners, releasers, contanalysis, vthreadevents, stacks, timing, http, "
-                + "httptoken",
+                + "dumponexit, dumpname, callbacks, owners, releasers, idcache, contanalysis, vthreadevents, stacks, timing, "
+                + "http, httptoken",
                 error("bufer=64k"));
     }
 

@@ -68,8 +68,12 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig RELEASERS = new SuiteConfig("releasers", "Convoy default, releasers=jfr",
             Tool.CONVOY, "releasers=jfr");
 
+    /** Every begin event asks JVMTI for its object's tag: the per-thread id cache's saving. */
+    public static final SuiteConfig ID_OFF = new SuiteConfig("idoff", "Convoy default, idcache=off", Tool.CONVOY,
+            "idcache=off");
+
     public static final List<SuiteConfig> ALL = List.of(NONE, FLOOR, RING, RING_INFERRED, DEFAULT, JVMTI_STACKS, CONTAN, JFR, JFR0, JFR0S, ASYNC,
-            CAP16, VT_OFF, VT_CAP, TIMING, TIMING_JVMTI, RELEASERS);
+            CAP16, VT_OFF, VT_CAP, TIMING, TIMING_JVMTI, RELEASERS, ID_OFF);
 
     /** Whether a run of this configuration dumps a snapshot whose callback timing the runner reads. */
     public boolean timed() {
