@@ -141,12 +141,13 @@ public final class SuiteRunner {
      * Unsafe.park. Contention analysis adds nothing to parks and is left out.
      */
     static final List<SuiteConfig> PARK_CONFIGS = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING,
-            SuiteConfig.DEFAULT, SuiteConfig.JVMTI_STACKS, SuiteConfig.JFR, SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
+            SuiteConfig.DEFAULT, SuiteConfig.ID_OFF, SuiteConfig.JVMTI_STACKS, SuiteConfig.JFR, SuiteConfig.JFR0,
+            SuiteConfig.JFR0S, SuiteConfig.ASYNC);
 
     /** The workloads with their sizes (smaller with --quick) and configurations. */
     static Workload workload(String id, boolean quick, int runs) {
         List<SuiteConfig> standard = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING, SuiteConfig.DEFAULT,
-                SuiteConfig.JVMTI_STACKS, SuiteConfig.CONTAN, SuiteConfig.JFR, SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
+                SuiteConfig.ID_OFF, SuiteConfig.JVMTI_STACKS, SuiteConfig.CONTAN, SuiteConfig.JFR, SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
         // Contended enters: also ring only without the owner read, for its cost per enter, and
         // releasers read from the VM (Convoy's own JFR recording armed), for theirs.
         List<SuiteConfig> enters = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING,
