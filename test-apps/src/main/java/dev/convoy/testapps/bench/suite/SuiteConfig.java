@@ -72,8 +72,12 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig ID_OFF = new SuiteConfig("idoff", "Convoy default, idcache=off", Tool.CONVOY,
             "idcache=off");
 
+    /** Timing without the id cache: where its saving shows, stage by stage. */
+    public static final SuiteConfig TIMING_ID_OFF = new SuiteConfig("timingidoff", "Convoy default, timing=on, idcache=off",
+            Tool.CONVOY, "timing=on,idcache=off");
+
     public static final List<SuiteConfig> ALL = List.of(NONE, FLOOR, RING, RING_INFERRED, DEFAULT, JVMTI_STACKS, CONTAN, JFR, JFR0, JFR0S, ASYNC,
-            CAP16, VT_OFF, VT_CAP, TIMING, TIMING_JVMTI, RELEASERS, ID_OFF);
+            CAP16, VT_OFF, VT_CAP, TIMING, TIMING_JVMTI, RELEASERS, ID_OFF, TIMING_ID_OFF);
 
     /** Whether a run of this configuration dumps a snapshot whose callback timing the runner reads. */
     public boolean timed() {

@@ -237,6 +237,9 @@ public final class SuiteRunner {
                 if (configs.contains(SuiteConfig.JVMTI_STACKS)) {
                     configs.add(configs.indexOf(SuiteConfig.JVMTI_STACKS) + 1, SuiteConfig.TIMING_JVMTI);
                 }
+                if (configs.contains(SuiteConfig.ID_OFF)) {
+                    configs.add(configs.indexOf(SuiteConfig.ID_OFF) + 1, SuiteConfig.TIMING_ID_OFF);
+                }
             }
             if (!o.configs().isEmpty()) {
                 configs.removeIf(c -> !o.configs().contains(c.id()));
