@@ -152,7 +152,7 @@ static uint32_t capture_stack(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint s
  */
 static CV_ALWAYS_INLINE uint64_t object_id(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jobject object,
                                            uint32_t epoch) {
-    if (!load_relaxed(&g_cv.id_cache) || !object || load_acquire(&g_cv.gc_tracked) != epoch) {
+    if (!load_relaxed(&g_cv.id_cache) || !object || !t->id_cache || load_acquire(&g_cv.gc_tracked) != epoch) {
         return objects_id(jvmti, jni, object, OBJ_PLAIN);
     }
     uint64_t gc = 0;

@@ -1,5 +1,5 @@
 /*
- * A thread's cache of the object ids of the last few objects it blocked, waited or parked on,
+ * A platform thread's cache of the object ids of the last few objects it blocked, waited or parked on,
  * by the object's address (agent.c, "Object ids", says when this is sound: a collector that
  * moves and frees objects only in the pauses JVMTI reports).
  *

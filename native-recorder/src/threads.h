@@ -80,7 +80,8 @@ typedef struct cv_thread {
     uint32_t pending_type;    /* its type, */
     uint32_t pending_epoch;   /* and the recording epoch it was recorded in */
     uintptr_t pending_monitor; /* owner only: of an ENTER, the ObjectMonitor owners_read found (0: none) */
-    cv_id_cache id_cache[CV_ID_CACHE]; /* owner only: agent.c, "Object ids" */
+    cv_id_cache *id_cache;    /* platform threads: CV_ID_CACHE entries at the end of the block,
+                                 owner only (agent.c, "Object ids"); NULL for a virtual thread */
     uint32_t owner_registered; /* owner only: owners.h knows this thread (and its stack) */
     uint32_t is_virtual;      /* a virtual thread; set before publication, never changed */
     uint64_t park_ts;         /* owner only: time of the last recorded PARK (0 = none), */
