@@ -135,20 +135,19 @@ static uint32_t capture_stack(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint s
  * Object ids. A begin event (MonitorContendedEnter, MonitorWait, a park) names its object by
  * the id objects_id keeps in the object's JVMTI tag; GetTag enters the VM, where it waits for
  * a safepoint under way and for the tag map's lock (which, after a collection, the first
- * caller holds while the map drops its dead entries). A thread that blocks or waits on the
- * same object again between two collections skips it: each thread keeps the ids of its last
- * few objects (CV_ID_CACHE, threads.h) by the object's address. That is sound only where
- * objects move and die only during the collector's pauses, which JVMTI reports
+ * caller holds while the map drops its dead entries). A platform thread that blocks, waits or
+ * parks on the same object again between two collections skips it: it keeps the ids of its
+ * last few objects by the object's address (idcache.h, whose rules these are). That is sound
+ * only where objects move and die only during the collector's pauses, which JVMTI reports
  * (GarbageCollectionStart/Finish: gc_started, gc_finished): between two pauses an address
  * names one object. The Java side turns the cache on only for such collectors (Serial,
  * Parallel, G1), never for ZGC or Shenandoah, which relocate while the program runs.
  *
- * The rules are idcache.h's; record_gc fences after counting a pause's start, so a handle the
- * collector updated is never read with the count of before. Pauses are counted
- * while recording, once the GC events are enabled (gc_tracked: the epoch since whose enabling
- * every pause was counted; the cache waits for it). An entry is taken only in the recording
- * epoch and between the pauses it was made in, and only while its id still names its object
- * (objects_current: no reset, no reuse of the slot since).
+ * record_gc fences after counting a pause's start, so a handle the collector updated is never
+ * read with the count of before. Pauses are counted while recording, once the GC events are
+ * enabled: gc_tracked is the epoch since whose enabling every pause was counted, and the cache
+ * waits for it. An entry's id must still name its object (objects_current: no reset, no reuse
+ * of the slot since).
  */
 static CV_ALWAYS_INLINE uint64_t object_id(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jobject object,
                                            uint32_t epoch) {

@@ -192,10 +192,10 @@ static int layout(jvmtiEnv *jvmti, JNIEnv *jni, const char **why) {
     return 0;
 }
 
-/* The exported fields of ObjectMonitor in the releases 17 to 25: none may lie on the 8 bytes taken
- * for _previous_owner_tid. */
+/* The exported fields of ObjectMonitor in the releases 17 to 25 other than _owner: none may lie on
+ * the 8 bytes taken for _previous_owner_tid. */
 static const char *const monitor_fields[] = {
-    "_header", "_metadata", "_object", "_owner", "_next_om", "_recursions", "_EntryList", "_entry_list",
+    "_header", "_metadata", "_object", "_next_om", "_recursions", "_EntryList", "_entry_list",
     "_entry_list_tail", "_cxq", "_succ", "_Responsible", "_contentions", "_waiters", "_WaitSet", "_wait_set",
     "_stack_locker", NULL};
 
@@ -206,7 +206,7 @@ static const char *releaser_layout(jvmtiEnv *jvmti) {
         int64_t off;
         const char *ts;
         if (vmstructs_field("ObjectMonitor", monitor_fields[i], &off, &ts) == 0 && off < rel.prev_off + 8 &&
-            off + 8 > rel.prev_off && strcmp(monitor_fields[i], "_owner") != 0) {
+            off + 8 > rel.prev_off) {
             return "an exported ObjectMonitor field lies where _previous_owner_tid is expected";
         }
     }
@@ -221,6 +221,13 @@ static const char *releaser_layout(jvmtiEnv *jvmti) {
     return NULL;
 }
 
+/* Slots of a thread map: at most a sixteenth of the cap, 2^14 (about 4,000 threads) from 16 MiB up. */
+static unsigned map_bits(uint64_t memory_cap) {
+    unsigned bits = ADDRMAP_BITS;
+    while (bits > 8 && addrmap_bytes(bits) > memory_cap / 16) bits--;
+    return bits;
+}
+
 void owners_init(jvmtiEnv *jvmti, JNIEnv *jni, int enabled, uint64_t memory_cap) {
     if (!enabled) {
         turn_off("off by option");
@@ -233,10 +240,7 @@ void owners_init(jvmtiEnv *jvmti, JNIEnv *jni, int enabled, uint64_t memory_cap)
         return;
     }
     if (ow.mode == MODE_POINTER || ow.lock_stack_off) {
-        /* At most a sixteenth of the cap: 2^14 slots (about 4,000 threads) from 16 MiB up. */
-        unsigned bits = ADDRMAP_BITS;
-        while (bits > 8 && addrmap_bytes(bits) > memory_cap / 16) bits--;
-        ow.map = addrmap_create(bits);
+        ow.map = addrmap_create(map_bits(memory_cap));
         if (!ow.map) {
             turn_off("out of memory");
             cv_log_warn("monitor owners are inferred, not read from the VM: out of memory");
@@ -248,10 +252,8 @@ void owners_init(jvmtiEnv *jvmti, JNIEnv *jni, int enabled, uint64_t memory_cap)
     if (no) {
         snprintf(rel.reason, sizeof(rel.reason), "inferred: %s", no);
     } else {
-        /* Before JDK 19, JFR numbers threads itself: a map as large as the owners' one. */
-        unsigned bits = ADDRMAP_BITS;
-        while (bits > 8 && addrmap_bytes(bits) > memory_cap / 16) bits--;
-        if (rel.feature < 19) rel.ids = addrmap_create(bits);
+        /* Before JDK 19, JFR numbers threads itself: a map of its ids, as large as the owners' one. */
+        if (rel.feature < 19) rel.ids = addrmap_create(map_bits(memory_cap));
         rel.state = REL_IDLE;
         snprintf(rel.reason, sizeof(rel.reason), "vm");
     }
@@ -375,8 +377,10 @@ static int check_ids(jvmtiEnv *jvmti, JNIEnv *jni) {
     }
     rel.identity = same && any;
     if (!rel.identity) {
-        if (!rel.ids) {
-            snprintf(rel.reason, sizeof(rel.reason), "inferred: out of memory");
+        if (!rel.ids) {   /* not made (JDK 19+, where they should be the same), or out of memory */
+            snprintf(rel.reason, sizeof(rel.reason), "%s",
+                     rel.feature < 19 ? "inferred: out of memory"
+                                      : "inferred: JFR's thread ids are not the Java thread ids on this JVM");
             ok = 0;
         } else {
             store_release(&rel.checked, 1);   /* threads starting from now on map themselves */
