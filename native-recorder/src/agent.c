@@ -56,6 +56,7 @@ static struct {
     uint64_t   gc_finished;   /* written by the VM thread (timing=on tells a callback that met one;
                                  the id cache tells whether objects may have moved) */
     int        id_cache;      /* the per-thread cache of object ids is on ("Object ids") */
+    int        stack_oracle;  /* CONVOY_TEST_STACK_ORACLE=1: cache hits are checked (capture.h) */
     uint32_t   gc_tracked;    /* atomic: the recording epoch whose GC pauses are all counted */
     uint64_t   timing_ticks0; /* timing=on: cv_ticks() and cv_now_ns() at start, to convert ticks */
     uint64_t   timing_mono0;
@@ -106,12 +107,37 @@ static void lap_commit(cv_thread *t, int tev, const cv_lap *lap) {
     if (t->timing) timing_commit(t->timing, tev, lap, met_gc);
 }
 
-/* Skips `skip` frames at the top (the probe's own frames for instrumentation events). The walk
- * is capture.h's: AsyncGetCallTrace (stacks=async) or GetStackTrace. */
+/* Test oracle: the stack a cache hit gave against GetStackTrace's, interned (same id, same frames). */
+static void oracle_cached(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint skip, uint32_t depth, uint32_t hit) {
+    cv_frame *frames = (cv_frame *)threads_frames(jni, t);
+    int count = frames ? capture_oracle_cached(jvmti, skip, depth, frames) : -1;
+    if (count <= 0) return;
+    uint32_t flags = 0;
+    if ((uint32_t)count > depth) {
+        count = (int)depth;
+        flags = CV_STACK_TRUNCATED;
+    }
+    uint32_t id = stacks_intern(g_cv.stacks, frames, (uint32_t)count, flags);
+    capture_oracle_cached_result(jvmti, id == hit, frames, count);
+}
+
+/* Skips `skip` frames at the top (the probe's own frames for instrumentation events). A platform
+ * thread whose stack is one it captured lately, as its stack cache proves (stackcache.h), takes
+ * that stack's id; otherwise the walk is capture.h's (AsyncGetCallTrace with stacks=async, or
+ * GetStackTrace) and the stack interned is kept in the cache. */
 static CV_ALWAYS_INLINE uint32_t capture_stack_lap(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint skip,
                                                    int holds_monitor, cv_lap *lap) {
     uint32_t depth = g_cv.config.stack_depth;
     if (depth == 0) return 0;
+    cv_stack_cache *cache = t->stack_cache;
+    if (cache) {
+        uint32_t hit = capture_cache_find(cache, (uint32_t)skip);
+        if (hit != 0) {
+            if (CV_UNLIKELY(g_cv.stack_oracle)) oracle_cached(jvmti, jni, t, skip, depth, hit);
+            LAP(lap, WALK);
+            return hit;
+        }
+    }
     cv_frame *frames = (cv_frame *)threads_frames(jni, t);
     if (!frames) return 0;
     int count = capture_walk(jvmti, jni, (int)t->is_virtual, holds_monitor, skip, depth, frames);
@@ -123,6 +149,7 @@ static CV_ALWAYS_INLINE uint32_t capture_stack_lap(jvmtiEnv *jvmti, JNIEnv *jni,
         flags = CV_STACK_TRUNCATED;
     }
     uint32_t id = stacks_intern(g_cv.stacks, frames, (uint32_t)count, flags);
+    if (cache) capture_cache_store(cache, jni, (uint32_t)skip, id);
     LAP(lap, INTERN);
     return id;
 }
@@ -942,7 +969,13 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
     g_cv.config = *config;
 
     if (add_capabilities(jvmti, err)) return -1;
-    if (!config->empty_callbacks && config->stack_depth > 0) capture_init(jni, jvmti, config->stack_capture);
+    int stack_cache = 0;
+    if (!config->empty_callbacks && config->stack_depth > 0) {
+        capture_init(jni, jvmti, config->stack_capture);
+        stack_cache = capture_cache_init(jvmti, jni, config->stack_cache);
+        const char *oracle = getenv("CONVOY_TEST_STACK_ORACLE");
+        g_cv.stack_oracle = oracle && strcmp(oracle, "1") == 0;
+    }
     g_cv.id_cache = config->id_cache == 1 && g_cv.has_gc_events;
 
     if (!config->empty_callbacks) {
@@ -963,7 +996,8 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         ring_init(g_cv.gc_ring, g_cv.gc_capacity);
         owners_init(jvmti, jni, config->vm_owners, cap);
         uint64_t used = stacks_memory(g_cv.stacks) + objects_memory() + gc_bytes + owners_memory();
-        threads_init(jni, cap > used ? cap - used : 0, config->buffer_bytes, config->stack_depth, config->timing);
+        threads_init(jni, cap > used ? cap - used : 0, config->buffer_bytes, config->stack_depth, config->timing,
+                     stack_cache);
         if (config->timing) timing_calibrate_start();
     }
 

@@ -31,6 +31,7 @@ typedef struct {
     int      id_cache;        /* per-thread cache of monitor object ids (agent.c, "Object ids"):
                                  1 on; 0 off by option; 2 off: the collector moves objects
                                  outside its pauses */
+    int      stack_cache;     /* per-thread cache of captured stacks (stackcache.h): 1 on, 0 off */
     char     options[1024];   /* the option text in effect, for INFO */
 } cv_config;
 

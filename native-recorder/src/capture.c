@@ -1,6 +1,8 @@
 #include "capture.h"
 #include "arch.h"
 #include "capture_frames.h"
+#include "frames.h"
+#include "threads.h"
 #include "vmstructs.h"
 
 #include <pthread.h>
@@ -45,6 +47,16 @@ static struct {
 } cap;
 
 static pthread_mutex_t oracle_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The stack cache (stackcache.h over frames.h). Counters: relaxed adds on the miss path only. */
+static struct {
+    int on;
+    char off[160];                       /* why it is off */
+    int interpreted;                     /* chains through interpreted frames are read */
+    uint64_t stored;
+    uint64_t refused[FRAMES_REFUSALS];
+    uint64_t equal, different;           /* oracle: hits against GetStackTrace */
+} sc;
 
 int capture_init(JNIEnv *jni, jvmtiEnv *jvmti, int mode) {
     (void)jvmti;
@@ -227,12 +239,81 @@ void capture_describe(char *out, size_t cap_) {
 int capture_oracle_describe(char *out, size_t cap_) {
     if (!cap.oracle) return 0;
     pthread_mutex_lock(&oracle_lock);
-    int len = snprintf(out, cap_, "equal=%llu different=%llu failed=%llu",
+    int len = snprintf(out, cap_, "equal=%llu different=%llu failed=%llu cached.equal=%llu cached.different=%llu",
                        (unsigned long long)load_relaxed(&cap.equal), (unsigned long long)load_relaxed(&cap.different),
-                       (unsigned long long)load_relaxed(&cap.oracle_failed));
+                       (unsigned long long)load_relaxed(&cap.oracle_failed),
+                       (unsigned long long)load_relaxed(&sc.equal), (unsigned long long)load_relaxed(&sc.different));
     for (int i = 0; i < cap.nexamples && len >= 0 && (size_t)len < cap_; i++) {
         len += snprintf(out + len, cap_ - (size_t)len, "; %s", cap.examples[i]);
     }
     pthread_mutex_unlock(&oracle_lock);
     return 1;
+}
+
+int capture_cache_init(jvmtiEnv *jvmti, JNIEnv *jni, int wanted) {
+    if (!wanted) {
+        snprintf(sc.off, sizeof(sc.off), "off: option stackcache=off");
+        return 0;
+    }
+    const char *why = NULL;
+    if (vmstructs_open(jni, &why) != 0 || frames_init(jvmti, jni, &why, &sc.interpreted) != 0) {
+        snprintf(sc.off, sizeof(sc.off), "off: %s", why);
+        cv_log_warn("stackcache: off, every stack is walked: %s", why);
+        return 0;
+    }
+    sc.on = 1;
+    return 1;
+}
+
+static int chain_read(void *ctx, frames_check *out, int cap_) {
+    return frames_chain((JNIEnv *)ctx, out, cap_);
+}
+
+uint32_t capture_cache_find(cv_stack_cache *c, uint32_t skip) {
+    return stackcache_find(c, skip, frames_hold);
+}
+
+void capture_cache_store(cv_stack_cache *c, JNIEnv *jni, uint32_t skip, uint32_t id) {
+    int n = stackcache_put(c, skip, id, chain_read, jni);
+    if (n > 0) {
+        fetch_add_relaxed(&sc.stored, 1);
+    } else if (n < 0 && n >= -FRAMES_REFUSALS) {
+        fetch_add_relaxed(&sc.refused[-n - 1], 1);
+    }
+}
+
+int capture_oracle_cached(jvmtiEnv *jvmti, jint skip, uint32_t depth, cv_frame *frames) {
+    if (cap.oracle != ORACLE_COMPARE) return -1;
+    jint count = 0;
+    jvmtiError e = (*jvmti)->GetStackTrace(jvmti, NULL, skip, (jint)depth + 1, (jvmtiFrameInfo *)frames, &count);
+    return e == JVMTI_ERROR_NONE ? (int)count : -1;
+}
+
+void capture_oracle_cached_result(jvmtiEnv *jvmti, int equal, const cv_frame *frames, int n) {
+    if (equal) {
+        fetch_add_relaxed(&sc.equal, 1);
+        return;
+    }
+    fetch_add_relaxed(&sc.different, 1);
+    pthread_mutex_lock(&oracle_lock);
+    if (cap.nexamples < ORACLE_EXAMPLES) {
+        char a[112] = "(none)";
+        if (n > 0) describe_frame(jvmti, &frames[0], a, sizeof(a));
+        snprintf(cap.examples[cap.nexamples++], sizeof(cap.examples[0]),
+                 "cached stack differs from GetStackTrace's (%d frames, top %s)", n, a);
+    }
+    pthread_mutex_unlock(&oracle_lock);
+}
+
+void capture_cache_describe(char *out, size_t cap_) {
+    if (!sc.on) {
+        snprintf(out, cap_, "%s", sc.off[0] ? sc.off : "off: no stacks");
+        return;
+    }
+    int len = snprintf(out, cap_, "on hits=%llu stored=%llu interpreted=%s", (unsigned long long)threads_stack_hits(),
+                       (unsigned long long)load_relaxed(&sc.stored), sc.interpreted ? "read" : "refused");
+    for (int i = 0; i < FRAMES_REFUSALS && len >= 0 && (size_t)len < cap_; i++) {
+        len += snprintf(out + len, cap_ - (size_t)len, " refused.%s=%llu", frames_refusal_name(-i - 1),
+                        (unsigned long long)load_relaxed(&sc.refused[i]));
+    }
 }

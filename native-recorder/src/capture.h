@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "log.h"
+#include "stackcache.h"
 #include "stacks.h"
 
 enum { CAPTURE_JVMTI = 0, CAPTURE_ASYNC = 1 };
@@ -65,6 +66,21 @@ int capture_walk(jvmtiEnv *jvmti, JNIEnv *jni, int is_virtual, int holds_monitor
 
 /* Captures that took GetStackTrace (every reason) or were skipped, since start. */
 uint64_t capture_fallbacks(void);
+
+/*
+ * The stack cache (stackcache.h, frames.h): on when `wanted` and this VM's frames can be read
+ * (else off, the reason kept for INFO stacks.cache). A hit is a capture whose chain still holds;
+ * after a miss, the stack interned is stored with the chain read then.
+ */
+int capture_cache_init(jvmtiEnv *jvmti, JNIEnv *jni, int wanted);
+uint32_t capture_cache_find(cv_stack_cache *c, uint32_t skip);
+void capture_cache_store(cv_stack_cache *c, JNIEnv *jni, uint32_t skip, uint32_t id);
+/* Test oracle on a hit: GetStackTrace's frames into `frames` (their count), or -1 when the
+ * oracle is not comparing; then the result of comparing their interned id with the hit's. */
+int capture_oracle_cached(jvmtiEnv *jvmti, jint skip, uint32_t depth, cv_frame *frames);
+void capture_oracle_cached_result(jvmtiEnv *jvmti, int equal, const cv_frame *frames, int n);
+/* INFO stacks.cache: "on hits=... stored=... interpreted=read|refused refused.<why>=..." or "off: why". */
+void capture_cache_describe(char *out, size_t cap);
 
 /* INFO values: "mode=async walks=... fallback=..." and the oracle's tally (NULL when off). */
 void capture_describe(char *out, size_t cap);

@@ -50,7 +50,7 @@ Java_dev_convoy_agent_NativeRecorder_start0(JNIEnv *jni, jclass cls, jint buffer
                                             jlong memory_cap, jint stack_depth, jboolean recording,
                                             jboolean empty_callbacks, jboolean vm_owners,
                                             jint vthread_events, jboolean timing, jint stack_capture,
-                                            jint id_cache, jstring options) {
+                                            jint id_cache, jint stack_cache, jstring options) {
     (void)cls;
     cv_config c;
     memset(&c, 0, sizeof(c));
@@ -64,6 +64,7 @@ Java_dev_convoy_agent_NativeRecorder_start0(JNIEnv *jni, jclass cls, jint buffer
     c.timing = timing == JNI_TRUE;
     c.stack_capture = (int)stack_capture;
     c.id_cache = (int)id_cache;
+    c.stack_cache = (int)stack_cache;
     if (options) {
         const char *s = (*jni)->GetStringUTFChars(jni, options, NULL);
         if (!s) return; /* OutOfMemoryError pending */

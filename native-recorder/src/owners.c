@@ -119,13 +119,11 @@ static int layout(jvmtiEnv *jvmti, JNIEnv *jni, const char **why) {
         return -1;
     }
     const char *ts = NULL;
-    int64_t thread_obj_off;
     if (field("JavaThread", "_current_pending_monitor", &ow.pending_off, &ts, jt_size, why)) return -1;
     if (!ts || strcmp(ts, "ObjectMonitor*") != 0) {
         *why = "JavaThread::_current_pending_monitor is not an ObjectMonitor*";
         return -1;
     }
-    if (field("JavaThread", "_threadObj", &thread_obj_off, &ts, jt_size, why)) return -1;
     if (field("ObjectMonitor", "_object", &ow.object_off, &ts, om_size, why)) return -1;
     if (field("ObjectMonitor", "_owner", &ow.owner_off, &ts, om_size, why)) return -1;
     int tid_mode = ts != NULL && strcmp(ts, "int64_t") == 0;
@@ -144,34 +142,24 @@ static int layout(jvmtiEnv *jvmti, JNIEnv *jni, const char **why) {
     rel.prev_off = ow.owner_off + 8;
     if ((uint64_t)rel.prev_off + 8 > om_size) rel.prev_off = 0;
 
-    /* The current JavaThread: Thread.eetop, which must sit a fixed distance below the JNIEnv
-     * and point back to this Thread through _threadObj. */
+    /* Thread.eetop for other threads' JavaThreads; the current one is checked by vmstructs. */
     jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
     if (tc) eetop_field = (*jni)->GetFieldID(jni, tc, "eetop", "J");
     if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
     if (tc) tid_field = (*jni)->GetFieldID(jni, tc, "tid", "J");
     if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
     if (tc) (*jni)->DeleteLocalRef(jni, tc);
-    if (!eetop_field) {
-        *why = "java.lang.Thread has no field eetop";
+    uintptr_t jt = 0;
+    intptr_t env_offset = 0;
+    if (!eetop_field || vmstructs_current_thread(jvmti, jni, &jt, &env_offset, why) != 0) {
+        if (!eetop_field) *why = "java.lang.Thread has no field eetop";
         return -1;
     }
+    int ok = 1;
     jthread self = NULL;
     if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE || !self) {
         *why = "GetCurrentThread failed";
         return -1;
-    }
-    uintptr_t jt = java_thread_of(jni, self);
-    intptr_t env_offset = (intptr_t)((uintptr_t)jni - jt);
-    int ok = aligned(jt) && env_offset > 0 && (uint64_t)env_offset < jt_size;
-    if (ok) {
-        /* The Thread object may move between the two reads: a few tries. */
-        uintptr_t handle = (uintptr_t)self & ~(uintptr_t)3;
-        ok = 0;
-        for (int i = 0; i < 3 && !ok; i++) {
-            uintptr_t slot = word(jt + (uint64_t)thread_obj_off);
-            ok = aligned(slot) && word(slot) != 0 && word(slot) == word(handle);
-        }
     }
     if (ok && tid_mode) {
         int64_t owner_id_off;

@@ -304,6 +304,8 @@ static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *
     capture_describe(capture, sizeof(capture));
     put_kv(b, &n, "stacks.capture", capture);
     if (capture_oracle_describe(capture, sizeof(capture))) put_kv(b, &n, "stacks.oracle", capture);
+    capture_cache_describe(capture, sizeof(capture));
+    put_kv(b, &n, "stacks.cache", capture);
     put_kv_u64(b, &n, "objects.dropped", objects_dropped());
     if (src->timing) put_timing(b, &n, src);
     buf_counted_section_end(b, mark, n);

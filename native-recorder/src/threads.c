@@ -48,6 +48,8 @@ static uint64_t evicted;
 static uint64_t evicted_written, evicted_overwritten, evicted_dropped;
 static uint64_t dropped_no_ring;
 static size_t timing_bytes;                       /* sizeof(cv_timing) with timing=on, else 0 */
+static size_t stack_cache_bytes;                  /* sizeof(cv_stack_cache) with the stack cache, else 0 */
+static uint64_t evicted_stack_hits;               /* under registry_lock */
 static cv_timing_total evicted_timing[CV_TEV_COUNT]; /* under registry_lock */
 static cv_timing_slow evicted_slowest[CV_TIMING_SLOWEST_REPORTED]; /* under registry_lock, slowest first */
 static size_t evicted_slowest_count;
@@ -92,7 +94,8 @@ static void carrier_exit(void *p) {
     free(p);
 }
 
-int threads_init(JNIEnv *jni, uint64_t budget, uint32_t buffer_bytes, uint32_t stack_depth, int timing) {
+int threads_init(JNIEnv *jni, uint64_t budget, uint32_t buffer_bytes, uint32_t stack_depth, int timing,
+                 int stack_cache) {
     find_thread_id_accessor(jni);
     ring_budget = budget;
     ring_capacity = ring_capacity_for(buffer_bytes);
@@ -108,6 +111,7 @@ int threads_init(JNIEnv *jni, uint64_t budget, uint32_t buffer_bytes, uint32_t s
     }
     (*jni)->ExceptionClear(jni);   /* JDK 17-20: no such class, no virtual threads */
     timing_bytes = timing ? sizeof(cv_timing) : 0;
+    stack_cache_bytes = stack_cache ? sizeof(cv_stack_cache) : 0;
     return 0;
 }
 
@@ -227,6 +231,7 @@ static int make_room(JNIEnv *jni, uint64_t need, size_t block, cv_thread **reuse
         evicted_written += ring_written(t->ring);
         evicted_overwritten += ring_overwritten(t->ring);
         evicted_dropped += ring_dropped(t->ring);
+        if (t->stack_cache) evicted_stack_hits += load_relaxed(&t->stack_cache->hits);
         if (t->timing) {
             for (int i = 0; i < CV_TEV_COUNT; i++) timing_add(&evicted_timing[i], &t->timing->ev[i]);
             timing_slowest_merge(evicted_slowest, &evicted_slowest_count, CV_TIMING_SLOWEST_REPORTED,
@@ -284,7 +289,8 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     size_t ring_size = ring_bytes(capacity);
     size_t frames_end = sizeof(cv_thread) + ring_size + (virt ? 0 : frame_slots * sizeof(jvmtiFrameInfo));
     size_t cache_bytes = virt ? 0 : CV_ID_CACHE * sizeof(cv_id_cache);
-    size_t bytes = frames_end + cache_bytes + (virt ? 0 : timing_bytes);
+    size_t sc_bytes = virt ? 0 : stack_cache_bytes;
+    size_t bytes = frames_end + cache_bytes + sc_bytes + (virt ? 0 : timing_bytes);
     uint64_t nbytes = names_bytes(name, group, parent);
     cv_thread *t = NULL;
 
@@ -319,8 +325,12 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
         t->id_cache = (cv_id_cache *)((char *)t + frames_end);
         memset(t->id_cache, 0, cache_bytes);
     }
+    if (sc_bytes) {
+        t->stack_cache = (cv_stack_cache *)((char *)t + frames_end + cache_bytes);
+        stackcache_clear(t->stack_cache);
+    }
     if (!virt && timing_bytes) {
-        t->timing = (cv_timing *)((char *)t + frames_end + cache_bytes);
+        t->timing = (cv_timing *)((char *)t + frames_end + cache_bytes + sc_bytes);
         memset(t->timing, 0, timing_bytes);
     }
     t->flags = flags | (virt ? RING_VIRTUAL : 0);
@@ -587,6 +597,16 @@ cv_thread_view *threads_find_live(cv_thread_view *views, size_t count, int64_t j
         if (views[i].java_tid == java_tid && !(views[i].flags & RING_ENDED)) return &views[i];
     }
     return NULL;
+}
+
+uint64_t threads_stack_hits(void) {
+    pthread_mutex_lock(&registry_lock);
+    uint64_t n = evicted_stack_hits;
+    for (cv_thread *t = registry; t; t = t->next) {
+        if (t->stack_cache) n += load_relaxed(&t->stack_cache->hits);
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return n;
 }
 
 void threads_timing(cv_timing_total out[CV_TEV_COUNT]) {

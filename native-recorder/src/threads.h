@@ -48,6 +48,7 @@
 #include <stdint.h>
 
 #include "idcache.h"
+#include "stackcache.h"
 #include "log.h"
 #include "ring.h"
 #include "timing.h"
@@ -82,6 +83,8 @@ typedef struct cv_thread {
     uintptr_t pending_monitor; /* owner only: of an ENTER, the ObjectMonitor owners_read found (0: none) */
     cv_id_cache *id_cache;    /* platform threads: CV_ID_CACHE entries at the end of the block,
                                  owner only (agent.c, "Object ids"); NULL for a virtual thread */
+    cv_stack_cache *stack_cache; /* platform threads, when the stack cache is on: after the id cache,
+                                 owner only but `hits` (stackcache.h); else NULL */
     uint32_t owner_registered; /* owner only: owners.h knows this thread (and its stack) */
     uint32_t is_virtual;      /* a virtual thread; set before publication, never changed */
     uint64_t park_ts;         /* owner only: time of the last recorded PARK (0 = none), */
@@ -131,8 +134,10 @@ jvmtiFrameInfo *threads_frames(JNIEnv *jni, cv_thread *t);
 
 /* Also looks up how to read a Thread's id (the field Thread.tid, else Thread.getId). With
  * `timing`, every platform thread's state gets its cv_timing (counted against the cap with its
- * block); virtual threads' callbacks are not timed. */
-int threads_init(JNIEnv *jni, uint64_t ring_budget, uint32_t buffer_bytes, uint32_t stack_depth, int timing);
+ * block); virtual threads' callbacks are not timed. With `stack_cache`, every platform thread's state
+ * gets a cv_stack_cache (stackcache.h), counted with its block too. */
+int threads_init(JNIEnv *jni, uint64_t ring_budget, uint32_t buffer_bytes, uint32_t stack_depth, int timing,
+                 int stack_cache);
 /* The field Thread.tid of `thread`, or 0 if this JDK has no such field. Calls no Java
  * code: usable on the event path. */
 int64_t threads_tid_field(JNIEnv *jni, jobject thread);
@@ -172,6 +177,8 @@ void threads_timing(cv_timing_total out[CV_TEV_COUNT]);
 /* timing=on: the slowest callbacks over every state, evicted ones included, slowest first,
  * at most cap; returns how many. */
 size_t threads_timing_slowest(cv_timing_slow *out, size_t cap);
+/* Captures the stack caches answered, over every state, evicted ones included. */
+uint64_t threads_stack_hits(void);
 /* Events that found no ring at all (no state could be had within the cap). */
 uint64_t threads_dropped_no_ring(void);
 

@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 #include <string.h>
 
+#include "arch.h"
+
 /* No table of any HotSpot release comes near this; a longer one is not a table. */
 #define MAX_ENTRIES 20000
 
@@ -15,6 +17,9 @@ static struct {
     uint64_t t_stride, t_name, t_size;
     const char *longs;
     uint64_t l_stride, l_name, l_value;
+    uint64_t s_address;           /* a static field's address (0: not exported) */
+    const char *ints;             /* int constants (NULL: not exported) */
+    uint64_t i_stride, i_name, i_value;
 } vs;
 
 static void *symbol(void *lib, const char *name) {
@@ -75,6 +80,19 @@ int vmstructs_open(JNIEnv *jni, const char **reason) {
     vs.structs = *structs;
     vs.types = *types;
     vs.longs = *longs;
+    /* Static fields' addresses and the int constants: used where present (frames.c). */
+    void *lib2 = jvm_library(jni);
+    const char **ints = symbol(lib2, "gHotSpotVMIntConstants");
+    if (ints && *ints && layout(lib2, "gHotSpotVMIntConstantEntryArrayStride", &vs.i_stride) == 0 &&
+        layout(lib2, "gHotSpotVMIntConstantEntryNameOffset", &vs.i_name) == 0 &&
+        layout(lib2, "gHotSpotVMIntConstantEntryValueOffset", &vs.i_value) == 0 && vs.i_stride >= 12 &&
+        vs.i_stride <= 256 && vs.i_name + 8 <= vs.i_stride && vs.i_value + 4 <= vs.i_stride) {
+        vs.ints = *ints;
+    }
+    if (layout(lib2, "gHotSpotVMStructEntryAddressOffset", &vs.s_address) != 0 || vs.s_address + 8 > vs.s_stride) {
+        vs.s_address = 0;
+    }
+    if (lib2) dlclose(lib2);
     /* Each entry must hold its fields within the stride; pointers and offsets are 8 bytes. */
     if (!vs.structs || !vs.types || !vs.longs ||
         vs.s_stride < 16 || vs.s_stride > 256 || vs.t_stride < 16 || vs.t_stride > 256 ||
@@ -140,4 +158,85 @@ int vmstructs_long_constant(const char *name, int64_t *value) {
         }
     }
     return -1;
+}
+
+int vmstructs_static_field(const char *type, const char *field, uintptr_t *address, const char **type_string) {
+    if (!vs.ok || !vs.s_address) return -1;
+    const char *e = vs.structs;
+    for (int i = 0; i < MAX_ENTRIES; i++, e += vs.s_stride) {
+        const char *t = str_at(e, vs.s_type);
+        if (!t) return -1;
+        const char *f = str_at(e, vs.s_field);
+        int32_t is_static;
+        memcpy(&is_static, e + vs.s_is_static, sizeof(is_static));
+        if (is_static && f && strcmp(t, type) == 0 && strcmp(f, field) == 0) {
+            void *a;
+            memcpy(&a, e + vs.s_address, sizeof(a));
+            if (!a) return -1;
+            *address = (uintptr_t)a;
+            *type_string = str_at(e, vs.s_type_string);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int vmstructs_int_constant(const char *name, int32_t *value) {
+    if (!vs.ok || !vs.ints) return -1;
+    const char *e = vs.ints;
+    for (int i = 0; i < MAX_ENTRIES; i++, e += vs.i_stride) {
+        const char *n = str_at(e, vs.i_name);
+        if (!n) return -1;
+        if (strcmp(n, name) == 0) {
+            memcpy(value, e + vs.i_value, sizeof(*value));
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int vmstructs_current_thread(jvmtiEnv *jvmti, JNIEnv *jni, uintptr_t *jt_out, intptr_t *env_offset,
+                             const char **why) {
+    uint64_t jt_size = 0;
+    int64_t thread_obj_off = 0;
+    const char *ts = NULL;
+    if (vmstructs_open(jni, why) != 0) return -1;
+    if (vmstructs_type_size("JavaThread", &jt_size) || jt_size < 64 || jt_size > (1u << 20) ||
+        vmstructs_field("JavaThread", "_threadObj", &thread_obj_off, &ts) || thread_obj_off <= 0 ||
+        (uint64_t)thread_obj_off + 8 > jt_size) {
+        *why = "this JVM's VMStructs do not describe JavaThread (its size, _threadObj)";
+        return -1;
+    }
+    jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
+    jfieldID eetop = tc ? (*jni)->GetFieldID(jni, tc, "eetop", "J") : NULL;
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+    if (tc) (*jni)->DeleteLocalRef(jni, tc);
+    jthread self = NULL;
+    if (!eetop || (*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE || !self) {
+        *why = "java.lang.Thread has no field eetop, or GetCurrentThread failed";
+        return -1;
+    }
+    /* Thread.eetop must sit a fixed distance below the JNIEnv and point back to this Thread
+     * through _threadObj (an OopHandle or an oop: both resolve through one word). */
+    uintptr_t jt = (uintptr_t)(*jni)->GetLongField(jni, self, eetop);
+    intptr_t off = (intptr_t)((uintptr_t)jni - jt);
+    int ok = jt != 0 && (jt & 7) == 0 && off > 0 && (uint64_t)off < jt_size;
+    if (ok) {
+        /* The Thread object may move between the two reads: a few tries. */
+        uintptr_t handle = (uintptr_t)self & ~(uintptr_t)3;
+        ok = 0;
+        for (int i = 0; i < 3 && !ok; i++) {
+            uintptr_t slot = load_relaxed((const uintptr_t *)(jt + (uint64_t)thread_obj_off));
+            ok = slot != 0 && (slot & 7) == 0 && load_relaxed((const uintptr_t *)slot) != 0 &&
+                 load_relaxed((const uintptr_t *)slot) == load_relaxed((const uintptr_t *)handle);
+        }
+    }
+    (*jni)->DeleteLocalRef(jni, self);
+    if (!ok) {
+        *why = "the current JavaThread could not be located and checked (Thread.eetop, _threadObj)";
+        return -1;
+    }
+    *jt_out = jt;
+    *env_offset = off;
+    return 0;
 }

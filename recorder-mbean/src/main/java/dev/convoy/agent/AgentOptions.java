@@ -51,6 +51,10 @@ import dev.convoy.export.Output;
  *                        on the same object between two collections asks JVMTI for no tag
  *                        (default on; only with a collector that moves objects in its pauses
  *                        alone: Serial, Parallel, G1); 'off' for benchmarks
+ * stackcache=on|off      keep each thread's last few stacks with the chain of frames they were
+ *                        read from, and take a stack again without walking it while that chain
+ *                        still holds, word for word (default on; off where this JVM's frames
+ *                        cannot be read); 'off' for benchmarks
  * timing=on|off          benchmark only: time each monitor callback and park probe, stage by
  *                        stage, into per-thread accumulators that snapshots report in INFO
  *                        (timing.* keys); adds a few time-stamp reads per event (default off;
@@ -75,7 +79,7 @@ public final class AgentOptions {
     }
 
     static final List<String> KEYS = List.of("recording", "buffer", "memory", "stackdepth", "dumpdir",
-            "dumponexit", "dumpname", "callbacks", "owners", "releasers", "idcache", "contanalysis", "vthreadevents",
+            "dumponexit", "dumpname", "callbacks", "owners", "releasers", "idcache", "stackcache", "contanalysis", "vthreadevents",
             "stacks", "timing", "http", "httptoken");
 
     static final long MIN_BUFFER = 4 << 10;
@@ -101,6 +105,7 @@ public final class AgentOptions {
     private boolean vmOwners = true;
     private String releasers = "vm";
     private boolean idCache = true;
+    private boolean stackCache = true;
     /** Default of vthreadevents: see docs/performance.md, "Virtual threads". */
     static final String VIRTUAL_THREAD_EVENTS_DEFAULT = "on";
     private String virtualThreadEvents = VIRTUAL_THREAD_EVENTS_DEFAULT;
@@ -188,6 +193,7 @@ public final class AgentOptions {
                 releasers = value;
             }
             case "idcache" -> idCache = onOff(key, value);
+            case "stackcache" -> stackCache = onOff(key, value);
             case "contanalysis" -> contentionAnalysis = onOff(key, value);
             case "vthreadevents" -> {
                 if (!value.equals("on") && !value.equals("off") && !value.equals("capability")) {
@@ -429,6 +435,11 @@ public final class AgentOptions {
         return emptyCallbacks;
     }
 
+    /** Whether captured stacks are cached per thread (stackcache=on). */
+    public boolean stackCache() {
+        return stackCache;
+    }
+
     /** Whether monitor object ids are cached per thread (idcache=on). */
     public boolean idCache() {
         return idCache;
@@ -506,6 +517,9 @@ public final class AgentOptions {
         parts.add("releasers=" + releasers);
         if (!idCache) {
             parts.add("idcache=off"); // a benchmark switch: named when off
+        }
+        if (!stackCache) {
+            parts.add("stackcache=off"); // a benchmark switch: named when off
         }
         parts.add("contanalysis=" + (contentionAnalysis ? "on" : "off"));
         parts.add("vthreadevents=" + virtualThreadEvents);

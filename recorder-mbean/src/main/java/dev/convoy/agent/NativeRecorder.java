@@ -107,14 +107,17 @@ public final class NativeRecorder {
      * @param idCache        the per-thread cache of monitor object ids: 1 on, 0 off (option
      *                       {@code idcache=off}), 2 off because the collector moves objects outside
      *                       its pauses (native-recorder/src/agent.c, "Object ids")
+     * @param stackCache     the per-thread cache of captured stacks: 1 on, 0 off (option
+     *                       {@code stackcache=off}; native-recorder/src/stackcache.h)
      * @param options        the option text in effect, stored in snapshots
      * @throws IllegalStateException if the recorder already runs or JVMTI refuses
      */
     public static void start(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                              boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
-                             boolean timing, int stackCapture, int idCache, String options) {
+                             boolean timing, int stackCapture, int idCache, int stackCache,
+                             String options) {
         start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, virtualThreadEvents, timing,
-                stackCapture, idCache, options);
+                stackCapture, idCache, stackCache, options);
     }
 
     /**
@@ -267,7 +270,8 @@ public final class NativeRecorder {
 
     private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                                       boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
-                                      boolean timing, int stackCapture, int idCache, String options);
+                                      boolean timing, int stackCapture, int idCache, int stackCache,
+                                      String options);
 
     private static native void setRecording0(boolean on);
 

@@ -68,12 +68,17 @@ class AgentOptionsTest {
         assertFalse(AgentOptions.parse("").effective().contains("idcache"));
         assertFalse(AgentOptions.parse("idcache=off").idCache());
         assertTrue(AgentOptions.parse("idcache=off").effective().contains(",idcache=off,"));
+        assertTrue(AgentOptions.parse("").stackCache());
+        assertFalse(AgentOptions.parse("").effective().contains("stackcache"));
+        assertFalse(AgentOptions.parse("stackcache=off").stackCache());
+        assertTrue(AgentOptions.parse("stackcache=off").effective().contains(",stackcache=off,"));
+        assertTrue(error("stackcache=maybe").contains("stackcache"), error("stackcache=maybe"));
     }
 
     @Test
     void unknownKeyListsTheAllowedOnes() {
         assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, stackdepth, dumpdir, "
-                + "dumponexit, dumpname, callbacks, owners, releasers, idcache, contanalysis, vthreadevents, stacks, timing, "
+                + "dumponexit, dumpname, callbacks, owners, releasers, idcache, stackcache, contanalysis, vthreadevents, stacks, timing, "
                 + "http, httptoken",
                 error("bufer=64k"));
     }
