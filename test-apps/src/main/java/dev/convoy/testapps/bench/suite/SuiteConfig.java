@@ -76,8 +76,17 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig TIMING_ID_OFF = new SuiteConfig("timingidoff", "Convoy default, timing=on, idcache=off",
             Tool.CONVOY, "timing=on,idcache=off");
 
+    /** Every stack walked again: the per-thread stack cache's saving. */
+    public static final SuiteConfig STACK_CACHE_OFF = new SuiteConfig("scoff", "Convoy default, stackcache=off",
+            Tool.CONVOY, "stackcache=off");
+
+    /** Timing without the stack cache: where its saving shows, stage by stage. */
+    public static final SuiteConfig TIMING_STACK_CACHE_OFF = new SuiteConfig("timingscoff",
+            "Convoy default, timing=on, stackcache=off", Tool.CONVOY, "timing=on,stackcache=off");
+
     public static final List<SuiteConfig> ALL = List.of(NONE, FLOOR, RING, RING_INFERRED, DEFAULT, JVMTI_STACKS, CONTAN, JFR, JFR0, JFR0S, ASYNC,
-            CAP16, VT_OFF, VT_CAP, TIMING, TIMING_JVMTI, RELEASERS, ID_OFF, TIMING_ID_OFF);
+            CAP16, VT_OFF, VT_CAP, TIMING, TIMING_JVMTI, RELEASERS, ID_OFF, TIMING_ID_OFF, STACK_CACHE_OFF,
+            TIMING_STACK_CACHE_OFF);
 
     /** Whether a run of this configuration dumps a snapshot whose callback timing the runner reads. */
     public boolean timed() {
