@@ -141,17 +141,19 @@ public final class SuiteRunner {
      * Unsafe.park. Contention analysis adds nothing to parks and is left out.
      */
     static final List<SuiteConfig> PARK_CONFIGS = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING,
-            SuiteConfig.DEFAULT, SuiteConfig.ID_OFF, SuiteConfig.JVMTI_STACKS, SuiteConfig.JFR, SuiteConfig.JFR0,
-            SuiteConfig.JFR0S, SuiteConfig.ASYNC);
+            SuiteConfig.DEFAULT, SuiteConfig.ID_OFF, SuiteConfig.STACK_CACHE_OFF, SuiteConfig.JVMTI_STACKS, SuiteConfig.JFR,
+            SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
 
     /** The workloads with their sizes (smaller with --quick) and configurations. */
     static Workload workload(String id, boolean quick, int runs) {
         List<SuiteConfig> standard = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING, SuiteConfig.DEFAULT,
-                SuiteConfig.ID_OFF, SuiteConfig.JVMTI_STACKS, SuiteConfig.CONTAN, SuiteConfig.JFR, SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
+                SuiteConfig.ID_OFF, SuiteConfig.STACK_CACHE_OFF, SuiteConfig.JVMTI_STACKS, SuiteConfig.CONTAN, SuiteConfig.JFR,
+                SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
         // Contended enters: also ring only without the owner read, for its cost per enter, and
         // releasers read from the VM (Convoy's own JFR recording armed), for theirs.
         List<SuiteConfig> enters = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING,
-                SuiteConfig.RING_INFERRED, SuiteConfig.DEFAULT, SuiteConfig.RELEASERS, SuiteConfig.JVMTI_STACKS,
+                SuiteConfig.RING_INFERRED, SuiteConfig.DEFAULT, SuiteConfig.RELEASERS, SuiteConfig.STACK_CACHE_OFF,
+                SuiteConfig.JVMTI_STACKS,
                 SuiteConfig.CONTAN, SuiteConfig.JFR, SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
         String w = Workloads.class.getName();
         return switch (id) {
@@ -193,8 +195,8 @@ public final class SuiteRunner {
                     "H2, recording switched on and off inside one JVM (paired phases)", "overhead_pct", "%", false, 0,
                     false), w, List.of("h2ab", "clients=8", "warmup=" + (quick ? 1 : 3), "pairs=" + (quick ? 6 : 30),
                     "phase=" + (quick ? 200 : 400)),
-                    List.of(SuiteConfig.NONE, SuiteConfig.RING, SuiteConfig.DEFAULT, SuiteConfig.JVMTI_STACKS,
-                            SuiteConfig.CONTAN),
+                    List.of(SuiteConfig.NONE, SuiteConfig.RING, SuiteConfig.DEFAULT, SuiteConfig.STACK_CACHE_OFF,
+                            SuiteConfig.JVMTI_STACKS, SuiteConfig.CONTAN),
                     Math.min(runs, 3), false, List.of());
             case "snapshot" -> new Workload(new Measurements.Spec(id, "Snapshot under load", "ops", "", false, 0, false),
                     w, List.of("snapshot", "seconds=" + (quick ? 3 : 8), "interval=150"),
@@ -236,6 +238,9 @@ public final class SuiteRunner {
                         : configs.size(), SuiteConfig.TIMING);
                 if (configs.contains(SuiteConfig.JVMTI_STACKS)) {
                     configs.add(configs.indexOf(SuiteConfig.JVMTI_STACKS) + 1, SuiteConfig.TIMING_JVMTI);
+                }
+                if (configs.contains(SuiteConfig.STACK_CACHE_OFF)) {
+                    configs.add(configs.indexOf(SuiteConfig.STACK_CACHE_OFF) + 1, SuiteConfig.TIMING_STACK_CACHE_OFF);
                 }
                 if (configs.contains(SuiteConfig.ID_OFF)) {
                     configs.add(configs.indexOf(SuiteConfig.ID_OFF) + 1, SuiteConfig.TIMING_ID_OFF);
