@@ -43,7 +43,8 @@ import dev.convoy.testapps.bench.suite.Workloads;
 class StackCaptureIT {
 
     private static final String OPTIONS = ChildJvm.dumping("buffer=1m,memory=256m");
-    private static final Pattern ORACLE = Pattern.compile("equal=(\\d+) different=(\\d+) failed=(\\d+)(.*)");
+    private static final Pattern ORACLE = Pattern.compile(
+            "equal=(\\d+) different=(\\d+) failed=(\\d+) cached.equal=(\\d+) cached.different=(\\d+)(.*)");
 
     @TempDir
     Path work;
@@ -95,7 +96,8 @@ class StackCaptureIT {
         return Long.parseLong(capture(r).getOrDefault("fallback." + kind, "-1"));
     }
 
-    record Tally(String app, long equal, long different, String examples) { }
+    /** Walked stacks compared (equal, different) and stack-cache hits compared (cachedEqual, cachedDifferent). */
+    record Tally(String app, long equal, long different, long cachedEqual, long cachedDifferent, String examples) { }
 
     private static Tally tally(String app, Recording r) {
         assertEquals("async", capture(r).get("mode"), () -> app + ": " + r.info().get("stacks.capture"));
@@ -103,7 +105,8 @@ class StackCaptureIT {
         Matcher m = ORACLE.matcher(text == null ? "" : text);
         assertTrue(m.matches(), () -> app + ": INFO stacks.oracle is '" + text + "'");
         assertEquals("0", m.group(3), () -> app + ": the oracle's GetStackTrace failed: " + text);
-        return new Tally(app, Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), m.group(4));
+        return new Tally(app, Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(4)),
+                Long.parseLong(m.group(5)), m.group(6));
     }
 
     private static String h2Classpath() throws Exception {
@@ -148,15 +151,26 @@ class StackCaptureIT {
             assertTrue(fallback(vt, "virtual") > 0, () -> "virtual threads fall back: " + vt.info().get("stacks.capture"));
         }
         long equal = tallies.stream().mapToLong(Tally::equal).sum();
-        List<String> different = tallies.stream().filter(t -> t.different() > 0)
-                .map(t -> t.app() + ": " + t.different() + " different" + t.examples()).toList();
+        long cached = tallies.stream().mapToLong(Tally::cachedEqual).sum();
+        List<String> different = tallies.stream().filter(t -> t.different() > 0 || t.cachedDifferent() > 0)
+                .map(t -> t.app() + ": " + t.different() + " walked and " + t.cachedDifferent() + " cached different"
+                        + t.examples()).toList();
         System.out.println(jdk + ": stacks equal to GetStackTrace " + tallies.stream()
-                .map(t -> t.app() + " " + t.equal()).toList() + "; H2 " + h2.info().get("stacks.capture"));
+                .map(t -> t.app() + " " + t.equal() + " walked, " + t.cachedEqual() + " cached").toList()
+                + "; H2 " + h2.info().get("stacks.capture") + "; " + h2.info().get("stacks.cache"));
         assertEquals(List.of(), different);
         for (Tally t : tallies) {
             assertTrue(t.equal() > 0, () -> t.app() + ": no capture was compared");
         }
         assertTrue(equal > 2000, "captures compared: " + equal);
+        // The stack cache answers most captures where threads block again and again from the same
+        // place, and every answer was GetStackTrace's stack.
+        assertTrue(h2.info().get("stacks.cache").startsWith("on "), () -> "H2: " + h2.info().get("stacks.cache"));
+        for (String app : List.of("lock storm", "producer/consumer", "j.u.c. parks", "H2", "stack shapes ")) {
+            Tally t = tallies.stream().filter(x -> x.app().equals(app)).findFirst().orElseThrow();
+            assertTrue(t.cachedEqual() > 0, () -> app + ": no stack came from the cache");
+        }
+        assertTrue(cached > 2000, "cached stacks compared: " + cached);
     }
 
     /**
@@ -167,12 +181,15 @@ class StackCaptureIT {
     @MethodSource("jdks")
     void theFallbackRecordsEveryStack(Jdks.Jdk jdk) throws Exception {
         String apps = ChildJvm.testAppsClasspath();
-        Recording forced = run(jdk, "force", OPTIONS, List.of(), apps, LockStorm.class.getName(), "8", "20000");
+        Recording forced = run(jdk, "force", ChildJvm.dumping("buffer=1m,memory=256m,stackcache=off"), List.of(), apps,
+                LockStorm.class.getName(), "8", "20000");
+        assertEquals("off: option stackcache=off", forced.info().get("stacks.cache"));
         List<Event> enters = withStacks(forced, EventType.MONITOR_ENTER);
         assertTrue(enters.size() >= 8, "enters: " + enters.size());
         assertEquals(List.of(), enters.stream().filter(e -> e.stackId() == 0).toList());
         assertTrue(fallback(forced, "forced") >= enters.size(), () -> forced.info().get("stacks.capture"));
-        assertEquals("equal=0 different=0 failed=0", forced.info().get("stacks.oracle"));
+        assertEquals("equal=0 different=0 failed=0 cached.equal=0 cached.different=0",
+                forced.info().get("stacks.oracle"));
 
         Recording jvmti = run(jdk, "0", ChildJvm.dumping("buffer=1m,memory=256m,stacks=jvmti"), List.of(), apps,
                 LockStorm.class.getName(), "8", "20000");
