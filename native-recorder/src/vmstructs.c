@@ -114,22 +114,27 @@ static const char *str_at(const char *entry, uint64_t off) {
     return s;
 }
 
-int vmstructs_field(const char *type, const char *field, int64_t *offset, const char **type_string) {
-    if (!vs.ok) return -1;
+/* The entry of a field (static or not) of `type`, or NULL. */
+static const char *field_entry(const char *type, const char *field, int want_static) {
+    if (!vs.ok) return NULL;
     const char *e = vs.structs;
     for (int i = 0; i < MAX_ENTRIES; i++, e += vs.s_stride) {
         const char *t = str_at(e, vs.s_type);
-        if (!t) return -1;
+        if (!t) return NULL;
         const char *f = str_at(e, vs.s_field);
         int32_t is_static;
         memcpy(&is_static, e + vs.s_is_static, sizeof(is_static));
-        if (!is_static && f && strcmp(t, type) == 0 && strcmp(f, field) == 0) {
-            memcpy(offset, e + vs.s_offset, sizeof(*offset));
-            *type_string = str_at(e, vs.s_type_string);
-            return 0;
-        }
+        if ((is_static != 0) == want_static && f && strcmp(t, type) == 0 && strcmp(f, field) == 0) return e;
     }
-    return -1;
+    return NULL;
+}
+
+int vmstructs_field(const char *type, const char *field, int64_t *offset, const char **type_string) {
+    const char *e = field_entry(type, field, 0);
+    if (!e) return -1;
+    memcpy(offset, e + vs.s_offset, sizeof(*offset));
+    *type_string = str_at(e, vs.s_type_string);
+    return 0;
 }
 
 int vmstructs_type_size(const char *type, uint64_t *size) {
@@ -161,24 +166,13 @@ int vmstructs_long_constant(const char *name, int64_t *value) {
 }
 
 int vmstructs_static_field(const char *type, const char *field, uintptr_t *address, const char **type_string) {
-    if (!vs.ok || !vs.s_address) return -1;
-    const char *e = vs.structs;
-    for (int i = 0; i < MAX_ENTRIES; i++, e += vs.s_stride) {
-        const char *t = str_at(e, vs.s_type);
-        if (!t) return -1;
-        const char *f = str_at(e, vs.s_field);
-        int32_t is_static;
-        memcpy(&is_static, e + vs.s_is_static, sizeof(is_static));
-        if (is_static && f && strcmp(t, type) == 0 && strcmp(f, field) == 0) {
-            void *a;
-            memcpy(&a, e + vs.s_address, sizeof(a));
-            if (!a) return -1;
-            *address = (uintptr_t)a;
-            *type_string = str_at(e, vs.s_type_string);
-            return 0;
-        }
-    }
-    return -1;
+    const char *e = vs.s_address ? field_entry(type, field, 1) : NULL;
+    void *p = NULL;
+    if (e) memcpy(&p, e + vs.s_address, sizeof(p));
+    if (!p) return -1;
+    *address = (uintptr_t)p;
+    *type_string = str_at(e, vs.s_type_string);
+    return 0;
 }
 
 int vmstructs_int_constant(const char *name, int32_t *value) {
