@@ -134,7 +134,9 @@ static CV_ALWAYS_INLINE uint32_t capture_stack_lap(jvmtiEnv *jvmti, JNIEnv *jni,
         uint32_t hit = capture_cache_find(cache, (uint32_t)skip);
         if (hit != 0) {
             if (CV_UNLIKELY(g_cv.stack_oracle)) oracle_cached(jvmti, jni, t, skip, depth, hit);
+            /* timing=on: the look-up is the walk stage; interning, skipped, takes nothing. */
             LAP(lap, WALK);
+            LAP(lap, INTERN);
             return hit;
         }
     }

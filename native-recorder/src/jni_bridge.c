@@ -291,7 +291,7 @@ JNIEXPORT void JNICALL Java_dev_convoy_agent_NativeRecorder_closeDirectory0(JNIE
  * also checks every signature against NativeRecorder's declarations. */
 static int register_natives(JNIEnv *jni) {
     static const JNINativeMethod methods[] = {
-        {"start0", "(IJIZZZIZIILjava/lang/String;)V", (void *)Java_dev_convoy_agent_NativeRecorder_start0},
+        {"start0", "(IJIZZZIZIIILjava/lang/String;)V", (void *)Java_dev_convoy_agent_NativeRecorder_start0},
         {"setRecording0", "(Z)V", (void *)Java_dev_convoy_agent_NativeRecorder_setRecording0},
         {"isRecording0", "()Z", (void *)Java_dev_convoy_agent_NativeRecorder_isRecording0},
         {"setReleasers0", "(I)I", (void *)Java_dev_convoy_agent_NativeRecorder_setReleasers0},

@@ -162,7 +162,7 @@ class StackCaptureIT {
         for (Tally t : tallies) {
             assertTrue(t.equal() > 0, () -> t.app() + ": no capture was compared");
         }
-        assertTrue(equal > 2000, "captures compared: " + equal);
+        assertTrue(equal + cached > 2000, "captures compared: " + equal + " walked, " + cached + " cached");
         // The stack cache answers most captures where threads block again and again from the same
         // place, and every answer was GetStackTrace's stack.
         assertTrue(h2.info().get("stacks.cache").startsWith("on "), () -> "H2: " + h2.info().get("stacks.cache"));
@@ -170,7 +170,7 @@ class StackCaptureIT {
             Tally t = tallies.stream().filter(x -> x.app().equals(app)).findFirst().orElseThrow();
             assertTrue(t.cachedEqual() > 0, () -> app + ": no stack came from the cache");
         }
-        assertTrue(cached > 2000, "cached stacks compared: " + cached);
+        assertTrue(cached > 1000, "cached stacks compared: " + cached);
     }
 
     /**
