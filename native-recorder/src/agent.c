@@ -107,18 +107,23 @@ static void lap_commit(cv_thread *t, int tev, const cv_lap *lap) {
     if (t->timing) timing_commit(t->timing, tev, lap, met_gc);
 }
 
-/* Test oracle: the stack a cache hit gave against GetStackTrace's, interned (same id, same frames). */
-static void oracle_cached(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint skip, uint32_t depth, uint32_t hit) {
-    cv_frame *frames = (cv_frame *)threads_frames(jni, t);
-    int count = frames ? capture_oracle_cached(jvmti, skip, depth, frames) : -1;
-    if (count <= 0) return;
+/* The id of `count` (> 0) captured frames, at most depth + 1 of them: one more than depth
+ * marks the stack truncated at depth. */
+static CV_ALWAYS_INLINE uint32_t intern_captured(const cv_frame *frames, int count, uint32_t depth) {
     uint32_t flags = 0;
     if ((uint32_t)count > depth) {
         count = (int)depth;
         flags = CV_STACK_TRUNCATED;
     }
-    uint32_t id = stacks_intern(g_cv.stacks, frames, (uint32_t)count, flags);
-    capture_oracle_cached_result(jvmti, id == hit, frames, count);
+    return stacks_intern(g_cv.stacks, frames, (uint32_t)count, flags);
+}
+
+/* Test oracle: the stack a cache hit gave against GetStackTrace's, interned (same id, same frames). */
+static void oracle_cached(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint skip, uint32_t depth, uint32_t hit) {
+    cv_frame *frames = (cv_frame *)threads_frames(jni, t);
+    int count = frames ? capture_oracle_cached(jvmti, skip, depth, frames) : 0;
+    if (count <= 0) return;
+    capture_oracle_cached_result(jvmti, intern_captured(frames, count, depth) == hit, frames, count);
 }
 
 /* Skips `skip` frames at the top (the probe's own frames for instrumentation events). A platform
@@ -145,12 +150,7 @@ static CV_ALWAYS_INLINE uint32_t capture_stack_lap(jvmtiEnv *jvmti, JNIEnv *jni,
     int count = capture_walk(jvmti, jni, (int)t->is_virtual, holds_monitor, skip, depth, frames);
     LAP(lap, WALK);
     if (count <= 0) return 0;
-    uint32_t flags = 0;
-    if ((uint32_t)count > depth) {
-        count = (int)depth;
-        flags = CV_STACK_TRUNCATED;
-    }
-    uint32_t id = stacks_intern(g_cv.stacks, frames, (uint32_t)count, flags);
+    uint32_t id = intern_captured(frames, count, depth);
     if (cache) capture_cache_store(cache, jni, (uint32_t)skip, id);
     LAP(lap, INTERN);
     return id;
@@ -975,8 +975,7 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
     if (!config->empty_callbacks && config->stack_depth > 0) {
         capture_init(jni, jvmti, config->stack_capture);
         stack_cache = capture_cache_init(jvmti, jni, config->stack_cache);
-        const char *oracle = getenv("CONVOY_TEST_STACK_ORACLE");
-        g_cv.stack_oracle = oracle && strcmp(oracle, "1") == 0;
+        g_cv.stack_oracle = capture_oracle_compares();
     }
     g_cv.id_cache = config->id_cache == 1 && g_cv.has_gc_events;
 

@@ -122,11 +122,16 @@ void capture_preload(jvmtiEnv *jvmti, JNIEnv *jni) {
     (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
 }
 
-static int fallback(jvmtiEnv *jvmti, int why, jint skip, uint32_t depth, cv_frame *frames) {
-    fetch_add_relaxed(&cap.fallback[why], 1);
+/* GetStackTrace on the current thread: the frames captured (at most depth + 1), 0 for none. */
+static int get_stack_trace(jvmtiEnv *jvmti, jint skip, uint32_t depth, cv_frame *frames) {
     jint count = 0;
     jvmtiError e = (*jvmti)->GetStackTrace(jvmti, NULL, skip, (jint)depth + 1, (jvmtiFrameInfo *)frames, &count);
     return e == JVMTI_ERROR_NONE && count > 0 ? (int)count : 0;
+}
+
+static int fallback(jvmtiEnv *jvmti, int why, jint skip, uint32_t depth, cv_frame *frames) {
+    fetch_add_relaxed(&cap.fallback[why], 1);
+    return get_stack_trace(jvmti, skip, depth, frames);
 }
 
 static void describe_frame(jvmtiEnv *jvmti, const cv_frame *f, char *out, size_t cap_) {
@@ -182,11 +187,7 @@ static void oracle_compare(jvmtiEnv *jvmti, JNIEnv *jni, jint skip, uint32_t dep
 
 int capture_walk(jvmtiEnv *jvmti, JNIEnv *jni, int is_virtual, int holds_monitor, jint skip, uint32_t depth,
                  cv_frame *frames) {
-    if (cap.mode != CAPTURE_ASYNC) {
-        jint count = 0;
-        jvmtiError e = (*jvmti)->GetStackTrace(jvmti, NULL, skip, (jint)depth + 1, (jvmtiFrameInfo *)frames, &count);
-        return e == JVMTI_ERROR_NONE && count > 0 ? (int)count : 0;
-    }
+    if (cap.mode != CAPTURE_ASYNC) return get_stack_trace(jvmti, skip, depth, frames);
     if (CV_UNLIKELY(is_virtual)) return fallback(jvmti, FB_VIRTUAL, skip, depth, frames);
     if (CV_UNLIKELY(cap.oracle == ORACLE_FORCE)) return fallback(jvmti, FB_FORCED, skip, depth, frames);
     agct_trace trace;
@@ -256,7 +257,7 @@ int capture_cache_init(jvmtiEnv *jvmti, JNIEnv *jni, int wanted) {
         return 0;
     }
     const char *why = NULL;
-    if (vmstructs_open(jni, &why) != 0 || frames_init(jvmti, jni, &why, &sc.interpreted) != 0) {
+    if (frames_init(jvmti, jni, &why, &sc.interpreted) != 0) {
         snprintf(sc.off, sizeof(sc.off), "off: %s", why);
         cv_log_warn("stackcache: off, every stack is walked: %s", why);
         return 0;
@@ -270,7 +271,7 @@ static int chain_read(void *ctx, frames_check *out, int cap_) {
 }
 
 uint32_t capture_cache_find(cv_stack_cache *c, uint32_t skip) {
-    return stackcache_find(c, skip, frames_hold);
+    return stackcache_find(c, skip);
 }
 
 void capture_cache_store(cv_stack_cache *c, JNIEnv *jni, uint32_t skip, uint32_t id) {
@@ -282,11 +283,12 @@ void capture_cache_store(cv_stack_cache *c, JNIEnv *jni, uint32_t skip, uint32_t
     }
 }
 
+int capture_oracle_compares(void) {
+    return cap.oracle == ORACLE_COMPARE;
+}
+
 int capture_oracle_cached(jvmtiEnv *jvmti, jint skip, uint32_t depth, cv_frame *frames) {
-    if (cap.oracle != ORACLE_COMPARE) return -1;
-    jint count = 0;
-    jvmtiError e = (*jvmti)->GetStackTrace(jvmti, NULL, skip, (jint)depth + 1, (jvmtiFrameInfo *)frames, &count);
-    return e == JVMTI_ERROR_NONE ? (int)count : -1;
+    return cap.oracle == ORACLE_COMPARE ? get_stack_trace(jvmti, skip, depth, frames) : 0;
 }
 
 void capture_oracle_cached_result(jvmtiEnv *jvmti, int equal, const cv_frame *frames, int n) {

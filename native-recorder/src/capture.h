@@ -75,8 +75,10 @@ uint64_t capture_fallbacks(void);
 int capture_cache_init(jvmtiEnv *jvmti, JNIEnv *jni, int wanted);
 uint32_t capture_cache_find(cv_stack_cache *c, uint32_t skip);
 void capture_cache_store(cv_stack_cache *c, JNIEnv *jni, uint32_t skip, uint32_t id);
-/* Test oracle on a hit: GetStackTrace's frames into `frames` (their count), or -1 when the
- * oracle is not comparing; then the result of comparing their interned id with the hit's. */
+/* Test oracle (CONVOY_TEST_STACK_ORACLE=1): whether captures are compared with GetStackTrace. On
+ * a hit: GetStackTrace's frames into `frames` (their count; 0 for none or when the oracle is not
+ * comparing); then the result of comparing their interned id with the hit's. */
+int capture_oracle_compares(void);
 int capture_oracle_cached(jvmtiEnv *jvmti, jint skip, uint32_t depth, cv_frame *frames);
 void capture_oracle_cached_result(jvmtiEnv *jvmti, int equal, const cv_frame *frames, int n);
 /* INFO stacks.cache: "on hits=... stored=... interpreted=read|refused refused.<why>=..." or "off: why". */

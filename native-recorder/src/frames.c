@@ -54,6 +54,10 @@ static inline uintptr_t word(uintptr_t a) {
     return load_relaxed((const uintptr_t *)a);
 }
 
+static inline int in_interpreter(uintptr_t pc) {
+    return pc >= fr.interp_lo && pc < fr.interp_hi;
+}
+
 /* ---- start-up: every field and constant, checked ---- */
 
 static int field(const char *type, const char *name, const char *want_type, int64_t *off) {
@@ -311,7 +315,7 @@ static int chain(JNIEnv *jni, walk *w) {
     for (;;) {
         if (!in_stack(w, sp, 8)) return FRAMES_BOUNDS;
         if (!pc) TRY(stack_word(w, sp - 8, &pc));
-        if (pc >= fr.interp_lo && pc < fr.interp_hi) {
+        if (in_interpreter(pc)) {
             if (!fr.interpreted && !w->jmids) return FRAMES_INTERPRETED;
             /* The fp this frame uses: the anchor's, or the word its callee saved. */
             if (fp_addr) TRY(put(w, fp_addr, fp, FRAMES_WORD));
@@ -379,7 +383,7 @@ static int chain(JNIEnv *jni, walk *w) {
         }
         top = 0;
         /* The fp of a compiled caller is not used: only interpreted and entry frames check it. */
-        if (!(pc >= fr.interp_lo && pc < fr.interp_hi) && pc != fr.call_stub_return) fp_addr = 0;
+        if (!in_interpreter(pc) && pc != fr.call_stub_return) fp_addr = 0;
     }
 }
 

@@ -149,19 +149,20 @@ static int layout(jvmtiEnv *jvmti, JNIEnv *jni, const char **why) {
     if (tc) tid_field = (*jni)->GetFieldID(jni, tc, "tid", "J");
     if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
     if (tc) (*jni)->DeleteLocalRef(jni, tc);
-    uintptr_t jt = 0;
-    intptr_t env_offset = 0;
-    if (!eetop_field || vmstructs_current_thread(jvmti, jni, &jt, &env_offset, why) != 0) {
-        if (!eetop_field) *why = "java.lang.Thread has no field eetop";
+    if (!eetop_field) {
+        *why = "java.lang.Thread has no field eetop";
         return -1;
     }
+    uintptr_t jt = 0;
+    intptr_t env_offset = 0;
+    if (vmstructs_current_thread(jvmti, jni, &jt, &env_offset, why) != 0) return -1;
     int ok = 1;
     jthread self = NULL;
     if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE || !self) {
         *why = "GetCurrentThread failed";
         return -1;
     }
-    if (ok && tid_mode) {
+    if (tid_mode) {
         int64_t owner_id_off;
         if (vmstructs_field("JavaThread", "_monitor_owner_id", &owner_id_off, &ts) == 0) {
             int64_t tid = tid_field ? (int64_t)(*jni)->GetLongField(jni, self, tid_field) : 0;

@@ -37,7 +37,6 @@ typedef struct {
     cv_stack_entry e[CV_STACK_CACHE];
 } cv_stack_cache;
 
-typedef int (*cv_chain_holds)(const frames_check *checks, int n);
 typedef int (*cv_chain_read)(void *ctx, frames_check *out, int cap);
 
 /* Empties the cache (a new or reused state): only the words a look-up reads first. */
@@ -48,10 +47,10 @@ static inline void stackcache_clear(cv_stack_cache *c) {
 }
 
 /* The id of the stack whose chain holds now, captured with the same skip, or 0. */
-static inline uint32_t stackcache_find(cv_stack_cache *c, uint32_t skip, cv_chain_holds holds) {
+static inline uint32_t stackcache_find(cv_stack_cache *c, uint32_t skip) {
     for (int i = 0; i < CV_STACK_CACHE; i++) {
         cv_stack_entry *e = &c->e[i];
-        if (e->id != 0 && e->skip == skip && holds(e->checks, e->n)) {
+        if (e->id != 0 && e->skip == skip && frames_hold(e->checks, e->n)) {
             store_relaxed(&c->hits, c->hits + 1);
             return e->id;
         }

@@ -72,7 +72,17 @@ int vmstructs_open(JNIEnv *jni, const char **reason) {
         layout(lib, "gHotSpotVMLongConstantEntryArrayStride", &vs.l_stride) ||
         layout(lib, "gHotSpotVMLongConstantEntryNameOffset", &vs.l_name) ||
         layout(lib, "gHotSpotVMLongConstantEntryValueOffset", &vs.l_value);
+    /* Static fields' addresses and the int constants: used where present (frames.c). */
+    const char **ints = symbol(lib, "gHotSpotVMIntConstants");
+    if (ints && *ints && layout(lib, "gHotSpotVMIntConstantEntryArrayStride", &vs.i_stride) == 0 &&
+        layout(lib, "gHotSpotVMIntConstantEntryNameOffset", &vs.i_name) == 0 &&
+        layout(lib, "gHotSpotVMIntConstantEntryValueOffset", &vs.i_value) == 0 && vs.i_stride >= 12 &&
+        vs.i_stride <= 256 && vs.i_name + 8 <= vs.i_stride && vs.i_value + 4 <= vs.i_stride) {
+        vs.ints = *ints;
+    }
+    if (layout(lib, "gHotSpotVMStructEntryAddressOffset", &vs.s_address) != 0) vs.s_address = 0;
     if (lib) dlclose(lib); /* RTLD_NOLOAD: only drops the reference just taken */
+    if (vs.s_address + 8 > vs.s_stride) vs.s_address = 0;
     if (missing) {
         *reason = "this JVM exports no VMStructs tables (not HotSpot, or a stripped libjvm)";
         return -1;
@@ -80,19 +90,6 @@ int vmstructs_open(JNIEnv *jni, const char **reason) {
     vs.structs = *structs;
     vs.types = *types;
     vs.longs = *longs;
-    /* Static fields' addresses and the int constants: used where present (frames.c). */
-    void *lib2 = jvm_library(jni);
-    const char **ints = symbol(lib2, "gHotSpotVMIntConstants");
-    if (ints && *ints && layout(lib2, "gHotSpotVMIntConstantEntryArrayStride", &vs.i_stride) == 0 &&
-        layout(lib2, "gHotSpotVMIntConstantEntryNameOffset", &vs.i_name) == 0 &&
-        layout(lib2, "gHotSpotVMIntConstantEntryValueOffset", &vs.i_value) == 0 && vs.i_stride >= 12 &&
-        vs.i_stride <= 256 && vs.i_name + 8 <= vs.i_stride && vs.i_value + 4 <= vs.i_stride) {
-        vs.ints = *ints;
-    }
-    if (layout(lib2, "gHotSpotVMStructEntryAddressOffset", &vs.s_address) != 0 || vs.s_address + 8 > vs.s_stride) {
-        vs.s_address = 0;
-    }
-    if (lib2) dlclose(lib2);
     /* Each entry must hold its fields within the stride; pointers and offsets are 8 bytes. */
     if (!vs.structs || !vs.types || !vs.longs ||
         vs.s_stride < 16 || vs.s_stride > 256 || vs.t_stride < 16 || vs.t_stride > 256 ||

@@ -35,10 +35,10 @@ static cv_stack_cache *new_cache(void) {
 TEST(stackcache_the_same_chain_hits_and_counts) {
     cv_stack_cache *c = new_cache();
     int n = 4;
-    CHECK_EQ_U64(stackcache_find(c, 0, frames_hold), 0);
+    CHECK_EQ_U64(stackcache_find(c, 0), 0);
     CHECK_EQ_U64(stackcache_put(c, 0, 17, read_words, &n), 5);
-    CHECK_EQ_U64(stackcache_find(c, 0, frames_hold), 17);
-    CHECK_EQ_U64(stackcache_find(c, 0, frames_hold), 17);
+    CHECK_EQ_U64(stackcache_find(c, 0), 17);
+    CHECK_EQ_U64(stackcache_find(c, 0), 17);
     CHECK_EQ_U64(c->hits, 2);
     free(c);
 }
@@ -48,11 +48,11 @@ TEST(stackcache_any_changed_word_misses) {
     int n = 4;
     stackcache_put(c, 0, 17, read_words, &n);
     stack_words[3] += 8;   /* a return address further down differs */
-    CHECK_EQ_U64(stackcache_find(c, 0, frames_hold), 0);
+    CHECK_EQ_U64(stackcache_find(c, 0), 0);
     stack_words[3] -= 8;
-    CHECK_EQ_U64(stackcache_find(c, 0, frames_hold), 17);
+    CHECK_EQ_U64(stackcache_find(c, 0), 17);
     compile_id = 1235;     /* another nmethod at the same address */
-    CHECK_EQ_U64(stackcache_find(c, 0, frames_hold), 0);
+    CHECK_EQ_U64(stackcache_find(c, 0), 0);
     CHECK_EQ_U64(c->hits, 1);
     free(c);
 }
@@ -61,8 +61,8 @@ TEST(stackcache_a_stack_taken_with_another_skip_is_another_stack) {
     cv_stack_cache *c = new_cache();
     int n = 4;
     stackcache_put(c, 1, 17, read_words, &n);
-    CHECK_EQ_U64(stackcache_find(c, 0, frames_hold), 0);
-    CHECK_EQ_U64(stackcache_find(c, 1, frames_hold), 17);
+    CHECK_EQ_U64(stackcache_find(c, 0), 0);
+    CHECK_EQ_U64(stackcache_find(c, 1), 17);
     free(c);
 }
 
@@ -70,13 +70,13 @@ TEST(stackcache_refused_chains_and_unknown_stacks_are_not_kept) {
     cv_stack_cache *c = new_cache();
     int n = FRAMES_STUB;
     CHECK_EQ_U64(stackcache_put(c, 0, 17, read_words, &n), (uint64_t)(int64_t)FRAMES_STUB);
-    CHECK_EQ_U64(stackcache_find(c, 0, frames_hold), 0);
+    CHECK_EQ_U64(stackcache_find(c, 0), 0);
     n = 4;
     CHECK_EQ_U64(stackcache_put(c, 0, 0, read_words, &n), 0);   /* the stack table was full */
-    CHECK_EQ_U64(stackcache_find(c, 0, frames_hold), 0);
+    CHECK_EQ_U64(stackcache_find(c, 0), 0);
     n = CV_STACK_CACHE_CHECKS;                                     /* one check too many */
     CHECK_EQ_U64(stackcache_put(c, 0, 17, read_words, &n), (uint64_t)(int64_t)FRAMES_DEEP);
-    CHECK_EQ_U64(stackcache_find(c, 0, frames_hold), 0);
+    CHECK_EQ_U64(stackcache_find(c, 0), 0);
     free(c);
 }
 
@@ -89,15 +89,15 @@ TEST(stackcache_a_miss_replaces_the_entries_in_turn) {
     }
     for (uint32_t id = 1; id <= CV_STACK_CACHE; id++) {
         stack_words[0] = id;
-        CHECK_EQ_U64(stackcache_find(c, 0, frames_hold), id);
+        CHECK_EQ_U64(stackcache_find(c, 0), id);
     }
     stack_words[0] = 99;
     stackcache_put(c, 0, 99, read_words, &n);   /* replaces the oldest: id 1 */
-    CHECK_EQ_U64(stackcache_find(c, 0, frames_hold), 99);
+    CHECK_EQ_U64(stackcache_find(c, 0), 99);
     stack_words[0] = 1;
-    CHECK_EQ_U64(stackcache_find(c, 0, frames_hold), 0);
+    CHECK_EQ_U64(stackcache_find(c, 0), 0);
     stack_words[0] = 2;
-    CHECK_EQ_U64(stackcache_find(c, 0, frames_hold), 2);
+    CHECK_EQ_U64(stackcache_find(c, 0), 2);
     free(c);
 }
 
