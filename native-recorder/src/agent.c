@@ -21,6 +21,7 @@
 #include "agent.h"
 #include "arch.h"
 #include "capture.h"
+#include "idcache.h"
 #include "objects.h"
 #include "owners.h"
 #include "ring.h"
@@ -55,7 +56,8 @@ static struct {
     uint64_t   gc_started;    /* atomic: GC pauses begun and finished while recording, */
     uint64_t   gc_finished;   /* written by the VM thread (timing=on tells a callback that met one;
                                  the id cache tells whether objects may have moved) */
-    int        id_cache;      /* the per-thread cache of object ids is on ("Object ids") */
+    int        id_cache;      /* the cache of object ids is on ("Object ids") */
+    cv_idcache *ids;          /* that cache while it is on, else NULL */
     int        stack_oracle;  /* CONVOY_TEST_STACK_ORACLE=1: cache hits are checked (capture.h) */
     uint32_t   gc_tracked;    /* atomic: the recording epoch whose GC pauses are all counted */
     uint64_t   timing_ticks0; /* timing=on: cv_ticks() and cv_now_ns() at start, to convert ticks */
@@ -162,15 +164,17 @@ static uint32_t capture_stack(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint s
 
 /*
  * Object ids. A begin event (MonitorContendedEnter, MonitorWait, a park) names its object by
- * the id objects_id keeps in the object's JVMTI tag; GetTag enters the VM, where it waits for
- * a safepoint under way and for the tag map's lock (which, after a collection, the first
- * caller holds while the map drops its dead entries). A platform thread that blocks, waits or
- * parks on the same object again between two collections skips it: it keeps the ids of its
- * last few objects by the object's address (idcache.h, whose rules these are). That is sound
- * only where objects move and die only during the collector's pauses, which JVMTI reports
- * (GarbageCollectionStart/Finish: gc_started, gc_finished): between two pauses an address
- * names one object. The Java side turns the cache on only for such collectors (Serial,
- * Parallel, G1), never for ZGC or Shenandoah, which relocate while the program runs.
+ * the id objects_id keeps in the object's JVMTI tag. GetTag and SetTag enter the VM, where
+ * they wait for a safepoint under way and take the tag map's lock, one per JVMTI environment:
+ * a thread that finds it held sleeps, and on a busy machine wakes milliseconds later. So the
+ * look-up goes first to the id cache (idcache.h, whose rules these are): one table, shared by
+ * all threads, of the ids of the objects and classes met since the last collection, by
+ * address. Only a miss calls objects_id, whose first sights of new objects skip GetTag too
+ * (objects.h, "No tag to look up"). That is sound only where objects move and die only during
+ * the collector's pauses, which JVMTI reports (GarbageCollectionStart/Finish: gc_started,
+ * gc_finished): between two pauses an address names one object. The Java side turns the cache
+ * on only for such collectors (Serial, Parallel, G1), never for ZGC or Shenandoah, which
+ * relocate while the program runs.
  *
  * record_gc fences after counting a pause's start, so a handle the collector updated is never
  * read with the count of before. Pauses are counted while recording, once the GC events are
@@ -178,18 +182,54 @@ static uint32_t capture_stack(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint s
  * waits for it. An entry's id must still name its object (objects_current: no reset, no reuse
  * of the slot since).
  */
-static CV_ALWAYS_INLINE uint64_t object_id(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jobject object,
-                                           uint32_t epoch) {
-    if (!load_relaxed(&g_cv.id_cache) || !object || !t->id_cache || load_acquire(&g_cv.gc_tracked) != epoch) {
+/* A look-up's key in the id cache, for objects_id's hooks. */
+typedef struct {
+    uintptr_t ref;
+    uint64_t  stamp;
+    uint32_t  epoch;
+} id_key;
+
+static uint64_t cached_class_id(void *ctx, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls);
+
+static uint64_t peek_id(void *ctx) {
+    const id_key *k = ctx;
+    return idcache_find(g_cv.ids, k->ref, k->stamp, objects_current);
+}
+
+static void publish_id(void *ctx, uint64_t id) {
+    const id_key *k = ctx;
+    idcache_put(g_cv.ids, k->ref, k->stamp, id);
+}
+
+static CV_ALWAYS_INLINE uint64_t cached_id(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint32_t epoch,
+                                           uint32_t kind) {
+    id_key k;
+    uint64_t gc = 0;
+    k.ref = idcache_ref(&g_cv.gc_started, &g_cv.gc_finished, object, &gc);
+    k.stamp = idcache_stamp(epoch, gc);
+    k.epoch = epoch;
+    uint64_t id = idcache_find(g_cv.ids, k.ref, k.stamp, objects_current);
+    if (id != 0) return id;
+    cv_id_hooks hooks = {cached_class_id, k.ref ? peek_id : NULL, k.ref ? publish_id : NULL, &k};
+    id = objects_id_with(jvmti, jni, object, kind, &hooks);
+    idcache_put(g_cv.ids, k.ref, k.stamp, id);
+    return id;
+}
+
+static uint64_t ids_memory(void) {
+    return g_cv.ids ? sizeof(cv_idcache) : 0;
+}
+
+/* A first sight's class, through the same cache. */
+static uint64_t cached_class_id(void *ctx, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls) {
+    return cached_id(jvmti, jni, cls, ((const id_key *)ctx)->epoch, OBJ_CLASS);
+}
+
+static CV_ALWAYS_INLINE uint64_t object_id(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint32_t epoch) {
+    if (!g_cv.ids || !object || load_acquire(&g_cv.gc_tracked) != epoch) {
         return objects_id(jvmti, jni, object, OBJ_PLAIN);
     }
-    uint64_t gc = 0;
-    uintptr_t ref = idcache_ref(&g_cv.gc_started, &g_cv.gc_finished, object, &gc);
-    uint64_t id = idcache_find(t->id_cache, ref, gc, epoch, objects_current);
-    if (id != 0) return id;
-    id = objects_id(jvmti, jni, object, OBJ_PLAIN);
-    idcache_put(t->id_cache, ref, gc, epoch, id);
-    return id;
+    return cached_id(jvmti, jni, object, epoch, OBJ_PLAIN);
 }
 
 /* A thread blocks on, or waits on, one monitor at a time, and the MonitorContendedEntered
@@ -222,7 +262,7 @@ static CV_ALWAYS_INLINE void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
             flags |= FLAG_RELEASER;
         }
     } else {
-        r.obj = object_id(jvmti, jni, t, object, epoch);
+        r.obj = object_id(jvmti, jni, object, epoch);
         if (CV_UNLIKELY(r.obj == 0)) {
             /* JVMTI could not tag the monitor: a record naming no object is no fact. */
             t->pending_obj = 0;
@@ -462,7 +502,7 @@ static CV_ALWAYS_INLINE jlong park(JNIEnv *jni, jobject blocker, jobject owner, 
     LAP(lap, THREAD);
     cv_record r;
     r.ts = ts;
-    r.obj = blocker ? object_id(jvmti, jni, t, blocker, load_relaxed(&g_cv.epoch)) : 0;
+    r.obj = blocker ? object_id(jvmti, jni, blocker, load_relaxed(&g_cv.epoch)) : 0;
     if (CV_UNLIKELY(blocker && r.obj == 0)) {
         ring_drop(t->ring);
         return 0;
@@ -497,7 +537,7 @@ static CV_ALWAYS_INLINE void parked(JNIEnv *jni, jlong start, jobject blocker, j
     if (t->park_ts == (uint64_t)start && t->park_epoch == load_relaxed(&g_cv.epoch)) {
         r.obj = t->park_obj;
     } else {
-        r.obj = blocker ? object_id(jvmti, jni, t, blocker, load_relaxed(&g_cv.epoch)) : 0;
+        r.obj = blocker ? object_id(jvmti, jni, blocker, load_relaxed(&g_cv.epoch)) : 0;
         if (CV_UNLIKELY(blocker && r.obj == 0)) {
             ring_drop(t->ring);
             return;
@@ -978,6 +1018,11 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         g_cv.stack_oracle = capture_oracle_compares();
     }
     g_cv.id_cache = config->id_cache == 1 && g_cv.has_gc_events;
+    if (g_cv.id_cache && !config->empty_callbacks) {
+        /* Never freed: callbacks may still read it while the agent stops. */
+        if (!g_cv.ids) g_cv.ids = calloc(1, sizeof(cv_idcache));
+        if (!g_cv.ids) g_cv.id_cache = 0;
+    }
 
     if (!config->empty_callbacks) {
         uint64_t cap = config->memory_cap;
@@ -996,7 +1041,7 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         }
         ring_init(g_cv.gc_ring, g_cv.gc_capacity);
         owners_init(jvmti, jni, config->vm_owners, cap);
-        uint64_t used = stacks_memory(g_cv.stacks) + objects_memory() + gc_bytes + owners_memory();
+        uint64_t used = stacks_memory(g_cv.stacks) + objects_memory() + gc_bytes + owners_memory() + ids_memory();
         threads_init(jni, cap > used ? cap - used : 0, config->buffer_bytes, config->stack_depth, config->timing,
                      stack_cache);
         if (config->timing) timing_calibrate_start();
@@ -1054,7 +1099,7 @@ void agent_counters(int64_t out[CV_COUNTER_COUNT]) {
     out[CV_COUNTER_THREADS_SEEN] = (int64_t)t.threads_seen;
     out[CV_COUNTER_THREADS_EVICTED] = (int64_t)t.evicted;
     out[CV_COUNTER_MEMORY_IN_USE] = (int64_t)(t.memory + stacks_memory(g_cv.stacks) + objects_memory() +
-                                              ring_bytes(g_cv.gc_capacity) + owners_memory());
+                                              ring_bytes(g_cv.gc_capacity) + owners_memory() + ids_memory());
     out[CV_COUNTER_START_EPOCH_NS] = (int64_t)g_cv.start_epoch;
     out[CV_COUNTER_STACKS_DROPPED] = (int64_t)stacks_dropped(g_cv.stacks);
     out[CV_COUNTER_OBJECTS_DROPPED] = (int64_t)objects_dropped();

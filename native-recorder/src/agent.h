@@ -28,7 +28,7 @@ typedef struct {
                                  2: the capability only (benchmark); 0: neither */
     int      timing;          /* benchmark only: timed callbacks (timing.h) */
     int      stack_capture;   /* CAPTURE_ASYNC or CAPTURE_JVMTI (capture.h) */
-    int      id_cache;        /* per-thread cache of monitor object ids (agent.c, "Object ids"):
+    int      id_cache;        /* shared cache of object ids (agent.c, "Object ids"):
                                  1 on; 0 off by option; 2 off: the collector moves objects
                                  outside its pauses */
     int      stack_cache;     /* per-thread cache of captured stacks (stackcache.h): 1 on, 0 off */

@@ -44,6 +44,13 @@ static inline uint64_t cv_ticks(void) {
 #endif
 }
 
+/* One round of a spin-wait. */
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 #define CV_ALWAYS_INLINE inline __attribute__((always_inline))
 
 #define CV_LIKELY(x)   __builtin_expect(!!(x), 1)

@@ -1,19 +1,31 @@
 /*
- * A platform thread's cache of the object ids of the last few objects it blocked, waited or parked on,
- * by the object's address (agent.c, "Object ids", says when this is sound: a collector that
- * moves and frees objects only in the pauses JVMTI reports).
+ * The object-id cache: one table, shared by every thread, of the ids of the objects (and
+ * classes) the recorder looked up since the last GC pause, by the object's address. A hit
+ * costs no JVMTI call: no GetTag, so no wait for the JVMTI tag map's lock. agent.c ("Object
+ * ids") says when this is sound: a collector that moves and frees objects only in the pauses
+ * JVMTI reports, so that between two pauses an address names one object.
  *
  * CONCURRENCY CONTRACT
- *  - A cache belongs to one thread (cv_thread's owner): only that thread reads or writes its
- *    entries; nothing in it is shared.
- *  - `started` and `finished` count the GC pauses begun and finished; the VM thread writes them
- *    (release, and a full fence after counting a start, before anything moves); readers load
- *    them with acquire. A pause is under way while they differ.
- *  - idcache_ref reads the object's address from its JNI handle only while no pause is under
- *    way, and answers 0 if a pause began meanwhile; an entry is used only with the pause count
- *    it was made under (between two pauses an address names one object), in its recording
- *    epoch, and while `current` says its id still names its object. An id kept after a pause
- *    began is never used: it carries the count of before.
+ *  - Any thread in a callback or native looks up and inserts; nobody waits for anybody: a
+ *    look-up that meets a half-written entry, a table being emptied or a full probe run
+ *    answers "miss", and an insert in the same cases keeps nothing.
+ *  - `started` and `finished` count the GC pauses begun and finished; the VM thread writes
+ *    them (release, and a full fence after counting a start, before anything moves); readers
+ *    load them with acquire. A pause is under way while they differ. idcache_ref reads the
+ *    object's address from its JNI handle only while no pause is under way, and answers 0 if
+ *    a pause began meanwhile.
+ *  - The table holds the entries of one stamp (recording epoch << 32 | pauses begun). The
+ *    first thread to come with a later stamp empties it: it CASes `stamp` to CLEARING, stores
+ *    0 in every entry, increments `round` and release-stores the new stamp. Threads with an
+ *    older stamp, or that find CLEARING, neither read nor write it.
+ *  - Entries are written once per round: CAS of `key` from 0 to BUSY, relaxed store of `id`,
+ *    release store of the key. A key holds the address and the round's low bits, so an entry
+ *    a late writer (one that read `stamp` before the table was emptied) finishes after the
+ *    emptying never matches a key of a later round.
+ *  - A reader acquire-loads the key, loads the id, fences (acquire) and loads the key again:
+ *    an entry emptied or rewritten meanwhile has another key (a rewrite is of another round),
+ *    so an unchanged key means the id read is its own. The id must also still name its
+ *    object (`current`: its slot neither reused nor reset since).
  * Header-only: the event path inlines it; test/test_idcache.c checks the rules.
  */
 #ifndef CONVOY_IDCACHE_H
@@ -23,14 +35,23 @@
 
 #include <stdint.h>
 
-#define CV_ID_CACHE 4
+#define CV_IDCACHE_BITS   12
+#define CV_IDCACHE_SIZE   (1u << CV_IDCACHE_BITS)   /* 4096 entries, 64 KB */
+#define CV_IDCACHE_PROBES 8
+#define CV_IDCACHE_CLEARING UINT64_MAX
+#define CV_IDCACHE_BUSY   (1ull << 63)
+#define CV_IDCACHE_ADDRESS_BITS 47                   /* user-space addresses on x86_64 */
 
 typedef struct {
-    uintptr_t ref;      /* the object's address */
-    uint64_t  id;
-    uint64_t  gc;       /* pauses begun when it was made */
-    uint32_t  epoch;    /* recording epoch */
-} cv_id_cache;
+    uint64_t key;     /* atomic: (address >> 3) | round << 44; 0 empty; BUSY being written */
+    uint64_t id;      /* atomic (relaxed) */
+} cv_idcache_entry;
+
+typedef struct {
+    uint64_t stamp;   /* atomic: the stamp of the entries, or CLEARING */
+    uint64_t round;   /* atomic: incremented by each emptying; read after `stamp` */
+    cv_idcache_entry entry[CV_IDCACHE_SIZE];
+} cv_idcache;
 
 /* The address in JNI handle `handle` and, in *gc, the pause count it is valid for; 0 while a
  * pause is under way or when one began while it was read. */
@@ -45,25 +66,77 @@ static inline uintptr_t idcache_ref(const uint64_t *started, const uint64_t *fin
     return ref;
 }
 
-static inline cv_id_cache *idcache_entry(cv_id_cache *cache, uintptr_t ref) {
-    return &cache[(ref >> 3) & (CV_ID_CACHE - 1)];
+static inline uint64_t idcache_stamp(uint32_t epoch, uint64_t gc) {
+    return (uint64_t)epoch << 32 | (gc & 0xFFFFFFFFu);
 }
 
-/* The cached id of the object at `ref`, or 0. */
-static inline uint64_t idcache_find(cv_id_cache *cache, uintptr_t ref, uint64_t gc, uint32_t epoch,
-                                    int (*current)(uint64_t)) {
-    cv_id_cache *e = idcache_entry(cache, ref);
-    return ref != 0 && e->ref == ref && e->gc == gc && e->epoch == epoch && current(e->id) ? e->id : 0;
+/* Empties the table for `stamp` unless another thread is at it or is there already. */
+static inline void idcache_clear(cv_idcache *c, uint64_t seen, uint64_t stamp) {
+    if (seen == CV_IDCACHE_CLEARING || seen >= stamp) return;
+    if (!cas_acq_rel(&c->stamp, &seen, CV_IDCACHE_CLEARING)) return;
+    for (uint32_t i = 0; i < CV_IDCACHE_SIZE; i++) {
+        store_relaxed(&c->entry[i].key, 0);
+        store_relaxed(&c->entry[i].id, 0);
+    }
+    store_relaxed(&c->round, load_relaxed(&c->round) + 1);
+    store_release(&c->stamp, stamp);
 }
 
-/* Keeps `id` for the object at `ref`, read under pause count `gc`. */
-static inline void idcache_put(cv_id_cache *cache, uintptr_t ref, uint64_t gc, uint32_t epoch, uint64_t id) {
-    if (ref == 0 || id == 0) return;
-    cv_id_cache *e = idcache_entry(cache, ref);
-    e->ref = ref;
-    e->id = id;
-    e->gc = gc;
-    e->epoch = epoch;
+/* The key of `ref` in this round, or 0 when the table is not at `stamp` (emptied on the way
+ * if it is behind) or the address does not fit a key. */
+static inline uint64_t idcache_key(cv_idcache *c, uintptr_t ref, uint64_t stamp) {
+    if (ref == 0 || (ref & 7) != 0 || (ref >> CV_IDCACHE_ADDRESS_BITS) != 0) return 0;
+    uint64_t seen = load_acquire(&c->stamp);
+    if (seen != stamp) {
+        idcache_clear(c, seen, stamp);
+        return 0;   /* a miss: the caller looks up and inserts afresh */
+    }
+    uint64_t round = load_relaxed(&c->round) & ((1u << 19) - 1);
+    return ((uint64_t)ref >> 3) | round << 44;
+}
+
+static inline uint32_t idcache_home(uintptr_t ref) {
+    uint64_t h = (uint64_t)ref * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> (64 - CV_IDCACHE_BITS));
+}
+
+/* The cached id of the object at `ref` under `stamp`, or 0. */
+static inline uint64_t idcache_find(cv_idcache *c, uintptr_t ref, uint64_t stamp, int (*current)(uint64_t)) {
+    uint64_t key = idcache_key(c, ref, stamp);
+    if (key == 0) return 0;
+    uint32_t home = idcache_home(ref);
+    for (uint32_t i = 0; i < CV_IDCACHE_PROBES; i++) {
+        cv_idcache_entry *e = &c->entry[(home + i) & (CV_IDCACHE_SIZE - 1)];
+        uint64_t k = load_acquire(&e->key);
+        if (k == 0) return 0;
+        if (k != key) continue;
+        uint64_t id = load_relaxed(&e->id);
+        fence_acquire();
+        if (load_relaxed(&e->key) != key || id == 0 || !current(id)) return 0;
+        return id;
+    }
+    return 0;
+}
+
+/* Keeps `id` for the object at `ref`, whose address was read under `stamp`. */
+static inline void idcache_put(cv_idcache *c, uintptr_t ref, uint64_t stamp, uint64_t id) {
+    if (id == 0) return;
+    uint64_t key = idcache_key(c, ref, stamp);
+    if (key == 0) return;
+    uint32_t home = idcache_home(ref);
+    for (uint32_t i = 0; i < CV_IDCACHE_PROBES; i++) {
+        cv_idcache_entry *e = &c->entry[(home + i) & (CV_IDCACHE_SIZE - 1)];
+        uint64_t k = load_relaxed(&e->key);
+        if (k == 0) {
+            if (cas_acq_rel(&e->key, &k, CV_IDCACHE_BUSY)) {
+                store_relaxed(&e->id, id);
+                store_release(&e->key, key);
+                return;
+            }
+            /* k now holds the winner's key (or BUSY) */
+        }
+        if (k == key) return;   /* another thread kept it first */
+    }
 }
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* One slot of the table; see objects.h for who writes which field when. */
 typedef struct {
@@ -15,6 +16,7 @@ typedef struct {
     jweak    ref;        /* idem; deleted only under ref_lock */
     uint32_t gen;        /* generation of the slot's last id; under tag_lock */
     uint32_t next;       /* free or dead-class stack link: index + 1 of the next, 0 = end */
+    uint32_t counted;    /* its description is counted in `described`; under tag_lock */
 } slot;
 
 #define SLOT_MASK 0xFFFFFFFFull
@@ -32,11 +34,37 @@ static uint64_t dropped;         /* atomic: overflow ids handed out */
 static pthread_mutex_t tag_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t ref_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Descriptions by identity hash bucket (objects.h, "No tag to look up"): written under
+ * tag_lock, read with relaxed loads. */
+#define HASH_BUCKETS (1u << 16)
+static uint32_t described[HASH_BUCKETS];
+static uint64_t hash_skips;      /* atomic: look-ups that skipped GetTag */
+
+static uint32_t *bucket(uint32_t hash) {
+    return &described[(hash ^ (hash >> 16)) & (HASH_BUCKETS - 1)];
+}
+
+/* Under tag_lock: the slot's description is withdrawn (its id was just stored 0). */
+static void uncount(slot *s) {
+    if (!s->counted) return;
+    s->counted = 0;
+    uint32_t *b = bucket(s->hash);
+    store_relaxed(b, load_relaxed(b) - 1);
+}
+
+/* Whether obj, whose identity hash is `hash`, may hold a valid tag: some description has a
+ * hash in its bucket, or overflow ids (never described) may be valid. 0 is no hash. */
+static int maybe_tagged(uint32_t hash) {
+    return hash == 0 || load_relaxed(&overflow_next) > load_relaxed(&overflow_floor) ||
+           load_relaxed(bucket(hash)) != 0;
+}
+
 int objects_init(size_t bytes) {
     free(table);   /* not thread-safe: at start-up (and between unit tests) only */
     used = 0;
     free_head = reuse_head = dead_head = 0;
-    live = overflow_next = overflow_floor = dropped = 0;
+    live = overflow_next = overflow_floor = dropped = hash_skips = 0;
+    memset(described, 0, sizeof(described));
     capacity = bytes / sizeof(slot);
     if (capacity < 1024) capacity = 1024;
     if (capacity > SLOT_MASK - 1) capacity = SLOT_MASK - 1;
@@ -126,7 +154,7 @@ static int valid(uint64_t tag) {
  * caller runs in the VM thread or inside a safepoint).
  */
 static uint64_t assign(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind, uint32_t hash,
-                       uint64_t class_id) {
+                       uint64_t class_id, const cv_id_hooks *hooks) {
     uint64_t index = 0;
     int have = 0;
     if (used < capacity) {          /* never-used slots first: freed descriptions last longer */
@@ -142,7 +170,9 @@ static uint64_t assign(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind,
         have = pop_free(&index);
     }
     if (!have) {
-        uint64_t fresh = ++overflow_next << 32;
+        uint64_t high = load_relaxed(&overflow_next) + 1;
+        store_relaxed(&overflow_next, high);
+        uint64_t fresh = high << 32;
         if ((*jvmti)->SetTag(jvmti, obj, (jlong)fresh) != JVMTI_ERROR_NONE) return 0;
         fetch_add_relaxed(&dropped, 1);
         return fresh;
@@ -163,17 +193,23 @@ static uint64_t assign(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind,
      * field written below and then re-reads `id` sees 0 or the new id, never the old one
      * (objects.h, Readers: release fence here, acquire fence there). */
     store_relaxed(&s->id, 0);
+    uncount(s);
     fence_release();
     store_relaxed(&s->class_id, class_id);
     store_relaxed(&s->hash, hash);
     store_relaxed(&s->kind, kind);
     store_relaxed(&s->ref, ref);
+    s->counted = 1;
+    uint32_t *b = bucket(hash);
+    store_relaxed(b, load_relaxed(b) + 1);
     fetch_add_relaxed(&live, 1);
     store_release(&s->owner, fresh);
     store_release(&s->id, fresh);
+    if (hooks && hooks->publish) hooks->publish(hooks->ctx, fresh);
     if ((*jvmti)->SetTag(jvmti, obj, (jlong)fresh) != JVMTI_ERROR_NONE) {
         /* Never tagged: no record can name it, so it is withdrawn at once. */
         store_relaxed(&s->id, 0);
+        uncount(s);
         uint64_t expect = fresh;
         if (cas_acq_rel(&s->owner, &expect, 0)) release_slot(index);
         return 0;
@@ -186,28 +222,63 @@ int objects_current(uint64_t id) {
 }
 
 uint64_t objects_id(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind) {
+    return objects_id_with(jvmti, jni, obj, kind, NULL);
+}
+
+static uint64_t peek(const cv_id_hooks *hooks) {
+    return hooks && hooks->peek ? hooks->peek(hooks->ctx) : 0;
+}
+
+/* Spins this many rounds for tag_lock, peeking, before it sleeps on it. */
+#define TAG_LOCK_SPINS 256
+
+/* tag_lock, or 0 with *id the id another thread published while this one waited. */
+static int lock_or_peek(const cv_id_hooks *hooks, uint64_t *id) {
+    if (pthread_mutex_trylock(&tag_lock) == 0) return 1;
+    if (hooks && hooks->peek) {
+        for (int i = 0; i < TAG_LOCK_SPINS; i++) {
+            if ((*id = peek(hooks)) != 0) return 0;
+            cpu_relax();
+            if (pthread_mutex_trylock(&tag_lock) == 0) return 1;
+        }
+    }
+    pthread_mutex_lock(&tag_lock);
+    return 1;
+}
+
+uint64_t objects_id_with(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind, const cv_id_hooks *hooks) {
     if (obj == NULL) return 0;
+    jint hash = 0;
+    if ((*jvmti)->GetObjectHashCode(jvmti, obj, &hash) != JVMTI_ERROR_NONE) hash = 0;
     jlong tag = 0;
-    if ((*jvmti)->GetTag(jvmti, obj, &tag) != JVMTI_ERROR_NONE) return 0;
-    if (CV_LIKELY(tag != 0 && valid((uint64_t)tag))) return (uint64_t)tag;
+    uint64_t id = 0;
+    if (maybe_tagged((uint32_t)hash)) {
+        if ((id = peek(hooks)) != 0) return id;
+        if ((*jvmti)->GetTag(jvmti, obj, &tag) != JVMTI_ERROR_NONE) return 0;
+        if (CV_LIKELY(tag != 0 && valid((uint64_t)tag))) return (uint64_t)tag;
+    } else {
+        fetch_add_relaxed(&hash_skips, 1);
+    }
     /* First sight, or the id is stale. What describes obj is gathered before tag_lock: the
      * class's own objects_id takes the lock, and a thread that loses the race only wasted
      * the look-up. */
-    jint hash = 0;
-    if ((*jvmti)->GetObjectHashCode(jvmti, obj, &hash) != JVMTI_ERROR_NONE) hash = 0;
     uint64_t class_id = 0;
     if (kind != OBJ_CLASS) {
         jclass cls = (*jni)->GetObjectClass(jni, obj);
         if (cls) {
-            class_id = objects_id(jvmti, jni, cls, OBJ_CLASS);
+            class_id = hooks && hooks->class_id ? hooks->class_id(hooks->ctx, jvmti, jni, cls)
+                                                : objects_id(jvmti, jni, cls, OBJ_CLASS);
             (*jni)->DeleteLocalRef(jni, cls);
         }
     }
-    uint64_t id = 0;
-    pthread_mutex_lock(&tag_lock);
-    if ((*jvmti)->GetTag(jvmti, obj, &tag) == JVMTI_ERROR_NONE) {
+    if ((id = peek(hooks)) != 0 || !lock_or_peek(hooks, &id)) return id;
+    if ((id = peek(hooks)) != 0) {
+        /* published while this thread took the lock */
+    } else if (!maybe_tagged((uint32_t)hash)) {
+        id = assign(jvmti, jni, obj, kind, (uint32_t)hash, class_id, hooks);
+    } else if ((*jvmti)->GetTag(jvmti, obj, &tag) == JVMTI_ERROR_NONE) {
         id = tag != 0 && valid((uint64_t)tag) ? (uint64_t)tag
-                                               : assign(jvmti, jni, obj, kind, (uint32_t)hash, class_id);
+                                               : assign(jvmti, jni, obj, kind, (uint32_t)hash, class_id, hooks);
     }
     pthread_mutex_unlock(&tag_lock);
     return id;
@@ -227,6 +298,7 @@ void objects_reset(JNIEnv *jni) {
     for (uint64_t i = 0; i < used; i++) {
         slot *s = &table[i];
         store_relaxed(&s->id, 0);                    /* no description survives a reset */
+        s->counted = 0;
         uint64_t owner = load_acquire(&s->owner);
         if (owner == 0 || !cas_acq_rel(&s->owner, &owner, 0)) continue;   /* free already */
         fetch_add_relaxed(&live, (uint64_t)-1);
@@ -236,6 +308,7 @@ void objects_reset(JNIEnv *jni) {
         push(&free_head, (uint32_t)i);
     }
     store_relaxed(&overflow_floor, overflow_next);
+    for (uint32_t i = 0; i < HASH_BUCKETS; i++) store_relaxed(&described[i], 0);
     pthread_mutex_unlock(&tag_lock);
     pthread_mutex_unlock(&ref_lock);
 }
@@ -290,6 +363,10 @@ uint64_t objects_find_by_hash(uint32_t hash) {
 
 uint64_t objects_count(void) {
     return load_relaxed(&live);
+}
+
+uint64_t objects_hash_skips(void) {
+    return load_relaxed(&hash_skips);
 }
 
 uint64_t objects_dropped(void) {

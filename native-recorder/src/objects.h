@@ -25,16 +25,39 @@
  * enumerates the table afterwards describes every object its records name whose slot was
  * not reused meanwhile, and no record ever gets another object's description.
  *
- * Lookup: GetTag; a tag is valid if its slot's `id` (acquire load) equals it, or if it is
- * an overflow id taken since the last reset while no slot is free. Any other tag (0, a
- * slot since freed or reset, an overflow id while slots are free) is a first sight: the
- * identity hash and the class's id (objects_id on the class) are gathered, then under
- * tag_lock, a short mutex, the tag is read and validated again and, if still not valid, a
- * slot is taken (the next never-used one, else the oldest freed, else an overflow id), its
- * generation incremented, its `id` set to 0, its fields written, `owner` and `id`
- * release-stored, and only then SetTag(N). tag_lock makes racing threads agree on an
- * object's id; the VM's tag map lock orders SetTag before the GetTag that returns N,
- * which carries the publication.
+ * Lookup: the identity hash (GetObjectHashCode), then GetTag; a tag is valid if its slot's
+ * `id` (acquire load) equals it, or if it is an overflow id taken since the last reset
+ * while no slot is free. Any other tag (0, a slot since freed or reset, an overflow id
+ * while slots are free) is a first sight: the class's id (objects_id on the class, or the
+ * caller's cache of it) is gathered, then under tag_lock, a short mutex, the tag is read
+ * and validated again and, if still not valid, a slot is taken (the next never-used one,
+ * else the oldest freed, else an overflow id), its generation incremented, its `id` set to
+ * 0, its fields written, `owner` and `id` release-stored, and only then SetTag(N).
+ * tag_lock makes racing threads agree on an object's id; the VM's tag map lock orders
+ * SetTag before the GetTag that returns N, which carries the publication.
+ *
+ * No tag to look up: GetTag and SetTag take the JVMTI tag map's lock, one per environment,
+ * and a thread that finds it held sleeps; on a busy machine it wakes milliseconds later.
+ * Most objects a recording meets are new (a program makes its locks as it goes), so a first
+ * sight skips GetTag when it can prove the object untagged: every object holding a valid
+ * slot id is described with its identity hash, and `described` counts the descriptions in
+ * each bucket of hashes (a description counts from its publication until it is withdrawn by
+ * reuse, a failed SetTag or a reset; a freed object's keeps counting, which only costs a
+ * GetTag). An object whose bucket counts 0, while no overflow id taken since the last reset
+ * may be valid, holds no valid tag. The count is read once without the lock (a 0 skips the
+ * first GetTag) and again under tag_lock, where every description and overflow id is
+ * written: only a 0 read under the lock skips the GetTag there. So a new object costs one
+ * SetTag, and the tag map's lock is taken once.
+ *
+ * Racing first sights: the threads that contend for a new monitor meet it together, and all
+ * but the first would sleep on tag_lock or on the tag map's lock while the first tags it. A
+ * caller with a cache (cv_id_hooks) has the first thread publish the id there as soon as its
+ * entry is described, before SetTag, and the others peek at the cache before GetTag, before
+ * and after taking tag_lock, and while they spin for it (a bounded spin, then the mutex):
+ * they take the published id without a JVMTI call. Publishing before SetTag is safe: the
+ * entry is described, and the cache is keyed by the object's address, which names the object
+ * until the next collection; if the SetTag then fails the id is withdrawn, and a record that
+ * took it names no object, like any id whose slot was reused.
  *
  * Freeing: objects_free(T) (ObjectFree, tag T of a collected object) CASes the slot's
  * `owner` from T to 0; only the winner frees it, and a stale T (the slot was reset or
@@ -68,9 +91,11 @@
  *                    owner      release store N                 -
  *                    id         release store N                 acquire load, recheck
  *                    tag        SetTag(N) (after id)            GetTag
+ *                    described  relaxed add, sub (tag_lock)     relaxed load; again under tag_lock
  *   objects_free     owner      CAS T -> 0 (acq_rel)            -
  *                    free list  CAS push (acq_rel)              exchange under tag_lock (acquire)
  *   objects_reset    id, owner  store 0, CAS -> 0, both locks   -
+ *                    described  relaxed store 0 (tag_lock)      relaxed load; again under tag_lock
  *
  * Allocation: none on the event path except one JNI weak reference per described class.
  * Lock order: ref_lock before tag_lock; tag_lock holders only ever trylock ref_lock.
@@ -99,6 +124,22 @@ size_t objects_memory(void);
 
 /* Id of obj, assigning one if it has none (or a stale one). Returns 0 if JVMTI fails. */
 uint64_t objects_id(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind);
+
+/* What a caller with a cache of ids (agent.c's id cache) lends a look-up; any may be NULL.
+ * class_id: the id of class `cls` for a first sight's description (else objects_id).
+ * peek: the id of the object looked up, if another thread published it meanwhile, else 0.
+ * publish: the id a first sight assigned the object, called once its entry is described
+ * and before SetTag; peek answers it from then on. See "Racing first sights". */
+typedef struct {
+    uint64_t (*class_id)(void *ctx, jvmtiEnv *jvmti, JNIEnv *jni, jclass cls);
+    uint64_t (*peek)(void *ctx);
+    void (*publish)(void *ctx, uint64_t id);
+    void *ctx;
+} cv_id_hooks;
+/* objects_id with the caller's hooks (NULL: none). */
+uint64_t objects_id_with(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind, const cv_id_hooks *hooks);
+/* Look-ups that proved their object untagged and skipped GetTag ("No tag to look up"). */
+uint64_t objects_hash_skips(void);
 /* Whether `id` (from objects_id) still names its object: its slot was neither reused nor
  * reset since. Overflow ids answer 0. Any thread; no lock. */
 int objects_current(uint64_t id);

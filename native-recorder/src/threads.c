@@ -288,9 +288,8 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     uint32_t capacity = virt ? virtual_capacity : ring_capacity;
     size_t ring_size = ring_bytes(capacity);
     size_t frames_end = sizeof(cv_thread) + ring_size + (virt ? 0 : frame_slots * sizeof(jvmtiFrameInfo));
-    size_t cache_bytes = virt ? 0 : CV_ID_CACHE * sizeof(cv_id_cache);
     size_t sc_bytes = virt ? 0 : stack_cache_bytes;
-    size_t bytes = frames_end + cache_bytes + sc_bytes + (virt ? 0 : timing_bytes);
+    size_t bytes = frames_end + sc_bytes + (virt ? 0 : timing_bytes);
     uint64_t nbytes = names_bytes(name, group, parent);
     cv_thread *t = NULL;
 
@@ -321,16 +320,12 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     t->max_capacity = ring_capacity;
     t->grow_at = capacity < ring_capacity ? capacity : UINT64_MAX;
     t->frames = virt ? NULL : (jvmtiFrameInfo *)((char *)t->ring + ring_size);
-    if (!virt) {
-        t->id_cache = (cv_id_cache *)((char *)t + frames_end);
-        memset(t->id_cache, 0, cache_bytes);
-    }
     if (sc_bytes) {
-        t->stack_cache = (cv_stack_cache *)((char *)t + frames_end + cache_bytes);
+        t->stack_cache = (cv_stack_cache *)((char *)t + frames_end);
         stackcache_clear(t->stack_cache);
     }
     if (!virt && timing_bytes) {
-        t->timing = (cv_timing *)((char *)t + frames_end + cache_bytes + sc_bytes);
+        t->timing = (cv_timing *)((char *)t + frames_end + sc_bytes);
         memset(t->timing, 0, timing_bytes);
     }
     t->flags = flags | (virt ? RING_VIRTUAL : 0);

@@ -47,7 +47,6 @@
 #include <jvmti.h>
 #include <stdint.h>
 
-#include "idcache.h"
 #include "stackcache.h"
 #include "log.h"
 #include "ring.h"
@@ -81,9 +80,7 @@ typedef struct cv_thread {
     uint32_t pending_type;    /* its type, */
     uint32_t pending_epoch;   /* and the recording epoch it was recorded in */
     uintptr_t pending_monitor; /* owner only: of an ENTER, the ObjectMonitor owners_read found (0: none) */
-    cv_id_cache *id_cache;    /* platform threads: CV_ID_CACHE entries at the end of the block,
-                                 owner only (agent.c, "Object ids"); NULL for a virtual thread */
-    cv_stack_cache *stack_cache; /* platform threads, when the stack cache is on: after the id cache,
+    cv_stack_cache *stack_cache; /* platform threads, when the stack cache is on: after the frames,
                                  owner only but `hits` (stackcache.h); else NULL */
     uint32_t owner_registered; /* owner only: owners.h knows this thread (and its stack) */
     uint32_t is_virtual;      /* a virtual thread; set before publication, never changed */

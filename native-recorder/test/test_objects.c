@@ -39,6 +39,7 @@ static fake_obj *tagged[MAX_TAGGED];   /* every object the mock tagged, by any t
 static size_t ntagged;
 static uint64_t violations;            /* contract violations seen in SetTag (atomic) */
 static uint64_t settag_calls;          /* (atomic) */
+static uint64_t gettag_calls;          /* (atomic) */
 static jlong last_failed_tag;          /* the tag of the last SetTag the mock failed */
 
 static fake_obj *as_fake(jobject o) {
@@ -55,6 +56,7 @@ static void violation(const char *what, jlong tag) {
 }
 
 static jvmtiError JNICALL mock_get_tag(jvmtiEnv *env, jobject object, jlong *tag_ptr) {
+    fetch_add_relaxed(&gettag_calls, 1);
     *tag_ptr = __atomic_load_n(&as_fake(object)->tag, __ATOMIC_ACQUIRE);
     return JVMTI_ERROR_NONE;
 }
@@ -184,6 +186,92 @@ static cv_object entry(uint64_t id, int *seen) {
     objects_foreach(jni, visit_find, &c);
     *seen = c.seen;
     return c.e;
+}
+
+TEST(objects_a_new_object_costs_one_set_tag_and_no_get_tag) {
+    setup();
+    static fake_obj cls = {.hash = 0x0A110001};
+    static fake_obj obj = {.hash = 0x0A110002, .cls = &cls};
+    uint64_t gets = load_relaxed(&gettag_calls), sets = load_relaxed(&settag_calls);
+    uint64_t skips = objects_hash_skips();
+    uint64_t id = id_of(&obj, OBJ_PLAIN);
+    CHECK(id != 0);
+    CHECK_EQ_U64(load_relaxed(&gettag_calls) - gets, 0);      /* neither had a described hash */
+    CHECK_EQ_U64(load_relaxed(&settag_calls) - sets, 2);      /* the class, then the object */
+    CHECK_EQ_U64(objects_hash_skips() - skips, 2);
+    /* Seen again: its hash is described now, so the tag is read, once, and no tag is set. */
+    gets = load_relaxed(&gettag_calls);
+    sets = load_relaxed(&settag_calls);
+    CHECK_EQ_U64(id_of(&obj, OBJ_PLAIN), id);
+    CHECK_EQ_U64(load_relaxed(&gettag_calls) - gets, 1);
+    CHECK_EQ_U64(load_relaxed(&settag_calls) - sets, 0);
+    CHECK_EQ_U64(load_relaxed(&violations), 0);
+}
+
+TEST(objects_a_new_object_whose_hash_is_described_is_looked_up_and_kept_apart) {
+    setup();
+    static fake_obj cls = {.hash = 0x0A120001};
+    static fake_obj a = {.hash = 0x0A120002, .cls = &cls};
+    static fake_obj b = {.hash = 0x0A120002, .cls = &cls};   /* the same identity hash */
+    uint64_t ida = id_of(&a, OBJ_PLAIN);
+    uint64_t gets = load_relaxed(&gettag_calls);
+    uint64_t idb = id_of(&b, OBJ_PLAIN);
+    CHECK(idb != 0 && idb != ida);
+    /* Not provably untagged: GetTag before the lock and again under it (and one for the
+     * class, described already). */
+    CHECK_EQ_U64(load_relaxed(&gettag_calls) - gets, 3);
+    CHECK_EQ_U64(load_relaxed(&violations), 0);
+}
+
+/* Hooks that record what objects.c lends them: a published id, and a preset answer to peek. */
+typedef struct {
+    fake_obj *obj;
+    uint64_t  published;
+    uint64_t  peek_answer;
+    int       published_untagged_described;   /* at publish: described, not tagged yet */
+    int       class_calls;
+} hook_ctx;
+
+static uint64_t hook_class_id(void *p, jvmtiEnv *env, JNIEnv *jenv, jclass cls) {
+    ((hook_ctx *)p)->class_calls++;
+    return objects_id(env, jenv, cls, OBJ_CLASS);
+}
+
+static uint64_t hook_peek(void *p) {
+    hook_ctx *c = p;
+    return c->peek_answer ? c->peek_answer : c->published;
+}
+
+static void hook_publish(void *p, uint64_t id) {
+    hook_ctx *c = p;
+    c->published = id;
+    int found = 0;
+    objects_hash(id, &found);
+    c->published_untagged_described = found && __atomic_load_n(&c->obj->tag, __ATOMIC_ACQUIRE) == 0;
+}
+
+TEST(objects_hooks_publish_a_first_sight_before_its_tag_and_peeks_spare_jvmti) {
+    setup();
+    static fake_obj cls = {.hash = 0x0A130001};
+    static fake_obj obj = {.hash = 0x0A130002, .cls = &cls};
+    hook_ctx c = {.obj = &obj};
+    cv_id_hooks hooks = {hook_class_id, hook_peek, hook_publish, &c};
+    uint64_t id = objects_id_with(jvmti, jni, as_jobject(&obj), OBJ_PLAIN, &hooks);
+    CHECK(id != 0);
+    CHECK_EQ_U64(c.published, id);
+    CHECK(c.published_untagged_described);
+    CHECK_EQ_U64(c.class_calls, 1);
+    CHECK_EQ_U64((uint64_t)obj.tag, id);
+    /* Another thread's look-up finds the id published: no GetTag, no SetTag, no class. */
+    static fake_obj other = {.hash = 0x0A130002, .cls = &cls};   /* would need GetTag */
+    hook_ctx d = {.obj = &other, .peek_answer = id};
+    cv_id_hooks peeking = {hook_class_id, hook_peek, hook_publish, &d};
+    uint64_t gets = load_relaxed(&gettag_calls), sets = load_relaxed(&settag_calls);
+    CHECK_EQ_U64(objects_id_with(jvmti, jni, as_jobject(&other), OBJ_PLAIN, &peeking), id);
+    CHECK_EQ_U64(load_relaxed(&gettag_calls) - gets, 0);
+    CHECK_EQ_U64(load_relaxed(&settag_calls) - sets, 0);
+    CHECK_EQ_U64(d.class_calls, 0);
+    CHECK_EQ_U64(load_relaxed(&violations), 0);
 }
 
 TEST(objects_describe_an_object_and_its_class_before_tagging_it) {
