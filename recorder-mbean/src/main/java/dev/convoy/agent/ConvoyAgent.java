@@ -85,7 +85,7 @@ public final class ConvoyAgent {
 
     /**
      * Whether this JVM's collector moves and frees objects only in the pauses JVMTI reports
-     * (Serial, Parallel, G1), which the per-thread cache of object ids relies on; not ZGC nor
+     * (Serial, Parallel, G1), which the shared cache of object ids relies on; not ZGC nor
      * Shenandoah, which relocate while the program runs, nor an unknown collector.
      */
     static boolean collectsInPausesOnly() {

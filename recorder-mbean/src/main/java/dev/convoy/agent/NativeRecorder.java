@@ -104,7 +104,7 @@ public final class NativeRecorder {
      *                       snapshots then carry the INFO keys {@code timing.*}
      * @param stackCapture   1: AsyncGetCallTrace with GetStackTrace as fallback, 0: GetStackTrace
      *                       (native-recorder/src/capture.h)
-     * @param idCache        the per-thread cache of monitor object ids: 1 on, 0 off (option
+     * @param idCache        the shared cache of object ids: 1 on, 0 off (option
      *                       {@code idcache=off}), 2 off because the collector moves objects outside
      *                       its pauses (native-recorder/src/agent.c, "Object ids")
      * @param stackCache     the per-thread cache of captured stacks: 1 on, 0 off (option

@@ -23,7 +23,7 @@ import dev.convoy.model.Recording;
 import dev.convoy.testapps.MovingLocks;
 
 /**
- * The per-thread cache of object ids (option {@code idcache}, native-recorder/src/agent.c,
+ * The shared cache of object ids (option {@code idcache}, native-recorder/src/agent.c,
  * "Object ids") names the right object in every record while the collector moves the objects:
  * {@link MovingLocks}' threads wait on and park on locks that young and full collections move
  * and compact between rounds (shared locks), or on a new lock each round that dies after it, so

@@ -68,7 +68,7 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig RELEASERS = new SuiteConfig("releasers", "Convoy default, releasers=jfr",
             Tool.CONVOY, "releasers=jfr");
 
-    /** Every begin event asks JVMTI for its object's tag: the per-thread id cache's saving. */
+    /** Every begin event asks JVMTI for its object's tag: the id cache's saving. */
     public static final SuiteConfig ID_OFF = new SuiteConfig("idoff", "Convoy default, idcache=off", Tool.CONVOY,
             "idcache=off");
 
