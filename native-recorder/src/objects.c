@@ -44,12 +44,13 @@ static uint32_t *bucket(uint32_t hash) {
     return &described[(hash ^ (hash >> 16)) & (HASH_BUCKETS - 1)];
 }
 
-/* Under tag_lock: the slot's description is withdrawn (its id was just stored 0). */
-static void uncount(slot *s) {
-    if (!s->counted) return;
-    s->counted = 0;
+/* Under tag_lock: the slot's description (its hash written) is counted in its bucket, or
+ * withdrawn (its id was just stored 0). */
+static void count(slot *s, uint32_t on) {
+    if (s->counted == on) return;
+    s->counted = on;
     uint32_t *b = bucket(s->hash);
-    store_relaxed(b, load_relaxed(b) - 1);
+    store_relaxed(b, on ? load_relaxed(b) + 1 : load_relaxed(b) - 1);
 }
 
 /* Whether obj, whose identity hash is `hash`, may hold a valid tag: some description has a
@@ -193,15 +194,13 @@ static uint64_t assign(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind,
      * field written below and then re-reads `id` sees 0 or the new id, never the old one
      * (objects.h, Readers: release fence here, acquire fence there). */
     store_relaxed(&s->id, 0);
-    uncount(s);
+    count(s, 0);
     fence_release();
     store_relaxed(&s->class_id, class_id);
     store_relaxed(&s->hash, hash);
     store_relaxed(&s->kind, kind);
     store_relaxed(&s->ref, ref);
-    s->counted = 1;
-    uint32_t *b = bucket(hash);
-    store_relaxed(b, load_relaxed(b) + 1);
+    count(s, 1);
     fetch_add_relaxed(&live, 1);
     store_release(&s->owner, fresh);
     store_release(&s->id, fresh);
@@ -209,7 +208,7 @@ static uint64_t assign(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind,
     if ((*jvmti)->SetTag(jvmti, obj, (jlong)fresh) != JVMTI_ERROR_NONE) {
         /* Never tagged: no record can name it, so it is withdrawn at once. */
         store_relaxed(&s->id, 0);
-        uncount(s);
+        count(s, 0);
         uint64_t expect = fresh;
         if (cas_acq_rel(&s->owner, &expect, 0)) release_slot(index);
         return 0;
@@ -271,14 +270,15 @@ uint64_t objects_id_with(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kin
             (*jni)->DeleteLocalRef(jni, cls);
         }
     }
-    if ((id = peek(hooks)) != 0 || !lock_or_peek(hooks, &id)) return id;
-    if ((id = peek(hooks)) != 0) {
-        /* published while this thread took the lock */
-    } else if (!maybe_tagged((uint32_t)hash)) {
-        id = assign(jvmti, jni, obj, kind, (uint32_t)hash, class_id, hooks);
-    } else if ((*jvmti)->GetTag(jvmti, obj, &tag) == JVMTI_ERROR_NONE) {
-        id = tag != 0 && valid((uint64_t)tag) ? (uint64_t)tag
-                                               : assign(jvmti, jni, obj, kind, (uint32_t)hash, class_id, hooks);
+    if (!lock_or_peek(hooks, &id)) return id;
+    /* Under the lock, an id another thread published meanwhile is the object's. */
+    if ((id = peek(hooks)) == 0) {
+        if (!maybe_tagged((uint32_t)hash)) {
+            id = assign(jvmti, jni, obj, kind, (uint32_t)hash, class_id, hooks);
+        } else if ((*jvmti)->GetTag(jvmti, obj, &tag) == JVMTI_ERROR_NONE) {
+            id = tag != 0 && valid((uint64_t)tag) ? (uint64_t)tag
+                                                   : assign(jvmti, jni, obj, kind, (uint32_t)hash, class_id, hooks);
+        }
     }
     pthread_mutex_unlock(&tag_lock);
     return id;

@@ -52,10 +52,10 @@
  * Racing first sights: the threads that contend for a new monitor meet it together, and all
  * but the first would sleep on tag_lock or on the tag map's lock while the first tags it. A
  * caller with a cache (cv_id_hooks) has the first thread publish the id there as soon as its
- * entry is described, before SetTag, and the others peek at the cache before GetTag, before
- * and after taking tag_lock, and while they spin for it (a bounded spin, then the mutex):
- * they take the published id without a JVMTI call. Publishing before SetTag is safe: the
- * entry is described, and the cache is keyed by the object's address, which names the object
+ * entry is described, before SetTag, and the others peek at the cache before GetTag, while
+ * they spin for tag_lock (a bounded spin, then the mutex) and once they hold it: they take
+ * the published id without a JVMTI call. Publishing before SetTag is safe: the entry is
+ * described, and the cache is keyed by the object's address, which names the object
  * until the next collection; if the SetTag then fails the id is withdrawn, and a record that
  * took it names no object, like any id whose slot was reused.
  *
