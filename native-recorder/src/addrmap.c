@@ -50,6 +50,8 @@ cv_addrmap *addrmap_create(unsigned slot_bits) {
         addrmap_destroy(m);
         return NULL;
     }
+    cv_commit(m->slots, n * sizeof(slot));
+    cv_commit(m->ranges, m->max_ranges * sizeof(range));
     return m;
 }
 

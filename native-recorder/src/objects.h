@@ -29,50 +29,59 @@
  * `id` (acquire load) equals it, or if it is an overflow id taken since the last reset
  * while no slot is free. Any other tag (0, a slot since freed or reset, an overflow id
  * while slots are free) is a first sight: the class's id (objects_id on the class, or the
- * caller's cache of it) is gathered, then under tag_lock, a short mutex, the tag is read
- * and validated again and, if still not valid, a slot is taken (the next never-used one,
- * else the oldest freed, else an overflow id), its generation incremented, its `id` set to
- * 0, its fields written, `owner` and `id` release-stored, and only then SetTag(N).
- * tag_lock makes racing threads agree on an object's id; the VM's tag map lock orders
- * SetTag before the GetTag that returns N, which carries the publication.
+ * caller's cache of it) is gathered, then under the object's shard lock (Locks, below) the
+ * tag is read and validated again and, if still not valid, a slot is taken (the next
+ * never-used one, else the oldest freed, else an overflow id), its generation incremented,
+ * its `id` set to 0, its fields written, `owner` and `id` release-stored, and only then
+ * SetTag(N). The shard lock makes racing threads agree on an object's id; the VM's tag map
+ * lock orders SetTag before the GetTag that returns N, which carries the publication.
+ *
+ * Locks: a first sight holds one of 64 shard locks, chosen by its identity hash's bucket,
+ * across its GetTag and SetTag, so first sights of the same object (same hash) exclude each
+ * other and those of other objects mostly do not: a thread that is preempted or waits for a
+ * safepoint inside SetTag holds up only its shard. Slots are taken under slot_lock, held
+ * for a few loads and stores and never across a JVMTI or JNI call.
  *
  * No tag to look up: GetTag and SetTag take the JVMTI tag map's lock, one per environment,
  * and a thread that finds it held sleeps; on a busy machine it wakes milliseconds later.
  * Most objects a recording meets are new (a program makes its locks as it goes), so a first
- * sight skips GetTag when it can prove the object untagged: every object holding a valid
- * slot id is described with its identity hash, and `described` counts the descriptions in
- * each bucket of hashes (a description counts from its publication until it is withdrawn by
- * reuse, a failed SetTag or a reset; a freed object's keeps counting, which only costs a
- * GetTag). An object whose bucket counts 0, while no overflow id taken since the last reset
- * may be valid, holds no valid tag. The count is read once without the lock (a 0 skips the
- * first GetTag) and again under tag_lock, where every description and overflow id is
- * written: only a 0 read under the lock skips the GetTag there. So a new object costs one
- * SetTag, and the tag map's lock is taken once.
+ * sight skips GetTag when it can prove the object untagged. A live object holding a valid
+ * slot id N owns its slot (`owner` == N: `owner` goes to 0 only when the object is
+ * collected, its SetTag failed, or a reset made N invalid), and `owned` counts the owned
+ * slots in each bucket of identity hashes: the thread that sets a slot's `owner` adds 1
+ * first, under the shard lock of the slot's bucket; the thread that wins the CAS taking it
+ * to 0 subtracts 1. So the counts follow the live tagged objects, not every object ever
+ * seen, and stay mostly 0 however long a recording runs. An object whose bucket counts 0,
+ * while no overflow id taken since the last reset may be valid, holds no valid tag. The
+ * count is read once without the lock (a 0 skips the first GetTag) and again under the
+ * shard lock, which every addition to that bucket and every overflow id for an object of
+ * that shard was made under: only a 0 read under the lock skips the GetTag there. So a new
+ * object costs one SetTag, and the tag map's lock is taken once.
  *
  * Racing first sights: the threads that contend for a new monitor meet it together, and all
- * but the first would sleep on tag_lock or on the tag map's lock while the first tags it. A
+ * but the first would sleep on the shard lock or on the tag map's lock while the first tags it. A
  * caller with a cache (cv_id_hooks) has the first thread publish the id there as soon as its
  * entry is described, before SetTag, and the others peek at the cache before GetTag, while
- * they spin for tag_lock (a bounded spin, then the mutex) and once they hold it: they take
+ * they spin for the shard lock (a bounded spin, then the mutex) and once they hold it: they take
  * the published id without a JVMTI call. Publishing before SetTag is safe: the entry is
  * described, and the cache is keyed by the object's address, which names the object
  * until the next collection; if the SetTag then fails the id is withdrawn, and a record that
  * took it names no object, like any id whose slot was reused.
  *
  * Freeing: objects_free(T) (ObjectFree, tag T of a collected object) CASes the slot's
- * `owner` from T to 0; only the winner frees it, and a stale T (the slot was reset or
- * reused) loses and does nothing. `id`, the description, stays until the slot is reused. A
- * plain slot goes on the free list, a lock-free stack pushed by any thread; its one
- * consumer, under tag_lock, takes the whole stack over with an exchange and reverses it
+ * `owner` from T to 0; only the winner frees it (and uncounts it from `owned`), and a stale
+ * T (the slot was reset or reused) loses and does nothing. `id`, the description, stays
+ * until the slot is reused. A plain slot goes on the free list, a lock-free stack pushed by
+ * any thread; its one consumer, under slot_lock, takes the whole stack over with an exchange and reverses it
  * (oldest freed first). A class slot goes on the dead-class stack instead: its JNI weak
  * reference must be deleted, which needs JNI and must not race a snapshot using it, so it
  * is reclaimed (reference deleted, slot moved to the free list) under ref_lock by
  * snapshots, resets, and a first sight that finds no free slot (with trylock, never
  * waiting).
  *
- * Reset: objects_reset() takes ref_lock then tag_lock, stores 0 in every slot's `id`, and
- * for every slot still owned CASes `owner` to 0, deletes its class reference and pushes it
- * on the free list. Objects keep their old tags, which no longer validate: their next
+ * Reset: objects_reset() takes ref_lock, every shard lock and slot_lock, stores 0 in every
+ * slot's `id`, and for every slot still owned CASes `owner` to 0, uncounts it, deletes its
+ * class reference and pushes it on the free list. Objects keep their old tags, which no longer validate: their next
  * sight describes them again, with a new id (and their class too), so records written
  * after the reset name described objects. A reader racing with reset or reuse sees `id`
  * change and skips the slot (below); it never reads a reused slot's fields as the old
@@ -87,18 +96,20 @@
  *
  *   method           field      writer                          reader
  *   objects_id       id         relaxed store 0, release fence  -
- *                    fields     relaxed stores (tag_lock)       relaxed loads, validated
+ *                    fields     relaxed stores (slot taken)     relaxed loads, validated
+ *                    owned      atomic add 1 (shard lock)       relaxed load; again under shard lock
  *                    owner      release store N                 -
  *                    id         release store N                 acquire load, recheck
  *                    tag        SetTag(N) (after id)            GetTag
- *                    described  relaxed add, sub (tag_lock)     relaxed load; again under tag_lock
  *   objects_free     owner      CAS T -> 0 (acq_rel)            -
- *                    free list  CAS push (acq_rel)              exchange under tag_lock (acquire)
- *   objects_reset    id, owner  store 0, CAS -> 0, both locks   -
- *                    described  relaxed store 0 (tag_lock)      relaxed load; again under tag_lock
+ *                    owned      atomic sub 1 (CAS winner)       -
+ *                    free list  CAS push (acq_rel)              exchange under slot_lock (acquire)
+ *   objects_reset    id, owner  store 0, CAS -> 0, all locks    -
  *
  * Allocation: none on the event path except one JNI weak reference per described class.
- * Lock order: ref_lock before tag_lock; tag_lock holders only ever trylock ref_lock.
+ * Lock order: ref_lock, then shard locks (in index order, only reset takes more than one),
+ * then slot_lock; shard lock holders only ever trylock ref_lock, and slot_lock holders
+ * call nothing that locks.
  */
 #ifndef CONVOY_OBJECTS_H
 #define CONVOY_OBJECTS_H

@@ -38,6 +38,8 @@ cv_stacks *stacks_create(size_t bytes) {
         free(t);
         return NULL;
     }
+    cv_commit(t->buckets, nb * sizeof(uint32_t));
+    cv_commit(t->arena, words * sizeof(uint64_t));
     t->arena_words = words;
     t->mask = (uint32_t)(nb - 1);
     t->bytes = nb * 4 + words * 8;

@@ -292,10 +292,14 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     size_t bytes = frames_end + sc_bytes + (virt ? 0 : timing_bytes);
     uint64_t nbytes = names_bytes(name, group, parent);
     cv_thread *t = NULL;
+    int fresh = 0;
 
     pthread_mutex_lock(&registry_lock);
     if (make_room(jni, bytes + nbytes, bytes, &t)) {
-        if (!t) t = malloc(bytes);
+        if (!t) {
+            t = malloc(bytes);
+            fresh = t != NULL;
+        }
         if (t) memory_in_use += bytes + nbytes;
     }
     pthread_mutex_unlock(&registry_lock);
@@ -308,10 +312,13 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
         fetch_add_relaxed(&dropped_no_ring, 1);
         return NULL;
     }
-    /* Only the struct is zeroed; ring_init sets the ring's header and leaves its slots as
-     * they are (ring.h: never-written slots are never read); the frame buffer is written by
-     * GetStackTrace before it is read. Neither a fresh block nor a reused one is touched
-     * beyond that: a thread that records little faults in little. */
+    /* A platform thread's fresh block is committed here, in ThreadStart, where the thread
+     * holds no monitor, rather than page by page in its callbacks (arch.h, cv_commit). A
+     * virtual thread's small ring is left to fault as it fills: there may be millions. Only
+     * the struct is zeroed; ring_init sets the ring's header and leaves its slots as they
+     * are (ring.h: never-written slots are never read); the frame buffer is written by
+     * GetStackTrace before it is read. */
+    if (fresh && !virt) cv_commit(t, bytes);
     memset(t, 0, sizeof(cv_thread));
     t->bytes = bytes;
     t->names_bytes = nbytes;

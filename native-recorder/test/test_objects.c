@@ -21,6 +21,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct fake_obj {
     jlong tag;               /* atomic: GetTag acquires, SetTag releases */
@@ -29,6 +30,8 @@ typedef struct fake_obj {
     int fail_set_tag;        /* SetTag calls still to fail (JVMTI_ERROR_INTERNAL) */
     int set_tag_failed;      /* the mock failed a SetTag on it */
     uint32_t weak_refs;      /* NewWeakGlobalRef calls on it (atomic) */
+    int stall_set_tag;       /* SetTag waits while this is set (atomic) */
+    int stalled;             /* a SetTag is waiting (atomic) */
     int registered;
 } fake_obj;
 
@@ -85,6 +88,10 @@ static jvmtiError JNICALL mock_set_tag(jvmtiEnv *env, jobject object, jlong tag)
     int before_found = 0;
     if (before != 0) objects_hash((uint64_t)before, &before_found);
     if (before_found) violation("the object is tagged already with a described id", tag);
+    if (__atomic_load_n(&o->stall_set_tag, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&o->stalled, 1, __ATOMIC_RELEASE);
+        while (__atomic_load_n(&o->stall_set_tag, __ATOMIC_ACQUIRE)) sched_yield();
+    }
     if (o->fail_set_tag > 0) {
         o->fail_set_tag--;
         o->set_tag_failed = 1;
@@ -221,6 +228,58 @@ TEST(objects_a_new_object_whose_hash_is_described_is_looked_up_and_kept_apart) {
      * class, described already). */
     CHECK_EQ_U64(load_relaxed(&gettag_calls) - gets, 3);
     CHECK_EQ_U64(load_relaxed(&violations), 0);
+}
+
+/* A look-up on its own thread, for the tests that stall SetTag. */
+typedef struct {
+    fake_obj *obj;
+    uint64_t id;
+    int done;   /* atomic */
+} lookup;
+
+static void *look_up(void *p) {
+    lookup *l = p;
+    l->id = id_of(l->obj, OBJ_PLAIN);
+    __atomic_store_n(&l->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* Polls `flag` for up to 10 s: a liveness check, never a timing one. */
+static int eventually(const int *flag) {
+    for (int i = 0; i < 10000 && !__atomic_load_n(flag, __ATOMIC_ACQUIRE); i++) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
+}
+
+TEST(objects_set_tag_runs_outside_the_lock_and_a_racer_of_the_same_object_waits_for_it) {
+    setup();
+    uint64_t v0 = load_relaxed(&violations);
+    static fake_obj cls = {.hash = 0x0A140001};
+    static fake_obj obj = {.hash = 0x0A140002, .cls = &cls};
+    static fake_obj neighbour = {.hash = 0x0A140042, .cls = &cls};   /* another bucket, obj's shard */
+    CHECK(id_of(&cls, OBJ_CLASS) != 0);
+    __atomic_store_n(&obj.stall_set_tag, 1, __ATOMIC_RELEASE);
+    lookup first = {.obj = &obj}, other = {.obj = &neighbour}, again = {.obj = &obj};
+    pthread_t t1, t2, t3;
+    CHECK(pthread_create(&t1, NULL, look_up, &first) == 0);
+    CHECK(eventually(&obj.stalled));                 /* described, published, inside SetTag */
+    CHECK(pthread_create(&t2, NULL, look_up, &other) == 0);
+    CHECK(pthread_create(&t3, NULL, look_up, &again) == 0);
+    /* A first sight of another object of the shard does not wait for obj's SetTag... */
+    CHECK(eventually(&other.done));
+    CHECK(other.id != 0);
+    /* ...but a second sight of obj, which finds it untagged, does, and then takes its id. */
+    CHECK(!__atomic_load_n(&again.done, __ATOMIC_ACQUIRE));
+    __atomic_store_n(&obj.stall_set_tag, 0, __ATOMIC_RELEASE);
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+    pthread_join(t3, NULL);
+    CHECK(first.id != 0 && first.id != other.id);
+    CHECK_EQ_U64(again.id, first.id);
+    CHECK_EQ_U64((uint64_t)obj.tag, first.id);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
 }
 
 /* Hooks that record what objects.c lends them: a published id, and a preset answer to peek. */
@@ -579,6 +638,33 @@ TEST(objects_freed_slots_are_reused_oldest_first) {
     CHECK_EQ_U64(load_relaxed(&violations), v0);
 }
 
+TEST(objects_a_collected_object_leaves_its_hash_bucket_provably_untagged) {
+    uint64_t v0 = load_relaxed(&violations);
+    fresh_table_filled(8);
+    static fake_obj a = {.hash = 0xA201, .cls = &filler_cls};
+    static fake_obj b = {.hash = 0xA201, .cls = &filler_cls};   /* a's hash, after a died */
+    uint64_t ida = id_of(&a, OBJ_PLAIN);
+    CHECK(SLOT(ida) != 0);
+    objects_free(ida);                                   /* ObjectFree: a was collected */
+    uint64_t gets = load_relaxed(&gettag_calls), skips = objects_hash_skips();
+    uint64_t idb = id_of(&b, OBJ_PLAIN);
+    CHECK(idb != 0 && idb != ida);
+    /* Only the class's GetTag: a's description stays (records name it) but no live object
+     * can hold its tag, so b's bucket proves b untagged. */
+    CHECK_EQ_U64(load_relaxed(&gettag_calls) - gets, 1);
+    CHECK_EQ_U64(objects_hash_skips() - skips, 1);
+    int found = 0;
+    CHECK_EQ_U64(objects_hash(ida, &found), 0xA201);
+    CHECK(found);
+    /* While b lives, a third object of that hash is looked up (GetTag) and kept apart. */
+    static fake_obj c = {.hash = 0xA201, .cls = &filler_cls};
+    gets = load_relaxed(&gettag_calls);
+    uint64_t idc = id_of(&c, OBJ_PLAIN);
+    CHECK(idc != 0 && idc != idb);
+    CHECK_EQ_U64(load_relaxed(&gettag_calls) - gets, 3);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
 TEST(objects_freed_class_keeps_its_slot_until_its_weak_reference_is_deleted) {
     uint64_t v0 = load_relaxed(&violations);
     CHECK(objects_init(0) == 0);
@@ -772,5 +858,27 @@ TEST(objects_ids_never_describe_a_later_object_under_concurrent_free_and_reuse) 
     /* Only the live objects are owned; nothing was dropped though 12,000 objects passed. */
     CHECK_EQ_U64(objects_count(), CHURN_THREADS * CHURN_POOL + CHURN_THREADS);
     CHECK_EQ_U64(objects_dropped(), 0);
+    /* With the last objects collected, the counts of owned objects by hash bucket, which
+     * the writers and their frees kept concurrently, are back to 0: a new object with any
+     * of the 12,000 hashes is proved untagged (only its class is looked up). */
+    for (int w = 0; w < CHURN_THREADS; w++) {
+        for (int k = 0; k < CHURN_POOL; k++) objects_free(load_relaxed(&churn_ids[w][k]));
+    }
+    CHECK_EQ_U64(objects_count(), CHURN_THREADS);
+    static fake_obj cls = {.hash = 0xE100};
+    static fake_obj probe;
+    uint64_t skips = objects_hash_skips();
+    int probes = 0;
+    for (int w = 0; w < CHURN_THREADS; w++) {
+        for (int r = 0; r < CHURN_ROUNDS; r += 7, probes++) {
+            memset(&probe, 0, sizeof(probe));
+            probe.cls = &cls;
+            probe.hash = (jint)(0x4000000 + w * 0x100000 + r);
+            uint64_t id = id_of(&probe, OBJ_PLAIN);
+            CHECK(SLOT(id) != 0);
+            objects_free(id);
+        }
+    }
+    CHECK_EQ_U64(objects_hash_skips() - skips, (uint64_t)probes + 1);   /* + 1: the class's first sight */
     CHECK_EQ_U64(load_relaxed(&violations), v0);
 }
