@@ -95,14 +95,22 @@ static inline int active(void) {
     } while (0)
 
 static CV_ALWAYS_INLINE void lap_begin(cv_lap *lap) {
+    uint64_t slept, preempted;
+    timing_switches(&slept, &preempted);   /* before the first stamp: not in the duration */
     lap->gc_started = load_acquire(&g_cv.gc_started);
     lap->gc_finished = load_acquire(&g_cv.gc_finished);
     timing_begin(lap, cv_ticks());
+    lap->slept = slept;
+    lap->preempted = preempted;
 }
 
 /* After the callback's last stamp: adds it to the thread's accumulators. It met a GC pause
  * if one was under way when it began or one began or ended before it ended. */
-static void lap_commit(cv_thread *t, int tev, const cv_lap *lap) {
+static void lap_commit(cv_thread *t, int tev, cv_lap *lap) {
+    uint64_t slept, preempted;
+    timing_switches(&slept, &preempted);
+    lap->slept = slept - lap->slept;
+    lap->preempted = preempted - lap->preempted;
     uint64_t started = load_acquire(&g_cv.gc_started);
     uint64_t finished = load_acquire(&g_cv.gc_finished);
     int met_gc = lap->gc_started != lap->gc_finished || started != lap->gc_started || finished != lap->gc_finished;

@@ -1,9 +1,11 @@
+#define _GNU_SOURCE   /* RUSAGE_THREAD */
 #include "timing.h"
 #include "arch.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static const char *const event_names[CV_TEV_COUNT] = {
 #define CV_TEV_NAME(name) #name,
@@ -61,7 +63,26 @@ static void keep_if_slow(cv_timing *t, int tev, const cv_lap *l, uint64_t d, int
     store_relaxed(&min->tev, (uint32_t)tev);
     store_relaxed(&min->stage, (uint16_t)longest);
     store_relaxed(&min->gc, (uint16_t)(met_gc ? 1 : 0));
+    store_relaxed(&min->slept, (uint16_t)(l->slept > UINT16_MAX ? UINT16_MAX : l->slept));
+    store_relaxed(&min->preempted, (uint16_t)(l->preempted > UINT16_MAX ? UINT16_MAX : l->preempted));
     store_release(&min->seq, seq + 2);
+}
+
+void timing_switches(uint64_t *voluntary, uint64_t *involuntary) {
+#ifdef RUSAGE_THREAD
+    struct rusage u;
+    if (getrusage(RUSAGE_THREAD, &u) == 0) {
+        *voluntary = (uint64_t)u.ru_nvcsw;
+        *involuntary = (uint64_t)u.ru_nivcsw;
+        return;
+    }
+#endif
+    *voluntary = *involuntary = 0;
+}
+
+static void hist_add(uint32_t *h) {
+    uint32_t c = load_relaxed(h);
+    if (c != UINT32_MAX) store_relaxed(h, c + 1);
 }
 
 void timing_commit(cv_timing *t, int tev, const cv_lap *l, int met_gc) {
@@ -80,9 +101,14 @@ void timing_commit(cv_timing *t, int tev, const cv_lap *l, int met_gc) {
         OWNER_ADD(&e->stage_ticks[s], l->stage[s]);
         OWNER_MAX(&e->stage_max[s], l->stage[s]);
     }
-    uint32_t *h = &e->hist[timing_bucket(d)];
-    uint32_t c = load_relaxed(h);
-    if (c != UINT32_MAX) store_relaxed(h, c + 1);
+    hist_add(&e->hist[timing_bucket(d)]);
+    if (l->slept) OWNER_ADD(&e->slept, 1);
+    if (l->preempted) {
+        OWNER_ADD(&e->preempted, 1);
+    } else {
+        OWNER_MAX(&e->steady_max, d);
+        hist_add(&e->steady_hist[timing_bucket(d)]);
+    }
     keep_if_slow(t, tev, l, d, met_gc);
 }
 
@@ -97,6 +123,8 @@ void timing_slowest_merge(cv_timing_slow *top, size_t *n, size_t cap, const cv_t
         c.tev = load_relaxed(&e->tev);
         c.stage = load_relaxed(&e->stage);
         c.gc = load_relaxed(&e->gc);
+        c.slept = load_relaxed(&e->slept);
+        c.preempted = load_relaxed(&e->preempted);
         fence_acquire();
         uint64_t after = load_relaxed(&e->seq);
         if (before != after || (before & 1) || c.ticks == 0 || c.tev >= CV_TEV_COUNT || c.stage >= CV_STAGE_COUNT) {
@@ -128,7 +156,13 @@ void timing_add(cv_timing_total *sum, const cv_timing_event *e) {
         sum->stage_ticks[s] += load_relaxed(&e->stage_ticks[s]);
         max_into(&sum->stage_max[s], load_relaxed(&e->stage_max[s]));
     }
-    for (uint32_t b = 0; b < CV_HIST_BUCKETS; b++) sum->hist[b] += load_relaxed(&e->hist[b]);
+    sum->slept += load_relaxed(&e->slept);
+    sum->preempted += load_relaxed(&e->preempted);
+    max_into(&sum->steady_max, load_relaxed(&e->steady_max));
+    for (uint32_t b = 0; b < CV_HIST_BUCKETS; b++) {
+        sum->hist[b] += load_relaxed(&e->hist[b]);
+        sum->steady_hist[b] += load_relaxed(&e->steady_hist[b]);
+    }
 }
 
 void timing_add_total(cv_timing_total *sum, const cv_timing_total *t) {
@@ -142,7 +176,13 @@ void timing_add_total(cv_timing_total *sum, const cv_timing_total *t) {
         sum->stage_ticks[s] += t->stage_ticks[s];
         max_into(&sum->stage_max[s], t->stage_max[s]);
     }
-    for (uint32_t b = 0; b < CV_HIST_BUCKETS; b++) sum->hist[b] += t->hist[b];
+    sum->slept += t->slept;
+    sum->preempted += t->preempted;
+    max_into(&sum->steady_max, t->steady_max);
+    for (uint32_t b = 0; b < CV_HIST_BUCKETS; b++) {
+        sum->hist[b] += t->hist[b];
+        sum->steady_hist[b] += t->steady_hist[b];
+    }
 }
 
 uint32_t timing_bucket(uint64_t v) {
@@ -165,9 +205,9 @@ uint64_t timing_bucket_high(uint32_t b) {
     return timing_bucket_low(b + 1) - 1;
 }
 
-uint64_t timing_quantile(const cv_timing_total *t, double q) {
+static uint64_t hist_quantile(const uint64_t *hist, uint64_t max, double q) {
     uint64_t n = 0;
-    for (uint32_t b = 0; b < CV_HIST_BUCKETS; b++) n += t->hist[b];
+    for (uint32_t b = 0; b < CV_HIST_BUCKETS; b++) n += hist[b];
     if (n == 0) return 0;
     if (q > 1) q = 1;
     double want = q * (double)n;
@@ -176,13 +216,21 @@ uint64_t timing_quantile(const cv_timing_total *t, double q) {
     if (rank == 0) rank = 1;
     uint64_t seen = 0;
     for (uint32_t b = 0; b < CV_HIST_BUCKETS; b++) {
-        seen += t->hist[b];
+        seen += hist[b];
         if (seen >= rank) {
             uint64_t high = timing_bucket_high(b);
-            return high < t->max ? high : t->max;
+            return high < max ? high : max;
         }
     }
-    return t->max;
+    return max;
+}
+
+uint64_t timing_quantile(const cv_timing_total *t, double q) {
+    return hist_quantile(t->hist, t->max, q);
+}
+
+uint64_t timing_steady_quantile(const cv_timing_total *t, double q) {
+    return hist_quantile(t->steady_hist, t->steady_max, q);
 }
 
 typedef struct {
@@ -206,6 +254,19 @@ static unsigned long long ns(uint64_t ticks, double ns_per_tick) {
     return (unsigned long long)((double)ticks * ns_per_tick + 0.5);
 }
 
+/* The non-empty buckets as low-high:count, comma-separated; the last bucket up to `max`. */
+static void put_hist(sink *s, const uint64_t *hist, uint64_t max) {
+    int first = 1;
+    for (uint32_t b = 0; b < CV_HIST_BUCKETS; b++) {
+        if (!hist[b]) continue;
+        uint64_t high = timing_bucket_high(b);
+        if (high == UINT64_MAX) high = max > timing_bucket_low(b) ? max : timing_bucket_low(b);
+        put(s, "%s%llu-%llu:%llu", first ? "" : ",", (unsigned long long)timing_bucket_low(b),
+            (unsigned long long)high, (unsigned long long)hist[b]);
+        first = 0;
+    }
+}
+
 size_t timing_format(const cv_timing_total *t, double ns_per_tick, char *out, size_t cap) {
     sink s = {out, cap, 0};
     if (cap) out[0] = 0;
@@ -219,16 +280,12 @@ size_t timing_format(const cv_timing_total *t, double ns_per_tick, char *out, si
         put(&s, "%s%s:%llu:%llu:%llu", st ? "," : "", name, (unsigned long long)t->stage_count[st],
             ns(t->stage_ticks[st], ns_per_tick), ns(t->stage_max[st], ns_per_tick));
     }
-    put(&s, " hist_ticks=");
-    int first = 1;
-    for (uint32_t b = 0; b < CV_HIST_BUCKETS; b++) {
-        if (!t->hist[b]) continue;
-        uint64_t high = timing_bucket_high(b);
-        if (high == UINT64_MAX) high = t->max > timing_bucket_low(b) ? t->max : timing_bucket_low(b);
-        put(&s, "%s%llu-%llu:%llu", first ? "" : ",", (unsigned long long)timing_bucket_low(b),
-            (unsigned long long)high, (unsigned long long)t->hist[b]);
-        first = 0;
-    }
+    put(&s, " slept=%llu preempted=%llu steady_p999_ns=%llu steady_max_ns=%llu hist_ticks=",
+        (unsigned long long)t->slept, (unsigned long long)t->preempted,
+        ns(timing_steady_quantile(t, 0.999), ns_per_tick), ns(t->steady_max, ns_per_tick));
+    put_hist(&s, t->hist, t->max);
+    put(&s, " steady_hist_ticks=");
+    put_hist(&s, t->steady_hist, t->steady_max);
     return s.len;
 }
 
@@ -242,8 +299,9 @@ size_t timing_format_slowest(const cv_timing_slow *top, size_t n, uint64_t ticks
         timing_stage_name(top[i].stage, st, sizeof(st));
         double since = ((double)top[i].start - (double)ticks0) * ns_per_tick;
         long long start = (long long)mono0 + (long long)(since < 0 ? since - 0.5 : since + 0.5);
-        put(&s, "%s%s:%lld:%llu:%s:%llu:%u", i ? "," : "", ev, start, ns(top[i].ticks, ns_per_tick), st,
-            ns(top[i].stage_ticks, ns_per_tick), (unsigned)top[i].gc);
+        put(&s, "%s%s:%lld:%llu:%s:%llu:%u:%u:%u", i ? "," : "", ev, start, ns(top[i].ticks, ns_per_tick), st,
+            ns(top[i].stage_ticks, ns_per_tick), (unsigned)top[i].gc, (unsigned)top[i].slept,
+            (unsigned)top[i].preempted);
     }
     return s.len;
 }

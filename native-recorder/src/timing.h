@@ -17,6 +17,15 @@
  * are quiet it is exact. Everything is in ticks of cv_ticks() (arch.h); the reader converts
  * to nanoseconds with the calibration the agent keeps.
  *
+ * Context switches: a timed callback also reads its thread's voluntary and involuntary context
+ * switch counts (getrusage, RUSAGE_THREAD) before its first stamp and after its last, outside
+ * its measured duration. A callback that switched voluntarily slept (on a lock, a safepoint,
+ * a page fault that waited): something it called made it wait. One that switched
+ * involuntarily was preempted: the kernel gave its CPU to another thread, which no code of
+ * the recorder's can prevent on a machine with more runnable threads than CPUs. The steady
+ * histogram and maximum leave the preempted callbacks out, so that a report can show both
+ * what a callback costs and what the machine added.
+ *
  * Durations also go into a histogram per event type: log2 buckets, each cut into
  * CV_HIST_SUB linear sub-buckets (so a bucket is at most 1/CV_HIST_SUB of its lower bound
  * wide: 12.5 %), values below CV_HIST_SUB exact, values of 2^CV_HIST_MAX_BITS ticks and more
@@ -83,7 +92,11 @@ typedef struct {
     uint64_t stage_count[CV_STAGE_COUNT];
     uint64_t stage_ticks[CV_STAGE_COUNT];
     uint64_t stage_max[CV_STAGE_COUNT];
+    uint64_t slept;                      /* callbacks with a voluntary context switch */
+    uint64_t preempted;                  /* callbacks with an involuntary one */
+    uint64_t steady_max;                 /* the longest not preempted */
     uint32_t hist[CV_HIST_BUCKETS];      /* whole durations; saturate at UINT32_MAX */
+    uint32_t steady_hist[CV_HIST_BUCKETS];   /* those not preempted */
 } cv_timing_event;
 
 /* One of the slowest callbacks: when it began, how long it took, its event type, its longest
@@ -97,6 +110,8 @@ typedef struct {
     uint32_t tev;
     uint16_t stage;
     uint16_t gc;
+    uint16_t slept;          /* its voluntary context switches (at most 65535) */
+    uint16_t preempted;      /* its involuntary ones */
 } cv_timing_slow;
 
 /* The slowest callbacks kept per thread, and over all threads in a snapshot. */
@@ -114,7 +129,9 @@ typedef struct {
     uint64_t stage_count[CV_STAGE_COUNT];
     uint64_t stage_ticks[CV_STAGE_COUNT];
     uint64_t stage_max[CV_STAGE_COUNT];
+    uint64_t slept, preempted, steady_max;
     uint64_t hist[CV_HIST_BUCKETS];
+    uint64_t steady_hist[CV_HIST_BUCKETS];
 } cv_timing_total;
 
 /* One callback's stamps, on its stack. */
@@ -123,11 +140,13 @@ typedef struct {
     uint64_t gc_started, gc_finished;    /* the agent's GC counters at the start */
     uint32_t done;                       /* bit per stage run */
     uint64_t stage[CV_STAGE_COUNT];
+    uint64_t slept, preempted;           /* context switches: counts at the start, then deltas */
 } cv_lap;
 
 static inline void timing_begin(cv_lap *l, uint64_t now) {
     l->start = l->last = now;
     l->done = 0;
+    l->slept = l->preempted = 0;
     for (int i = 0; i < CV_STAGE_COUNT; i++) l->stage[i] = 0;
 }
 
@@ -140,6 +159,10 @@ static inline void timing_lap(cv_lap *l, int stage, uint64_t now) {
     }
     l->done |= 1u << stage;
 }
+
+/* The calling thread's voluntary and involuntary context switches so far (0, 0 where the
+ * system cannot say). A system call: timed callbacks only. */
+void timing_switches(uint64_t *voluntary, uint64_t *involuntary);
 
 /* Owner thread: adds one recorded callback of type `tev`, whose last stamp was its end, to its
  * thread's accumulators, and to the thread's slowest if it is slower than one of them. */
@@ -162,6 +185,8 @@ uint64_t timing_bucket_high(uint32_t bucket);
 /* The q-quantile (0 < q <= 1) of the durations: the high bound of the bucket that holds the
  * ceil(q * events)-th shortest, but never above the exact maximum; 0 without events. */
 uint64_t timing_quantile(const cv_timing_total *t, double q);
+/* The same over the callbacks not preempted (steady_hist, steady_max). */
+uint64_t timing_steady_quantile(const cv_timing_total *t, double q);
 
 /* Writes the INFO value of one event type (grammar in schema/snapshot-format.md, INFO keys)
  * into out, NUL-terminated; ns_per_tick converts. Returns the length it needed (like
@@ -169,7 +194,7 @@ uint64_t timing_quantile(const cv_timing_total *t, double q);
 size_t timing_format(const cv_timing_total *t, double ns_per_tick, char *out, size_t cap);
 
 /* Writes the INFO value timing.slowest: the entries of `top` (slowest first) as
- * event:start_ns:ns:stage:stage_ns:gc, comma-separated, start in the monotonic clock (ns), from
+ * event:start_ns:ns:stage:stage_ns:gc:slept:preempted, comma-separated, start in the monotonic clock (ns), from
  * ticks with mono0 + (start - ticks0) * ns_per_tick. Returns the length needed, as timing_format. */
 size_t timing_format_slowest(const cv_timing_slow *top, size_t n, uint64_t ticks0, uint64_t mono0,
                              double ns_per_tick, char *out, size_t cap);

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 TEST(timing_small_values_have_a_bucket_each) {
     for (uint64_t v = 0; v < CV_HIST_SUB; v++) {
@@ -316,12 +317,67 @@ TEST(timing_slowest_are_written_with_monotonic_start_times) {
     memset(top, 0, sizeof(top));
     top[0].start = 3000; top[0].ticks = 4000; top[0].stage_ticks = 3800;
     top[0].tev = CV_TEV_MONITOR_WAIT; top[0].stage = CV_STAGE_WALK; top[0].gc = 1;
+    top[0].slept = 2; top[0].preempted = 1;
     top[1].start = 1000; top[1].ticks = 20; top[1].stage_ticks = 8;
     top[1].tev = CV_TEV_UNPARK; top[1].stage = CV_STAGE_OBJECT; top[1].gc = 0;
     char out[256];
     size_t n = timing_format_slowest(top, 2, 1000, 5000000, 0.5, out, sizeof(out));
     CHECK_EQ_U64(n, strlen(out));
-    CHECK(strcmp(out, "monitor_wait:5001000:2000:walk:1900:1,unpark:5000000:10:object:4:0") == 0);
+    CHECK(strcmp(out, "monitor_wait:5001000:2000:walk:1900:1:2:1,unpark:5000000:10:object:4:0:0:0") == 0);
     CHECK_EQ_U64(timing_format_slowest(top, 0, 0, 0, 1.0, out, sizeof(out)), 0);
     CHECK(out[0] == 0);
+}
+
+TEST(timing_switches_count_a_sleep_of_the_calling_thread) {
+    uint64_t v0 = 0, i0 = 0, v1 = 0, i1 = 0;
+    timing_switches(&v0, &i0);
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);   /* a sleep is a voluntary switch */
+    timing_switches(&v1, &i1);
+    CHECK(v1 > v0);
+    CHECK(i1 >= i0);
+}
+
+TEST(timing_keeps_preempted_callbacks_out_of_the_steady_figures) {
+    cv_timing *th = calloc(1, sizeof(*th));
+    for (uint64_t i = 0; i < 10; i++) commit_one(th, CV_TEV_MONITOR_ENTER, i * 100000, 100, 0);
+    cv_lap l;
+    timing_begin(&l, 5000000);                /* preempted: 90000 ticks */
+    timing_lap(&l, CV_STAGE_OBJECT, 5090000);
+    l.preempted = 1;
+    timing_commit(th, CV_TEV_MONITOR_ENTER, &l, 0);
+    timing_begin(&l, 6000000);                /* slept, not preempted: 3000 ticks */
+    timing_lap(&l, CV_STAGE_OBJECT, 6003000);
+    l.slept = 2;
+    timing_commit(th, CV_TEV_MONITOR_ENTER, &l, 0);
+    cv_timing_total *t = calloc(1, sizeof(*t));
+    timing_add(t, &th->ev[CV_TEV_MONITOR_ENTER]);
+    CHECK_EQ_U64(t->events, 12);
+    CHECK_EQ_U64(t->preempted, 1);
+    CHECK_EQ_U64(t->slept, 1);
+    CHECK_EQ_U64(t->max, 90000);
+    CHECK_EQ_U64(t->steady_max, 3000);        /* the sleep counts, the preemption does not */
+    CHECK_EQ_U64(timing_quantile(t, 1.0), 90000);
+    CHECK_EQ_U64(timing_steady_quantile(t, 1.0), 3000);
+    CHECK(timing_steady_quantile(t, 0.5) <= 112);
+    char out[4096];
+    timing_format(t, 1.0, out, sizeof(out));
+    CHECK(strstr(out, " slept=1 preempted=1 steady_p999_ns=3000 steady_max_ns=3000 hist_ticks=") != NULL);
+    char steady[128];
+    snprintf(steady, sizeof(steady), " steady_hist_ticks=%llu-%llu:10,%llu-%llu:1",
+             (unsigned long long)timing_bucket_low(timing_bucket(100)),
+             (unsigned long long)timing_bucket_high(timing_bucket(100)),
+             (unsigned long long)timing_bucket_low(timing_bucket(3000)),
+             (unsigned long long)timing_bucket_high(timing_bucket(3000)));
+    CHECK(strstr(out, steady) != NULL);
+    cv_timing_slow top[CV_TIMING_SLOWEST_REPORTED];
+    size_t n = 0;
+    timing_slowest_merge(top, &n, CV_TIMING_SLOWEST_REPORTED, th->slowest, CV_TIMING_SLOWEST);
+    CHECK_EQ_U64(top[0].ticks, 90000);
+    CHECK_EQ_U64(top[0].preempted, 1);
+    CHECK_EQ_U64(top[1].ticks, 3000);
+    CHECK_EQ_U64(top[1].slept, 2);
+    CHECK_EQ_U64(top[1].preempted, 0);
+    free(th);
+    free(t);
 }

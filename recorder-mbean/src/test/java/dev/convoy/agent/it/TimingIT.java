@@ -96,6 +96,12 @@ class TimingIT {
             }
             long inHistogram = e.histTicks().values().stream().mapToLong(v -> v[1]).sum();
             assertEquals(e.events(), inHistogram, name + ": callbacks in the histogram");
+            // context switches are counted per callback; the steady histogram holds the others
+            assertTrue(e.hasSwitches(), name + ": context switches counted");
+            assertTrue(e.slept() <= e.events() && e.preempted() <= e.events(), name + ": " + e);
+            long steady = e.steadyHistTicks().values().stream().mapToLong(v -> v[1]).sum();
+            assertEquals(e.events() - e.preempted(), steady, name + ": callbacks not preempted in the steady histogram");
+            assertTrue(e.steadyMaxNs() <= e.maxNs(), name + ": steady max within the max");
             // consistency of the report, not time: the stages partition the whole (each rounded to a ns)
             long stagesNs = e.stages().values().stream().mapToLong(CallbackTiming.Stage::ns).sum();
             assertTrue(Math.abs(stagesNs - e.ns()) <= CallbackTiming.STAGES.size(),

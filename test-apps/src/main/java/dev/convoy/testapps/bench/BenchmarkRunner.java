@@ -187,7 +187,11 @@ public final class BenchmarkRunner {
     /** Under the timing tables: how to read them. */
     public static final String TIMING_NOTE = "Stages are consecutive intervals between time-stamp reads, so a row's stages "
             + "add up to its whole (the reads' own cost is spread over them); the whole excludes JVMTI's dispatch "
-            + "before the callback and after it. Quantiles are bucket bounds (at most 12.5 % high).\n";
+            + "before the callback and after it. Quantiles are bucket bounds (at most 12.5 % high). A callback slept "
+            + "if its thread switched out voluntarily during it (a lock, a safepoint, a page fault that waited) and was "
+            + "preempted if the kernel gave its CPU to another thread (getrusage, read outside the measured "
+            + "duration); \"not preempted\" leaves the latter out, as no code of Convoy's can prevent them on a "
+            + "machine with more runnable threads than CPUs.\n";
 
     /** The command line of one child JVM. */
     static List<String> childCommand(List<String> pin, String java, String javaagentArg, String classpath,

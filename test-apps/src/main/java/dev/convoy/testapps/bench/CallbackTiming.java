@@ -48,10 +48,18 @@ public final class CallbackTiming {
     /**
      * One event type: the callbacks that recorded a record, their whole time, the longest, those
      * that overlapped a GC pause and the longest of them, each stage, and the histogram of whole
-     * durations (bucket low tick, inclusive, to {high tick, count}).
+     * durations (bucket low tick, inclusive, to {high tick, count}); then the callbacks that slept
+     * (a voluntary context switch) and those preempted (an involuntary one), and the longest and
+     * the histogram of those not preempted (-1 and empty in files that predate them).
      */
     public record Event(String name, long events, long ns, long maxNs, long gc, long gcMaxNs, Map<String, Stage> stages,
-                        TreeMap<Long, long[]> histTicks) {
+                        TreeMap<Long, long[]> histTicks, long slept, long preempted, long steadyMaxNs,
+                        TreeMap<Long, long[]> steadyHistTicks) {
+
+        /** Whether the run counted context switches. */
+        public boolean hasSwitches() {
+            return preempted >= 0;
+        }
 
         public double meanNs() {
             return events == 0 ? Double.NaN : (double) ns / events;
@@ -70,9 +78,10 @@ public final class CallbackTiming {
      * that stage's time, whether it met a GC pause, and the safepoint it overlapped ("" none, null not
      * looked up).
      */
-    public record Slow(String event, long startNs, long ns, String stage, long stageNs, boolean gc, String safepoint) {
+    public record Slow(String event, long startNs, long ns, String stage, long stageNs, boolean gc, int slept,
+                       int preempted, String safepoint) {
         Slow withSafepoint(String sp) {
-            return new Slow(event, startNs, ns, stage, stageNs, gc, sp);
+            return new Slow(event, startNs, ns, stage, stageNs, gc, slept, preempted, sp);
         }
     }
 
@@ -157,12 +166,13 @@ public final class CallbackTiming {
         if (!sl.isEmpty()) {
             for (String x : sl.split(",")) {
                 String[] p = x.split(":");
-                if (p.length != 6) {
+                if (p.length != 6 && p.length != 8) {
                     throw new IllegalArgumentException("timing.slowest: '" + x
-                            + "' is not event:start_ns:ns:stage:stage_ns:gc");
+                            + "' is not event:start_ns:ns:stage:stage_ns:gc[:slept:preempted]");
                 }
                 slow.add(new Slow(p[0], Long.parseLong(p[1]), Long.parseLong(p[2]), p[3], Long.parseLong(p[4]),
-                        p[5].equals("1"), null));
+                        p[5].equals("1"), p.length == 8 ? Integer.parseInt(p[6]) : -1,
+                        p.length == 8 ? Integer.parseInt(p[7]) : -1, null));
             }
         }
         return Optional.of(new CallbackTiming(clock, events, slow, 1));
@@ -182,8 +192,17 @@ public final class CallbackTiming {
                 stages.put(p[0], new Stage(Long.parseLong(p[1]), Long.parseLong(p[2]), Long.parseLong(p[3])));
             }
         }
+        boolean switches = f.containsKey("preempted");
+        return new Event(name, lng(f, "events", name), lng(f, "ns", name), lng(f, "max_ns", name), lng(f, "gc", name),
+                lng(f, "gc_max_ns", name), stages, hist(f, "hist_ticks", name),
+                switches ? lng(f, "slept", name) : -1, switches ? lng(f, "preempted", name) : -1,
+                switches ? lng(f, "steady_max_ns", name) : -1, hist(f, "steady_hist_ticks", name));
+    }
+
+    /** A histogram field: low-high:count, comma-separated (empty when absent). */
+    private static TreeMap<Long, long[]> hist(Map<String, String> f, String key, String name) {
         TreeMap<Long, long[]> hist = new TreeMap<>();
-        String h = f.getOrDefault("hist_ticks", "");
+        String h = f.getOrDefault(key, "");
         if (!h.isEmpty()) {
             for (String b : h.split(",")) {
                 int dash = b.indexOf('-');
@@ -195,8 +214,7 @@ public final class CallbackTiming {
                         Long.parseLong(b.substring(colon + 1))});
             }
         }
-        return new Event(name, lng(f, "events", name), lng(f, "ns", name), lng(f, "max_ns", name), lng(f, "gc", name),
-                lng(f, "gc_max_ns", name), stages, hist);
+        return hist;
     }
 
     private static Map<String, String> fields(String value) {
@@ -282,11 +300,19 @@ public final class CallbackTiming {
     private static Event mergeEvent(Event a, Event b) {
         Map<String, Stage> stages = new LinkedHashMap<>(a.stages());
         b.stages().forEach((k, v) -> stages.merge(k, v, Stage::plus));
-        TreeMap<Long, long[]> hist = new TreeMap<>();
-        a.histTicks().forEach((k, v) -> hist.put(k, v.clone()));
-        b.histTicks().forEach((k, v) -> hist.merge(k, v.clone(), (x, y) -> new long[] {Math.max(x[0], y[0]), x[1] + y[1]}));
+        boolean switches = a.hasSwitches() && b.hasSwitches();
         return new Event(a.name(), a.events() + b.events(), a.ns() + b.ns(), Math.max(a.maxNs(), b.maxNs()),
-                a.gc() + b.gc(), Math.max(a.gcMaxNs(), b.gcMaxNs()), stages, hist);
+                a.gc() + b.gc(), Math.max(a.gcMaxNs(), b.gcMaxNs()), stages, mergeHist(a.histTicks(), b.histTicks()),
+                switches ? a.slept() + b.slept() : -1, switches ? a.preempted() + b.preempted() : -1,
+                switches ? Math.max(a.steadyMaxNs(), b.steadyMaxNs()) : -1,
+                switches ? mergeHist(a.steadyHistTicks(), b.steadyHistTicks()) : new TreeMap<>());
+    }
+
+    private static TreeMap<Long, long[]> mergeHist(TreeMap<Long, long[]> a, TreeMap<Long, long[]> b) {
+        TreeMap<Long, long[]> hist = new TreeMap<>();
+        a.forEach((k, v) -> hist.put(k, v.clone()));
+        b.forEach((k, v) -> hist.merge(k, v.clone(), (x, y) -> new long[] {Math.max(x[0], y[0]), x[1] + y[1]}));
+        return hist;
     }
 
     /**
@@ -295,11 +321,18 @@ public final class CallbackTiming {
      */
     public double quantileNs(String event, double q) {
         Event e = events.get(event);
-        if (e == null) {
-            return Double.NaN;
-        }
+        return e == null ? Double.NaN : quantile(e.histTicks(), e.maxNs(), q);
+    }
+
+    /** The same over the callbacks that were not preempted; NaN without them or without the counts. */
+    public double steadyQuantileNs(String event, double q) {
+        Event e = events.get(event);
+        return e == null || !e.hasSwitches() ? Double.NaN : quantile(e.steadyHistTicks(), e.steadyMaxNs(), q);
+    }
+
+    private double quantile(TreeMap<Long, long[]> hist, long maxNs, double q) {
         long n = 0;
-        for (long[] v : e.histTicks().values()) {
+        for (long[] v : hist.values()) {
             n += v[1];
         }
         if (n == 0) {
@@ -307,13 +340,13 @@ public final class CallbackTiming {
         }
         long rank = Math.max(1, (long) Math.ceil(Math.min(q, 1) * n - 1e-9));
         long seen = 0;
-        for (long[] v : e.histTicks().values()) {
+        for (long[] v : hist.values()) {
             seen += v[1];
             if (seen >= rank) {
-                return Math.min(v[0] * clock.nsPerTick(), e.maxNs());
+                return Math.min(v[0] * clock.nsPerTick(), maxNs);
             }
         }
-        return e.maxNs();
+        return maxNs;
     }
 
     /** The stage whose single longest interval was the longest, and that interval. */
@@ -359,11 +392,13 @@ public final class CallbackTiming {
 
     /**
      * The whole durations per event type: p50, p99, p99.9, max, how many callbacks overlapped a GC
-     * pause (and the longest of those), and the stage of the single longest interval.
+     * pause (and the longest of those), and the stage of the single longest interval; then how many
+     * slept and how many were preempted, and p99.9 and max of those not preempted.
      */
     public String distributionTable() {
         StringBuilder sb = new StringBuilder("| event | callbacks | p50 | p99 | p99.9 | max | met a GC pause "
-                + "(longest) | longest single stage |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
+                + "(longest) | longest single stage | slept | preempted | not preempted: p99.9, max |\n"
+                + "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n");
         for (Event e : events.values()) {
             if (e.events() == 0) {
                 continue;
@@ -379,6 +414,10 @@ public final class CallbackTiming {
                             duration(e.gcMaxNs())))
                     .append(" | ").append(longest == null ? "—" : STAGE_TITLES.get(longest.getKey()) + " "
                             + duration(longest.getValue().maxNs()))
+                    .append(" | ").append(e.hasSwitches() ? String.format(Locale.ROOT, "%,d", e.slept()) : "—")
+                    .append(" | ").append(e.hasSwitches() ? String.format(Locale.ROOT, "%,d", e.preempted()) : "—")
+                    .append(" | ").append(e.hasSwitches() ? duration(steadyQuantileNs(e.name(), 0.999)) + ", "
+                            + duration(e.steadyMaxNs() < 0 ? Double.NaN : e.steadyMaxNs()) : "—")
                     .append(" |\n");
         }
         return sb.toString();
@@ -390,13 +429,14 @@ public final class CallbackTiming {
      */
     public String slowestTable(int n) {
         boolean sp = slowest.stream().anyMatch(x -> x.safepoint() != null);
-        StringBuilder sb = new StringBuilder("| event | duration | longest stage | met a GC pause |"
-                + (sp ? " overlapping safepoint (its length) |" : "") + "\n|---|---:|---|---|" + (sp ? "---|" : "")
-                + "\n");
+        StringBuilder sb = new StringBuilder("| event | duration | longest stage | met a GC pause | context switches "
+                + "(slept / preempted) |" + (sp ? " overlapping safepoint (its length) |" : "") + "\n|---|---:|---|---|---|"
+                + (sp ? "---|" : "") + "\n");
         for (Slow x : slowest.subList(0, Math.min(n, slowest.size()))) {
             sb.append("| ").append(x.event()).append(" | ").append(duration(x.ns())).append(" | ")
                     .append(STAGE_TITLES.getOrDefault(x.stage(), x.stage())).append(' ').append(duration(x.stageNs()))
-                    .append(" | ").append(x.gc() ? "yes" : "no").append(" |");
+                    .append(" | ").append(x.gc() ? "yes" : "no").append(" | ")
+                    .append(x.preempted() < 0 ? "—" : x.slept() + " / " + x.preempted()).append(" |");
             if (sp) {
                 sb.append(' ').append(x.safepoint() == null ? "?" : x.safepoint().isEmpty() ? "none"
                         : x.safepoint()).append(" |");

@@ -17,7 +17,8 @@ class CallbackTimingTest {
     /** As native-recorder's timing_format writes them (its C test checks that side). */
     static final String WAIT = "events=4 ns=6000 max_ns=3000 gc=1 gc_max_ns=3000 p50_ns=1000 p99_ns=3000 "
             + "p999_ns=3000 stages=clock:4:200:60,thread:4:100:30,owner:0:0:0,object:4:400:120,walk:4:4800:2600,"
-            + "intern:4:300:100,ring:4:200:60 hist_ticks=1792-2047:2,2048-2303:1,5632-6143:1";
+            + "intern:4:300:100,ring:4:200:60 slept=1 preempted=1 steady_p999_ns=1151 steady_max_ns=1151 "
+            + "hist_ticks=1792-2047:2,2048-2303:1,5632-6143:1 steady_hist_ticks=1792-2047:2,2048-2303:1";
     static final String WAITED = "events=4 ns=800 max_ns=300 gc=0 gc_max_ns=0 p50_ns=200 p99_ns=300 p999_ns=300 "
             + "stages=clock:4:200:60,thread:4:100:30,owner:0:0:0,object:4:300:100,walk:0:0:0,intern:0:0:0,"
             + "ring:4:200:60 hist_ticks=352-383:2,384-415:1,576-639:1";
@@ -27,7 +28,7 @@ class CallbackTimingTest {
         m.put("timing.clock", "source=rdtsc ns_per_tick=0.500000 seconds=2.000 stamp_ns=9.50");
         m.put("timing.monitor_wait", wait);
         m.put("timing.monitor_waited", waited);
-        m.put("timing.slowest", "monitor_wait:1000000:3000:walk:2600:1,monitor_waited:2000000:300:object:100:0");
+        m.put("timing.slowest", "monitor_wait:1000000:3000:walk:2600:1:0:1,monitor_waited:2000000:300:object:100:0");
         m.put("records.written", "10");
         return m;
     }
@@ -57,6 +58,26 @@ class CallbackTimingTest {
         assertEquals(w.meanNs(), sum, 1e-9, "the stages add up to the whole");
         assertEquals(3, w.histTicks().size());
         assertEquals(1, w.histTicks().get(5632L)[1]);
+        assertEquals(1, w.slept());
+        assertEquals(1, w.preempted());
+        assertEquals(1151, w.steadyMaxNs());
+        assertEquals(2, w.steadyHistTicks().size());
+        CallbackTiming.Event older = t.event("monitor_waited");
+        assertFalse(older.hasSwitches(), "a value without the counts (an older file)");
+        assertEquals(-1, older.preempted());
+        assertTrue(Double.isNaN(t.steadyQuantileNs("monitor_waited", 0.999)));
+    }
+
+    @Test
+    void steadyQuantilesLeaveThePreemptedCallbacksOut() {
+        CallbackTiming t = CallbackTiming.fromInfo(info(WAIT, WAITED)).orElseThrow();
+        assertEquals(3000, t.quantileNs("monitor_wait", 1.0));
+        assertEquals(1151, t.steadyQuantileNs("monitor_wait", 1.0), "2303 ticks is above the steady max");
+        assertEquals(2047 * 0.5, t.steadyQuantileNs("monitor_wait", 0.5));
+        CallbackTiming m = CallbackTiming.merge(List.of(t, t));
+        assertEquals(2, m.event("monitor_wait").preempted());
+        assertEquals(4, m.event("monitor_wait").steadyHistTicks().get(1792L)[1]);
+        assertEquals(-1, m.event("monitor_waited").preempted(), "unknown in one run: unknown merged");
     }
 
     @Test
@@ -113,8 +134,9 @@ class CallbackTimingTest {
         assertTrue(stages.contains("| monitor_wait | 4 | 50 | 25 | — | 100 | 1200 | 75 | 50 | 1500 | 85 % |"), stages);
         assertTrue(stages.contains("| monitor_waited | 4 | 50 | 25 | — | 75 | — | — | 50 | 200 | — |"), stages);
         String dist = t.distributionTable();
-        assertTrue(dist.contains("| monitor_wait | 4 | 1024 ns | 3000 ns | 3000 ns | 3000 ns | 1 (3000 ns) | stack walk 2600 ns |"),
-                dist);
+        assertTrue(dist.contains("| monitor_wait | 4 | 1024 ns | 3000 ns | 3000 ns | 3000 ns | 1 (3000 ns) | stack walk 2600 ns "
+                + "| 1 | 1 | 1151 ns, 1151 ns |"), dist);
+        assertTrue(dist.contains("| monitor_waited | 4 | ") && dist.contains("| object id 100 ns | — | — | — |"), dist);
         assertTrue(dist.contains("| monitor_waited | 4 | "), dist);
         String section = t.section("ping-pong");
         assertTrue(section.startsWith("**ping-pong** (1 run; rdtsc, 0.5000 ns per tick, one time-stamp read 9.5 ns)"),
@@ -125,8 +147,9 @@ class CallbackTimingTest {
     @Test
     void theSlowestCallbacksAreReadMergedAndTiedToSafepoints() {
         CallbackTiming t = CallbackTiming.fromInfo(info(WAIT, WAITED)).orElseThrow();
-        assertEquals(List.of(new CallbackTiming.Slow("monitor_wait", 1_000_000, 3000, "walk", 2600, true, null),
-                new CallbackTiming.Slow("monitor_waited", 2_000_000, 300, "object", 100, false, null)), t.slowest());
+        assertEquals(List.of(new CallbackTiming.Slow("monitor_wait", 1_000_000, 3000, "walk", 2600, true, 0, 1, null),
+                new CallbackTiming.Slow("monitor_waited", 2_000_000, 300, "object", 100, false, -1, -1, null)),
+                t.slowest());
         // a G1 pause from 1,002,000 to 1,010,000 ns overlaps the wait (1,000,000 + 3000); nothing the waited
         List<SafepointLog.Safepoint> sps = SafepointLog.parse(List.of(
                 "[1010000ns] Safepoint \"G1CollectForAllocation\", Time since last: 1 ns, Reaching safepoint: 10 ns, "
@@ -141,9 +164,9 @@ class CallbackTimingTest {
         assertEquals("G1CollectForAllocation 8000 ns", a.slowest().get(0).safepoint(), "the longest overlapping");
         assertEquals("", a.slowest().get(1).safepoint());
         String table = a.slowestTable(10);
-        assertTrue(table.contains("| monitor_wait | 3000 ns | stack walk 2600 ns | yes | G1CollectForAllocation 8000 ns |"),
+        assertTrue(table.contains("| monitor_wait | 3000 ns | stack walk 2600 ns | yes | 0 / 1 | G1CollectForAllocation 8000 ns |"),
                 table);
-        assertTrue(table.contains("| monitor_waited | 300 ns | object id 100 ns | no | none |"), table);
+        assertTrue(table.contains("| monitor_waited | 300 ns | object id 100 ns | no | — | none |"), table);
         assertFalse(t.slowestTable(10).contains("safepoint"), "no column when not looked up");
 
         Map<String, String> other = info(WAIT, WAITED);
