@@ -355,8 +355,8 @@ void objects_free(uint64_t tag) {
 
 void objects_reset(JNIEnv *jni) {
     pthread_mutex_lock(&ref_lock);
+    /* Every shard lock: slots are only taken (slot_lock) under one, so none is taken now. */
     for (int i = 0; i < TAG_SHARDS; i++) pthread_mutex_lock(&shards[i].lock);
-    pthread_mutex_lock(&slot_lock);
     reclaim(jni);
     for (uint64_t i = 0; i < used; i++) {
         slot *s = &table[i];
@@ -371,7 +371,6 @@ void objects_reset(JNIEnv *jni) {
         push(&free_head, (uint32_t)i);
     }
     store_relaxed(&overflow_floor, overflow_next);
-    pthread_mutex_unlock(&slot_lock);
     for (int i = TAG_SHARDS - 1; i >= 0; i--) pthread_mutex_unlock(&shards[i].lock);
     pthread_mutex_unlock(&ref_lock);
 }

@@ -33,14 +33,22 @@
  * tag is read and validated again and, if still not valid, a slot is taken (the next
  * never-used one, else the oldest freed, else an overflow id), its generation incremented,
  * its `id` set to 0, its fields written, `owner` and `id` release-stored, and only then
- * SetTag(N). The shard lock makes racing threads agree on an object's id; the VM's tag map
- * lock orders SetTag before the GetTag that returns N, which carries the publication.
+ * SetTag(N), after the lock is released. The shard lock makes racing threads agree on an
+ * object's id; the VM's tag map lock orders SetTag before the GetTag that returns N, which
+ * carries the publication.
  *
  * Locks: a first sight holds one of 64 shard locks, chosen by its identity hash's bucket,
- * across its GetTag and SetTag, so first sights of the same object (same hash) exclude each
- * other and those of other objects mostly do not: a thread that is preempted or waits for a
- * safepoint inside SetTag holds up only its shard. Slots are taken under slot_lock, held
- * for a few loads and stores and never across a JVMTI or JNI call.
+ * while it reads the bucket's count (and, when the count is not 0, GetTag), takes a slot and
+ * describes it; first sights of the same object (same hash) exclude each other and those of
+ * other objects mostly do not. Before releasing the lock it adds 1 to its bucket's `tagging`
+ * count, and subtracts it (release) once SetTag returned: SetTag takes the tag map's lock and
+ * may wait for a safepoint, and no other first sight waits for it, except one of the same
+ * bucket that finds `tagging` non-zero under the lock. Its object may be the one being
+ * tagged, whose tag GetTag cannot show yet, so it releases the lock, waits until `tagging`
+ * is 0 (spinning and peeking, then polling) and looks again: the subtraction it then
+ * acquires follows the SetTag. Slots are taken under slot_lock, held for a few loads and
+ * stores and never across a JVMTI or JNI call; an overflow id's SetTag stays under the
+ * shard lock (the table is full: the exception).
  *
  * No tag to look up: GetTag and SetTag take the JVMTI tag map's lock, one per environment,
  * and a thread that finds it held sleeps; on a busy machine it wakes milliseconds later.
@@ -79,8 +87,8 @@
  * snapshots, resets, and a first sight that finds no free slot (with trylock, never
  * waiting).
  *
- * Reset: objects_reset() takes ref_lock, every shard lock and slot_lock, stores 0 in every
- * slot's `id`, and for every slot still owned CASes `owner` to 0, uncounts it, deletes its
+ * Reset: objects_reset() takes ref_lock and every shard lock (slots are taken only under a
+ * shard lock, so no slot is taken meanwhile), stores 0 in every slot's `id`, and for every slot still owned CASes `owner` to 0, uncounts it, deletes its
  * class reference and pushes it on the free list. Objects keep their old tags, which no longer validate: their next
  * sight describes them again, with a new id (and their class too), so records written
  * after the reset name described objects. A reader racing with reset or reuse sees `id`
@@ -98,16 +106,17 @@
  *   objects_id       id         relaxed store 0, release fence  -
  *                    fields     relaxed stores (slot taken)     relaxed loads, validated
  *                    owned      atomic add 1 (shard lock)       relaxed load; again under shard lock
+ *                    tagging    add 1 (shard lock), sub release acquire load under shard lock
  *                    owner      release store N                 -
  *                    id         release store N                 acquire load, recheck
  *                    tag        SetTag(N) (after id)            GetTag
  *   objects_free     owner      CAS T -> 0 (acq_rel)            -
  *                    owned      atomic sub 1 (CAS winner)       -
  *                    free list  CAS push (acq_rel)              exchange under slot_lock (acquire)
- *   objects_reset    id, owner  store 0, CAS -> 0, all locks    -
+ *   objects_reset    id, owner  store 0, CAS -> 0 (ref, shards)  -
  *
  * Allocation: none on the event path except one JNI weak reference per described class.
- * Lock order: ref_lock, then shard locks (in index order, only reset takes more than one),
+ * Lock order: ref_lock, then shard locks (in index order; only reset takes more than one),
  * then slot_lock; shard lock holders only ever trylock ref_lock, and slot_lock holders
  * call nothing that locks.
  */
