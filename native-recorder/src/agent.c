@@ -1030,7 +1030,7 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         /* Never freed: callbacks may still read it while the agent stops. */
         if (!g_cv.ids) {
             g_cv.ids = calloc(1, sizeof(cv_idcache));
-            cv_commit(g_cv.ids, g_cv.ids ? sizeof(cv_idcache) : 0);
+            cv_commit(g_cv.ids, sizeof(cv_idcache));
         }
         if (!g_cv.ids) g_cv.id_cache = 0;
     }
@@ -1047,7 +1047,7 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         }
         g_cv.stacks = stacks_create(stack_bytes);
         g_cv.gc_ring = malloc(gc_bytes);
-        cv_commit(g_cv.gc_ring, g_cv.gc_ring ? gc_bytes : 0);
+        cv_commit(g_cv.gc_ring, gc_bytes);
         if (!g_cv.stacks || !g_cv.gc_ring || objects_init(object_bytes)) {
             return cv_fail(err, "cannot allocate the recorder's tables");
         }

@@ -45,12 +45,12 @@ static inline uint64_t cv_ticks(void) {
 #endif
 }
 
-/* Maps every page of [p, p + n), fresh memory not in use yet, by storing a 0 in each, so
- * that the kernel takes its page faults now rather than inside a callback: there a first
- * touch costs microseconds idle and tens of them on a busy machine, where it may also wait
- * for the process's mmap lock, held by whatever thread of the JVM is mapping memory. The
- * recorder's tables and each thread's block are committed when allocated (their size is
- * bounded by the memory cap). */
+/* Maps every page of [p, p + n), fresh memory not in use yet (NULL: nothing), by storing a 0
+ * in each, so that the kernel takes its page faults now rather than inside a callback: there
+ * a first touch costs microseconds idle and tens of them on a busy machine, where it may also
+ * wait for the process's mmap lock, held by whatever thread of the JVM is mapping memory. The
+ * recorder's tables and each platform thread's block are committed when allocated (their
+ * size is bounded by the memory cap). */
 static inline void cv_commit(void *p, size_t n) {
     volatile char *c = (volatile char *)p;
     if (!c || n == 0) return;

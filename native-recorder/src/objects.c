@@ -78,7 +78,7 @@ int objects_init(size_t bytes) {
     if (capacity < 1024) capacity = 1024;
     if (capacity > SLOT_MASK - 1) capacity = SLOT_MASK - 1;
     table = calloc(capacity, sizeof(slot));
-    cv_commit(table, table ? capacity * sizeof(slot) : 0);
+    cv_commit(table, capacity * sizeof(slot));
     return table ? 0 : -1;
 }
 

@@ -67,11 +67,11 @@
  * object costs one SetTag, and the tag map's lock is taken once.
  *
  * Racing first sights: the threads that contend for a new monitor meet it together, and all
- * but the first would sleep on the shard lock or on the tag map's lock while the first tags it. A
- * caller with a cache (cv_id_hooks) has the first thread publish the id there as soon as its
- * entry is described, before SetTag, and the others peek at the cache before GetTag, while
- * they spin for the shard lock (a bounded spin, then the mutex) and once they hold it: they take
- * the published id without a JVMTI call. Publishing before SetTag is safe: the entry is
+ * but the first would sleep on the shard lock or on the tag map's lock while the first tags
+ * it. A caller with a cache (cv_id_hooks) has the first thread publish the id there as soon
+ * as its entry is described, before SetTag, and the others peek at the cache before GetTag,
+ * while they spin for the shard lock (a bounded spin, then the mutex) and once they hold it:
+ * they take the published id without a JVMTI call. Publishing before SetTag is safe: the entry is
  * described, and the cache is keyed by the object's address, which names the object
  * until the next collection; if the SetTag then fails the id is withdrawn, and a record that
  * took it names no object, like any id whose slot was reused.
@@ -80,16 +80,17 @@
  * `owner` from T to 0; only the winner frees it (and uncounts it from `owned`), and a stale
  * T (the slot was reset or reused) loses and does nothing. `id`, the description, stays
  * until the slot is reused. A plain slot goes on the free list, a lock-free stack pushed by
- * any thread; its one consumer, under slot_lock, takes the whole stack over with an exchange and reverses it
- * (oldest freed first). A class slot goes on the dead-class stack instead: its JNI weak
+ * any thread; its one consumer, under slot_lock, takes the whole stack over with an
+ * exchange and reverses it (oldest freed first). A class slot goes on the dead-class stack instead: its JNI weak
  * reference must be deleted, which needs JNI and must not race a snapshot using it, so it
  * is reclaimed (reference deleted, slot moved to the free list) under ref_lock by
  * snapshots, resets, and a first sight that finds no free slot (with trylock, never
  * waiting).
  *
  * Reset: objects_reset() takes ref_lock and every shard lock (slots are taken only under a
- * shard lock, so no slot is taken meanwhile), stores 0 in every slot's `id`, and for every slot still owned CASes `owner` to 0, uncounts it, deletes its
- * class reference and pushes it on the free list. Objects keep their old tags, which no longer validate: their next
+ * shard lock, so no slot is taken meanwhile), stores 0 in every slot's `id`, and for every
+ * slot still owned CASes `owner` to 0, uncounts it, deletes its class reference and pushes
+ * it on the free list. Objects keep their old tags, which no longer validate: their next
  * sight describes them again, with a new id (and their class too), so records written
  * after the reset name described objects. A reader racing with reset or reuse sees `id`
  * change and skips the slot (below); it never reads a reused slot's fields as the old
@@ -106,14 +107,14 @@
  *   objects_id       id         relaxed store 0, release fence  -
  *                    fields     relaxed stores (slot taken)     relaxed loads, validated
  *                    owned      atomic add 1 (shard lock)       relaxed load; again under shard lock
- *                    tagging    add 1 (shard lock), sub release acquire load under shard lock
+ *                    tagging    add 1 (shard lock), release sub acquire load under shard lock
  *                    owner      release store N                 -
  *                    id         release store N                 acquire load, recheck
  *                    tag        SetTag(N) (after id)            GetTag
  *   objects_free     owner      CAS T -> 0 (acq_rel)            -
  *                    owned      atomic sub 1 (CAS winner)       -
  *                    free list  CAS push (acq_rel)              exchange under slot_lock (acquire)
- *   objects_reset    id, owner  store 0, CAS -> 0 (ref, shards)  -
+ *   objects_reset    id, owner  store 0, CAS -> 0 (all shards)   -
  *
  * Allocation: none on the event path except one JNI weak reference per described class.
  * Lock order: ref_lock, then shard locks (in index order; only reset takes more than one),
