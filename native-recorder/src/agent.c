@@ -8,10 +8,10 @@
  * running threads and enables the events.
  *
  * Event path rules: a callback never blocks on another thread, never allocates (except
- * once per thread for its state and once per class for its weak reference) and never
- * causes a safepoint or VM operation: GetThreadLocalStorage(current), the stack walk of
- * capture.h (AsyncGetCallTrace, or GetStackTrace of the current thread), GetTag/SetTag,
- * GetObjectHashCode, clock_gettime.
+ * once per thread for its state and once per described object for its weak reference) and
+ * never causes a safepoint or VM operation: GetThreadLocalStorage(current), the stack walk of
+ * capture.h (AsyncGetCallTrace, or GetStackTrace of the current thread), GetObjectHashCode,
+ * IsSameObject, NewWeakGlobalRef, clock_gettime.
  *
  * timing=on (benchmark only, timing.h): the monitor callbacks and park probes are registered
  * in timed copies. Each callback's body is one always-inline function taking a cv_lap; the
@@ -44,7 +44,6 @@ static struct {
     int        recording;     /* atomic: monitor and GC events are recorded */
     uint32_t   epoch;         /* atomic: incremented whenever recording starts */
     int        has_gc_events;
-    int        has_object_free; /* ids of collected objects are reused */
     int        has_vthread_events; /* VirtualThreadStart/End enabled (JDK 21+, vthread_events) */
     int        owner_oracle;  /* tests only: GetObjectMonitorUsage at each contended enter */
     uint64_t   reset_mono;    /* atomic: records before this are discarded by snapshots, 0 = none */
@@ -172,13 +171,12 @@ static uint32_t capture_stack(jvmtiEnv *jvmti, JNIEnv *jni, cv_thread *t, jint s
 
 /*
  * Object ids. A begin event (MonitorContendedEnter, MonitorWait, a park) names its object by
- * the id objects_id keeps in the object's JVMTI tag. GetTag and SetTag enter the VM, where
- * they wait for a safepoint under way and take the tag map's lock, one per JVMTI environment:
- * a thread that finds it held sleeps, and on a busy machine wakes milliseconds later. So the
- * look-up goes first to the id cache (idcache.h, whose rules these are): one table, shared by
- * all threads, of the ids of the objects and classes met since the last collection, by
- * address. Only a miss calls objects_id, whose first sights of new objects skip GetTag too
- * (objects.h, "No tag to look up"). That is sound only where objects move and die only during
+ * the id objects_id keeps for it (objects.h): a look-up there computes the identity hash and
+ * takes a shard lock, and enters the VM at least twice (GetObjectHashCode, IsSameObject),
+ * where it waits for a safepoint under way. So the look-up goes first to the id cache
+ * (idcache.h, whose rules these are): one table, shared by all threads, of the ids of the
+ * objects and classes met since the last collection, by address. Only a miss calls
+ * objects_id. That is sound only where objects move and die only during
  * the collector's pauses, which JVMTI reports (GarbageCollectionStart/Finish: gc_started,
  * gc_finished): between two pauses an address names one object. The Java side turns the cache
  * on only for such collectors (Serial, Parallel, G1), never for ZGC or Shenandoah, which
@@ -242,7 +240,7 @@ static CV_ALWAYS_INLINE uint64_t object_id(jvmtiEnv *jvmti, JNIEnv *jni, jobject
 
 /* A thread blocks on, or waits on, one monitor at a time, and the MonitorContendedEntered
  * or MonitorWaited that ends it names the same object: the end event reuses the id the
- * begin event looked up, which saves a GetTag (and its tag map lock) per pair. The begin
+ * begin event looked up, which saves a look-up per pair. The begin
  * must have been recorded in the current recording epoch, so that an end whose begin
  * was missed while recording was off never borrows an older id. */
 static CV_ALWAYS_INLINE void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
@@ -494,7 +492,7 @@ static void JNICALL probe_record(JNIEnv *jni, jclass cls, jint type, jobject obj
  * Parks, from the LockSupport hook (dev.convoy.agent.bci.ParkTransformer) through Probes on
  * the parking thread; see the spec's EVENT_PARK. park0 returns the PARK's time, the token
  * the hook hands back to parked0 (0: nothing recorded, and parked0 records nothing).
- * The PARKED reuses the blocker id its PARK looked up (no GetTag) when the thread's last
+ * The PARKED reuses the blocker id its PARK looked up (no look-up) when the thread's last
  * PARK is that token's, in the current epoch; a park nested in between (a virtual thread's
  * park may park again while it schedules its wake-up) makes it look the id up again.
  */
@@ -720,14 +718,6 @@ static void record_gc(uint8_t type) {
 static void JNICALL on_gc_start(jvmtiEnv *jvmti) { (void)jvmti; record_gc(EVENT_GC_START); }
 static void JNICALL on_gc_finish(jvmtiEnv *jvmti) { (void)jvmti; record_gc(EVENT_GC_FINISH); }
 
-/* ObjectFree: posted by the VM (on JDK 17 and later from the service thread, or from a
- * thread calling a tag function) for each collected tagged object; may not call JNI. The
- * slot goes back on a lock-free list. */
-static void JNICALL on_object_free(jvmtiEnv *jvmti, jlong tag) {
-    (void)jvmti;
-    objects_free((uint64_t)tag);
-}
-
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) {
     (void)jvmti; (void)jni;
     /* State is never freed: callbacks already past the check finish safely. */
@@ -802,11 +792,10 @@ static int add_capabilities(jvmtiEnv *jvmti, cv_error *err) {
                      "GetPotentialCapabilities");
     memset(&caps, 0, sizeof(caps));
     caps.can_generate_monitor_events = 1;
-    caps.can_tag_objects = 1;
     caps.can_get_line_numbers = 1;
     caps.can_get_source_file_name = 1;
-    if (!potential.can_generate_monitor_events || !potential.can_tag_objects) {
-        return cv_fail(err, "this JVM cannot generate monitor events or tag objects in the live phase");
+    if (!potential.can_generate_monitor_events) {
+        return cv_fail(err, "this JVM cannot generate monitor events in the live phase");
     }
     caps.can_get_line_numbers = potential.can_get_line_numbers;
     caps.can_get_source_file_name = potential.can_get_source_file_name;
@@ -818,7 +807,6 @@ static int add_capabilities(jvmtiEnv *jvmti, cv_error *err) {
         cv_log_warn("test oracle: GetObjectMonitorUsage at every contended enter (CONVOY_TEST_OWNER_ORACLE)");
     }
     caps.can_generate_garbage_collection_events = potential.can_generate_garbage_collection_events;
-    caps.can_generate_object_free_events = potential.can_generate_object_free_events;
     size_t vt_byte = 0;
     uint8_t vt_mask = 0;
     int want_vthreads = g_cv.config.vthread_events && !g_cv.config.empty_callbacks &&
@@ -837,11 +825,6 @@ static int add_capabilities(jvmtiEnv *jvmti, cv_error *err) {
     CV_JVMTI_OR_FAIL(err, added, "AddCapabilities");
     g_cv.has_vthread_events = want_vthreads && g_cv.config.vthread_events == 1;
     g_cv.has_gc_events = caps.can_generate_garbage_collection_events;
-    g_cv.has_object_free = caps.can_generate_object_free_events;
-    if (!g_cv.has_object_free) {
-        cv_log_warn("ObjectFree events are not available in this JVM: ids of collected objects are not reused "
-                    "and the object table fills until reset");
-    }
     if (!g_cv.has_gc_events) cv_log_warn("GC pause events are not available in this JVM; not recorded");
     if (!caps.can_get_line_numbers) cv_log_warn("line numbers are not available; stacks show bytecode indexes only");
     return 0;
@@ -892,7 +875,6 @@ static int set_callbacks(jvmtiEnv *jvmti, int empty, int timed, cv_error *err) {
         cb.GarbageCollectionStart = on_gc_start;
         cb.GarbageCollectionFinish = on_gc_finish;
         cb.VMDeath = on_vm_death;
-        cb.ObjectFree = on_object_free;
         if (capture_async()) {
             cb.ClassLoad = capture_on_class_load;
             cb.ClassPrepare = capture_on_class_prepare;
@@ -1068,10 +1050,6 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         if (set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, "enable VMDeath", err) ||
             set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_START, "enable ThreadStart", err) ||
             set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_END, "enable ThreadEnd", err)) {
-            return -1;
-        }
-        if (g_cv.has_object_free &&
-            set_event(jvmti, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, "enable ObjectFree", err)) {
             return -1;
         }
         if (g_cv.has_vthread_events &&

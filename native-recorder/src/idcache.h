@@ -1,7 +1,7 @@
 /*
  * The object-id cache: one table, shared by every thread, of the ids of the objects (and
  * classes) the recorder looked up since the last GC pause, by the object's address. A hit
- * costs no JVMTI call: no GetTag, so no wait for the JVMTI tag map's lock. agent.c ("Object
+ * costs no JVMTI or JNI call and no lock (objects_id's look-up takes both). agent.c ("Object
  * ids") says when this is sound: a collector that moves and frees objects only in the pauses
  * JVMTI reports, so that between two pauses an address names one object.
  *

@@ -5,18 +5,17 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* One slot of the table; see objects.h for who writes which field when. */
 typedef struct {
     uint64_t id;         /* atomic: generation << 32 | index + 1 while described, else 0 */
-    uint64_t owner;      /* atomic: == id while its object is alive (not freed, not reset), else 0 */
     uint64_t class_id;   /* atomic (relaxed), written while id == 0 */
     uint32_t hash;       /* idem */
     uint32_t kind;       /* idem */
-    jweak    ref;        /* idem; deleted only under ref_lock */
+    jweak    ref;        /* idem; a plain object's deleted under its shard lock, a class's under ref_lock */
     uint32_t gen;        /* generation of the slot's last id; by the thread that took the slot */
     uint32_t next;       /* free or dead-class stack link: index + 1 of the next, 0 = end */
+    uint32_t chain;      /* atomic: the next slot of its bucket's chain, index + 1; under the shard lock */
 } slot;
 
 #define SLOT_MASK 0xFFFFFFFFull
@@ -27,20 +26,19 @@ static uint64_t used;            /* slots ever handed out (high-water); written 
 static uint32_t free_head;       /* atomic: free stack, index + 1, 0 = empty */
 static uint32_t reuse_head;      /* the free stack taken over, oldest first; written under slot_lock */
 static uint32_t dead_head;       /* atomic: freed class slots whose reference is not deleted yet */
-static uint64_t live;            /* atomic: entries whose owner != 0 */
-static uint64_t overflow_next;   /* last overflow id's high word; written under slot_lock */
-static uint64_t overflow_floor;  /* atomic: overflow ids at or below this are stale (reset) */
-static uint64_t dropped;         /* atomic: overflow ids handed out */
+static uint64_t live;            /* atomic: slots linked in a chain */
+static uint64_t dropped;         /* atomic: first sights that found the table full */
+static uint64_t swept;           /* atomic: slots of collected objects dropped from their chain */
+static uint32_t sweep_cursor;    /* atomic: the slot a full table's next sweep starts at */
 static pthread_mutex_t ref_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Owned objects by identity hash bucket (objects.h, "No tag to look up"), and the first-sight
- * locks, one per group of buckets ("Locks"). */
+/* The chains by identity hash bucket, and the locks that guard them, one per group of
+ * buckets (objects.h, "Chains"). */
 #define HASH_BUCKETS (1u << 16)
 #define TAG_SHARDS   64
-static uint32_t owned[HASH_BUCKETS];   /* atomic */
-static uint32_t tagging[HASH_BUCKETS]; /* atomic: first sights between their shard lock and SetTag's end */
-static uint64_t hash_skips;            /* atomic: look-ups that skipped GetTag */
+#define SWEEP_SLOTS  64
+static uint32_t heads[HASH_BUCKETS];   /* atomic: first slot of each chain, index + 1 */
 typedef struct {
     pthread_mutex_t lock;
 } __attribute__((aligned(64))) tag_shard;
@@ -50,30 +48,17 @@ static uint32_t bucket_of(uint32_t hash) {
     return (hash ^ (hash >> 16)) & (HASH_BUCKETS - 1);
 }
 
-static pthread_mutex_t *shard_lock(uint32_t hash) {
-    return &shards[bucket_of(hash) & (TAG_SHARDS - 1)].lock;
-}
-
-/* The thread that sets a slot's owner counts it in its bucket first; the one that takes the
- * owner back to 0 (the winner of that CAS) uncounts it. */
-static void count_owned(uint32_t hash, uint32_t delta) {
-    fetch_add_relaxed(&owned[bucket_of(hash)], delta);
-}
-
-/* Whether obj, whose identity hash is `hash`, may hold a valid tag: some owned object has a
- * hash in its bucket, or overflow ids (never described) may be valid. 0 is no hash. */
-static int maybe_tagged(uint32_t hash) {
-    return hash == 0 || load_relaxed(&overflow_next) > load_relaxed(&overflow_floor) ||
-           load_relaxed(&owned[bucket_of(hash)]) != 0;
+static pthread_mutex_t *bucket_lock(uint32_t bucket) {
+    return &shards[bucket & (TAG_SHARDS - 1)].lock;
 }
 
 int objects_init(size_t bytes) {
     free(table);   /* not thread-safe: at start-up (and between unit tests) only */
     used = 0;
-    free_head = reuse_head = dead_head = 0;
-    live = overflow_next = overflow_floor = dropped = hash_skips = 0;
-    memset(owned, 0, sizeof(owned));
-    memset(tagging, 0, sizeof(tagging));
+    free_head = reuse_head = dead_head = sweep_cursor = 0;
+    live = dropped = swept = 0;
+    memset(heads, 0, sizeof(heads));
+    cv_commit(heads, sizeof(heads));
     capacity = bytes / sizeof(slot);
     if (capacity < 1024) capacity = 1024;
     if (capacity > SLOT_MASK - 1) capacity = SLOT_MASK - 1;
@@ -83,7 +68,7 @@ int objects_init(size_t bytes) {
 }
 
 size_t objects_memory(void) {
-    return capacity * sizeof(slot);
+    return capacity * sizeof(slot) + sizeof(heads);
 }
 
 uint64_t objects_capacity(void) {
@@ -131,27 +116,69 @@ static void reclaim(JNIEnv *jni) {
     }
 }
 
-/* A slot whose owner was just taken back to 0 by its caller is uncounted and goes to the free
- * list, or, for a class, to the dead-class list until its reference is deleted under
- * ref_lock. Its description stays until the slot is reused: records may still name it. */
-static void release_slot(uint64_t index) {
-    count_owned(load_relaxed(&table[index].hash), (uint32_t)-1);
+/* Under the shard lock of its bucket: whether the object of linked slot s was collected. */
+static int collected(JNIEnv *jni, slot *s) {
+    return (*jni)->IsSameObject(jni, load_relaxed(&s->ref), NULL) == JNI_TRUE;
+}
+
+/* Under the shard lock of its bucket: slot `index`, whose object was collected, leaves the
+ * chain through `link` (the word that points at it) and is freed (objects.h, "Collected
+ * objects"). Its description stays until the slot is reused: records may still name it. */
+static void drop(JNIEnv *jni, uint32_t *link, uint32_t index) {
+    slot *s = &table[index];
+    store_relaxed(link, load_relaxed(&s->chain));
     fetch_add_relaxed(&live, (uint64_t)-1);
-    if (load_relaxed(&table[index].kind) == OBJ_CLASS) {
-        push(&dead_head, (uint32_t)index);
-    } else {
-        push(&free_head, (uint32_t)index);
+    fetch_add_relaxed(&swept, 1);
+    if (load_relaxed(&s->kind) == OBJ_CLASS) {
+        push(&dead_head, index);
+        return;
+    }
+    jweak ref = load_relaxed(&s->ref);
+    store_relaxed(&s->ref, NULL);
+    (*jni)->DeleteWeakGlobalRef(jni, ref);
+    push(&free_head, index);
+}
+
+/* Under the shard lock of `bucket`: drops the collected objects of its chain. */
+static void sweep_bucket(JNIEnv *jni, uint32_t bucket) {
+    uint32_t *link = &heads[bucket];
+    uint32_t i;
+    while ((i = load_relaxed(link)) != 0) {
+        if (collected(jni, &table[i - 1])) {
+            drop(jni, link, i - 1);
+        } else {
+            link = &table[i - 1].chain;
+        }
     }
 }
 
-static int room(void) {
-    return load_relaxed(&free_head) != 0 || load_relaxed(&reuse_head) != 0 || load_acquire(&used) < capacity;
+/* Holding shard lock `held`: sweeps the buckets of the next SWEEP_SLOTS slots (by index, so
+ * that the buckets swept are those that hold slots), skipping those whose shard lock another
+ * thread holds (trylock: never waits, so the lock order holds). A slot's hash may change
+ * meanwhile; the bucket swept is then another, which is harmless. */
+static void sweep_some(JNIEnv *jni, pthread_mutex_t *held) {
+    uint64_t n = load_acquire(&used);
+    if (n == 0) return;
+    uint32_t start = __atomic_fetch_add(&sweep_cursor, SWEEP_SLOTS, __ATOMIC_RELAXED);
+    for (uint32_t k = 0; k < SWEEP_SLOTS; k++) {
+        uint32_t bucket = bucket_of(load_relaxed(&table[(start + k) % n].hash));
+        pthread_mutex_t *lock = bucket_lock(bucket);
+        if (lock == held) {
+            sweep_bucket(jni, bucket);
+        } else if (pthread_mutex_trylock(lock) == 0) {
+            sweep_bucket(jni, bucket);
+            pthread_mutex_unlock(lock);
+        }
+    }
 }
 
-static int valid(uint64_t tag) {
-    uint64_t index = tag & SLOT_MASK;
-    if (index == 0) return (tag >> 32) > load_relaxed(&overflow_floor) && !room();
-    return index <= capacity && load_acquire(&table[index - 1].id) == tag;
+/* Every bucket, one shard lock at a time. */
+static void sweep_all(JNIEnv *jni) {
+    for (uint32_t shard = 0; shard < TAG_SHARDS; shard++) {
+        pthread_mutex_lock(&shards[shard].lock);
+        for (uint32_t bucket = shard; bucket < HASH_BUCKETS; bucket += TAG_SHARDS) sweep_bucket(jni, bucket);
+        pthread_mutex_unlock(&shards[shard].lock);
+    }
 }
 
 /* Under slot_lock: the next never-used slot (freed descriptions last longer), else the
@@ -165,62 +192,75 @@ static int take_locked(uint64_t *index) {
     return pop_free(index);
 }
 
-/* Under obj's shard lock: a slot for a first sight (1), else an overflow id in *overflow
- * (0). A full table first reclaims freed classes, if ref_lock is free (never waiting). */
-static int take_slot(JNIEnv *jni, uint64_t *index, uint64_t *overflow) {
+/* Under shard lock `held`: a slot for a first sight. A full table first sweeps some buckets
+ * and reclaims freed classes, if ref_lock is free (never waiting). */
+static int take_slot(JNIEnv *jni, uint64_t *index, pthread_mutex_t *held) {
     pthread_mutex_lock(&slot_lock);
     int have = take_locked(index);
     pthread_mutex_unlock(&slot_lock);
     if (have) return 1;
+    sweep_some(jni, held);
     if (load_relaxed(&dead_head) != 0 && pthread_mutex_trylock(&ref_lock) == 0) {
         reclaim(jni);
         pthread_mutex_unlock(&ref_lock);
     }
     pthread_mutex_lock(&slot_lock);
     have = take_locked(index);
-    if (!have) {
-        *overflow = load_relaxed(&overflow_next) + 1;
-        store_relaxed(&overflow_next, *overflow);
-    }
     pthread_mutex_unlock(&slot_lock);
     return have;
 }
 
+/* Under obj's shard lock: obj's id if its chain holds it, else 0. The collected objects met
+ * on the way leave the chain. */
+static uint64_t find_locked(JNIEnv *jni, jobject obj, uint32_t hash) {
+    uint32_t *link = &heads[bucket_of(hash)];
+    uint32_t i;
+    while ((i = load_relaxed(link)) != 0) {
+        slot *s = &table[i - 1];
+        if (load_relaxed(&s->hash) == hash && (*jni)->IsSameObject(jni, load_relaxed(&s->ref), obj) == JNI_TRUE) {
+            return load_relaxed(&s->id);
+        }
+        if (collected(jni, s)) {
+            drop(jni, link, i - 1);
+        } else {
+            link = &s->chain;
+        }
+    }
+    return 0;
+}
+
+/* A new weak reference to obj, or NULL (out of memory). No exception is pending when a
+ * callback or native calls objects_id, so the OutOfMemoryError is ours to clear. */
+static jweak new_ref(JNIEnv *jni, jobject obj) {
+    jweak ref = (*jni)->NewWeakGlobalRef(jni, obj);
+    if (!ref && (*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+    return ref;
+}
+
 /*
- * Holding obj's shard lock `lock`, obj untagged or stale: takes a slot, describes and
- * publishes it, counts obj in `tagging`, releases the lock, and only then tags obj, so that
- * no thread can read the id from GetTag before its entry (objects.h, Locks). If SetTag
- * fails the slot is taken back (its next use has another generation). An overflow id is
- * set under the lock (a full table is the exception).
- *
- * NewWeakGlobalRef (and an overflow id's SetTag) may block for a safepoint while the shard
- * lock is held. That is safe because every caller of objects_id runs in a JVMTI callback or
- * a JNI native, in native state, so a thread waiting for a shard lock does not hold up the
- * safepoint (and no caller runs in the VM thread or inside a safepoint).
+ * Under obj's shard lock `lock`, obj in no chain: takes a slot, describes it with obj's weak
+ * reference (*spare, made before the lock, which this takes over, else one made now), links
+ * it and publishes its id (objects.h, Lookup). 0 if the table is full (counted) or the
+ * reference cannot be made.
  */
-static uint64_t assign(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind, uint32_t hash,
-                       uint64_t class_id, const cv_id_hooks *hooks, pthread_mutex_t *lock) {
-    uint64_t index = 0, high = 0;
-    if (!take_slot(jni, &index, &high)) {
-        uint64_t fresh = high << 32;
-        jvmtiError err = (*jvmti)->SetTag(jvmti, obj, (jlong)fresh);
-        pthread_mutex_unlock(lock);
-        if (err != JVMTI_ERROR_NONE) return 0;
+static uint64_t assign(JNIEnv *jni, jobject obj, uint32_t kind, uint32_t hash, uint64_t class_id,
+                       const cv_id_hooks *hooks, pthread_mutex_t *lock, jweak *spare) {
+    uint64_t index = 0;
+    if (!take_slot(jni, &index, lock)) {
         fetch_add_relaxed(&dropped, 1);
-        return fresh;
+        return 0;
+    }
+    jweak ref = *spare ? *spare : new_ref(jni, obj);
+    *spare = NULL;
+    if (!ref) {
+        push(&free_head, (uint32_t)index);   /* untouched: free again */
+        return 0;
     }
     slot *s = &table[index];
     uint32_t gen = s->gen + 1;
     if (gen == 0) gen = 1;
     s->gen = gen;
     uint64_t fresh = ((uint64_t)gen << 32) | (index + 1);
-    jweak ref = NULL;
-    if (kind == OBJ_CLASS) {
-        ref = (*jni)->NewWeakGlobalRef(jni, obj);
-        /* Out of memory: the class stays described, unnamed. No exception is pending when
-         * a callback or native calls objects_id, so the OutOfMemoryError is ours to clear. */
-        if (!ref && (*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
-    }
     /* The old description is withdrawn before the fields change: a reader that copies a
      * field written below and then re-reads `id` sees 0 or the new id, never the old one
      * (objects.h, Readers: release fence here, acquire fence there). */
@@ -230,27 +270,18 @@ static uint64_t assign(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind,
     store_relaxed(&s->hash, hash);
     store_relaxed(&s->kind, kind);
     store_relaxed(&s->ref, ref);
-    count_owned(hash, 1);
-    fetch_add_relaxed(&live, 1);
-    store_release(&s->owner, fresh);
+    uint32_t *head = &heads[bucket_of(hash)];
+    store_relaxed(&s->chain, load_relaxed(head));
     store_release(&s->id, fresh);
+    store_relaxed(head, (uint32_t)index + 1);
+    fetch_add_relaxed(&live, 1);
     if (hooks && hooks->publish) hooks->publish(hooks->ctx, fresh);
-    uint32_t *busy = &tagging[bucket_of(hash)];
-    fetch_add_relaxed(busy, 1);   /* the unlock below releases it to the lock's next holder */
-    pthread_mutex_unlock(lock);
-    if ((*jvmti)->SetTag(jvmti, obj, (jlong)fresh) != JVMTI_ERROR_NONE) {
-        /* Never tagged: no record can name it, so it is withdrawn at once. */
-        store_relaxed(&s->id, 0);
-        uint64_t expect = fresh;
-        if (cas_acq_rel(&s->owner, &expect, 0)) release_slot(index);
-        fresh = 0;
-    }
-    __atomic_fetch_sub(busy, 1, __ATOMIC_RELEASE);   /* after SetTag (or the withdrawal) */
     return fresh;
 }
 
 int objects_current(uint64_t id) {
-    return (id & SLOT_MASK) != 0 && valid(id);
+    uint64_t index = id & SLOT_MASK;
+    return index != 0 && index <= capacity && load_acquire(&table[index - 1].id) == id;
 }
 
 uint64_t objects_id(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind) {
@@ -280,77 +311,48 @@ static int lock_or_peek(pthread_mutex_t *lock, const cv_id_hooks *hooks, uint64_
     return 1;
 }
 
-/* Until no first sight of this bucket is setting a tag (0), or another thread published
- * the id looked up. Rare (a first sight whose cache look-up missed, meeting another of the
- * same hash bucket, or of the same object across a collection): spins, then polls. */
-static uint64_t wait_tagging(const uint32_t *busy, const cv_id_hooks *hooks) {
-    for (uint32_t i = 0; load_acquire(busy) != 0; i++) {
-        uint64_t id = peek(hooks);
-        if (id != 0) return id;
-        if (i < TAG_LOCK_SPINS) {
-            cpu_relax();
-        } else {
-            struct timespec pause = {0, 20000};
-            nanosleep(&pause, NULL);
-        }
-    }
-    return 0;
+/* The id of obj's class, for its first sight's description (0 if none). */
+static uint64_t class_of(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, const cv_id_hooks *hooks) {
+    jclass cls = (*jni)->GetObjectClass(jni, obj);
+    if (!cls) return 0;
+    uint64_t id = hooks && hooks->class_id ? hooks->class_id(hooks->ctx, jvmti, jni, cls)
+                                           : objects_id(jvmti, jni, cls, OBJ_CLASS);
+    (*jni)->DeleteLocalRef(jni, cls);
+    return id;
 }
 
 uint64_t objects_id_with(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind, const cv_id_hooks *hooks) {
     if (obj == NULL) return 0;
     jint hash = 0;
     if ((*jvmti)->GetObjectHashCode(jvmti, obj, &hash) != JVMTI_ERROR_NONE) return 0;
-    jlong tag = 0;
-    uint64_t id = 0;
-    if (maybe_tagged((uint32_t)hash)) {
-        if ((id = peek(hooks)) != 0) return id;
-        if ((*jvmti)->GetTag(jvmti, obj, &tag) != JVMTI_ERROR_NONE) return 0;
-        if (CV_LIKELY(tag != 0 && valid((uint64_t)tag))) return (uint64_t)tag;
-    } else {
-        fetch_add_relaxed(&hash_skips, 1);
+    uint32_t bucket = bucket_of((uint32_t)hash);
+    pthread_mutex_t *lock = bucket_lock(bucket);
+    /* What a first sight needs beyond the lock is gathered before it: the class's id (its
+     * own look-up takes a shard lock) and the weak reference (NewWeakGlobalRef may wait for
+     * the VM's lock of its handle storage, and nobody should wait for that behind this
+     * shard lock). At once if the chain is empty (most likely a first sight), else once a
+     * look-up under the lock found nothing. */
+    int described = kind == OBJ_CLASS;
+    uint64_t class_id = 0, id = 0;
+    jweak spare = NULL;
+    if (load_relaxed(&heads[bucket]) == 0 && (id = peek(hooks)) == 0) {
+        if (!described) class_id = class_of(jvmti, jni, obj, hooks);
+        described = 1;
+        spare = new_ref(jni, obj);
     }
-    /* First sight, or the id is stale. What describes obj is gathered before the shard lock:
-     * the class's own objects_id takes a lock, and a thread that loses the race only wasted the
-     * look-up. */
-    uint64_t class_id = 0;
-    if (kind != OBJ_CLASS) {
-        jclass cls = (*jni)->GetObjectClass(jni, obj);
-        if (cls) {
-            class_id = hooks && hooks->class_id ? hooks->class_id(hooks->ctx, jvmti, jni, cls)
-                                                : objects_id(jvmti, jni, cls, OBJ_CLASS);
-            (*jni)->DeleteLocalRef(jni, cls);
-        }
-    }
-    pthread_mutex_t *lock = shard_lock((uint32_t)hash);
-    uint32_t *busy = &tagging[bucket_of((uint32_t)hash)];
-    for (;;) {
-        if (!lock_or_peek(lock, hooks, &id)) return id;
+    while (id == 0) {
+        if (!lock_or_peek(lock, hooks, &id)) break;
         /* Under the lock, an id another thread published meanwhile is the object's. */
-        if ((id = peek(hooks)) != 0) break;
-        if (load_acquire(busy) == 0) {
-            if (!maybe_tagged((uint32_t)hash)) return assign(jvmti, jni, obj, kind, (uint32_t)hash, class_id, hooks, lock);
-            if ((*jvmti)->GetTag(jvmti, obj, &tag) != JVMTI_ERROR_NONE) break;
-            if (tag != 0 && valid((uint64_t)tag)) {
-                id = (uint64_t)tag;
-                break;
-            }
-            return assign(jvmti, jni, obj, kind, (uint32_t)hash, class_id, hooks, lock);
-        }
-        /* A first sight of this bucket, maybe of obj, is setting its tag: wait for it
-         * outside the lock, then look again. */
+        if ((id = peek(hooks)) == 0) id = find_locked(jni, obj, (uint32_t)hash);
+        if (id == 0 && described) id = assign(jni, obj, kind, (uint32_t)hash, class_id, hooks, lock, &spare);
         pthread_mutex_unlock(lock);
-        if ((id = wait_tagging(busy, hooks)) != 0) return id;
+        if (id != 0 || described) break;
+        class_id = class_of(jvmti, jni, obj, hooks);
+        described = 1;
+        spare = new_ref(jni, obj);
     }
-    pthread_mutex_unlock(lock);
+    if (spare) (*jni)->DeleteWeakGlobalRef(jni, spare);   /* another thread described obj first */
     return id;
-}
-
-void objects_free(uint64_t tag) {
-    uint64_t index = tag & SLOT_MASK;
-    if (index == 0 || index > capacity) return;   /* an overflow id, or not ours */
-    uint64_t expect = tag;
-    if (cas_acq_rel(&table[index - 1].owner, &expect, 0)) release_slot(index - 1);
 }
 
 void objects_reset(JNIEnv *jni) {
@@ -358,19 +360,21 @@ void objects_reset(JNIEnv *jni) {
     /* Every shard lock: slots are only taken (slot_lock) under one, so none is taken now. */
     for (int i = 0; i < TAG_SHARDS; i++) pthread_mutex_lock(&shards[i].lock);
     reclaim(jni);
-    for (uint64_t i = 0; i < used; i++) {
-        slot *s = &table[i];
-        store_relaxed(&s->id, 0);                    /* no description survives a reset */
-        uint64_t owner = load_acquire(&s->owner);
-        if (owner == 0 || !cas_acq_rel(&s->owner, &owner, 0)) continue;   /* free already */
-        count_owned(load_relaxed(&s->hash), (uint32_t)-1);
-        fetch_add_relaxed(&live, (uint64_t)-1);
-        jweak ref = load_relaxed(&s->ref);
-        store_relaxed(&s->ref, NULL);
-        if (ref && jni) (*jni)->DeleteWeakGlobalRef(jni, ref);
-        push(&free_head, (uint32_t)i);
+    for (uint64_t i = 0; i < used; i++) store_relaxed(&table[i].id, 0);   /* no description survives */
+    for (uint32_t bucket = 0; bucket < HASH_BUCKETS; bucket++) {
+        uint32_t i = load_relaxed(&heads[bucket]);
+        store_relaxed(&heads[bucket], 0);
+        while (i != 0) {
+            slot *s = &table[i - 1];
+            uint32_t next = load_relaxed(&s->chain);
+            jweak ref = load_relaxed(&s->ref);
+            store_relaxed(&s->ref, NULL);
+            if (ref && jni) (*jni)->DeleteWeakGlobalRef(jni, ref);
+            fetch_add_relaxed(&live, (uint64_t)-1);
+            push(&free_head, i - 1);
+            i = next;
+        }
     }
-    store_relaxed(&overflow_floor, overflow_next);
     for (int i = TAG_SHARDS - 1; i >= 0; i--) pthread_mutex_unlock(&shards[i].lock);
     pthread_mutex_unlock(&ref_lock);
 }
@@ -386,13 +390,17 @@ static int read_slot(uint64_t i, cv_object *out) {
     out->ref = load_relaxed(&s->ref);
     fence_acquire();
     if (load_relaxed(&s->id) != id) return 0;
+    if (out->kind != OBJ_CLASS) out->ref = NULL;
     out->id = id;
     return 1;
 }
 
 void objects_foreach(JNIEnv *jni, cv_object_visitor visit, void *ctx) {
     pthread_mutex_lock(&ref_lock);
-    if (jni) reclaim(jni);
+    if (jni) {
+        sweep_all(jni);
+        reclaim(jni);
+    }
     uint64_t n = load_acquire(&used);
     for (uint64_t i = 0; i < n; i++) {
         cv_object copy;
@@ -427,8 +435,8 @@ uint64_t objects_count(void) {
     return load_relaxed(&live);
 }
 
-uint64_t objects_hash_skips(void) {
-    return load_relaxed(&hash_skips);
+uint64_t objects_swept(void) {
+    return load_relaxed(&swept);
 }
 
 uint64_t objects_dropped(void) {

@@ -307,7 +307,7 @@ static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *
     capture_cache_describe(capture, sizeof(capture));
     put_kv(b, &n, "stacks.cache", capture);
     put_kv_u64(b, &n, "objects.dropped", objects_dropped());
-    put_kv_u64(b, &n, "objects.untagged", objects_hash_skips());
+    put_kv_u64(b, &n, "objects.swept", objects_swept());
     if (src->timing) put_timing(b, &n, src);
     buf_counted_section_end(b, mark, n);
 }

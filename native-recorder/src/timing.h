@@ -56,7 +56,7 @@
     X(CLOCK)    /* cv_now_ns(): the record's timestamp */                                   \
     X(THREAD)   /* threads_current(): the thread's state through thread-local storage */    \
     X(OWNER)    /* owners_read(): the monitor's owner from the VM (MonitorContendedEnter) */ \
-    X(OBJECT)   /* objects_id() (GetTag), or the id its begin event looked up */            \
+    X(OBJECT)   /* objects_id(), or the id its begin event looked up */                     \
     X(WALK)     /* the stack walk of capture.h on the current thread */                    \
     X(INTERN)   /* stacks_intern() */                                                       \
     X(RING)     /* the record's other fields (JNI reads of thread ids, flags), ring_write() */
