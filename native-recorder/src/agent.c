@@ -1077,9 +1077,10 @@ int agent_is_recording(void) {
     return load_acquire(&g_cv.recording);
 }
 
-void agent_counters(int64_t out[CV_COUNTER_COUNT]) {
+void agent_counters(JNIEnv *jni, int64_t out[CV_COUNTER_COUNT]) {
     memset(out, 0, CV_COUNTER_COUNT * sizeof(out[0]));
     if (!g_cv.started || g_cv.config.empty_callbacks) return;
+    objects_sweep(jni);   /* objects in use: the live ones */
     cv_thread_totals t;
     threads_totals(&t);
     out[CV_COUNTER_RECORDS_WRITTEN] = (int64_t)(t.written + ring_written(g_cv.gc_ring));

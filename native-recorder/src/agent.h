@@ -50,8 +50,9 @@ int agent_is_recording(void);
 int agent_reset(JNIEnv *jni, cv_error *err);
 /* Binds Probes.record0 of the instrumentation's Probes class (on the boot class path). */
 int agent_bind_probes(JNIEnv *jni, jclass probes, cv_error *err);
-/* The counters of counters.h, indexed by CV_COUNTER_*; all 0 before start. */
-void agent_counters(int64_t out[CV_COUNTER_COUNT]);
+/* The counters of counters.h, indexed by CV_COUNTER_*; all 0 before start. Sweeps the object
+ * table first (objects_sweep), so that the objects in use are the live ones. */
+void agent_counters(JNIEnv *jni, int64_t out[CV_COUNTER_COUNT]);
 /* A snapshot (schema/snapshot-format.md) of everything recorded, into `out`. */
 int agent_snapshot(JNIEnv *jni, const cv_monitor_states *states, cv_buf *out, cv_error *err);
 

@@ -242,7 +242,7 @@ JNIEXPORT jlongArray JNICALL
 Java_dev_convoy_agent_NativeRecorder_counters0(JNIEnv *jni, jclass cls) {
     (void)cls;
     int64_t v[CV_COUNTER_COUNT];
-    agent_counters(v);
+    agent_counters(jni, v);
     _Static_assert(sizeof(jlong) == sizeof(int64_t), "jlong");
     jlongArray arr = (*jni)->NewLongArray(jni, CV_COUNTER_COUNT);
     if (arr) (*jni)->SetLongArrayRegion(jni, arr, 0, CV_COUNTER_COUNT, (const jlong *)v);

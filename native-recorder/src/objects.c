@@ -172,12 +172,23 @@ static void sweep_some(JNIEnv *jni, pthread_mutex_t *held) {
     }
 }
 
-/* Every bucket, one shard lock at a time. */
+/* Every bucket, one shard lock at a time, held for 16 buckets: a look-up waits for a sweep
+ * no longer than for a few chain walks. */
 static void sweep_all(JNIEnv *jni) {
     for (uint32_t shard = 0; shard < TAG_SHARDS; shard++) {
-        pthread_mutex_lock(&shards[shard].lock);
-        for (uint32_t bucket = shard; bucket < HASH_BUCKETS; bucket += TAG_SHARDS) sweep_bucket(jni, bucket);
-        pthread_mutex_unlock(&shards[shard].lock);
+        for (uint32_t bucket = shard; bucket < HASH_BUCKETS;) {
+            pthread_mutex_lock(&shards[shard].lock);
+            for (int k = 0; k < 16 && bucket < HASH_BUCKETS; k++, bucket += TAG_SHARDS) sweep_bucket(jni, bucket);
+            pthread_mutex_unlock(&shards[shard].lock);
+        }
+    }
+}
+
+void objects_sweep(JNIEnv *jni) {
+    sweep_all(jni);
+    if (pthread_mutex_trylock(&ref_lock) == 0) {
+        reclaim(jni);
+        pthread_mutex_unlock(&ref_lock);
     }
 }
 

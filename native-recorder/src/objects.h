@@ -47,8 +47,9 @@
  * Collected objects: a collection clears the weak reference (IsSameObject(ref, NULL)). A
  * look-up drops the collected slots it meets in its chain; a first sight that finds no free
  * slot sweeps the buckets of the next 64 slots (by index, round the table: those of its own
- * shard, and others whose lock it gets with trylock, never waiting) and tries again; objects_foreach sweeps every bucket, one
- * shard lock at a time. A dropped slot leaves its chain and is uncounted from `live`; a
+ * shard, and others whose lock it gets with trylock, never waiting) and tries again;
+ * objects_foreach (snapshots) and objects_sweep (reads of the counters) sweep every bucket,
+ * taking one shard lock at a time for 16 buckets. A dropped slot leaves its chain and is uncounted from `live`; a
  * plain object's reference is deleted at once (only chain walks, under the same lock, use
  * it) and its slot goes on the free list, a lock-free stack pushed by any thread whose one
  * consumer, under slot_lock, takes the whole stack over with an exchange and reverses it
@@ -134,6 +135,11 @@ uint64_t objects_swept(void);
 /* Whether `id` (from objects_id) is still described: its slot was neither reused nor reset
  * since. Any thread; no lock. */
 int objects_current(uint64_t id);
+
+/* Drops the collected objects of every bucket (and frees the slots of collected classes
+ * unless a snapshot holds ref_lock), so that objects_count() counts live objects. Takes each
+ * shard lock in turn, briefly; never holds two. */
+void objects_sweep(JNIEnv *jni);
 
 /* Frees every entry (see Reset above). Needs JNI (class references). */
 void objects_reset(JNIEnv *jni);

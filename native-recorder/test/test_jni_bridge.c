@@ -158,7 +158,7 @@ int agent_set_releasers(JNIEnv *env, int arm, cv_error *err) {
 }
 int agent_bind_probes(JNIEnv *env, jclass probes, cv_error *err) { return 0; }
 
-void agent_counters(int64_t out[CV_COUNTER_COUNT]) {
+void agent_counters(JNIEnv *env, int64_t out[CV_COUNTER_COUNT]) {
     for (int i = 0; i < CV_COUNTER_COUNT; i++) out[i] = 100 + i;
 }
 

@@ -656,6 +656,26 @@ TEST(objects_a_look_up_drops_the_collected_objects_of_its_chain) {
     CHECK_EQ_U64(load_relaxed(&violations), v0);
 }
 
+TEST(objects_sweep_leaves_the_live_objects_counted) {
+    uint64_t v0 = load_relaxed(&violations);
+    fresh_table_filled(16);
+    uint64_t cap = objects_capacity();
+    for (int i = 0; i < 100; i++) collect(&fillers[i * 3]);
+    CHECK_EQ_U64(objects_count(), cap - 16);              /* not looked at yet */
+    uint64_t deleted = load_relaxed(&weak_refs_deleted);
+    objects_sweep(jni);                                  /* a read of the counters */
+    CHECK_EQ_U64(objects_count(), cap - 16 - 100);
+    CHECK_EQ_U64(objects_swept(), 100);
+    CHECK_EQ_U64(load_relaxed(&weak_refs_deleted), deleted + 100);
+    int found = 0;
+    CHECK_EQ_U64(objects_hash(filler_ids[3], &found), (uint32_t)fillers[3].hash);   /* described until reused */
+    CHECK(found);
+    CHECK_EQ_U64(id_of(&fillers[4], OBJ_PLAIN), filler_ids[4]);                     /* the live keep their ids */
+    objects_sweep(jni);
+    CHECK_EQ_U64(objects_swept(), 100);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
 TEST(objects_a_collected_class_keeps_its_slot_until_its_weak_reference_is_deleted) {
     uint64_t v0 = load_relaxed(&violations);
     CHECK(objects_init(0) == 0);

@@ -138,9 +138,10 @@ public final class LockTurnover implements Scenario {
     }
 
     /**
-     * Waits until the recorder's object table has room for {@code room} more objects: the JVM
-     * hands the ids of collected objects back after a GC from its service thread, which a
-     * loaded machine may run late. Bounded (10 s): then the run goes on and shows what it shows.
+     * Waits until the recorder's object table has room for {@code room} more objects: a read
+     * of its counters drops the entries of collected objects, so after the GC above this
+     * returns at once unless those locks are still reachable. Bounded (10 s): then the run
+     * goes on and shows what it shows.
      */
     private static void awaitRoom(MBeanServer server, ObjectName recorder, long room) {
         long capacity = (Long) attribute(server, recorder, "ObjectTableCapacity");
