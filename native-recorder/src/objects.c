@@ -34,18 +34,19 @@ static pthread_mutex_t ref_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The chains by identity hash bucket, and the locks that guard them, one per group of
- * buckets (objects.h, "Chains"). */
-#define HASH_BUCKETS (1u << 16)
+ * buckets (objects.h, "Chains"). As many buckets as slots (a power of two, 64 to 65,536). */
+#define MAX_BUCKETS (1u << 16)
 #define TAG_SHARDS   64
 #define SWEEP_SLOTS  64
-static uint32_t heads[HASH_BUCKETS];   /* atomic: first slot of each chain, index + 1 */
+static uint32_t *heads;                /* atomic: first slot of each chain, index + 1 */
+static uint32_t buckets;               /* set by objects_init */
 typedef struct {
     pthread_mutex_t lock;
 } __attribute__((aligned(64))) tag_shard;
 static tag_shard shards[TAG_SHARDS] = {[0 ... TAG_SHARDS - 1] = {PTHREAD_MUTEX_INITIALIZER}};
 
 static uint32_t bucket_of(uint32_t hash) {
-    return (hash ^ (hash >> 16)) & (HASH_BUCKETS - 1);
+    return (hash ^ (hash >> 16)) & (buckets - 1);
 }
 
 static pthread_mutex_t *bucket_lock(uint32_t bucket) {
@@ -54,21 +55,23 @@ static pthread_mutex_t *bucket_lock(uint32_t bucket) {
 
 int objects_init(size_t bytes) {
     free(table);   /* not thread-safe: at start-up (and between unit tests) only */
+    free(heads);
     used = 0;
     free_head = reuse_head = dead_head = sweep_cursor = 0;
     live = dropped = swept = 0;
-    memset(heads, 0, sizeof(heads));
-    cv_commit(heads, sizeof(heads));
     capacity = bytes / sizeof(slot);
     if (capacity < 1024) capacity = 1024;
     if (capacity > SLOT_MASK - 1) capacity = SLOT_MASK - 1;
+    for (buckets = TAG_SHARDS; buckets < capacity && buckets < MAX_BUCKETS;) buckets <<= 1;
     table = calloc(capacity, sizeof(slot));
+    heads = calloc(buckets, sizeof(heads[0]));
     cv_commit(table, capacity * sizeof(slot));
-    return table ? 0 : -1;
+    cv_commit(heads, buckets * sizeof(heads[0]));
+    return table && heads ? 0 : -1;
 }
 
 size_t objects_memory(void) {
-    return capacity * sizeof(slot) + sizeof(heads);
+    return capacity * sizeof(slot) + buckets * sizeof(heads[0]);
 }
 
 uint64_t objects_capacity(void) {
@@ -176,9 +179,9 @@ static void sweep_some(JNIEnv *jni, pthread_mutex_t *held) {
  * no longer than for a few chain walks. */
 static void sweep_all(JNIEnv *jni) {
     for (uint32_t shard = 0; shard < TAG_SHARDS; shard++) {
-        for (uint32_t bucket = shard; bucket < HASH_BUCKETS;) {
+        for (uint32_t bucket = shard; bucket < buckets;) {
             pthread_mutex_lock(&shards[shard].lock);
-            for (int k = 0; k < 16 && bucket < HASH_BUCKETS; k++, bucket += TAG_SHARDS) sweep_bucket(jni, bucket);
+            for (int k = 0; k < 16 && bucket < buckets; k++, bucket += TAG_SHARDS) sweep_bucket(jni, bucket);
             pthread_mutex_unlock(&shards[shard].lock);
         }
     }
@@ -372,7 +375,7 @@ void objects_reset(JNIEnv *jni) {
     for (int i = 0; i < TAG_SHARDS; i++) pthread_mutex_lock(&shards[i].lock);
     reclaim(jni);
     for (uint64_t i = 0; i < used; i++) store_relaxed(&table[i].id, 0);   /* no description survives */
-    for (uint32_t bucket = 0; bucket < HASH_BUCKETS; bucket++) {
+    for (uint32_t bucket = 0; bucket < buckets; bucket++) {
         uint32_t i = load_relaxed(&heads[bucket]);
         store_relaxed(&heads[bucket], 0);
         while (i != 0) {

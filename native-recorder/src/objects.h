@@ -21,8 +21,8 @@
  * with its JNIEnv; objects_foreach/objects_hash/objects_find_by_hash on snapshot threads;
  * objects_reset() on a JNI native. None runs in the VM thread or inside a safepoint.
  *
- * Chains: the slots of live-or-unchecked objects are linked, by identity hash bucket
- * (16 bits), in chains whose heads are in `heads`. A bucket belongs to one of 64 shards,
+ * Chains: the slots of live-or-unchecked objects are linked, by identity hash bucket (as
+ * many buckets as slots, up to 65,536), in chains whose heads are in `heads`. A bucket belongs to one of 64 shards,
  * and a chain is read and changed only under its shard's lock: first sights of one object
  * (one hash, one bucket) exclude each other, those of other objects mostly do not.
  *
