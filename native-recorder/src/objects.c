@@ -36,21 +36,21 @@ static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The chains by identity hash bucket, and the locks that guard them, one per group of
  * buckets (objects.h, "Chains"). As many buckets as slots (a power of two, 64 to 65,536). */
 #define MAX_BUCKETS (1u << 16)
-#define TAG_SHARDS   64
+#define SHARDS       64
 #define SWEEP_SLOTS  64
 static uint32_t *heads;                /* atomic: first slot of each chain, index + 1 */
 static uint32_t buckets;               /* set by objects_init */
 typedef struct {
     pthread_mutex_t lock;
-} __attribute__((aligned(64))) tag_shard;
-static tag_shard shards[TAG_SHARDS] = {[0 ... TAG_SHARDS - 1] = {PTHREAD_MUTEX_INITIALIZER}};
+} __attribute__((aligned(64))) shard_lock_t;
+static shard_lock_t shards[SHARDS] = {[0 ... SHARDS - 1] = {PTHREAD_MUTEX_INITIALIZER}};
 
 static uint32_t bucket_of(uint32_t hash) {
     return (hash ^ (hash >> 16)) & (buckets - 1);
 }
 
 static pthread_mutex_t *bucket_lock(uint32_t bucket) {
-    return &shards[bucket & (TAG_SHARDS - 1)].lock;
+    return &shards[bucket & (SHARDS - 1)].lock;
 }
 
 int objects_init(size_t bytes) {
@@ -62,7 +62,7 @@ int objects_init(size_t bytes) {
     capacity = bytes / sizeof(slot);
     if (capacity < 1024) capacity = 1024;
     if (capacity > SLOT_MASK - 1) capacity = SLOT_MASK - 1;
-    for (buckets = TAG_SHARDS; buckets < capacity && buckets < MAX_BUCKETS;) buckets <<= 1;
+    for (buckets = SHARDS; buckets < capacity && buckets < MAX_BUCKETS;) buckets <<= 1;
     table = calloc(capacity, sizeof(slot));
     heads = calloc(buckets, sizeof(heads[0]));
     cv_commit(table, capacity * sizeof(slot));
@@ -178,10 +178,10 @@ static void sweep_some(JNIEnv *jni, pthread_mutex_t *held) {
 /* Every bucket, one shard lock at a time, held for 16 buckets: a look-up waits for a sweep
  * no longer than for a few chain walks. */
 static void sweep_all(JNIEnv *jni) {
-    for (uint32_t shard = 0; shard < TAG_SHARDS; shard++) {
+    for (uint32_t shard = 0; shard < SHARDS; shard++) {
         for (uint32_t bucket = shard; bucket < buckets;) {
             pthread_mutex_lock(&shards[shard].lock);
-            for (int k = 0; k < 16 && bucket < buckets; k++, bucket += TAG_SHARDS) sweep_bucket(jni, bucket);
+            for (int k = 0; k < 16 && bucket < buckets; k++, bucket += SHARDS) sweep_bucket(jni, bucket);
             pthread_mutex_unlock(&shards[shard].lock);
         }
     }
@@ -307,7 +307,7 @@ static uint64_t peek(const cv_id_hooks *hooks) {
 }
 
 /* Spins this many rounds for a shard lock, peeking, before it sleeps on it. */
-#define TAG_LOCK_SPINS 256
+#define LOCK_SPINS 256
 
 /* `lock`, or 0 with *id the id another thread published while this one waited. The spin
  * matters on a busy machine: a thread that sleeps on a futex, however briefly, may wait a
@@ -315,7 +315,7 @@ static uint64_t peek(const cv_id_hooks *hooks) {
 static int lock_or_peek(pthread_mutex_t *lock, const cv_id_hooks *hooks, uint64_t *id) {
     if (pthread_mutex_trylock(lock) == 0) return 1;
     if (hooks && hooks->peek) {
-        for (int i = 0; i < TAG_LOCK_SPINS; i++) {
+        for (int i = 0; i < LOCK_SPINS; i++) {
             if ((*id = peek(hooks)) != 0) return 0;
             cpu_relax();
             if (pthread_mutex_trylock(lock) == 0) return 1;
@@ -372,7 +372,7 @@ uint64_t objects_id_with(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kin
 void objects_reset(JNIEnv *jni) {
     pthread_mutex_lock(&ref_lock);
     /* Every shard lock: slots are only taken (slot_lock) under one, so none is taken now. */
-    for (int i = 0; i < TAG_SHARDS; i++) pthread_mutex_lock(&shards[i].lock);
+    for (int i = 0; i < SHARDS; i++) pthread_mutex_lock(&shards[i].lock);
     reclaim(jni);
     for (uint64_t i = 0; i < used; i++) store_relaxed(&table[i].id, 0);   /* no description survives */
     for (uint32_t bucket = 0; bucket < buckets; bucket++) {
@@ -389,7 +389,7 @@ void objects_reset(JNIEnv *jni) {
             i = next;
         }
     }
-    for (int i = TAG_SHARDS - 1; i >= 0; i--) pthread_mutex_unlock(&shards[i].lock);
+    for (int i = SHARDS - 1; i >= 0; i--) pthread_mutex_unlock(&shards[i].lock);
     pthread_mutex_unlock(&ref_lock);
 }
 

@@ -6,6 +6,18 @@
 #include <string.h>
 #include <time.h>
 
+/* Whether `out` holds `key` followed by exactly two buckets: the one of `a` ticks counted `na`
+ * times, then the one of `b` ticks counted `nb` times. */
+static int has_two_buckets(const char *out, const char *key, uint64_t a, uint64_t na, uint64_t b, uint64_t nb) {
+    char want[192];
+    snprintf(want, sizeof(want), "%s%llu-%llu:%llu,%llu-%llu:%llu", key,
+             (unsigned long long)timing_bucket_low(timing_bucket(a)),
+             (unsigned long long)timing_bucket_high(timing_bucket(a)), (unsigned long long)na,
+             (unsigned long long)timing_bucket_low(timing_bucket(b)),
+             (unsigned long long)timing_bucket_high(timing_bucket(b)), (unsigned long long)nb);
+    return strstr(out, want) != NULL;
+}
+
 TEST(timing_small_values_have_a_bucket_each) {
     for (uint64_t v = 0; v < CV_HIST_SUB; v++) {
         CHECK_EQ_U64(timing_bucket(v), v);
@@ -226,13 +238,7 @@ TEST(timing_format_gives_every_field_and_stage_and_the_nonempty_buckets) {
     CHECK(strncmp(out, "events=3 ns=1500 max_ns=1000 gc=1 gc_max_ns=1000 p50_ns=", 56) == 0);
     CHECK(strstr(out, " stages=clock:0:0:0,thread:0:0:0,owner:0:0:0,object:0:0:0,walk:3:1250:950,intern:0:0:0,"
                       "ring:0:0:0 ") != NULL);
-    char hist[128];
-    snprintf(hist, sizeof(hist), " hist_ticks=%llu-%llu:2,%llu-%llu:1",
-             (unsigned long long)timing_bucket_low(timing_bucket(500)),
-             (unsigned long long)timing_bucket_high(timing_bucket(500)),
-             (unsigned long long)timing_bucket_low(timing_bucket(2000)),
-             (unsigned long long)timing_bucket_high(timing_bucket(2000)));
-    CHECK(strstr(out, hist) != NULL);
+    CHECK(has_two_buckets(out, " hist_ticks=", 500, 2, 2000, 1));
     CHECK(out[n - 1] != ' ');
     /* too small: cut, NUL-terminated, the length it needed */
     char cut[16];
@@ -246,6 +252,7 @@ TEST(timing_format_gives_every_field_and_stage_and_the_nonempty_buckets) {
     huge->max = 1ull << 41;
     huge->hist[CV_HIST_BUCKETS - 1] = 1;
     timing_format(huge, 1.0, out, sizeof(out));
+    char hist[128];
     snprintf(hist, sizeof(hist), "hist_ticks=%llu-%llu:1", (unsigned long long)timing_bucket_low(CV_HIST_BUCKETS - 1),
              1ull << 41);
     CHECK(strstr(out, hist) != NULL);
@@ -363,13 +370,7 @@ TEST(timing_keeps_preempted_callbacks_out_of_the_steady_figures) {
     char out[4096];
     timing_format(t, 1.0, out, sizeof(out));
     CHECK(strstr(out, " slept=1 preempted=1 steady_p999_ns=3000 steady_max_ns=3000 hist_ticks=") != NULL);
-    char steady[128];
-    snprintf(steady, sizeof(steady), " steady_hist_ticks=%llu-%llu:10,%llu-%llu:1",
-             (unsigned long long)timing_bucket_low(timing_bucket(100)),
-             (unsigned long long)timing_bucket_high(timing_bucket(100)),
-             (unsigned long long)timing_bucket_low(timing_bucket(3000)),
-             (unsigned long long)timing_bucket_high(timing_bucket(3000)));
-    CHECK(strstr(out, steady) != NULL);
+    CHECK(has_two_buckets(out, " steady_hist_ticks=", 100, 10, 3000, 1));
     cv_timing_slow top[CV_TIMING_SLOWEST_REPORTED];
     size_t n = 0;
     timing_slowest_merge(top, &n, CV_TIMING_SLOWEST_REPORTED, th->slowest, CV_TIMING_SLOWEST);

@@ -129,9 +129,9 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
                     + "pause, because AsyncGetCallTrace could not vouch for the frames (why: the snapshot's INFO "
                     + "stacks.capture)"),
             attr("ObjectsDropped", SimpleType.LONG, false,
-                    "Objects not described because the object table was full (shown as <unknown class>)"),
+                    "Objects given no id because the object table was full (their records name no object)"),
             attr("ObjectsInUse", SimpleType.LONG, false,
-                    "Entries of the object table in use (the ids of collected objects return to it after a GC)"),
+                    "Entries of the object table in use by live objects (reading the counters frees those of collected objects)"),
             attr("ObjectTableCapacity", SimpleType.LONG, false, "Entries the object table has (1/16 of the memory cap)"),
             attr("RecordingStartTime", SimpleType.LONG, false, "When the agent started (ms since 1970 UTC)"),
             attr("Version", SimpleType.STRING, false, "Convoy version"),
