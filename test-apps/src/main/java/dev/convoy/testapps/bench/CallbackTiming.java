@@ -457,8 +457,13 @@ public final class CallbackTiming {
                 + slowestTable(10));
     }
 
+    /** A stage's title in the tables ("object id" for object), else the name given. */
+    public static String stageTitle(String stage) {
+        return STAGE_TITLES.getOrDefault(stage, stage);
+    }
+
     /** ns as "850 ns", "12.3 µs" or "7.41 ms". */
-    static String duration(double ns) {
+    public static String duration(double ns) {
         if (Double.isNaN(ns)) {
             return "—";
         }

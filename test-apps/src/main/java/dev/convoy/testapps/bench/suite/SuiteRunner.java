@@ -33,7 +33,7 @@ import java.util.stream.Stream;
  * <pre>
  * java -cp test-apps/target/classes dev.convoy.testapps.bench.suite.SuiteRunner \
  *     --agent recorder-mbean/target/convoy-agent.jar --lib test-apps/target/bench-lib \
- *     [--java PATH] [--runs 5] [--workloads pingpong,rlpingpong,queuehandoff,contended,handoff,churn,vchurn,h2,h2ab,snapshot,memory]
+ *     [--java PATH] [--runs 5] [--workloads pingpong,rlpingpong,queuehandoff,contended,handoff,churn,vchurn,h2,h2cpus,h2ab,snapshot,memory]
  *     [--configs none,floor,...] [--quick] [--out docs/bench/suite-jdk17.md] [--marker suite-jdk17]
  *     [--plot docs/bench/suite-jdk17.png] [--work test-apps/target/bench-suite] [--keep]
  *     [--timing] [--gc serial|parallel|g1]
@@ -72,7 +72,11 @@ public final class SuiteRunner {
             "g1", "-XX:+UseG1GC");
 
     static final List<String> WORKLOADS = List.of("pingpong", "rlpingpong", "queuehandoff", "contended", "handoff",
-            "churn", "vchurn", "h2", "h2ab", "snapshot", "memory");
+            "churn", "vchurn", "h2", "h2cpus", "h2ab", "snapshot", "memory");
+    /** Without --workloads: all but h2cpus, which is h2 with fewer clients, for callback tails (--timing). */
+    static final List<String> DEFAULT_WORKLOADS = WORKLOADS.stream().filter(w -> !w.equals("h2cpus")).toList();
+    /** h2cpus runs one H2 client per CPU: no more runnable clients than CPUs. */
+    static final int CPUS = Runtime.getRuntime().availableProcessors();
     static final List<String> MEMORY_PHASES = List.of("start", "p0", "p1", "p2", "churn");
 
     private SuiteRunner() {
@@ -105,7 +109,7 @@ public final class SuiteRunner {
         boolean quick = a.flag("--quick");
         a.required("--agent", "JAR");
         a.required("--lib", "DIR (H2 jar and libasyncProfiler.so)");
-        List<String> workloads = List.of(a.get("--workloads", String.join(",", WORKLOADS)).split(","));
+        List<String> workloads = List.of(a.get("--workloads", String.join(",", DEFAULT_WORKLOADS)).split(","));
         for (String w : workloads) {
             if (!WORKLOADS.contains(w)) {
                 throw new IllegalArgumentException("unknown workload '" + w + "'; known: " + String.join(",", WORKLOADS));
@@ -191,6 +195,10 @@ public final class SuiteRunner {
                     "ops_per_s", "ops/s", true, 0, false), w,
                     List.of("h2", "clients=8", "warmup=" + (quick ? 1 : 2), "seconds=" + (quick ? 2 : 4)), standard,
                     runs, false, List.of());
+            case "h2cpus" -> new Workload(new Measurements.Spec(id, "H2 database, one JDBC client per CPU ("
+                    + CPUS + ")", "ops_per_s", "ops/s", true, 0, false), w,
+                    List.of("h2", "clients=" + CPUS, "warmup=" + (quick ? 1 : 2), "seconds=" + (quick ? 2 : 4)),
+                    standard, runs, false, List.of());
             case "h2ab" -> new Workload(new Measurements.Spec(id,
                     "H2, recording switched on and off inside one JVM (paired phases)", "overhead_pct", "%", false, 0,
                     false), w, List.of("h2ab", "clients=8", "warmup=" + (quick ? 1 : 3), "pairs=" + (quick ? 6 : 30),
@@ -363,7 +371,7 @@ public final class SuiteRunner {
                     if (id.equals("pingpong")) {
                         targets.addAll(SuiteReport.pingPongTargets(m));
                     }
-                    if (id.equals("h2")) {
+                    if (SuiteReport.isH2(id)) {
                         targets.addAll(SuiteReport.h2Targets(m));
                     }
                     if (m.spec().perPark()) {
@@ -376,6 +384,9 @@ public final class SuiteRunner {
                 if (t != null) {
                     sb.append('\n').append(t.section("Where a callback's time goes (" + c.label() + "), "
                             + m.spec().title())).append('\n').append(BenchmarkRunner.TIMING_NOTE);
+                    if (SuiteReport.isH2(id)) {
+                        targets.addAll(SuiteReport.tailTargets(m.spec().title() + ", " + c.label(), t));
+                    }
                 }
             }
             raw.append("- ").append(id).append(":\n");

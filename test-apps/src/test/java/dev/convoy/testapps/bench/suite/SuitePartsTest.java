@@ -190,6 +190,64 @@ class SuitePartsTest {
         return m;
     }
 
+    /** A timed run: enters whose p99.9 and max miss because of 10 switched callbacks, waits that meet both. */
+    static dev.convoy.testapps.bench.CallbackTiming tails(String enterSteadyHist, long enterSteadyMax) {
+        Map<String, String> info = new LinkedHashMap<>();
+        info.put("timing.clock", "source=rdtsc ns_per_tick=1.000000 seconds=1.000 stamp_ns=8.00");
+        info.put("timing.monitor_enter", "events=2000 ns=4000000 max_ns=2000000 gc=0 gc_max_ns=0 p50_ns=1999 "
+                + "p99_ns=1999 p999_ns=69999 stages=clock:2000:1:1,thread:2000:1:1,owner:2000:1:1,"
+                + "object:2000:3000000:1990000,walk:2000:1:1,intern:2000:1:1,ring:2000:1:1 slept=4 preempted=6 "
+                + "steady_p999_ns=0 steady_max_ns=" + enterSteadyMax + " hist_ticks=1000-1999:1990,60000-69999:10 "
+                + "steady_hist_ticks=" + enterSteadyHist);
+        info.put("timing.monitor_wait", "events=1000 ns=1000000 max_ns=9000 gc=0 gc_max_ns=0 p50_ns=999 p99_ns=999 "
+                + "p999_ns=9000 stages=clock:1000:1:1,thread:1000:1:1,owner:0:0:0,object:1000:1:1,walk:1000:1:1,"
+                + "intern:1000:1:1,ring:1000:1:1 slept=0 preempted=0 steady_p999_ns=9000 steady_max_ns=9000 "
+                + "hist_ticks=500-999:999,8000-8999:1 steady_hist_ticks=500-999:999,8000-8999:1");
+        info.put("timing.slowest", "monitor_enter:1000:2000000:object:1990000:0:1:0");
+        return dev.convoy.testapps.bench.CallbackTiming.fromInfo(info).orElseThrow();
+    }
+
+    @Test
+    void tailTargetsSayByHowMuchAndWhy() {
+        List<SuiteReport.Target> t = SuiteReport.tailTargets("H2", tails("1000-1999:1990,20000-29999:4", 25_000));
+        assertEquals(2, t.size());
+        SuiteReport.Target p = t.get(0);
+        assertFalse(p.met(), p.line());
+        assertTrue(p.line().startsWith("- Callback p99.9 < 50 µs, every event type, H2: monitor_enter 70.0 µs, "
+                + "monitor_wait 999 ns"), p.line());
+        assertTrue(p.line().contains("over by 20.0 µs (monitor_enter)"), p.line());
+        assertTrue(p.line().contains("without the preempted callbacks: monitor_enter 25.0 µs, monitor_wait 999 ns "
+                + "(met)"), p.line());
+        assertTrue(p.line().contains("monitor_enter 4 slept and 6 preempted of 2,000 (0.50 %)"), p.line());
+        SuiteReport.Target m = t.get(1);
+        assertFalse(m.met(), m.line());
+        assertTrue(m.line().contains("over by 1.00 ms (monitor_enter)"), m.line());
+        assertTrue(m.line().contains("the slowest: monitor_enter 2.00 ms, of which object id 1.99 ms, slept 1 / "
+                + "preempted 0"), m.line());
+        assertTrue(m.line().contains("(met)"), "the max without preempted callbacks, 25 µs: " + m.line());
+
+        List<SuiteReport.Target> slept = SuiteReport.tailTargets("H2",
+                tails("1000-1999:1990,60000-69999:4", 1_500_000));
+        assertTrue(slept.get(0).line().contains("monitor_enter 70.0 µs, monitor_wait 999 ns (missed)"),
+                "sleeps alone set the p99.9: " + slept.get(0).line());
+        assertTrue(slept.get(1).line().contains("(missed)"), slept.get(1).line());
+    }
+
+    @Test
+    void tailTargetsMet() {
+        Map<String, String> info = new LinkedHashMap<>();
+        info.put("timing.clock", "source=rdtsc ns_per_tick=1.000000 seconds=1.000 stamp_ns=8.00");
+        info.put("timing.monitor_wait", "events=1000 ns=1000000 max_ns=9000 gc=0 gc_max_ns=0 p50_ns=999 p99_ns=999 "
+                + "p999_ns=9000 stages=clock:1000:1:1,thread:1000:1:1,owner:0:0:0,object:1000:1:1,walk:1000:1:1,"
+                + "intern:1000:1:1,ring:1000:1:1 hist_ticks=500-999:999,8000-8999:1");
+        List<SuiteReport.Target> t = SuiteReport.tailTargets("H2",
+                dev.convoy.testapps.bench.CallbackTiming.fromInfo(info).orElseThrow());
+        assertTrue(t.get(0).met(), t.get(0).line());
+        assertTrue(t.get(0).line().contains("margin 49.0 µs (monitor_wait)"), t.get(0).line());
+        assertTrue(t.get(1).met(), t.get(1).line());
+        assertFalse(t.get(0).line().contains("preempted"), "no counts in this run, none claimed: " + t.get(0).line());
+    }
+
     @Test
     void pingPongTargetsMetAndMissed() {
         // default costs (8000-6000)/4 = 500 ns/event, JFR (10000-6000)/4 = 1000: ratio 0.5, both met
@@ -364,6 +422,9 @@ class SuitePartsTest {
                 "--workloads", "h2,memory", "--configs", "none,default"});
         assertEquals(2, o.runs());
         assertEquals(List.of("h2", "memory"), o.workloads());
+        assertFalse(SuiteRunner.DEFAULT_WORKLOADS.contains("h2cpus"), "tails only, on request");
+        assertEquals(List.of("h2cpus"), SuiteRunner.parse(new String[] {"--agent", "a.jar", "--lib", "l",
+                "--workloads", "h2cpus"}).workloads());
         assertFalse(o.timing());
         assertEquals(BenchmarkRunner.JVM_FLAGS, o.jvmFlags(), "the suite's flags by default");
         SuiteRunner.Options g1 = SuiteRunner.parse(new String[] {"--agent", "a.jar", "--lib", "l", "--timing",
