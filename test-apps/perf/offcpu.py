@@ -34,7 +34,7 @@ def events(path):
         w = None if m else WAKEUP.match(line)
         if m:
             cur = {'t': float(m.group(2)), 'prev': int(m.group(3)), 'next': int(m.group(5)),
-                   'state': 'prev_state=' + m.group(4), 'stack': []}
+                   'state': m.group(4), 'stack': []}
             out.append(cur)
         elif w:
             cur = {'t': float(w.group(2)), 'waker': int(w.group(1)), 'woken': int(w.group(4)), 'stack': []}
@@ -44,6 +44,10 @@ def events(path):
             if len(parts) == 2:
                 cur['stack'].append((parts[1].rsplit(' (', 1)[0], parts[1].rsplit('(', 1)[-1]))
     return out
+
+
+def user_frames(stack):
+    return [f for f, dso in stack if 'kernel' not in dso]
 
 
 def main():
@@ -58,11 +62,10 @@ def main():
         if 'woken' in e:
             s = asleep.pop(e['woken'], None)
             if s is not None:
-                user = [f for f, dso in e['stack'] if 'kernel' not in dso]
-                wakers[(' < '.join(f for f, dso in s['stack'] if 'kernel' not in dso)[:120],
-                        ' < '.join(user[:4]) or '(kernel)')] += 1
+                wakers[(' < '.join(user_frames(s['stack']))[:120],
+                        ' < '.join(user_frames(e['stack'])[:4]) or '(kernel)')] += 1
             continue
-        if 'prev_state=R' not in e.get('state', '') and any('libconvoy' in dso for _, dso in e['stack']):
+        if not e['state'].startswith('R') and any('libconvoy' in dso for _, dso in e['stack']):
             asleep[e['prev']] = e
         n = e['next']
         if n in pending:
@@ -74,7 +77,7 @@ def main():
         if not any('libconvoy' in dso for _, dso in s['stack']):
             continue
         kernel = [f for f, dso in s['stack'] if 'kernel' in dso]
-        user = [f for f, dso in s['stack'] if 'kernel' not in dso]
+        user = user_frames(s['stack'])
         how = 'preempted' if 'irqentry_exit_to_user_mode' in kernel else 'blocked'
         key = (how, ' < '.join(user[:4]))
         a = agg[key]

@@ -191,14 +191,9 @@ public final class SuiteRunner {
                     List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.VT_OFF, SuiteConfig.VT_CAP,
                             SuiteConfig.DEFAULT, SuiteConfig.JFR, SuiteConfig.JFR0S),
                     runs, false, List.of());
-            case "h2" -> new Workload(new Measurements.Spec(id, "H2 database, 8 JDBC clients",
-                    "ops_per_s", "ops/s", true, 0, false), w,
-                    List.of("h2", "clients=8", "warmup=" + (quick ? 1 : 2), "seconds=" + (quick ? 2 : 4)), standard,
-                    runs, false, List.of());
-            case "h2cpus" -> new Workload(new Measurements.Spec(id, "H2 database, one JDBC client per CPU ("
-                    + CPUS + ")", "ops_per_s", "ops/s", true, 0, false), w,
-                    List.of("h2", "clients=" + CPUS, "warmup=" + (quick ? 1 : 2), "seconds=" + (quick ? 2 : 4)),
-                    standard, runs, false, List.of());
+            case "h2" -> h2(id, "H2 database, 8 JDBC clients", 8, w, quick, standard, runs);
+            case "h2cpus" -> h2(id, "H2 database, one JDBC client per CPU (" + CPUS + ")", CPUS, w, quick, standard,
+                    runs);
             case "h2ab" -> new Workload(new Measurements.Spec(id,
                     "H2, recording switched on and off inside one JVM (paired phases)", "overhead_pct", "%", false, 0,
                     false), w, List.of("h2ab", "clients=8", "warmup=" + (quick ? 1 : 3), "pairs=" + (quick ? 6 : 30),
@@ -216,6 +211,14 @@ public final class SuiteRunner {
                     Math.min(runs, 2), false, List.of("-XX:+AlwaysPreTouch"));
             default -> throw new IllegalArgumentException(id);
         };
+    }
+
+    /** H2 driven by {@code clients} JDBC clients, throughput measured (h2, h2cpus). */
+    private static Workload h2(String id, String title, int clients, String mainClass, boolean quick,
+                               List<SuiteConfig> configs, int runs) {
+        return new Workload(new Measurements.Spec(id, title, "ops_per_s", "ops/s", true, 0, false), mainClass,
+                List.of("h2", "clients=" + clients, "warmup=" + (quick ? 1 : 2), "seconds=" + (quick ? 2 : 4)),
+                configs, runs, false, List.of());
     }
 
     private static void run(Options o, String[] args) throws Exception {
