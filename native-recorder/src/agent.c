@@ -57,6 +57,8 @@ static struct {
                                  the id cache tells whether objects may have moved) */
     int        id_cache;      /* the cache of object ids is on ("Object ids") */
     cv_idcache *ids;          /* that cache while it is on, else NULL */
+    const char *held_off;     /* why first sights make their own weak references (objects.h,
+                                 "Held references"), NULL when the maker holds them */
     int        stack_oracle;  /* CONVOY_TEST_STACK_ORACLE=1: cache hits are checked (capture.h) */
     uint32_t   gc_tracked;    /* atomic: the recording epoch whose GC pauses are all counted */
     uint64_t   timing_ticks0; /* timing=on: cv_ticks() and cv_now_ns() at start, to convert ticks */
@@ -722,6 +724,37 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) {
     (void)jvmti; (void)jni;
     /* State is never freed: callbacks already past the check finish safely. */
     store_release(&g_cv.live, 0);
+    objects_hold_wake();
+}
+
+/* The maker of held objects' weak references (objects.h, "Held references"): a round every
+ * 10 ms while first sights come, every 100 ms once a round found none, sooner when a shard's
+ * entries fill up; until VMDeath. */
+static void JNICALL maker_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
+    (void)jvmti; (void)arg;
+    while (load_acquire(&g_cv.live)) objects_hold_wait(objects_hold_make(jni) ? 10 : 100);
+}
+
+/* Starts the maker, an agent thread (hidden: no ThreadStart, no events), then the held
+ * array. NULL, or why first sights keep making their own weak references. */
+static const char *start_maker(jvmtiEnv *jvmti, JNIEnv *jni) {
+    jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
+    jmethodID init = cls ? (*jni)->GetMethodID(jni, cls, "<init>", "(Ljava/lang/String;)V") : NULL;
+    jstring name = init ? (*jni)->NewStringUTF(jni, "Convoy object references") : NULL;
+    jobject thread = name ? (*jni)->NewObject(jni, cls, init, name) : NULL;
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+    const char *off = NULL;
+    if (!thread) {
+        off = "off: cannot create the maker's Thread";
+    } else if ((*jvmti)->RunAgentThread(jvmti, thread, maker_main, NULL, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE) {
+        off = "off: RunAgentThread failed";
+    } else if (objects_hold_start(jni) != 0) {
+        off = "off: cannot allocate the held array";   /* the maker idles */
+    }
+    if (thread) (*jni)->DeleteLocalRef(jni, thread);
+    if (name) (*jni)->DeleteLocalRef(jni, name);
+    if (cls) (*jni)->DeleteLocalRef(jni, cls);
+    return off;
 }
 
 /* The benchmark floor: JVMTI dispatch with callbacks that do nothing. */
@@ -1044,6 +1077,9 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
     g_cv.start_mono = cv_now_ns();
     g_cv.start_epoch = cv_epoch_ns();
     store_release(&g_cv.live, 1);
+    if (!config->empty_callbacks) {
+        g_cv.held_off = config->held_refs ? start_maker(jvmti, jni) : "off: option heldrefs=off";
+    }
 
     if (set_callbacks(jvmti, config->empty_callbacks, config->timing && !config->empty_callbacks, err)) return -1;
     if (!config->empty_callbacks) {
@@ -1112,6 +1148,7 @@ int agent_snapshot(JNIEnv *jni, const cv_monitor_states *states, cv_buf *out, cv
                    : g_cv.config.id_cache == 0 ? "off: option idcache=off"
                    : g_cv.config.id_cache == 2 ? "off: the collector moves objects outside its pauses"
                                                : "off: no GC events";
+    src.held_off = g_cv.held_off;
     src.stack_depth = g_cv.config.stack_depth;
     src.buffer_bytes = g_cv.config.buffer_bytes;
     src.memory_cap = g_cv.config.memory_cap;

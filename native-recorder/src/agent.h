@@ -32,6 +32,8 @@ typedef struct {
                                  1 on; 0 off by option; 2 off: the collector moves objects
                                  outside its pauses */
     int      stack_cache;     /* per-thread cache of captured stacks (stackcache.h): 1 on, 0 off */
+    int      held_refs;       /* first sights hold their object for the maker (objects.h, "Held
+                                 references"): 1 on, 0 off */
     char     options[1024];   /* the option text in effect, for INFO */
 } cv_config;
 

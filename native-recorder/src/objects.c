@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* One slot of the table; see objects.h for who writes which field when. */
 typedef struct {
@@ -12,10 +13,12 @@ typedef struct {
     uint64_t class_id;   /* atomic (relaxed), written while id == 0 */
     uint32_t hash;       /* idem */
     uint32_t kind;       /* idem */
-    jweak    ref;        /* idem; a plain object's deleted under its shard lock, a class's under ref_lock */
+    jweak    ref;        /* idem, or NULL while held (then set by the maker under the shard lock); a
+                            plain object's deleted under its shard lock, a class's under ref_lock */
     uint32_t gen;        /* generation of the slot's last id; by the thread that took the slot */
     uint32_t next;       /* free or dead-class stack link: index + 1 of the next, 0 = end */
     uint32_t chain;      /* atomic: the next slot of its bucket's chain, index + 1; under the shard lock */
+    uint16_t held;       /* the held entry + 1 while the object is held, else 0; under the shard lock */
 } slot;
 
 #define SLOT_MASK 0xFFFFFFFFull
@@ -42,8 +45,25 @@ static uint32_t *heads;                /* atomic: first slot of each chain, inde
 static uint32_t buckets;               /* set by objects_init */
 typedef struct {
     pthread_mutex_t lock;
+    uint64_t held;                     /* the shard's held entries in use (bit b: entry shard * 64 + b);
+                                          written under the lock, read without it only to skip */
 } __attribute__((aligned(64))) shard_lock_t;
 static shard_lock_t shards[SHARDS] = {[0 ... SHARDS - 1] = {PTHREAD_MUTEX_INITIALIZER}};
+
+/* Held references (objects.h, "Held references"): entries of one Java Object[] array, 64 per
+ * shard, each belonging to the shard of the slot that holds it. */
+#define HELD_PER_SHARD 64
+#define HELD           (SHARDS * HELD_PER_SHARD)
+#define HELD_KICK      (HELD_PER_SHARD / 2)   /* a shard this full wakes the maker early */
+static jobjectArray held_array;        /* atomic: global reference, set once by objects_hold_start */
+static uint32_t held_slot[HELD];       /* the slot holding the entry, index + 1; under its shard lock */
+static uint32_t held_seq[HELD];        /* takes of the entry; under its shard lock */
+static uint64_t held_taken;            /* atomic: first sights held */
+static uint64_t held_made;             /* atomic: references the maker made for them */
+static uint64_t held_full;             /* atomic: first sights that found their shard's entries in use */
+static pthread_mutex_t maker_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t maker_cond = PTHREAD_COND_INITIALIZER;
+static int maker_kicked;               /* atomic: the maker is woken (or will not sleep) */
 
 static uint32_t bucket_of(uint32_t hash) {
     return (hash ^ (hash >> 16)) & (buckets - 1);
@@ -59,6 +79,9 @@ int objects_init(size_t bytes) {
     used = 0;
     free_head = reuse_head = dead_head = sweep_cursor = 0;
     live = dropped = swept = 0;
+    store_release(&held_array, NULL);   /* a test's table starts without held references */
+    held_taken = held_made = held_full = 0;
+    for (int i = 0; i < SHARDS; i++) shards[i].held = 0;
     capacity = bytes / sizeof(slot);
     if (capacity < 1024) capacity = 1024;
     if (capacity > SLOT_MASK - 1) capacity = SLOT_MASK - 1;
@@ -121,6 +144,7 @@ static void reclaim(JNIEnv *jni) {
 
 /* Under the shard lock of its bucket: whether the object of linked slot s was collected. */
 static int collected(JNIEnv *jni, slot *s) {
+    if (load_relaxed(&s->held) != 0) return 0;   /* the held array keeps it alive */
     return (*jni)->IsSameObject(jni, load_relaxed(&s->ref), NULL) == JNI_TRUE;
 }
 
@@ -224,6 +248,16 @@ static int take_slot(JNIEnv *jni, uint64_t *index, pthread_mutex_t *held) {
     return have;
 }
 
+/* Under the shard lock of linked slot s: whether its object is obj. */
+static int same_object(JNIEnv *jni, slot *s, jobject obj) {
+    uint32_t held = load_relaxed(&s->held);
+    if (held == 0) return (*jni)->IsSameObject(jni, load_relaxed(&s->ref), obj) == JNI_TRUE;
+    jobject referent = (*jni)->GetObjectArrayElement(jni, load_acquire(&held_array), (jsize)(held - 1));
+    int same = (*jni)->IsSameObject(jni, referent, obj) == JNI_TRUE;
+    (*jni)->DeleteLocalRef(jni, referent);
+    return same;
+}
+
 /* Under obj's shard lock: obj's id if its chain holds it, else 0. The collected objects met
  * on the way leave the chain. */
 static uint64_t find_locked(JNIEnv *jni, jobject obj, uint32_t hash) {
@@ -231,7 +265,7 @@ static uint64_t find_locked(JNIEnv *jni, jobject obj, uint32_t hash) {
     uint32_t i;
     while ((i = load_relaxed(link)) != 0) {
         slot *s = &table[i - 1];
-        if (load_relaxed(&s->hash) == hash && (*jni)->IsSameObject(jni, load_relaxed(&s->ref), obj) == JNI_TRUE) {
+        if (load_relaxed(&s->hash) == hash && same_object(jni, s, obj)) {
             return load_relaxed(&s->id);
         }
         if (collected(jni, s)) {
@@ -251,6 +285,47 @@ static jweak new_ref(JNIEnv *jni, jobject obj) {
     return ref;
 }
 
+static void kick_maker(void) {
+    if (__atomic_exchange_n(&maker_kicked, 1, __ATOMIC_ACQ_REL)) return;
+    pthread_mutex_lock(&maker_lock);
+    pthread_cond_signal(&maker_cond);
+    pthread_mutex_unlock(&maker_lock);
+}
+
+/* Under the lock of `shard`: a held entry of the shard with obj stored in it, or -1 (held
+ * references off, every entry of the shard in use, or the store failed). */
+static int hold(JNIEnv *jni, jobject obj, uint32_t shard) {
+    jobjectArray array = load_acquire(&held_array);
+    if (!array) return -1;
+    uint64_t bits = shards[shard].held;
+    if (bits == ~0ull) {
+        fetch_add_relaxed(&held_full, 1);
+        kick_maker();
+        return -1;
+    }
+    int bit = __builtin_ctzll(~bits);
+    int entry = (int)shard * HELD_PER_SHARD + bit;
+    (*jni)->SetObjectArrayElement(jni, array, entry, obj);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        return -1;
+    }
+    store_relaxed(&shards[shard].held, bits | (1ull << bit));
+    held_seq[entry]++;
+    fetch_add_relaxed(&held_taken, 1);
+    if (__builtin_popcountll(bits) + 1 == HELD_KICK) kick_maker();
+    return entry;
+}
+
+/* Under the shard lock of linked slot s, held: empties its entry. */
+static void unhold(JNIEnv *jni, slot *s) {
+    uint32_t entry = load_relaxed(&s->held) - 1;
+    store_relaxed(&s->held, 0);
+    if (jni) (*jni)->SetObjectArrayElement(jni, load_acquire(&held_array), (jsize)entry, NULL);
+    shard_lock_t *shard = &shards[entry / HELD_PER_SHARD];
+    store_relaxed(&shard->held, shard->held & ~(1ull << (entry % HELD_PER_SHARD)));
+}
+
 /*
  * Under obj's shard lock `lock`, obj in no chain: takes a slot, describes it with obj's weak
  * reference (*spare, made before the lock, which this takes over, else one made now), links
@@ -264,13 +339,17 @@ static uint64_t assign(JNIEnv *jni, jobject obj, uint32_t kind, uint32_t hash, u
         fetch_add_relaxed(&dropped, 1);
         return 0;
     }
-    jweak ref = *spare ? *spare : new_ref(jni, obj);
+    jweak ref = *spare;
     *spare = NULL;
-    if (!ref) {
+    int entry = ref || kind == OBJ_CLASS ? -1 : hold(jni, obj, bucket_of(hash) & (SHARDS - 1));
+    if (entry < 0 && !ref) ref = new_ref(jni, obj);
+    if (entry < 0 && !ref) {
         push(&free_head, (uint32_t)index);   /* untouched: free again */
         return 0;
     }
     slot *s = &table[index];
+    if (entry >= 0) held_slot[entry] = (uint32_t)index + 1;
+    store_relaxed(&s->held, (uint16_t)(entry + 1));
     uint32_t gen = s->gen + 1;
     if (gen == 0) gen = 1;
     s->gen = gen;
@@ -335,6 +414,12 @@ static uint64_t class_of(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, const cv_id_
     return id;
 }
 
+/* The weak reference a first sight makes before the shard lock: none for a plain object while
+ * references are held (assign holds it under the lock instead). */
+static jweak spare_ref(JNIEnv *jni, jobject obj, uint32_t kind) {
+    return kind != OBJ_CLASS && load_acquire(&held_array) ? NULL : new_ref(jni, obj);
+}
+
 uint64_t objects_id_with(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind, const cv_id_hooks *hooks) {
     if (obj == NULL) return 0;
     jint hash = 0;
@@ -352,7 +437,7 @@ uint64_t objects_id_with(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kin
     if (load_relaxed(&heads[bucket]) == 0 && (id = peek(hooks)) == 0) {
         if (!described) class_id = class_of(jvmti, jni, obj, hooks);
         described = 1;
-        spare = new_ref(jni, obj);
+        spare = spare_ref(jni, obj, kind);
     }
     while (id == 0) {
         if (!lock_or_peek(lock, hooks, &id)) break;
@@ -363,7 +448,7 @@ uint64_t objects_id_with(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kin
         if (id != 0 || described) break;
         class_id = class_of(jvmti, jni, obj, hooks);
         described = 1;
-        spare = new_ref(jni, obj);
+        spare = spare_ref(jni, obj, kind);
     }
     if (spare) (*jni)->DeleteWeakGlobalRef(jni, spare);   /* another thread described obj first */
     return id;
@@ -381,6 +466,7 @@ void objects_reset(JNIEnv *jni) {
         while (i != 0) {
             slot *s = &table[i - 1];
             uint32_t next = load_relaxed(&s->chain);
+            if (load_relaxed(&s->held) != 0) unhold(jni, s);
             jweak ref = load_relaxed(&s->ref);
             store_relaxed(&s->ref, NULL);
             if (ref && jni) (*jni)->DeleteWeakGlobalRef(jni, ref);
@@ -455,4 +541,112 @@ uint64_t objects_swept(void) {
 
 uint64_t objects_dropped(void) {
     return load_relaxed(&dropped);
+}
+
+int objects_hold_start(JNIEnv *jni) {
+    if (load_acquire(&held_array)) return 0;
+    jclass object = (*jni)->FindClass(jni, "java/lang/Object");
+    jobjectArray local = object ? (*jni)->NewObjectArray(jni, HELD, object, NULL) : NULL;
+    jobjectArray array = local ? (jobjectArray)(*jni)->NewGlobalRef(jni, local) : NULL;
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+    if (object) (*jni)->DeleteLocalRef(jni, object);
+    if (local) (*jni)->DeleteLocalRef(jni, local);
+    if (!array) return -1;
+    store_release(&held_array, array);
+    return 0;
+}
+
+int objects_holding(void) {
+    return load_acquire(&held_array) != NULL;
+}
+
+/* One held entry on its way to a weak reference (objects_hold_make). */
+typedef struct {
+    int      entry;
+    uint32_t seq;
+    jobject  referent;   /* local reference */
+    jweak    ref;
+} held_todo;
+
+/* The held entries of `shard`: their referents read under the lock, their weak references made
+ * without it (NewWeakGlobalRef may wait for the VM's lock of its handle storage), and
+ * installed under it again in the slots that still hold the same take of the entry. */
+static uint64_t make_shard(JNIEnv *jni, jobjectArray array, uint32_t shard) {
+    held_todo todo[HELD_PER_SHARD];
+    int n = 0;
+    pthread_mutex_t *lock = &shards[shard].lock;
+    pthread_mutex_lock(lock);
+    for (uint64_t bits = shards[shard].held; bits != 0; bits &= bits - 1) {
+        int entry = (int)shard * HELD_PER_SHARD + __builtin_ctzll(bits);
+        todo[n].entry = entry;
+        todo[n].seq = held_seq[entry];
+        todo[n].referent = (*jni)->GetObjectArrayElement(jni, array, entry);
+        n++;
+    }
+    pthread_mutex_unlock(lock);
+    for (int i = 0; i < n; i++) todo[i].ref = todo[i].referent ? new_ref(jni, todo[i].referent) : NULL;
+    uint64_t made = 0;
+    pthread_mutex_lock(lock);
+    for (int i = 0; i < n; i++) {
+        int entry = todo[i].entry;
+        if (!todo[i].ref || !(shards[shard].held >> (entry % HELD_PER_SHARD) & 1) || held_seq[entry] != todo[i].seq) {
+            continue;   /* no reference (out of memory: held until the next round), or a reset emptied it */
+        }
+        slot *s = &table[held_slot[entry] - 1];
+        store_relaxed(&s->ref, todo[i].ref);
+        todo[i].ref = NULL;
+        unhold(jni, s);
+        made++;
+    }
+    pthread_mutex_unlock(lock);
+    for (int i = 0; i < n; i++) {
+        if (todo[i].ref) (*jni)->DeleteWeakGlobalRef(jni, todo[i].ref);
+        if (todo[i].referent) (*jni)->DeleteLocalRef(jni, todo[i].referent);
+    }
+    return made;
+}
+
+uint64_t objects_hold_make(JNIEnv *jni) {
+    jobjectArray array = load_acquire(&held_array);
+    if (!array) return 0;
+    if ((*jni)->EnsureLocalCapacity(jni, HELD_PER_SHARD + 1) != 0) {
+        (*jni)->ExceptionClear(jni);
+        return 0;
+    }
+    uint64_t made = 0;
+    for (uint32_t shard = 0; shard < SHARDS; shard++) {
+        if (load_relaxed(&shards[shard].held) != 0) made += make_shard(jni, array, shard);
+    }
+    fetch_add_relaxed(&held_made, made);
+    return made;
+}
+
+void objects_hold_wait(uint32_t ms) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&maker_lock);
+    while (!load_acquire(&maker_kicked)) {
+        if (pthread_cond_timedwait(&maker_cond, &maker_lock, &until) != 0) break;
+    }
+    store_release(&maker_kicked, 0);
+    pthread_mutex_unlock(&maker_lock);
+}
+
+void objects_hold_wake(void) {
+    kick_maker();
+}
+
+void objects_hold_counts(uint64_t *taken, uint64_t *made, uint64_t *full, uint64_t *held) {
+    *taken = load_relaxed(&held_taken);
+    *made = load_relaxed(&held_made);
+    *full = load_relaxed(&held_full);
+    uint64_t n = 0;
+    for (int i = 0; i < SHARDS; i++) n += (uint64_t)__builtin_popcountll(load_relaxed(&shards[i].held));
+    *held = n;
 }

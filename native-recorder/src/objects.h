@@ -28,9 +28,25 @@
  *
  * Lookup: the identity hash (GetObjectHashCode), then, under the shard lock, the chain: a
  * slot of the same hash whose reference IsSameObject as the object holds its id. None: a
- * first sight, which takes a slot (the next never-used one, else the oldest freed), makes
- * its weak reference, describes it (fields, then `id` release-stored) and links it, all
+ * first sight, which takes a slot (the next never-used one, else the oldest freed), gives it
+ * a reference (below), describes it (fields, then `id` release-stored) and links it, all
  * under the lock, so that the next look-up of the object, which needs the lock, finds it.
+ *
+ * Held references: a plain object's first sight does not make its weak reference itself.
+ * NewWeakGlobalRef takes the lock of the VM's JNI weak handle storage, which other threads
+ * (the compiler's among them) hold at times for tens of microseconds, and the callback making
+ * it may hold a monitor. Once objects_hold_start has made the held array (a Java Object[] of
+ * 64 entries per shard, behind a global reference), the first sight stores the object in a
+ * free entry of its shard instead (SetObjectArrayElement: a VM transition, no lock) and
+ * the slot holds that entry (`held`) until the maker, a thread of the recorder's own, calls
+ * objects_hold_make: for each held entry it reads the referent under the shard lock, makes
+ * the weak reference without it, and under the lock again, if the entry still holds the
+ * same take (`held_seq`), sets the slot's reference and empties the entry. Meanwhile a
+ * look-up compares the object with the entry's referent, and no sweep drops the slot (the
+ * array keeps its object alive: a first-seen object lives at most until the maker's next
+ * round). A first sight whose shard has every entry in use (counted) wakes the maker and
+ * makes its weak reference itself, under the lock; classes always do (snapshots read a
+ * class's reference). The held entries of a shard are taken and emptied only under its lock.
  * The class's id (objects_id on the class, or the caller's cache of it) is gathered before
  * the lock: at once when the chain is empty (most likely a first sight), else after a
  * look-up under the lock found nothing (the lock is released for it and the look-up
@@ -83,9 +99,11 @@
  *                    free list  CAS push (acq_rel)              exchange under slot_lock (acquire)
  *   objects_reset    id, chain  store 0 (all shards)            -
  *
- * Allocation: none on the event path except one JNI weak reference per described object.
+ * Allocation: none on the event path except one held entry (or one JNI weak reference) per
+ * described object.
  * Lock order: ref_lock, then shard locks (in index order; only reset takes more than one),
- * then slot_lock; shard lock holders only ever trylock ref_lock and other shards, and
+ * then slot_lock or the maker's lock (which the maker holds only to wait, and a first sight
+ * only to wake it); shard lock holders only ever trylock ref_lock and other shards, and
  * slot_lock holders call nothing that locks. A shard lock holder may enter the VM
  * (IsSameObject, NewWeakGlobalRef, DeleteWeakGlobalRef) and wait there for a safepoint;
  * that is safe because every thread that waits for a shard lock is in native state, which
@@ -141,7 +159,8 @@ int objects_current(uint64_t id);
  * shard lock in turn, briefly; never holds two. */
 void objects_sweep(JNIEnv *jni);
 
-/* Frees every entry (see Reset above). Needs JNI (class references). */
+/* Frees every entry (see Reset above), held ones included. Needs JNI (class references, the
+ * held array). */
 void objects_reset(JNIEnv *jni);
 
 typedef void (*cv_object_visitor)(void *ctx, const cv_object *o);
@@ -160,5 +179,21 @@ uint64_t objects_count(void);
 uint64_t objects_capacity(void);
 /* First sights that found the table full and got no id. */
 uint64_t objects_dropped(void);
+
+/* Held references ("Held references" above). objects_hold_start makes the held array (JNI,
+ * live phase); from then on plain objects' first sights hold their object there. -1 if it
+ * cannot (they keep making their weak reference). objects_holding: whether it did. */
+int objects_hold_start(JNIEnv *jni);
+int objects_holding(void);
+/* The maker's round: weak references for every held entry. Returns how many it made. One
+ * thread at a time (the maker; tests). */
+uint64_t objects_hold_make(JNIEnv *jni);
+/* The maker's pause between rounds: `ms` milliseconds, or until a first sight finds its
+ * shard's entries half or all in use, or objects_hold_wake. */
+void objects_hold_wait(uint32_t ms);
+void objects_hold_wake(void);
+/* First sights held, weak references the maker made for them, first sights that found their
+ * shard's entries all in use (and made their own), entries held now. */
+void objects_hold_counts(uint64_t *taken, uint64_t *made, uint64_t *full, uint64_t *held);
 
 #endif

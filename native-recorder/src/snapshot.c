@@ -308,6 +308,16 @@ static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *
     put_kv(b, &n, "stacks.cache", capture);
     put_kv_u64(b, &n, "objects.dropped", objects_dropped());
     put_kv_u64(b, &n, "objects.swept", objects_swept());
+    char held[160];
+    if (src->held_off) {
+        snprintf(held, sizeof(held), "%s", src->held_off);
+    } else {
+        uint64_t taken, made, full, now;
+        objects_hold_counts(&taken, &made, &full, &now);
+        snprintf(held, sizeof(held), "on taken=%llu made=%llu full=%llu now=%llu", (unsigned long long)taken,
+                 (unsigned long long)made, (unsigned long long)full, (unsigned long long)now);
+    }
+    put_kv(b, &n, "objects.held", held);
     if (src->timing) put_timing(b, &n, src);
     buf_counted_section_end(b, mark, n);
 }

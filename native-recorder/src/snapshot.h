@@ -36,6 +36,7 @@ typedef struct {
     const char    *agent_version;
     const char    *options;        /* the option text in effect */
     const char    *id_cache;       /* INFO objects.idcache */
+    const char    *held_off;       /* INFO objects.held: NULL (held references on) or why off */
     uint32_t       stack_depth;
     uint32_t       buffer_bytes;
     uint64_t       memory_cap;

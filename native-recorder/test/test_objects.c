@@ -104,6 +104,7 @@ static void JNICALL mock_delete_local_ref(JNIEnv *env, jobject obj) {
 
 static jweak JNICALL mock_new_weak_global_ref(JNIEnv *env, jobject obj) {
     fake_obj *o = as_fake(obj);
+    sched_yield(); /* the VM's handle storage lock: a reset may come meanwhile */
     if (o->fail_weak_ref > 0) {
         o->fail_weak_ref--;
         return NULL;
@@ -138,6 +139,70 @@ static void JNICALL mock_delete_weak_global_ref(JNIEnv *env, jweak ref) {
     fetch_add_relaxed(&w->of->refs_deleted, 1);
 }
 
+/* The held array (objects_hold_start): one, its elements strong references to fake objects. */
+#define MOCK_ARRAY_MAX 8192
+static struct {
+    jsize length;
+    fake_obj *e[MOCK_ARRAY_MAX];   /* atomic */
+} mock_array;
+static uint64_t array_stores;      /* SetObjectArrayElement calls with an object (atomic) */
+
+static jclass JNICALL mock_find_class(JNIEnv *env, const char *name) {
+    static fake_obj object_class = {.hash = 0x0B1EC7};
+    return strcmp(name, "java/lang/Object") == 0 ? (jclass)as_jobject(&object_class) : NULL;
+}
+
+static jobjectArray JNICALL mock_new_object_array(JNIEnv *env, jsize length, jclass cls, jobject init) {
+    if (length > MOCK_ARRAY_MAX || init != NULL) {
+        violation("an array the mock cannot make");
+        return NULL;
+    }
+    memset(&mock_array, 0, sizeof(mock_array));
+    mock_array.length = length;
+    return (jobjectArray)(void *)&mock_array;
+}
+
+static jobject JNICALL mock_new_global_ref(JNIEnv *env, jobject obj) {
+    return obj;
+}
+
+static jint JNICALL mock_ensure_local_capacity(JNIEnv *env, jint capacity) {
+    return 0;
+}
+
+static int array_index_ok(jobjectArray array, jsize index) {
+    if ((void *)array != (void *)&mock_array || index < 0 || index >= mock_array.length) {
+        violation("an element outside the held array");
+        return 0;
+    }
+    return 1;
+}
+
+static void JNICALL mock_set_object_array_element(JNIEnv *env, jobjectArray array, jsize index, jobject value) {
+    if (!array_index_ok(array, index)) return;
+    if (value) fetch_add_relaxed(&array_stores, 1);
+    __atomic_store_n(&mock_array.e[index], resolve(value), __ATOMIC_RELEASE);
+}
+
+static jobject JNICALL mock_get_object_array_element(JNIEnv *env, jobjectArray array, jsize index) {
+    if (!array_index_ok(array, index)) return NULL;
+    return as_jobject(__atomic_load_n(&mock_array.e[index], __ATOMIC_ACQUIRE));
+}
+
+/* The held array's elements that are not NULL. */
+static uint64_t array_held(void) {
+    uint64_t n = 0;
+    for (jsize i = 0; i < mock_array.length; i++) n += __atomic_load_n(&mock_array.e[i], __ATOMIC_ACQUIRE) != NULL;
+    return n;
+}
+
+static int array_holds(fake_obj *o) {
+    for (jsize i = 0; i < mock_array.length; i++) {
+        if (__atomic_load_n(&mock_array.e[i], __ATOMIC_ACQUIRE) == o) return 1;
+    }
+    return 0;
+}
+
 static jboolean JNICALL mock_exception_check(JNIEnv *env) {
     return JNI_FALSE;
 }
@@ -150,6 +215,12 @@ static struct jvmtiInterface_1_ mock_jvmti_functions = {
 };
 
 static struct JNINativeInterface_ mock_jni_functions = {
+    .FindClass = mock_find_class,
+    .NewObjectArray = mock_new_object_array,
+    .NewGlobalRef = mock_new_global_ref,
+    .EnsureLocalCapacity = mock_ensure_local_capacity,
+    .SetObjectArrayElement = mock_set_object_array_element,
+    .GetObjectArrayElement = mock_get_object_array_element,
     .GetObjectClass = mock_get_object_class,
     .DeleteLocalRef = mock_delete_local_ref,
     .NewWeakGlobalRef = mock_new_weak_global_ref,
@@ -863,5 +934,238 @@ TEST(objects_ids_never_describe_a_later_object_under_concurrent_collection_and_r
     /* Every object collected at the end: a snapshot leaves only the classes linked. */
     visited();
     CHECK_EQ_U64(objects_count(), CHURN_THREADS);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+/* ---- Held references (objects.h, "Held references") ---- */
+
+static uint64_t held_now(void) {
+    uint64_t taken, made, full, held;
+    objects_hold_counts(&taken, &made, &full, &held);
+    return held;
+}
+
+/* A fresh table holding first sights; every test of held references starts from one. */
+static void fresh_holding_table(void) {
+    CHECK(objects_init(0) == 0);   /* 1,024 slots and buckets */
+    CHECK(!objects_holding());
+    CHECK(objects_hold_start(jni) == 0);
+    CHECK(objects_holding());
+    CHECK_EQ_U64(array_held(), 0);
+}
+
+TEST(objects_held_a_first_sight_holds_its_object_until_the_maker_makes_its_weak_reference) {
+    uint64_t v0 = load_relaxed(&violations);
+    fresh_holding_table();
+    static fake_obj cls = {.hash = 0xF000};
+    static fake_obj a = {.hash = 0xF001, .cls = &cls};
+    static fake_obj twin = {.hash = 0xF001, .cls = &cls};   /* a's identity hash, another object */
+    uint64_t id = id_of(&a, OBJ_PLAIN);
+    CHECK(id != 0);
+    CHECK_EQ_U64(load_relaxed(&a.weak_refs), 0);          /* no weak reference in the callback... */
+    CHECK(array_holds(&a));                               /* ...the held array has it */
+    CHECK_EQ_U64(load_relaxed(&cls.weak_refs), 1);        /* a class makes its own: snapshots read it */
+    CHECK(!array_holds(&cls));
+    CHECK_EQ_U64(held_now(), 1);
+    /* Held, it is found again, and told from another object of its hash, through the array. */
+    CHECK_EQ_U64(id_of(&a, OBJ_PLAIN), id);
+    uint64_t idt = id_of(&twin, OBJ_PLAIN);
+    CHECK(idt != 0 && idt != id);
+    CHECK_EQ_U64(id_of(&a, OBJ_PLAIN), id);
+    CHECK_EQ_U64(held_now(), 2);
+    /* The maker's round: one weak reference each, the entries emptied. */
+    CHECK_EQ_U64(objects_hold_make(jni), 2);
+    CHECK_EQ_U64(load_relaxed(&a.weak_refs), 1);
+    CHECK_EQ_U64(load_relaxed(&twin.weak_refs), 1);
+    CHECK_EQ_U64(array_held(), 0);
+    CHECK_EQ_U64(held_now(), 0);
+    CHECK_EQ_U64(objects_hold_make(jni), 0);
+    CHECK_EQ_U64(id_of(&a, OBJ_PLAIN), id);               /* now found by its weak reference */
+    CHECK_EQ_U64(id_of(&twin, OBJ_PLAIN), idt);
+    uint64_t taken, made, full, held;
+    objects_hold_counts(&taken, &made, &full, &held);
+    CHECK_EQ_U64(taken, 2);
+    CHECK_EQ_U64(made, 2);
+    CHECK_EQ_U64(full, 0);
+    /* Once it has its reference, a collection is seen as before. */
+    collect(&a);
+    visited();
+    CHECK_EQ_U64(objects_swept(), 1);
+    CHECK_EQ_U64(objects_count(), 2);                     /* twin and the class */
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+TEST(objects_held_no_sweep_drops_a_held_object) {
+    uint64_t v0 = load_relaxed(&violations);
+    fresh_holding_table();
+    static fake_obj cls = {.hash = 0xF100};
+    static fake_obj a = {.hash = 0xF101, .cls = &cls};
+    static fake_obj b = {.hash = 0xF101, .cls = &cls};
+    uint64_t ida = id_of(&a, OBJ_PLAIN);
+    collect(&a);                                          /* no weak reference to clear: the array holds it */
+    objects_sweep(jni);
+    CHECK_EQ_U64(visited(), 2);
+    CHECK_EQ_U64(objects_swept(), 0);
+    uint64_t idb = id_of(&b, OBJ_PLAIN);                  /* a look-up through a's chain keeps it too */
+    CHECK(idb != 0 && idb != ida);
+    CHECK_EQ_U64(objects_swept(), 0);
+    CHECK_EQ_U64(id_of(&a, OBJ_PLAIN), ida);
+    CHECK_EQ_U64(objects_count(), 3);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+TEST(objects_held_a_shard_with_every_entry_in_use_makes_the_reference_in_the_look_up) {
+    uint64_t v0 = load_relaxed(&violations);
+    fresh_holding_table();
+    static fake_obj cls = {.hash = 0xF201};               /* bucket 0x201: shard 1 */
+    static fake_obj o[65];
+    /* Hashes 64 * k (k < 1,024) fall in buckets 0, 64, ..., 960 of 1,024: all in shard 0. */
+    for (int k = 0; k < 65; k++) {
+        o[k].hash = (jint)(64 * (k + 1));
+        o[k].cls = &cls;
+        CHECK(id_of(&o[k], OBJ_PLAIN) != 0);
+    }
+    uint64_t taken, made, full, held;
+    objects_hold_counts(&taken, &made, &full, &held);
+    CHECK_EQ_U64(taken, 64);
+    CHECK_EQ_U64(held, 64);
+    CHECK_EQ_U64(full, 1);
+    CHECK_EQ_U64(load_relaxed(&o[64].weak_refs), 1);      /* the 65th made its own */
+    CHECK(!array_holds(&o[64]));
+    CHECK_EQ_U64(objects_hold_make(jni), 64);
+    for (int k = 0; k < 65; k++) CHECK_EQ_U64(load_relaxed(&o[k].weak_refs), 1);
+    static fake_obj next = {.hash = 64 * 66};              /* shard 0 has room again */
+    next.cls = &cls;
+    CHECK(id_of(&next, OBJ_PLAIN) != 0);
+    CHECK(array_holds(&next));
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+TEST(objects_held_reset_empties_the_held_entries) {
+    uint64_t v0 = load_relaxed(&violations);
+    fresh_holding_table();
+    static fake_obj cls = {.hash = 0xF300};
+    static fake_obj a = {.hash = 0xF301, .cls = &cls};
+    static fake_obj b = {.hash = 0xF302, .cls = &cls};
+    uint64_t ida = id_of(&a, OBJ_PLAIN);
+    id_of(&b, OBJ_PLAIN);
+    CHECK_EQ_U64(held_now(), 2);
+    objects_reset(jni);
+    CHECK_EQ_U64(array_held(), 0);                        /* the array lets them go */
+    CHECK_EQ_U64(held_now(), 0);
+    CHECK_EQ_U64(objects_hold_make(jni), 0);
+    CHECK_EQ_U64(load_relaxed(&a.weak_refs), 0);
+    uint64_t ida2 = id_of(&a, OBJ_PLAIN);                 /* seen again: described and held again */
+    CHECK(ida2 != 0 && ida2 != ida);
+    CHECK(array_holds(&a));
+    CHECK_EQ_U64(objects_hold_make(jni), 1);
+    CHECK_EQ_U64(id_of(&a, OBJ_PLAIN), ida2);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+/* Writers describe new objects and look them up again while the maker makes their weak
+ * references and, now and then, the table is reset: an object keeps its id until a reset, no
+ * reference is deleted twice or used after its deletion (the mock counts that), and once the
+ * writers are done and the maker has had its round, nothing is held and every described
+ * object has exactly one weak reference. */
+#define HELD_WRITERS 3
+#define HELD_OBJECTS 1500
+
+static fake_obj held_pool[HELD_WRITERS][HELD_OBJECTS];
+static fake_obj held_cls[HELD_WRITERS];
+static uint32_t held_resets;               /* atomic: resets done */
+static int held_done;                      /* atomic */
+static uint64_t held_wrong, held_none;     /* atomic */
+
+/* Whether an object described when the reset count was `at` may have lost its id since: a
+ * reset was under way then (odd count) or came after. */
+static int reset_since(uint32_t at) {
+    return (at & 1) || __atomic_load_n(&held_resets, __ATOMIC_ACQUIRE) != at;
+}
+
+static void *held_writer(void *p) {
+    int w = (int)(intptr_t)p;
+    static uint64_t ids[HELD_WRITERS][HELD_OBJECTS];
+    static uint32_t at[HELD_WRITERS][HELD_OBJECTS];
+    held_cls[w].hash = 0x7E000 + w;
+    for (int i = 0; i < HELD_OBJECTS; i++) {
+        fake_obj *o = &held_pool[w][i];
+        o->cls = &held_cls[w];
+        o->hash = (jint)(0x6000000 + w * 0x100000 + i);
+        at[w][i] = __atomic_load_n(&held_resets, __ATOMIC_ACQUIRE);
+        ids[w][i] = id_of(o, OBJ_PLAIN);
+        if (ids[w][i] == 0) fetch_add_relaxed(&held_none, 1);
+        if (i % 64 != 63) continue;
+        /* Every object so far again: the same id, unless a reset came since it got it. */
+        for (int j = 0; j <= i; j++) {
+            uint32_t now = __atomic_load_n(&held_resets, __ATOMIC_ACQUIRE);
+            uint64_t id = id_of(&held_pool[w][j], OBJ_PLAIN);
+            if (id == ids[w][j]) continue;
+            if (!reset_since(at[w][j])) fetch_add_relaxed(&held_wrong, 1);
+            ids[w][j] = id;
+            at[w][j] = now;
+        }
+    }
+    return NULL;
+}
+
+static void *held_maker(void *p) {
+    (void)p;
+    while (!__atomic_load_n(&held_done, __ATOMIC_ACQUIRE)) objects_hold_make(jni);
+    return NULL;
+}
+
+/* Resets from a thread of its own, so that they fall between the maker's two passes. */
+static void *held_resetter(void *p) {
+    (void)p;
+    for (int r = 0; r < 300 && !__atomic_load_n(&held_done, __ATOMIC_ACQUIRE); r++) {
+        for (int i = 0; i < 100; i++) sched_yield();
+        __atomic_fetch_add(&held_resets, 1, __ATOMIC_ACQ_REL);   /* odd while it resets */
+        objects_reset(jni);
+        __atomic_fetch_add(&held_resets, 1, __ATOMIC_ACQ_REL);
+    }
+    return NULL;
+}
+
+TEST(objects_held_ids_hold_while_the_maker_runs_and_resets_come) {
+    uint64_t v0 = load_relaxed(&violations);
+    CHECK(objects_init(1 << 20) == 0);   /* room for every object: none is collected */
+    CHECK(objects_hold_start(jni) == 0);
+    pthread_t writers[HELD_WRITERS], maker, resetter;
+    CHECK(pthread_create(&maker, NULL, held_maker, NULL) == 0);
+    CHECK(pthread_create(&resetter, NULL, held_resetter, NULL) == 0);
+    for (int w = 0; w < HELD_WRITERS; w++) CHECK(pthread_create(&writers[w], NULL, held_writer, (void *)(intptr_t)w) == 0);
+    for (int w = 0; w < HELD_WRITERS; w++) pthread_join(writers[w], NULL);
+    __atomic_store_n(&held_done, 1, __ATOMIC_RELEASE);
+    pthread_join(maker, NULL);
+    pthread_join(resetter, NULL);
+    objects_hold_make(jni);
+    CHECK(__atomic_load_n(&held_resets, __ATOMIC_ACQUIRE) > 0);
+    CHECK_EQ_U64(load_relaxed(&held_wrong), 0);
+    CHECK_EQ_U64(load_relaxed(&held_none), 0);
+    CHECK_EQ_U64(held_now(), 0);
+    CHECK_EQ_U64(array_held(), 0);
+    uint64_t taken, made, full, held;
+    objects_hold_counts(&taken, &made, &full, &held);
+    CHECK(made > 0 && made <= taken);
+    /* Each object looked up once more (those a reset emptied are described again) and the
+     * maker's round: every object is linked, with exactly one live weak reference. */
+    for (int w = 0; w < HELD_WRITERS; w++) {
+        for (int i = 0; i < HELD_OBJECTS; i++) CHECK(id_of(&held_pool[w][i], OBJ_PLAIN) != 0);
+    }
+    objects_hold_make(jni);
+    CHECK_EQ_U64(held_now(), 0);
+    uint64_t linked = 0, with_ref = 0;
+    for (int w = 0; w < HELD_WRITERS; w++) {
+        for (int i = 0; i < HELD_OBJECTS; i++) {
+            uint32_t refs = live_refs(&held_pool[w][i]);
+            CHECK_EQ_U64(refs, 1);
+            with_ref += refs;
+        }
+        with_ref += live_refs(&held_cls[w]);
+    }
+    linked = objects_count();
+    CHECK_EQ_U64(linked, HELD_WRITERS * (HELD_OBJECTS + 1));
+    CHECK_EQ_U64(with_ref, linked);
     CHECK_EQ_U64(load_relaxed(&violations), v0);
 }

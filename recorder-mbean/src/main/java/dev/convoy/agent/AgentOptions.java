@@ -55,6 +55,10 @@ import dev.convoy.export.Output;
  *                        read from, and take a stack again without walking it while that chain
  *                        still holds, word for word (default on; off where this JVM's frames
  *                        cannot be read); 'off' for benchmarks
+ * heldrefs=on|off        a monitor object seen for the first time is held in a Java array until
+ *                        a thread of the recorder's makes its weak reference, so that no callback
+ *                        waits for the VM's lock of JNI weak references (default on); 'off'
+ *                        makes the reference in the callback, for benchmarks
  * timing=on|off          benchmark only: time each monitor callback and park probe, stage by
  *                        stage, into per-thread accumulators that snapshots report in INFO
  *                        (timing.* keys); adds a few time-stamp reads per event (default off;
@@ -79,7 +83,7 @@ public final class AgentOptions {
     }
 
     static final List<String> KEYS = List.of("recording", "buffer", "memory", "stackdepth", "dumpdir",
-            "dumponexit", "dumpname", "callbacks", "owners", "releasers", "idcache", "stackcache", "contanalysis", "vthreadevents",
+            "dumponexit", "dumpname", "callbacks", "owners", "releasers", "idcache", "stackcache", "heldrefs", "contanalysis", "vthreadevents",
             "stacks", "timing", "http", "httptoken");
 
     static final long MIN_BUFFER = 4 << 10;
@@ -106,6 +110,7 @@ public final class AgentOptions {
     private String releasers = "vm";
     private boolean idCache = true;
     private boolean stackCache = true;
+    private boolean heldRefs = true;
     /** Default of vthreadevents: see docs/performance.md, "Virtual threads". */
     static final String VIRTUAL_THREAD_EVENTS_DEFAULT = "on";
     private String virtualThreadEvents = VIRTUAL_THREAD_EVENTS_DEFAULT;
@@ -194,6 +199,7 @@ public final class AgentOptions {
             }
             case "idcache" -> idCache = onOff(key, value);
             case "stackcache" -> stackCache = onOff(key, value);
+            case "heldrefs" -> heldRefs = onOff(key, value);
             case "contanalysis" -> contentionAnalysis = onOff(key, value);
             case "vthreadevents" -> {
                 if (!value.equals("on") && !value.equals("off") && !value.equals("capability")) {
@@ -440,6 +446,11 @@ public final class AgentOptions {
         return stackCache;
     }
 
+    /** Whether first-seen objects are held until the recorder's maker thread makes their weak reference (heldrefs=on). */
+    public boolean heldRefs() {
+        return heldRefs;
+    }
+
     /** Whether monitor object ids are cached per thread (idcache=on). */
     public boolean idCache() {
         return idCache;
@@ -520,6 +531,9 @@ public final class AgentOptions {
         }
         if (!stackCache) {
             parts.add("stackcache=off"); // a benchmark switch: named when off
+        }
+        if (!heldRefs) {
+            parts.add("heldrefs=off"); // a benchmark switch: named when off
         }
         parts.add("contanalysis=" + (contentionAnalysis ? "on" : "off"));
         parts.add("vthreadevents=" + virtualThreadEvents);

@@ -62,7 +62,7 @@ public final class ConvoyAgent {
         NativeRecorder.start(options.bufferBytes(), options.memoryCap(), options.stackDepth(), options.recording(),
                 options.emptyCallbacks(), options.vmOwners(), options.virtualThreadEvents(), options.timing(),
                 options.stackCapture(), options.idCache() ? (collectsInPausesOnly() ? 1 : 2) : 0,
-                options.stackCache() ? 1 : 0, options.effective());
+                options.stackCache() ? 1 : 0, options.heldRefs(), options.effective());
         ConvoyAgent agent = new ConvoyAgent(options, inst);
         agent.dumpDirectory.removeStaleTemporaryFiles();
         if (!options.emptyCallbacks()) {

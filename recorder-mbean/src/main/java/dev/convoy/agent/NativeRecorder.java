@@ -109,15 +109,17 @@ public final class NativeRecorder {
      *                       its pauses (native-recorder/src/agent.c, "Object ids")
      * @param stackCache     the per-thread cache of captured stacks: 1 on, 0 off (option
      *                       {@code stackcache=off}; native-recorder/src/stackcache.h)
+     * @param heldRefs       first-seen objects are held until the recorder's maker thread makes
+     *                       their weak reference (option {@code heldrefs}; native-recorder/src/objects.h)
      * @param options        the option text in effect, stored in snapshots
      * @throws IllegalStateException if the recorder already runs or JVMTI refuses
      */
     public static void start(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                              boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
                              boolean timing, int stackCapture, int idCache, int stackCache,
-                             String options) {
+                             boolean heldRefs, String options) {
         start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, virtualThreadEvents, timing,
-                stackCapture, idCache, stackCache, options);
+                stackCapture, idCache, stackCache, heldRefs, options);
     }
 
     /**
@@ -271,7 +273,7 @@ public final class NativeRecorder {
     private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                                       boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
                                       boolean timing, int stackCapture, int idCache, int stackCache,
-                                      String options);
+                                      boolean heldRefs, String options);
 
     private static native void setRecording0(boolean on);
 

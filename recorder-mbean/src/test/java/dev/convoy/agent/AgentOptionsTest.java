@@ -73,12 +73,17 @@ class AgentOptionsTest {
         assertFalse(AgentOptions.parse("stackcache=off").stackCache());
         assertTrue(AgentOptions.parse("stackcache=off").effective().contains(",stackcache=off,"));
         assertTrue(error("stackcache=maybe").contains("stackcache"), error("stackcache=maybe"));
+        assertTrue(AgentOptions.parse("").heldRefs());
+        assertFalse(AgentOptions.parse("").effective().contains("heldrefs"));
+        assertFalse(AgentOptions.parse("heldrefs=off").heldRefs());
+        assertTrue(AgentOptions.parse("heldrefs=off").effective().contains(",heldrefs=off,"));
+        assertTrue(error("heldrefs=maybe").contains("heldrefs"), error("heldrefs=maybe"));
     }
 
     @Test
     void unknownKeyListsTheAllowedOnes() {
         assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, stackdepth, dumpdir, "
-                + "dumponexit, dumpname, callbacks, owners, releasers, idcache, stackcache, contanalysis, vthreadevents, stacks, timing, "
+                + "dumponexit, dumpname, callbacks, owners, releasers, idcache, stackcache, heldrefs, contanalysis, vthreadevents, stacks, timing, "
                 + "http, httptoken",
                 error("bufer=64k"));
     }

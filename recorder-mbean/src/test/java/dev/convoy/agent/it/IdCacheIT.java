@@ -30,6 +30,11 @@ import dev.convoy.testapps.MovingLocks;
  * that later locks are allocated where earlier ones lay (fresh locks), and the i-th MONITOR_WAIT
  * and PARK of each thread must name the lock the program used then, known by its identity hash.
  * On a collector that relocates while the program runs (ZGC) the cache is off, and says so.
+ *
+ * <p>The same runs hold every first-seen lock in the recorder's held array until its maker
+ * thread makes the weak reference (option {@code heldrefs}, native-recorder/src/objects.h, "Held
+ * references"), so they also prove that held objects keep their ids, before and after the
+ * maker's round, while collections move them (fresh locks, with and without held references).
  */
 class IdCacheIT {
 
@@ -48,6 +53,7 @@ class IdCacheIT {
                 a.add(Arguments.of(jdk, "-XX:+UseG1GC", "", locks));
             }
             a.add(Arguments.of(jdk, "-XX:+UseG1GC", ",idcache=off", LOCKS));
+            a.add(Arguments.of(jdk, "-XX:+UseSerialGC", ",heldrefs=off", 0));
         }
         return a.stream();
     }
@@ -81,6 +87,17 @@ class IdCacheIT {
         return res.recording();
     }
 
+    /** The counts of INFO objects.held: {@code on taken=N made=N full=N now=N}. */
+    private static Map<String, Long> counts(String held) {
+        assertTrue(held != null && held.startsWith("on "), "objects.held: " + held);
+        Map<String, Long> out = new HashMap<>();
+        for (String kv : held.substring(3).split(" ")) {
+            String[] p = kv.split("=");
+            out.put(p[0], Long.parseLong(p[1]));
+        }
+        return out;
+    }
+
     private static List<Integer> hashes(String line) {
         List<Integer> out = new ArrayList<>();
         for (String h : line.replaceFirst(".* hashes=", "").split(",")) {
@@ -94,7 +111,17 @@ class IdCacheIT {
     void everyRecordNamesTheObjectTheProgramUsed(Jdks.Jdk jdk, String gc, String options, int locks) throws Exception {
         Map<String, List<Integer>> expected = new HashMap<>();
         Recording r = run(jdk, gc, options, locks, expected);
-        assertEquals(options.isEmpty() ? "on" : "off: option idcache=off", r.info().get("objects.idcache"));
+        assertEquals(options.contains("idcache=off") ? "off: option idcache=off" : "on", r.info().get("objects.idcache"));
+        String held = r.info().get("objects.held");
+        if (options.contains("heldrefs=off")) {
+            assertEquals("off: option heldrefs=off", held);
+        } else {
+            Map<String, Long> counts = counts(held);
+            assertTrue(counts.get("taken") >= (locks > 0 ? locks : (long) THREADS * ROUNDS), held);
+            assertEquals(0, counts.get("full"), held);
+            assertTrue(counts.get("made") > 0, held); // the maker ran
+            assertTrue(counts.get("made") + counts.get("now") <= counts.get("taken"), held);
+        }
         long pauses = r.events().stream().filter(e -> e.type() == EventType.GC_START).count();
         System.out.println("[IdCacheIT] " + jdk + " " + gc + options + ", locks=" + locks + ": " + pauses + " GC pauses");
         assertTrue(pauses >= 10, "too few collections to move the locks: " + pauses);
