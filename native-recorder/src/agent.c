@@ -59,6 +59,7 @@ static struct {
     cv_idcache *ids;          /* that cache while it is on, else NULL */
     const char *held_off;     /* why first sights make their own weak references (objects.h,
                                  "Held references"), NULL when the maker holds them */
+    jobject    maker;         /* atomic: the maker's Thread (global reference), once made */
     int        stack_oracle;  /* CONVOY_TEST_STACK_ORACLE=1: cache hits are checked (capture.h) */
     uint32_t   gc_tracked;    /* atomic: the recording epoch whose GC pauses are all counted */
     uint64_t   timing_ticks0; /* timing=on: cv_ticks() and cv_now_ns() at start, to convert ticks */
@@ -674,8 +675,15 @@ static void record_thread(JNIEnv *jni, cv_thread *t, uint8_t type) {
     threads_write(jni, t, &r);
 }
 
+/* Whether `thread` is the recorder's maker: JVMTI posts ThreadStart and ThreadEnd for agent
+ * threads too, and the maker is no thread of the program's (no state, no ring, no record). */
+static int is_maker(JNIEnv *jni, jthread thread) {
+    jobject maker = load_acquire(&g_cv.maker);
+    return maker && (*jni)->IsSameObject(jni, maker, thread) == JNI_TRUE;
+}
+
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
-    if (!load_relaxed(&g_cv.live)) return;
+    if (!load_relaxed(&g_cv.live) || is_maker(jni, thread)) return;
     cv_thread *t = threads_on_start(jvmti, jni, thread);
     /* A thread without a ring may still own monitors: registered either way. */
     if (owners_need_threads()) owners_thread_started(jni, thread, t ? t->java_tid : threads_tid_field(jni, thread), 1);
@@ -686,7 +694,7 @@ static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread
 }
 
 static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
-    if (!load_relaxed(&g_cv.live)) return;
+    if (!load_relaxed(&g_cv.live) || is_maker(jni, thread)) return;
     if (owners_need_threads()) owners_thread_ended(threads_tid_field(jni, thread));
     cv_thread *t = threads_current(jvmti, jni, thread);
     if (!t) return;
@@ -735,7 +743,7 @@ static void JNICALL maker_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
     while (load_acquire(&g_cv.live)) objects_hold_wait(objects_hold_make(jni) ? 10 : 100);
 }
 
-/* Starts the maker, an agent thread (hidden: no ThreadStart, no events), then the held
+/* Starts the maker, an agent thread (left out of the recording: is_maker), then the held
  * array. NULL, or why first sights keep making their own weak references. */
 static const char *start_maker(jvmtiEnv *jvmti, JNIEnv *jni) {
     jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
@@ -743,8 +751,10 @@ static const char *start_maker(jvmtiEnv *jvmti, JNIEnv *jni) {
     jstring name = init ? (*jni)->NewStringUTF(jni, "Convoy object references") : NULL;
     jobject thread = name ? (*jni)->NewObject(jni, cls, init, name) : NULL;
     if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+    jobject global = thread ? (*jni)->NewGlobalRef(jni, thread) : NULL;
+    if (global) store_release(&g_cv.maker, global);   /* before RunAgentThread: its ThreadStart */
     const char *off = NULL;
-    if (!thread) {
+    if (!global) {
         off = "off: cannot create the maker's Thread";
     } else if ((*jvmti)->RunAgentThread(jvmti, thread, maker_main, NULL, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE) {
         off = "off: RunAgentThread failed";
@@ -1077,9 +1087,6 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
     g_cv.start_mono = cv_now_ns();
     g_cv.start_epoch = cv_epoch_ns();
     store_release(&g_cv.live, 1);
-    if (!config->empty_callbacks) {
-        g_cv.held_off = config->held_refs ? start_maker(jvmti, jni) : "off: option heldrefs=off";
-    }
 
     if (set_callbacks(jvmti, config->empty_callbacks, config->timing && !config->empty_callbacks, err)) return -1;
     if (!config->empty_callbacks) {
@@ -1103,6 +1110,8 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         }
         threads_enumerate(jvmti, jni);
         owners_register_running(jvmti, jni);
+        /* After the enumeration: the maker is not one of the program's threads (no state, no ring). */
+        g_cv.held_off = config->held_refs ? start_maker(jvmti, jni) : "off: option heldrefs=off";
     }
     store_release(&g_cv.started, 1);
     if (config->recording) return agent_set_recording(1, err);

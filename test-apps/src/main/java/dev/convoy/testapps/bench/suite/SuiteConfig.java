@@ -84,9 +84,17 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig TIMING_STACK_CACHE_OFF = new SuiteConfig("timingscoff",
             "Convoy default, timing=on, stackcache=off", Tool.CONVOY, "timing=on,stackcache=off");
 
+    /** First sights make their weak reference in the callback: the held references' saving. */
+    public static final SuiteConfig HELD_OFF = new SuiteConfig("heldoff", "Convoy default, heldrefs=off", Tool.CONVOY,
+            "heldrefs=off");
+
+    /** Timing without held references: where their saving shows, in the object-id stage and the tails. */
+    public static final SuiteConfig TIMING_HELD_OFF = new SuiteConfig("timingheldoff",
+            "Convoy default, timing=on, heldrefs=off", Tool.CONVOY, "timing=on,heldrefs=off");
+
     public static final List<SuiteConfig> ALL = List.of(NONE, FLOOR, RING, RING_INFERRED, DEFAULT, JVMTI_STACKS, CONTAN, JFR, JFR0, JFR0S, ASYNC,
             CAP16, VT_OFF, VT_CAP, TIMING, TIMING_JVMTI, RELEASERS, ID_OFF, TIMING_ID_OFF, STACK_CACHE_OFF,
-            TIMING_STACK_CACHE_OFF);
+            TIMING_STACK_CACHE_OFF, HELD_OFF, TIMING_HELD_OFF);
 
     /** Whether a run of this configuration dumps a snapshot whose callback timing the runner reads. */
     public boolean timed() {

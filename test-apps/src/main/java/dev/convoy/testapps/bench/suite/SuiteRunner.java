@@ -213,9 +213,15 @@ public final class SuiteRunner {
         };
     }
 
-    /** H2 driven by {@code clients} JDBC clients, throughput measured (h2, h2cpus). */
+    /**
+     * H2 driven by {@code clients} JDBC clients, throughput measured (h2, h2cpus). With the
+     * standard configurations and held references off: H2 makes new lock objects all the time,
+     * and each first sight is where they matter.
+     */
     private static Workload h2(String id, String title, int clients, String mainClass, boolean quick,
-                               List<SuiteConfig> configs, int runs) {
+                               List<SuiteConfig> standard, int runs) {
+        List<SuiteConfig> configs = new ArrayList<>(standard);
+        configs.add(configs.indexOf(SuiteConfig.STACK_CACHE_OFF) + 1, SuiteConfig.HELD_OFF);
         return new Workload(new Measurements.Spec(id, title, "ops_per_s", "ops/s", true, 0, false), mainClass,
                 List.of("h2", "clients=" + clients, "warmup=" + (quick ? 1 : 2), "seconds=" + (quick ? 2 : 4)),
                 configs, runs, false, List.of());
@@ -255,6 +261,9 @@ public final class SuiteRunner {
                 }
                 if (configs.contains(SuiteConfig.ID_OFF)) {
                     configs.add(configs.indexOf(SuiteConfig.ID_OFF) + 1, SuiteConfig.TIMING_ID_OFF);
+                }
+                if (configs.contains(SuiteConfig.HELD_OFF)) {
+                    configs.add(configs.indexOf(SuiteConfig.HELD_OFF) + 1, SuiteConfig.TIMING_HELD_OFF);
                 }
             }
             if (!o.configs().isEmpty()) {
