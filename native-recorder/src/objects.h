@@ -19,7 +19,7 @@
  *
  * Threads: objects_id() runs on any thread in native state (JVMTI callbacks, JNI natives)
  * with its JNIEnv; objects_foreach/objects_hash/objects_find_by_hash on snapshot threads;
- * objects_reset() on a JNI native. None runs in the VM thread or inside a safepoint.
+ * objects_reset() on a JNI native; objects_hold_make on the maker thread (one at a time). None runs in the VM thread or inside a safepoint.
  *
  * Chains: the slots of live-or-unchecked objects are linked, by identity hash bucket (as
  * many buckets as slots, up to 65,536), in chains whose heads are in `heads`. A bucket belongs to one of 64 shards,
