@@ -8,10 +8,11 @@
  * running threads and enables the events.
  *
  * Event path rules: a callback never blocks on another thread, never allocates (except
- * once per thread for its state and once per described object for its weak reference) and
- * never causes a safepoint or VM operation: GetThreadLocalStorage(current), the stack walk of
- * capture.h (AsyncGetCallTrace, or GetStackTrace of the current thread), GetObjectHashCode,
- * IsSameObject, NewWeakGlobalRef, clock_gettime.
+ * once per thread for its state and once per described class, or plain object without a held
+ * entry, for its weak reference: objects.h, "Held references") and never causes a safepoint or
+ * VM operation: GetThreadLocalStorage(current), the stack walk of capture.h (AsyncGetCallTrace,
+ * or GetStackTrace of the current thread), GetObjectHashCode, IsSameObject,
+ * Get/SetObjectArrayElement, NewWeakGlobalRef, clock_gettime.
  *
  * timing=on (benchmark only, timing.h): the monitor callbacks and park probes are registered
  * in timed copies. Each callback's body is one always-inline function taking a cv_lap; the

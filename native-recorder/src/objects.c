@@ -568,9 +568,11 @@ typedef struct {
     jweak    ref;
 } held_todo;
 
-/* The held entries of `shard`: their referents read under the lock, their weak references made
- * without it (NewWeakGlobalRef may wait for the VM's lock of its handle storage), and
- * installed under it again in the slots that still hold the same take of the entry. */
+/* The held entries of `shard`: which entries hold which take, noted under the lock; their
+ * referents read and weak references made without it (NewWeakGlobalRef may wait for the VM's
+ * lock of its handle storage); each installed under the lock again in its slot if the entry
+ * still holds the same take. An entry emptied or taken again meanwhile gave a referent that is
+ * NULL or another object, and fails that check (every take counts in held_seq). */
 static uint64_t make_shard(JNIEnv *jni, jobjectArray array, uint32_t shard) {
     held_todo todo[HELD_PER_SHARD];
     int n = 0;
@@ -580,11 +582,13 @@ static uint64_t make_shard(JNIEnv *jni, jobjectArray array, uint32_t shard) {
         int entry = (int)shard * HELD_PER_SHARD + __builtin_ctzll(bits);
         todo[n].entry = entry;
         todo[n].seq = held_seq[entry];
-        todo[n].referent = (*jni)->GetObjectArrayElement(jni, array, entry);
         n++;
     }
     pthread_mutex_unlock(lock);
-    for (int i = 0; i < n; i++) todo[i].ref = todo[i].referent ? new_ref(jni, todo[i].referent) : NULL;
+    for (int i = 0; i < n; i++) {
+        todo[i].referent = (*jni)->GetObjectArrayElement(jni, array, todo[i].entry);
+        todo[i].ref = todo[i].referent ? new_ref(jni, todo[i].referent) : NULL;
+    }
     uint64_t made = 0;
     pthread_mutex_lock(lock);
     for (int i = 0; i < n; i++) {

@@ -39,10 +39,10 @@
  * 64 entries per shard, behind a global reference), the first sight stores the object in a
  * free entry of its shard instead (SetObjectArrayElement: a VM transition, no lock) and
  * the slot holds that entry (`held`) until the maker, a thread of the recorder's own, calls
- * objects_hold_make: for each held entry it reads the referent under the shard lock, makes
- * the weak reference without it, and under the lock again, if the entry still holds the
- * same take (`held_seq`), sets the slot's reference and empties the entry. Meanwhile a
- * look-up compares the object with the entry's referent, and no sweep drops the slot (the
+ * objects_hold_make: for each held entry it notes the take (`held_seq`) under the shard
+ * lock, reads the referent and makes the weak reference without it, and under the lock
+ * again, if the entry still holds the same take, sets the slot's reference and empties the
+ * entry. Meanwhile a look-up compares the object with the entry's referent, and no sweep drops the slot (the
  * array keeps its object alive: a first-seen object lives at most until the maker's next
  * round). A first sight whose shard has every entry in use (counted) wakes the maker and
  * makes its weak reference itself, under the lock; classes always do (snapshots read a

@@ -102,8 +102,15 @@ static jclass JNICALL mock_get_object_class(JNIEnv *env, jobject obj) {
 static void JNICALL mock_delete_local_ref(JNIEnv *env, jobject obj) {
 }
 
+/* Run once by the next NewWeakGlobalRef before it makes its reference (then cleared): what
+ * other threads do while a caller waits for the VM's lock of its handle storage. */
+static void (*during_next_weak_ref)(void);
+
 static jweak JNICALL mock_new_weak_global_ref(JNIEnv *env, jobject obj) {
     fake_obj *o = as_fake(obj);
+    void (*during)(void) = during_next_weak_ref;
+    during_next_weak_ref = NULL;
+    if (during) during();
     sched_yield(); /* the VM's handle storage lock: a reset may come meanwhile */
     if (o->fail_weak_ref > 0) {
         o->fail_weak_ref--;
@@ -1060,6 +1067,38 @@ TEST(objects_held_reset_empties_the_held_entries) {
     CHECK(array_holds(&a));
     CHECK_EQ_U64(objects_hold_make(jni), 1);
     CHECK_EQ_U64(id_of(&a, OBJ_PLAIN), ida2);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+/* While the maker makes a's reference, a reset empties a's entry and b's first sight takes it
+ * again: the maker must see that the entry holds another take and let a's reference go. */
+static fake_obj retake_cls = {.hash = 0xF401};
+static fake_obj retake_a = {.hash = 64, .cls = &retake_cls};    /* shard 0, its first entry */
+static fake_obj retake_b = {.hash = 128, .cls = &retake_cls};   /* shard 0: the same entry once a's is emptied */
+static uint64_t retake_idb;
+
+static void reset_and_take_again(void) {
+    objects_reset(jni);
+    retake_idb = id_of(&retake_b, OBJ_PLAIN);
+}
+
+TEST(objects_held_the_maker_lets_go_of_an_entry_taken_again_while_it_made_the_reference) {
+    uint64_t v0 = load_relaxed(&violations);
+    fresh_holding_table();
+    uint64_t ida = id_of(&retake_a, OBJ_PLAIN);
+    CHECK(ida != 0);
+    CHECK(array_holds(&retake_a));
+    during_next_weak_ref = reset_and_take_again;
+    CHECK_EQ_U64(objects_hold_make(jni), 0);
+    CHECK(retake_idb != 0);
+    CHECK(array_holds(&retake_b));                        /* b holds the entry a had */
+    CHECK_EQ_U64(live_refs(&retake_a), 0);                /* a's reference, made too late, let go */
+    CHECK_EQ_U64(id_of(&retake_b, OBJ_PLAIN), retake_idb);
+    CHECK_EQ_U64(objects_hold_make(jni), 1);              /* b's own take, in the next round */
+    CHECK_EQ_U64(live_refs(&retake_b), 1);
+    CHECK_EQ_U64(id_of(&retake_b, OBJ_PLAIN), retake_idb);
+    uint64_t ida2 = id_of(&retake_a, OBJ_PLAIN);          /* a, reset, is described anew */
+    CHECK(ida2 != 0 && ida2 != ida);
     CHECK_EQ_U64(load_relaxed(&violations), v0);
 }
 
