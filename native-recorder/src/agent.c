@@ -1012,6 +1012,13 @@ int agent_reset(JNIEnv *jni, cv_error *err) {
     return 0;
 }
 
+int agent_restart_timing(cv_error *err) {
+    if (!load_acquire(&g_cv.started)) return cv_fail(err, "the recorder is not started");
+    if (!g_cv.config.timing) return cv_fail(err, "callback timing is off (agent option timing=on turns it on)");
+    threads_timing_restart();
+    return 0;
+}
+
 /* timing=on: the origin of the tick-to-ns conversion, and what one stamp costs (the mean of
  * a run of back-to-back reads; the stamps' cost is inside the stages they delimit). */
 static void timing_calibrate_start(void) {

@@ -105,6 +105,14 @@ Java_dev_convoy_agent_NativeRecorder_reset0(JNIEnv *jni, jclass cls) {
 }
 
 JNIEXPORT void JNICALL
+Java_dev_convoy_agent_NativeRecorder_restartTiming0(JNIEnv *jni, jclass cls) {
+    (void)cls;
+    cv_error err;
+    memset(&err, 0, sizeof(err));
+    if (agent_restart_timing(&err)) throw_error(jni, &err);
+}
+
+JNIEXPORT void JNICALL
 Java_dev_convoy_agent_NativeRecorder_bindProbes0(JNIEnv *jni, jclass cls, jclass probes) {
     (void)cls;
     cv_error err;
@@ -298,6 +306,7 @@ static int register_natives(JNIEnv *jni) {
         {"isRecording0", "()Z", (void *)Java_dev_convoy_agent_NativeRecorder_isRecording0},
         {"setReleasers0", "(I)I", (void *)Java_dev_convoy_agent_NativeRecorder_setReleasers0},
         {"reset0", "()V", (void *)Java_dev_convoy_agent_NativeRecorder_reset0},
+        {"restartTiming0", "()V", (void *)Java_dev_convoy_agent_NativeRecorder_restartTiming0},
         {"bindProbes0", "(Ljava/lang/Class;)V", (void *)Java_dev_convoy_agent_NativeRecorder_bindProbes0},
         {"defineBootClass0", "(Ljava/lang/String;[B)Ljava/lang/Class;",
          (void *)Java_dev_convoy_agent_NativeRecorder_defineBootClass0},

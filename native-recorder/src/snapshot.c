@@ -227,13 +227,19 @@ static void put_kv_property(jvmtiEnv *jvmti, cv_buf *b, uint32_t *n, const char 
 /* timing=on (timing.h): timing.clock, then one key per event type, timing.<type>. */
 static void put_timing(cv_buf *b, uint32_t *n, const cv_snapshot_source *src) {
     char v[256];
-    snprintf(v, sizeof(v), "source=%s ns_per_tick=%.6f seconds=%.3f stamp_ns=%.2f",
+    /* The timing window's start (timing.h) in the monotonic clock: the timing's own start
+     * until a restart. */
+    uint64_t from = timing_window_start();
+    uint64_t from_ns = from > src->timing_ticks0
+                           ? src->timing_mono0 + (uint64_t)((double)(from - src->timing_ticks0) * src->timing_ns_per_tick)
+                           : src->timing_mono0;
+    snprintf(v, sizeof(v), "source=%s ns_per_tick=%.6f seconds=%.3f stamp_ns=%.2f window_from_ns=%llu",
 #if defined(__x86_64__) || defined(__i386__)
              "rdtsc",
 #else
              "monotonic",
 #endif
-             src->timing_ns_per_tick, src->timing_seconds, src->timing_stamp_ns);
+             src->timing_ns_per_tick, src->timing_seconds, src->timing_stamp_ns, (unsigned long long)from_ns);
     put_kv(b, n, "timing.clock", v);
     cv_timing_total *totals = calloc(CV_TEV_COUNT, sizeof(*totals));
     size_t cap = 16384;

@@ -54,6 +54,11 @@ static cv_timing_total evicted_timing[CV_TEV_COUNT]; /* under registry_lock */
 static cv_timing_slow evicted_slowest[CV_TIMING_SLOWEST_REPORTED]; /* under registry_lock, slowest first */
 static size_t evicted_slowest_count;
 
+/* timing=on: whether t's accumulators belong to the current timing window (timing.h). */
+static int in_window(cv_thread *t) {
+    return t->timing && load_acquire(&t->timing->window) == timing_window();
+}
+
 /* Thread-local storage value of a thread that could not get a state. */
 static cv_thread no_ring;
 /* Thread-local storage value of one of Convoy's own threads (web server, dump on exit):
@@ -232,7 +237,7 @@ static int make_room(JNIEnv *jni, uint64_t need, size_t block, cv_thread **reuse
         evicted_overwritten += ring_overwritten(t->ring);
         evicted_dropped += ring_dropped(t->ring);
         if (t->stack_cache) evicted_stack_hits += load_relaxed(&t->stack_cache->hits);
-        if (t->timing) {
+        if (in_window(t)) {
             for (int i = 0; i < CV_TEV_COUNT; i++) timing_add(&evicted_timing[i], &t->timing->ev[i]);
             timing_slowest_merge(evicted_slowest, &evicted_slowest_count, CV_TIMING_SLOWEST_REPORTED,
                                  t->timing->slowest, CV_TIMING_SLOWEST);
@@ -611,12 +616,20 @@ uint64_t threads_stack_hits(void) {
     return n;
 }
 
+void threads_timing_restart(void) {
+    pthread_mutex_lock(&registry_lock);
+    timing_restart(cv_ticks());
+    memset(evicted_timing, 0, sizeof(evicted_timing));
+    evicted_slowest_count = 0;
+    pthread_mutex_unlock(&registry_lock);
+}
+
 void threads_timing(cv_timing_total out[CV_TEV_COUNT]) {
     memset(out, 0, CV_TEV_COUNT * sizeof(out[0]));
     pthread_mutex_lock(&registry_lock);
     for (int i = 0; i < CV_TEV_COUNT; i++) timing_add_total(&out[i], &evicted_timing[i]);
     for (cv_thread *t = registry; t; t = t->next) {
-        if (!t->timing) continue;
+        if (!in_window(t)) continue;
         for (int i = 0; i < CV_TEV_COUNT; i++) timing_add(&out[i], &t->timing->ev[i]);
     }
     pthread_mutex_unlock(&registry_lock);
@@ -627,7 +640,7 @@ size_t threads_timing_slowest(cv_timing_slow *out, size_t cap) {
     pthread_mutex_lock(&registry_lock);
     timing_slowest_merge(out, &n, cap, evicted_slowest, evicted_slowest_count);
     for (cv_thread *t = registry; t; t = t->next) {
-        if (t->timing) timing_slowest_merge(out, &n, cap, t->timing->slowest, CV_TIMING_SLOWEST);
+        if (in_window(t)) timing_slowest_merge(out, &n, cap, t->timing->slowest, CV_TIMING_SLOWEST);
     }
     pthread_mutex_unlock(&registry_lock);
     return n;

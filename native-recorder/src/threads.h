@@ -168,8 +168,11 @@ typedef struct {
 void threads_totals(cv_thread_totals *out);
 /* The pinned view of the live thread with this Java thread id, or NULL. */
 cv_thread_view *threads_find_live(cv_thread_view *views, size_t count, int64_t java_tid);
-/* timing=on: the callbacks' accumulators summed over every state, evicted ones included,
- * into out[CV_TEV_COUNT] (zeroed first). All zero when timing is off. */
+/* timing=on: starts a new timing window (timing.h) and empties the evicted states'
+ * accumulators; each thread empties its own at its next timed callback. */
+void threads_timing_restart(void);
+/* timing=on: the callbacks' accumulators of the current timing window summed over every
+ * state, evicted ones included, into out[CV_TEV_COUNT] (zeroed first). All zero when timing is off. */
 void threads_timing(cv_timing_total out[CV_TEV_COUNT]);
 /* timing=on: the slowest callbacks over every state, evicted ones included, slowest first,
  * at most cap; returns how many. */

@@ -85,7 +85,32 @@ static void hist_add(uint32_t *h) {
     if (c != UINT32_MAX) store_relaxed(h, c + 1);
 }
 
+static uint32_t window;         /* atomic: the current timing window's number */
+static uint64_t window_start;   /* atomic: its first tick */
+
+void timing_restart(uint64_t now_ticks) {
+    store_relaxed(&window_start, now_ticks);
+    store_release(&window, load_relaxed(&window) + 1);
+}
+
+uint32_t timing_window(void) {
+    return load_acquire(&window);
+}
+
+uint64_t timing_window_start(void) {
+    return load_relaxed(&window_start);
+}
+
 void timing_commit(cv_timing *t, int tev, const cv_lap *l, int met_gc) {
+    uint32_t w = load_acquire(&window);
+    if (l->start < load_relaxed(&window_start)) return;
+    if (load_relaxed(&t->window) != w) {
+        /* The first commit of this thread in a new window: what it had belongs to an older one.
+         * Readers skip it until the release store below says it is this window's. */
+        memset(t->ev, 0, sizeof(t->ev));
+        memset(t->slowest, 0, sizeof(t->slowest));
+        store_release(&t->window, w);
+    }
     cv_timing_event *e = &t->ev[tev];
     uint64_t d = l->last - l->start;
     OWNER_ADD(&e->events, 1);

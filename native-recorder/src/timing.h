@@ -121,6 +121,7 @@ typedef struct {
 typedef struct {
     cv_timing_event ev[CV_TEV_COUNT];
     cv_timing_slow  slowest[CV_TIMING_SLOWEST];   /* owner-written; unordered, ticks 0 = unused */
+    uint32_t        window;    /* the timing window its accumulators belong to (release-stored by the owner) */
 } cv_timing;
 
 /* A sum over threads (or the accumulators of evicted threads). */
@@ -164,8 +165,23 @@ static inline void timing_lap(cv_lap *l, int stage, uint64_t now) {
  * system cannot say). A system call: timed callbacks only. */
 void timing_switches(uint64_t *voluntary, uint64_t *involuntary);
 
+/*
+ * The timing window: callbacks are timed from the agent's start, or from the last
+ * timing_restart (MBean restartTiming: a benchmark's measured phase after its warm-up). A
+ * restart stores the tick it starts at and then, with a release store, a new window number.
+ * A callback that began before the window's start is not counted. A thread's accumulators
+ * carry the window they belong to: the owner, at its first commit in a new window, empties
+ * them and then release-stores the window's number; a reader (threads.c) acquire-loads that
+ * number and skips accumulators of an older window, so what it sums began in the current one.
+ */
+void timing_restart(uint64_t now_ticks);
+uint32_t timing_window(void);
+/* The start of the current window in ticks (0: the agent's start). */
+uint64_t timing_window_start(void);
+
 /* Owner thread: adds one recorded callback of type `tev`, whose last stamp was its end, to its
- * thread's accumulators, and to the thread's slowest if it is slower than one of them. */
+ * thread's accumulators, and to the thread's slowest if it is slower than one of them; nothing
+ * if it began before the current window (above). */
 void timing_commit(cv_timing *t, int tev, const cv_lap *l, int met_gc);
 
 /* Any thread: adds a thread's accumulators (relaxed loads), or another total, into `sum`. */

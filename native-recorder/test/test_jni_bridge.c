@@ -148,6 +148,7 @@ int agent_start(JNIEnv *env, const cv_config *config, cv_error *err) { return 0;
 int agent_set_recording(int on, cv_error *err) { return 0; }
 int agent_is_recording(void) { return 0; }
 int agent_reset(JNIEnv *jni, cv_error *err) { return 0; }
+int agent_restart_timing(cv_error *err) { return 0; }
 
 static int releasers_answer;   /* what the stubbed agent_set_releasers answers */
 static int releasers_arm = 99; /* and what it was asked */

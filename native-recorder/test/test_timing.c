@@ -1,4 +1,5 @@
 #include "check.h"
+#include "arch.h"
 #include "timing.h"
 
 #include <stdint.h>
@@ -381,4 +382,37 @@ TEST(timing_keeps_preempted_callbacks_out_of_the_steady_figures) {
     CHECK_EQ_U64(top[1].preempted, 0);
     free(th);
     free(t);
+}
+
+TEST(timing_restart_counts_only_callbacks_that_began_in_the_new_window) {
+    cv_timing *th = calloc(1, sizeof(*th));
+    uint32_t w0 = timing_window();
+    for (uint64_t i = 1; i <= 5; i++) commit_one(th, CV_TEV_MONITOR_WAIT, i * 1000, 90000, 0);
+    CHECK_EQ_U64(load_acquire(&th->window), w0);
+    /* begun before the restart, committed after it: not counted */
+    cv_lap early;
+    timing_begin(&early, 9000);
+    timing_lap(&early, CV_STAGE_CLOCK, 9100);
+    timing_restart(10000);
+    CHECK_EQ_U64(timing_window(), w0 + 1);
+    CHECK_EQ_U64(timing_window_start(), 10000);
+    timing_commit(th, CV_TEV_MONITOR_WAIT, &early, 0);
+    CHECK_EQ_U64(load_acquire(&th->window), w0);   /* still the old window's: readers skip it */
+    CHECK_EQ_U64(th->ev[CV_TEV_MONITOR_WAIT].events, 5);
+    /* the first callback of the new window empties the old figures, slowest included */
+    commit_one(th, CV_TEV_MONITOR_ENTER, 20000, 300, 0);
+    commit_one(th, CV_TEV_MONITOR_ENTER, 30000, 200, 0);
+    CHECK_EQ_U64(load_acquire(&th->window), w0 + 1);
+    CHECK_EQ_U64(th->ev[CV_TEV_MONITOR_WAIT].events, 0);
+    CHECK_EQ_U64(th->ev[CV_TEV_MONITOR_WAIT].max, 0);
+    CHECK_EQ_U64(th->ev[CV_TEV_MONITOR_ENTER].events, 2);
+    CHECK_EQ_U64(th->ev[CV_TEV_MONITOR_ENTER].max, 300);
+    cv_timing_slow top[CV_TIMING_SLOWEST_REPORTED];
+    size_t n = 0;
+    timing_slowest_merge(top, &n, CV_TIMING_SLOWEST_REPORTED, th->slowest, CV_TIMING_SLOWEST);
+    CHECK_EQ_U64(n, 2);
+    CHECK_EQ_U64(top[0].ticks, 300);
+    CHECK_EQ_U64(top[0].tev, CV_TEV_MONITOR_ENTER);
+    timing_restart(0);   /* later tests time from the start again */
+    free(th);
 }

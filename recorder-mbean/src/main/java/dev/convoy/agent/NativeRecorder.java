@@ -157,6 +157,17 @@ public final class NativeRecorder {
     }
 
     /**
+     * With the benchmark-only option {@code timing=on}: times only the callbacks that begin from
+     * now on (a measured phase after a warm-up); the snapshot's INFO {@code timing.*} keys then
+     * cover them alone, and {@code timing.clock} says from when ({@code window_from_ns}).
+     *
+     * @throws IllegalStateException if the recorder is not started or timing is off
+     */
+    public static void restartTiming() {
+        restartTiming0();
+    }
+
+    /**
      * Binds {@code record0(int type, Object obj, long arg)} of the instrumentation's Probes
      * class, which must be loaded by the boot class loader. Until this returns, the
      * Probes class must not call record0 (its early path).
@@ -282,6 +293,8 @@ public final class NativeRecorder {
     private static native int setReleasers0(int arm);
 
     private static native void reset0();
+
+    private static native void restartTiming0();
 
     private static native void bindProbes0(Class<?> probes);
 

@@ -146,6 +146,9 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             op("stop", "Stops recording; what was recorded stays", SimpleType.VOID, MBeanOperationInfo.ACTION),
             op("reset", "Discards everything recorded so far, and the frozen snapshot", SimpleType.VOID,
                     MBeanOperationInfo.ACTION),
+            op("restartTiming", "Benchmark only, with the agent option timing=on: times only the callbacks that "
+                    + "begin from now on (after a warm-up); the snapshot's INFO timing keys then cover them alone",
+                    SimpleType.VOID, MBeanOperationInfo.ACTION),
             op("snapshot", "Takes and freezes a snapshot; returns its summary: time range, counts by event type, "
                     + "threads, the most contended monitors, deadlocks", SnapshotSummary.SUMMARY,
                     MBeanOperationInfo.ACTION),
@@ -272,6 +275,7 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             case "start" -> run(0, p, () -> session.setRecording(true));
             case "stop" -> run(0, p, () -> session.setRecording(false));
             case "reset" -> run(0, p, session::reset);
+            case "restartTiming" -> run(0, p, NativeRecorder::restartTiming);
             case "snapshot" -> call(0, p, this::snapshot);
             case "dump" -> call(2, p, () -> dump(string(p[0], "format"), string(p[1], "path")));
             case "openStream" -> call(1, p, () -> openStream(string(p[0], "format")));

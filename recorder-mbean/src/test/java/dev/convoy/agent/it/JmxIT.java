@@ -179,6 +179,8 @@ class JmxIT {
                 assertEquals(0L, c.getAttribute(name, "InstrumentedClasses"));
                 assertEquals(0L, c.getAttribute(name, "TransformFailures"));
 
+                assertTrue(refusal(c, "restartTiming").contains("timing=on"),
+                        "restartTiming without timing=on says how to turn it on");
                 invoke(c, "reset");
                 CompositeData after = (CompositeData) invoke(c, "snapshot");
                 TabularData threads = (TabularData) after.get("threads");
@@ -202,8 +204,8 @@ class JmxIT {
         assertEquals(List.of("format", "path"), Arrays.stream(dump.getSignature()).map(p -> p.getName()).toList(),
                 "JConsole shows parameter names, not p0 and p1");
         assertTrue(Arrays.stream(dump.getSignature()).noneMatch(p -> p.getDescription().isBlank()));
-        assertEquals(List.of("closeStream", "dump", "openStream", "readStream", "report", "reset", "snapshot", "start",
-                        "stop"),
+        assertEquals(List.of("closeStream", "dump", "openStream", "readStream", "report", "reset", "restartTiming",
+                        "snapshot", "start", "stop"),
                 Arrays.stream(info.getOperations()).map(MBeanOperationInfo::getName).sorted().toList());
         assertEquals(2, info.getNotifications()[0].getNotifTypes().length);
     }

@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.io.TempDir;
@@ -22,6 +24,7 @@ import dev.convoy.testapps.JucBlocking;
 import dev.convoy.testapps.LockStorm;
 import dev.convoy.testapps.ProducerConsumer;
 import dev.convoy.testapps.Scenarios;
+import dev.convoy.testapps.TimedPhases;
 import dev.convoy.testapps.bench.CallbackTiming;
 
 /**
@@ -113,6 +116,40 @@ class TimingIT {
                         && t.quantileNs(name, 0.999) <= e.maxNs(), name + ": quantiles in order");
             }
         }
+    }
+
+    /**
+     * MBean restartTiming between two phases: the timing holds exactly the callbacks of the
+     * records made after the restart (the storm's enters), and none of the first phase's waits.
+     * Without the window it would count the waits too.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.convoy.agent.it.Jdks#all")
+    void restartTimingTimesOnlyTheCallbacksAfterIt(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("timing=on,buffer=1m,memory=256m"),
+                TimedPhases.class.getName()).assertSucceeded();
+        assertTrue(run.stdout().contains(TimedPhases.RESTARTED), run.stdout());
+        Recording r = run.recording();
+        assertEquals(0, r.infoLong("records.overwritten", -1), "no record overwritten: " + r.info());
+        String clock = r.info().get("timing.clock");
+        Matcher m = Pattern.compile("window_from_ns=(\\d+)").matcher(clock);
+        assertTrue(m.find(), "timing.clock names the window's start: " + clock);
+        long from = Long.parseLong(m.group(1));
+        CallbackTiming t = CallbackTiming.fromInfo(r.info()).orElseThrow();
+        long inFlight = r.threads().stream().filter(th -> !th.isEnded()).count();
+        for (String name : CallbackTiming.EVENTS) {
+            long before = r.events().stream().filter(e -> e.type() == TYPES.get(name) && e.ts() < from).count();
+            long after = r.events().stream().filter(e -> e.type() == TYPES.get(name) && e.ts() >= from).count();
+            long timed = t.event(name).events();
+            assertTrue(Math.abs(after - timed) <= inFlight, name + ": " + timed + " timed callbacks against "
+                    + after + " records after the restart (" + before + " before it, " + inFlight + " threads alive)");
+        }
+        long waitsBefore = r.events().stream().filter(e -> e.type() == EventType.MONITOR_WAIT && e.ts() < from).count();
+        assertTrue(waitsBefore > 100, "the first phase waited: " + waitsBefore);
+        assertTrue(t.event("monitor_wait").events() <= inFlight, "no wait of the first phase timed: "
+                + t.event("monitor_wait").events());
+        assertTrue(t.event("monitor_enter").events() > 0, "the storm's enters are timed");
     }
 
     @ParameterizedTest(name = "{0}")
