@@ -249,9 +249,12 @@ public final class SuiteReport {
      * Issue 14's callback tails, over every event type of a timed run: p99.9 under 50 µs and the
      * maximum under 1 ms. A miss says by how much and why, from the run's own counts: how many
      * callbacks slept or were preempted (more than 0.1 % of them sets the p99.9), the same figure
-     * without the preempted ones, and the slowest callback's longest stage.
+     * without the preempted ones, and the slowest callback's longest stage. With the machine's
+     * stalls measured (may be null), also the share of each event type's callbacks that, at their
+     * mean length, meet a stall of the machine's over the limit: callbacks over it that no code of
+     * the recorder's can prevent, and that no switch count shows.
      */
-    public static List<Target> tailTargets(String what, CallbackTiming t) {
+    public static List<Target> tailTargets(String what, CallbackTiming t, MachineStalls stalls) {
         List<CallbackTiming.Event> events = t.events().values().stream().filter(e -> e.events() > 0).toList();
         if (events.isEmpty()) {
             return List.of();
@@ -262,12 +265,18 @@ public final class SuiteReport {
                 "%,d slept and %,d preempted of %,d (%.2f %%)", e.slept(), e.preempted(), e.events(),
                 100.0 * (e.slept() + e.preempted()) / e.events()))
                 + " (a p99.9 lets 0.1 % through)";
+        if (stalls != null) {
+            why += machineShare(events, stalls, (long) TAIL_P999_NS, "0.1 %");
+        }
         CallbackTiming.Slow slowest = t.slowest().isEmpty() ? null : t.slowest().get(0);
         String slow = slowest == null ? "" : "; the slowest: " + slowest.event() + " "
                 + CallbackTiming.duration(slowest.ns()) + ", of which " + CallbackTiming.stageTitle(slowest.stage())
                 + " " + CallbackTiming.duration(slowest.stageNs())
                 + (slowest.preempted() < 0 ? "" : ", slept " + slowest.slept() + " / preempted " + slowest.preempted())
                 + (slowest.gc() ? ", met a GC pause" : "");
+        if (stalls != null) {
+            slow += machineShare(events, stalls, (long) TAIL_MAX_NS, "none");
+        }
         return List.of(
                 tailTarget("Callback p99.9 < 50 µs, every event type, " + what, TAIL_P999_NS, events,
                         e -> t.quantileNs(e.name(), 0.999), e -> t.steadyQuantileNs(e.name(), 0.999), counted, why),
@@ -302,6 +311,17 @@ public final class SuiteReport {
                 + " (" + (steadyWorst <= limit ? "met" : "missed") + ")" : "") + why;
         return new Target(what, join(events, e -> e.name() + ' ' + CallbackTiming.duration(value.applyAsDouble(e))),
                 met, margin);
+    }
+
+    /** Each event type's share of callbacks that meet a machine stall over `limitNs` at their mean length. */
+    private static String machineShare(List<CallbackTiming.Event> events, MachineStalls stalls, long limitNs,
+                                       String allowed) {
+        return "; owed to the machine alone (a stall over " + CallbackTiming.duration(limitNs) + " "
+                + String.format(Locale.ROOT, "%.1f", stalls.perSecond(limitNs))
+                + " times a second per CPU, met at the callback's mean length): "
+                + join(events, e -> e.name() + String.format(Locale.ROOT, " %.3f %%",
+                100 * stalls.chance(e.events() == 0 ? 0 : (double) e.ns() / e.events(), limitNs)))
+                + " (the target allows " + allowed + ")";
     }
 
     private static String join(List<CallbackTiming.Event> events, Function<CallbackTiming.Event, String> text) {

@@ -242,6 +242,13 @@ public final class SuiteRunner {
         System.err.println("JDK: " + jdk + "\nchild classpath: " + classpath);
         List<Measurements> all = new ArrayList<>();
         CallbackTiming.Collector timings = new CallbackTiming.Collector();
+        // The callback tails' floor on this machine (MachineStalls), measured before any run.
+        MachineStalls stalls = null;
+        if (o.timing() && o.workloads().stream().anyMatch(SuiteReport::isH2)) {
+            System.err.println("measuring this machine's stalls (" + CPUS + " spinning threads, 5 s)...");
+            stalls = MachineStalls.measure(CPUS, 5);
+            System.err.println("machine stalls: " + stalls.summary());
+        }
         long t0 = System.nanoTime();
         for (String id : o.workloads()) {
             if (id.equals("vchurn") && jdkFeature(jdk) < 21) {
@@ -329,7 +336,7 @@ public final class SuiteRunner {
                 System.err.println("wrote " + plot);
             }
         }
-        String section = section(all, timings.merged(), o.jvmFlags(), date, jdk, recordedArguments(args, Path.of("").toAbsolutePath()), minutes, plot,
+        String section = section(all, timings.merged(), stalls, o.jvmFlags(), date, jdk, recordedArguments(args, Path.of("").toAbsolutePath()), minutes, plot,
                 pin.isEmpty() ? "none" : String.join(" ", pin));
         System.out.println(section);
         if (o.out() != null) {
@@ -345,8 +352,9 @@ public final class SuiteRunner {
         return c.equals(SuiteConfig.TIMING) ? workload : workload + "/" + c.id();
     }
 
-    static String section(List<Measurements> all, Map<String, CallbackTiming> timings, List<String> jvmFlags,
-                          String date, String jdk, String args, double minutes, Path plot, String pin) {
+    static String section(List<Measurements> all, Map<String, CallbackTiming> timings, MachineStalls stalls,
+                          List<String> jvmFlags, String date, String jdk, String args, double minutes, Path plot,
+                          String pin) {
         StringBuilder sb = new StringBuilder();
         sb.append("- Date: ").append(date).append("; JDK: ").append(jdk).append('\n');
         sb.append("- Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" CPUs, ")
@@ -356,6 +364,9 @@ public final class SuiteRunner {
                 .append(pin).append("`; took ").append(String.format(java.util.Locale.ROOT, "%.1f", minutes))
                 .append(" min\n");
         sb.append("- Arguments: `").append(args).append("`\n");
+        if (stalls != null) {
+            sb.append("- Machine stalls, before the runs: ").append(stalls.summary()).append('\n');
+        }
         if (plot != null) {
             sb.append("\n![overhead chart](").append(plot.getFileName()).append(")\n");
         }
@@ -397,7 +408,7 @@ public final class SuiteRunner {
                     sb.append('\n').append(t.section("Where a callback's time goes (" + c.label() + "), "
                             + m.spec().title())).append('\n').append(BenchmarkRunner.TIMING_NOTE);
                     if (SuiteReport.isH2(id)) {
-                        targets.addAll(SuiteReport.tailTargets(m.spec().title() + ", " + c.label(), t));
+                        targets.addAll(SuiteReport.tailTargets(m.spec().title() + ", " + c.label(), t, stalls));
                     }
                 }
             }

@@ -209,7 +209,7 @@ class SuitePartsTest {
 
     @Test
     void tailTargetsSayByHowMuchAndWhy() {
-        List<SuiteReport.Target> t = SuiteReport.tailTargets("H2", tails("1000-1999:1990,20000-29999:4", 25_000));
+        List<SuiteReport.Target> t = SuiteReport.tailTargets("H2", tails("1000-1999:1990,20000-29999:4", 25_000), null);
         assertEquals(2, t.size());
         SuiteReport.Target p = t.get(0);
         assertFalse(p.met(), p.line());
@@ -227,10 +227,43 @@ class SuitePartsTest {
         assertTrue(m.line().contains("(met)"), "the max without preempted callbacks, 25 µs: " + m.line());
 
         List<SuiteReport.Target> slept = SuiteReport.tailTargets("H2",
-                tails("1000-1999:1990,60000-69999:4", 1_500_000));
+                tails("1000-1999:1990,60000-69999:4", 1_500_000), null);
         assertTrue(slept.get(0).line().contains("monitor_enter 70.0 µs, monitor_wait 999 ns (missed)"),
                 "sleeps alone set the p99.9: " + slept.get(0).line());
         assertTrue(slept.get(1).line().contains("(missed)"), slept.get(1).line());
+    }
+
+    @Test
+    void tailTargetsSayWhatTheMachineAloneOwes() {
+        // 2 CPUs for 10 s: 2,000 stalls over 50 µs (100 a second per CPU), 20 over 1 ms (1 a second)
+        MachineStalls stalls = new MachineStalls(2, 10, new long[] {9000, 2000, 600, 100, 20}, 3_000_000);
+        assertEquals(100, stalls.perSecond(50_000), 1e-9);
+        assertEquals(1, stalls.perSecond(1_000_000), 1e-9);
+        assertEquals(2e-4, stalls.chance(2000, 50_000), 1e-7);   // 2 µs at 100 a second
+        assertThrows(IllegalArgumentException.class, () -> stalls.perSecond(70_000));
+        List<SuiteReport.Target> t = SuiteReport.tailTargets("H2", tails("1000-1999:1990,20000-29999:4", 25_000),
+                stalls);
+        // enters last 2 µs on average, waits 1 µs
+        assertTrue(t.get(0).line().contains("owed to the machine alone (a stall over 50.0 µs 100.0 times a second "
+                + "per CPU, met at the callback's mean length): monitor_enter 0.020 %, monitor_wait 0.010 % "
+                + "(the target allows 0.1 %)"), t.get(0).line());
+        assertTrue(t.get(1).line().contains("a stall over 1.00 ms 1.0 times a second per CPU, met at the callback's "
+                + "mean length): monitor_enter 0.000 %, monitor_wait 0.000 % (the target allows none)"), t.get(1).line());
+        assertTrue(stalls.summary().startsWith("one thread spinning on each of 2 CPUs for 10.0 s, nothing else "
+                + "running, lost its CPU for longer than 10 µs 450.0, 50 µs 100.0, 100 µs 30.0, 200 µs 5.0, 1 ms 1.0 "
+                + "times a second per CPU (longest 3.00 ms)"), stalls.summary());
+    }
+
+    @Test
+    void machineStallsAreCountedOnThisMachine() throws InterruptedException {
+        MachineStalls m = MachineStalls.measure(1, 0.2);
+        assertEquals(1, m.threads());
+        for (int k = 1; k < MachineStalls.THRESHOLDS_NS.length; k++) {
+            assertTrue(m.over()[k] <= m.over()[k - 1], "a longer gap is also a shorter one: " + m.summary());
+        }
+        if (m.maxNs() > MachineStalls.THRESHOLDS_NS[0]) {
+            assertTrue(m.over()[0] > 0, "the longest gap was counted: " + m.summary());
+        }
     }
 
     @Test
@@ -241,7 +274,7 @@ class SuitePartsTest {
                 + "p999_ns=9000 stages=clock:1000:1:1,thread:1000:1:1,owner:0:0:0,object:1000:1:1,walk:1000:1:1,"
                 + "intern:1000:1:1,ring:1000:1:1 hist_ticks=500-999:999,8000-8999:1");
         List<SuiteReport.Target> t = SuiteReport.tailTargets("H2",
-                dev.convoy.testapps.bench.CallbackTiming.fromInfo(info).orElseThrow());
+                dev.convoy.testapps.bench.CallbackTiming.fromInfo(info).orElseThrow(), null);
         assertTrue(t.get(0).met(), t.get(0).line());
         assertTrue(t.get(0).line().contains("margin 49.0 µs (monitor_wait)"), t.get(0).line());
         assertTrue(t.get(1).met(), t.get(1).line());
