@@ -51,6 +51,18 @@ public record MachineStalls(int threads, double seconds, long[] over, long maxNs
     }
 
     /** Spins for {@code nanos}, counting the gaps by length; returns the longest. */
+    /** Both measurements as one: counts and seconds added (same thread count). */
+    public MachineStalls plus(MachineStalls o) {
+        if (o.threads != threads) {
+            throw new IllegalArgumentException("stalls of " + o.threads + " threads added to " + threads);
+        }
+        long[] sum = over.clone();
+        for (int k = 0; k < sum.length; k++) {
+            sum[k] += o.over[k];
+        }
+        return new MachineStalls(threads, seconds + o.seconds, sum, Math.max(maxNs, o.maxNs));
+    }
+
     private static long spin(long nanos, long[] counts) {
         long prev = System.nanoTime();
         long end = prev + nanos;
@@ -87,7 +99,7 @@ public record MachineStalls(int threads, double seconds, long[] over, long maxNs
     /** One line for a report. */
     public String summary() {
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
-                "one thread spinning on each of %d CPUs for %.1f s, nothing else running, lost its CPU for longer than",
+                "one thread spinning on each of %d CPUs for %.1f s in all, nothing else running, lost its CPU for longer than",
                 threads, seconds));
         for (int k = 0; k < THRESHOLDS_NS.length; k++) {
             sb.append(k == 0 ? " " : ", ").append(THRESHOLDS_NS[k] >= 1_000_000 ? THRESHOLDS_NS[k] / 1_000_000 + " ms"

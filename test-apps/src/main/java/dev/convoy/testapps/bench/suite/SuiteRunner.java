@@ -242,13 +242,9 @@ public final class SuiteRunner {
         System.err.println("JDK: " + jdk + "\nchild classpath: " + classpath);
         List<Measurements> all = new ArrayList<>();
         CallbackTiming.Collector timings = new CallbackTiming.Collector();
-        // The callback tails' floor on this machine (MachineStalls), measured before any run.
+        // The callback tails' floor on this machine (MachineStalls): one second before each timed
+        // H2 run, so that it follows the machine through the suite.
         MachineStalls stalls = null;
-        if (o.timing() && o.workloads().stream().anyMatch(SuiteReport::isH2)) {
-            System.err.println("measuring this machine's stalls (" + CPUS + " spinning threads, 5 s)...");
-            stalls = MachineStalls.measure(CPUS, 5);
-            System.err.println("machine stalls: " + stalls.summary());
-        }
         long t0 = System.nanoTime();
         for (String id : o.workloads()) {
             if (id.equals("vchurn") && jdkFeature(jdk) < 21) {
@@ -285,6 +281,10 @@ public final class SuiteRunner {
                     Path runDir = o.work().resolve(tag + "-" + id + "-" + c.id() + "-" + r).toAbsolutePath();
                     deleteTree(runDir);
                     Files.createDirectories(runDir);
+                    if (c.timed() && SuiteReport.isH2(id)) {
+                        MachineStalls now = MachineStalls.measure(CPUS, 1);
+                        stalls = stalls == null ? now : stalls.plus(now);
+                    }
                     Map<String, String> res = runOne(o, wl, c, tools, classpath, pin, runDir);
                     m.add(c, res);
                     if (c.timed()) {
@@ -365,7 +365,7 @@ public final class SuiteRunner {
                 .append(" min\n");
         sb.append("- Arguments: `").append(args).append("`\n");
         if (stalls != null) {
-            sb.append("- Machine stalls, before the runs: ").append(stalls.summary()).append('\n');
+            sb.append("- Machine stalls, one second before each timed H2 run: ").append(stalls.summary()).append('\n');
         }
         if (plot != null) {
             sb.append("\n![overhead chart](").append(plot.getFileName()).append(")\n");

@@ -241,6 +241,10 @@ class SuitePartsTest {
         assertEquals(1, stalls.perSecond(1_000_000), 1e-9);
         assertEquals(2e-4, stalls.chance(2000, 50_000), 1e-7);   // 2 µs at 100 a second
         assertThrows(IllegalArgumentException.class, () -> stalls.perSecond(70_000));
+        MachineStalls twice = stalls.plus(new MachineStalls(2, 10, new long[] {1000, 0, 0, 0, 0}, 100_000));
+        assertEquals(50, twice.perSecond(50_000), 1e-9);   // 2,000 stalls in 40 CPU-seconds
+        assertEquals(3_000_000, twice.maxNs());
+        assertThrows(IllegalArgumentException.class, () -> stalls.plus(new MachineStalls(1, 1, new long[5], 0)));
         List<SuiteReport.Target> t = SuiteReport.tailTargets("H2", tails("1000-1999:1990,20000-29999:4", 25_000),
                 stalls);
         // enters last 2 µs on average, waits 1 µs
@@ -249,7 +253,7 @@ class SuitePartsTest {
                 + "(the target allows 0.1 %)"), t.get(0).line());
         assertTrue(t.get(1).line().contains("a stall over 1.00 ms 1.0 times a second per CPU, met at the callback's "
                 + "mean length): monitor_enter 0.000 %, monitor_wait 0.000 % (the target allows none)"), t.get(1).line());
-        assertTrue(stalls.summary().startsWith("one thread spinning on each of 2 CPUs for 10.0 s, nothing else "
+        assertTrue(stalls.summary().startsWith("one thread spinning on each of 2 CPUs for 10.0 s in all, nothing else "
                 + "running, lost its CPU for longer than 10 µs 450.0, 50 µs 100.0, 100 µs 30.0, 200 µs 5.0, 1 ms 1.0 "
                 + "times a second per CPU (longest 3.00 ms)"), stalls.summary());
     }
