@@ -9,8 +9,8 @@ import java.util.Locale;
  * tail allows, whoever takes it: one thread per CPU spins reading the monotonic clock, nothing
  * else running, and counts the gaps between two reads. A gap of tens of microseconds is an
  * interrupt, another task, or the hypervisor running something else on the virtual CPU: the
- * last two never show in a thread's context switch counts, so a timed callback that meets one
- * is counted neither slept nor preempted. A callback of mean length d meets a gap over T with
+ * first and last never show in a thread's context switch counts, so a timed callback that meets
+ * one is counted neither slept nor preempted. A callback of length d meets a gap over T with
  * probability {@code 1 - exp(-rate(T) * d)}: that is the share of callbacks over T owed to the
  * machine alone, which a p99.9 under T needs to be well under 0.1 %.
  */
@@ -91,9 +91,9 @@ public record MachineStalls(int threads, double seconds, long[] over, long maxNs
         throw new IllegalArgumentException("not a counted gap length: " + thresholdNs + " ns");
     }
 
-    /** The chance that a callback of {@code meanNs} meets a gap longer than {@code thresholdNs}. */
-    public double chance(double meanNs, long thresholdNs) {
-        return -Math.expm1(-perSecond(thresholdNs) * meanNs / 1e9);
+    /** The chance that a callback lasting {@code ns} meets a gap longer than {@code thresholdNs}. */
+    public double chance(double ns, long thresholdNs) {
+        return -Math.expm1(-perSecond(thresholdNs) * ns / 1e9);
     }
 
     /** One line for a report. */

@@ -266,7 +266,7 @@ public final class SuiteReport {
                 100.0 * (e.slept() + e.preempted()) / e.events()))
                 + " (a p99.9 lets 0.1 % through)";
         if (stalls != null) {
-            why += machineShare(events, stalls, (long) TAIL_P999_NS, "0.1 %");
+            why += machineShare(t, events, stalls, (long) TAIL_P999_NS, "0.1 %");
         }
         CallbackTiming.Slow slowest = t.slowest().isEmpty() ? null : t.slowest().get(0);
         String slow = slowest == null ? "" : "; the slowest: " + slowest.event() + " "
@@ -275,7 +275,7 @@ public final class SuiteReport {
                 + (slowest.preempted() < 0 ? "" : ", slept " + slowest.slept() + " / preempted " + slowest.preempted())
                 + (slowest.gc() ? ", met a GC pause" : "");
         if (stalls != null) {
-            slow += machineShare(events, stalls, (long) TAIL_MAX_NS, "none");
+            slow += machineShare(t, events, stalls, (long) TAIL_MAX_NS, "none");
         }
         return List.of(
                 tailTarget("Callback p99.9 < 50 µs, every event type, " + what, TAIL_P999_NS, events,
@@ -313,14 +313,17 @@ public final class SuiteReport {
                 met, margin);
     }
 
-    /** Each event type's share of callbacks that meet a machine stall over `limitNs` at their mean length. */
-    private static String machineShare(List<CallbackTiming.Event> events, MachineStalls stalls, long limitNs,
-                                       String allowed) {
+    /**
+     * Each event type's share of callbacks that meet a machine stall over `limitNs` at their median
+     * length (not the mean, which the slow callbacks themselves would inflate).
+     */
+    private static String machineShare(CallbackTiming t, List<CallbackTiming.Event> events, MachineStalls stalls,
+                                       long limitNs, String allowed) {
         return "; owed to the machine alone (a stall over " + CallbackTiming.duration(limitNs) + " "
                 + String.format(Locale.ROOT, "%.1f", stalls.perSecond(limitNs))
-                + " times a second per CPU, met at the callback's mean length): "
+                + " times a second per CPU, met at the callback's median length): "
                 + join(events, e -> e.name() + String.format(Locale.ROOT, " %.3f %%",
-                100 * stalls.chance(e.events() == 0 ? 0 : (double) e.ns() / e.events(), limitNs)))
+                100 * stalls.chance(t.quantileNs(e.name(), 0.5), limitNs)))
                 + " (the target allows " + allowed + ")";
     }
 

@@ -247,12 +247,12 @@ class SuitePartsTest {
         assertThrows(IllegalArgumentException.class, () -> stalls.plus(new MachineStalls(1, 1, new long[5], 0)));
         List<SuiteReport.Target> t = SuiteReport.tailTargets("H2", tails("1000-1999:1990,20000-29999:4", 25_000),
                 stalls);
-        // enters last 2 µs on average, waits 1 µs
+        // the median enter lasts 2 µs (its bucket 1000-1999 ns), the median wait 1 µs (500-999 ns)
         assertTrue(t.get(0).line().contains("owed to the machine alone (a stall over 50.0 µs 100.0 times a second "
-                + "per CPU, met at the callback's mean length): monitor_enter 0.020 %, monitor_wait 0.010 % "
+                + "per CPU, met at the callback's median length): monitor_enter 0.020 %, monitor_wait 0.010 % "
                 + "(the target allows 0.1 %)"), t.get(0).line());
         assertTrue(t.get(1).line().contains("a stall over 1.00 ms 1.0 times a second per CPU, met at the callback's "
-                + "mean length): monitor_enter 0.000 %, monitor_wait 0.000 % (the target allows none)"), t.get(1).line());
+                + "median length): monitor_enter 0.000 %, monitor_wait 0.000 % (the target allows none)"), t.get(1).line());
         assertTrue(stalls.summary().startsWith("one thread spinning on each of 2 CPUs for 10.0 s in all, nothing else "
                 + "running, lost its CPU for longer than 10 µs 450.0, 50 µs 100.0, 100 µs 30.0, 200 µs 5.0, 1 ms 1.0 "
                 + "times a second per CPU (longest 3.00 ms)"), stalls.summary());
