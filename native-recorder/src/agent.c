@@ -31,15 +31,10 @@
 #include "threads.h"
 #include "timing.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 /* The agent's state: one instance, never freed. */
 static struct {
@@ -66,7 +61,6 @@ static struct {
     const char *held_off;     /* why first sights make their own weak references (objects.h,
                                  "Held references"), NULL when the maker holds them */
     jobject    maker;         /* atomic: the maker's Thread (global reference), once made */
-    int        maker_nice;    /* atomic: the maker's nice value read back, MAKER_NICE_UNKNOWN until then */
     int        stack_oracle;  /* CONVOY_TEST_STACK_ORACLE=1: cache hits are checked (capture.h) */
     uint32_t   gc_tracked;    /* atomic: the recording epoch whose GC pauses are all counted */
     uint64_t   timing_ticks0; /* timing=on: cv_ticks() and cv_now_ns() at start, to convert ticks */
@@ -742,34 +736,11 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) {
     objects_hold_wake();
 }
 
-/*
- * The maker runs at the lowest priority the kernel gives a normal thread (nice 19). Woken by its
- * timer every 10 ms at the default priority, it was the thread that most often preempted an
- * application thread in the middle of a callback (perf sched_switch, H2 with one client per CPU),
- * which then waited for a CPU while it may hold a monitor. At nice 19 the kernel does not preempt
- * a running thread for it; its work (about 1 % of a CPU on H2) still gets done: a busy machine
- * gives it its share, and a first sight whose shard's entries are all in use makes its own weak
- * reference (objects.h). A failure to lower it is said once; the maker then runs as before.
- */
-#define MAKER_NICE 19
-#define MAKER_NICE_UNKNOWN INT_MIN
-
-static void lower_maker_priority(void) {
-    id_t tid = (id_t)syscall(SYS_gettid);
-    if (setpriority(PRIO_PROCESS, tid, MAKER_NICE) != 0) {
-        cv_log_warn("heldrefs: cannot lower the maker thread's priority (%s); it runs at the JVM's", strerror(errno));
-    }
-    errno = 0;
-    int nice = getpriority(PRIO_PROCESS, tid);
-    if (errno == 0) store_release(&g_cv.maker_nice, nice);
-}
-
 /* The maker of held objects' weak references (objects.h, "Held references"): a round every
  * 10 ms while first sights come, every 100 ms once a round found none, sooner when a shard's
  * entries fill up; until VMDeath. */
 static void JNICALL maker_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
     (void)jvmti; (void)arg;
-    lower_maker_priority();
     while (load_acquire(&g_cv.live)) objects_hold_wait(objects_hold_make(jni) ? 10 : 100);
 }
 
@@ -1148,7 +1119,6 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         threads_enumerate(jvmti, jni);
         owners_register_running(jvmti, jni);
         /* After the enumeration: the maker is not one of the program's threads (no state, no ring). */
-        store_release(&g_cv.maker_nice, MAKER_NICE_UNKNOWN);
         g_cv.held_off = config->held_refs ? start_maker(jvmti, jni) : "off: option heldrefs=off";
     }
     store_release(&g_cv.started, 1);
@@ -1196,8 +1166,6 @@ int agent_snapshot(JNIEnv *jni, const cv_monitor_states *states, cv_buf *out, cv
                    : g_cv.config.id_cache == 2 ? "off: the collector moves objects outside its pauses"
                                                : "off: no GC events";
     src.held_off = g_cv.held_off;
-    src.maker_nice = load_acquire(&g_cv.maker_nice);
-    src.maker_nice_known = src.maker_nice != MAKER_NICE_UNKNOWN;
     src.stack_depth = g_cv.config.stack_depth;
     src.buffer_bytes = g_cv.config.buffer_bytes;
     src.memory_cap = g_cv.config.memory_cap;

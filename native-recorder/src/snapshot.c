@@ -320,11 +320,8 @@ static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *
     } else {
         uint64_t taken, made, full, now;
         objects_hold_counts(&taken, &made, &full, &now);
-        char nice[24] = "unknown";
-        if (src->maker_nice_known) snprintf(nice, sizeof(nice), "%d", src->maker_nice);
-        snprintf(held, sizeof(held), "on taken=%llu made=%llu full=%llu now=%llu maker_nice=%s",
-                 (unsigned long long)taken, (unsigned long long)made, (unsigned long long)full,
-                 (unsigned long long)now, nice);
+        snprintf(held, sizeof(held), "on taken=%llu made=%llu full=%llu now=%llu", (unsigned long long)taken,
+                 (unsigned long long)made, (unsigned long long)full, (unsigned long long)now);
     }
     put_kv(b, &n, "objects.held", held);
     if (src->timing) put_timing(b, &n, src);

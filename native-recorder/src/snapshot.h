@@ -37,8 +37,6 @@ typedef struct {
     const char    *options;        /* the option text in effect */
     const char    *id_cache;       /* INFO objects.idcache */
     const char    *held_off;       /* INFO objects.held: NULL (held references on) or why off */
-    int            maker_nice;     /* INFO objects.held: the maker thread's nice value, */
-    int            maker_nice_known; /* when it was read back */
     uint32_t       stack_depth;
     uint32_t       buffer_bytes;
     uint64_t       memory_cap;
