@@ -564,6 +564,7 @@ int objects_holding(void) {
 typedef struct {
     int      entry;
     uint32_t seq;
+    int      installed;  /* its slot took the reference: the entry is to be emptied and freed */
     jobject  referent;   /* local reference */
     jweak    ref;
 } held_todo;
@@ -572,7 +573,10 @@ typedef struct {
  * referents read and weak references made without it (NewWeakGlobalRef may wait for the VM's
  * lock of its handle storage); each installed under the lock again in its slot if the entry
  * still holds the same take. An entry emptied or taken again meanwhile gave a referent that is
- * NULL or another object, and fails that check (every take counts in held_seq). */
+ * NULL or another object, and fails that check (every take counts in held_seq). An installed
+ * entry stays marked in use, so that no first sight takes it, while it is emptied without the
+ * lock (SetObjectArrayElement, a VM transition that may wait out a safepoint: never under a
+ * shard lock that callbacks wait for), and is marked free under the lock at the end. */
 static uint64_t make_shard(JNIEnv *jni, jobjectArray array, uint32_t shard) {
     held_todo todo[HELD_PER_SHARD];
     int n = 0;
@@ -582,6 +586,7 @@ static uint64_t make_shard(JNIEnv *jni, jobjectArray array, uint32_t shard) {
         int entry = (int)shard * HELD_PER_SHARD + __builtin_ctzll(bits);
         todo[n].entry = entry;
         todo[n].seq = held_seq[entry];
+        todo[n].installed = 0;
         n++;
     }
     pthread_mutex_unlock(lock);
@@ -598,11 +603,24 @@ static uint64_t make_shard(JNIEnv *jni, jobjectArray array, uint32_t shard) {
         }
         slot *s = &table[held_slot[entry] - 1];
         store_relaxed(&s->ref, todo[i].ref);
+        store_relaxed(&s->held, 0);   /* the slot compares through its reference from now on */
         todo[i].ref = NULL;
-        unhold(jni, s);
+        todo[i].installed = 1;
         made++;
     }
     pthread_mutex_unlock(lock);
+    for (int i = 0; i < n; i++) {
+        if (todo[i].installed) (*jni)->SetObjectArrayElement(jni, array, todo[i].entry, NULL);
+    }
+    if (made) {
+        pthread_mutex_lock(lock);
+        for (int i = 0; i < n; i++) {
+            if (todo[i].installed) {
+                store_relaxed(&shards[shard].held, shards[shard].held & ~(1ull << (todo[i].entry % HELD_PER_SHARD)));
+            }
+        }
+        pthread_mutex_unlock(lock);
+    }
     for (int i = 0; i < n; i++) {
         if (todo[i].ref) (*jni)->DeleteWeakGlobalRef(jni, todo[i].ref);
         if (todo[i].referent) (*jni)->DeleteLocalRef(jni, todo[i].referent);

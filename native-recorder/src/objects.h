@@ -41,8 +41,10 @@
  * the slot holds that entry (`held`) until the maker, a thread of the recorder's own, calls
  * objects_hold_make: for each held entry it notes the take (`held_seq`) under the shard
  * lock, reads the referent and makes the weak reference without it, and under the lock
- * again, if the entry still holds the same take, sets the slot's reference and empties the
- * entry. Meanwhile a look-up compares the object with the entry's referent, and no sweep drops the slot (the
+ * again, if the entry still holds the same take, sets the slot's reference and detaches the
+ * slot from the entry. The entry stays marked in use while the maker empties it without the
+ * lock (SetObjectArrayElement may wait out a safepoint: the maker makes no VM transition under
+ * a shard lock, which a callback may be waiting for), then is marked free under the lock. Meanwhile a look-up compares the object with the entry's referent, and no sweep drops the slot (the
  * array keeps its object alive: a first-seen object lives at most until the maker's next
  * round). A first sight whose shard has every entry in use (counted) wakes the maker and
  * makes its weak reference itself, under the lock; classes always do (snapshots read a

@@ -15,6 +15,7 @@
  * own; the objects_foreach test checks against every object any of them described. The tests
  * of collecting and resetting come last, each from a fresh table.
  */
+#define _GNU_SOURCE   /* pthread_timedjoin_np */
 #include "arch.h"
 #include "check.h"
 #include "objects.h"
@@ -185,10 +186,18 @@ static int array_index_ok(jobjectArray array, jsize index) {
     return 1;
 }
 
+/* A test's action inside the next SetObjectArrayElement that empties an element (then cleared). */
+static void (*during_next_array_clear)(void);
+
 static void JNICALL mock_set_object_array_element(JNIEnv *env, jobjectArray array, jsize index, jobject value) {
     if (!array_index_ok(array, index)) return;
     if (value) fetch_add_relaxed(&array_stores, 1);
     __atomic_store_n(&mock_array.e[index], resolve(value), __ATOMIC_RELEASE);
+    void (*action)(void) = value ? NULL : during_next_array_clear;
+    if (action) {
+        during_next_array_clear = NULL;
+        action();
+    }
 }
 
 static jobject JNICALL mock_get_object_array_element(JNIEnv *env, jobjectArray array, jsize index) {
@@ -1099,6 +1108,56 @@ TEST(objects_held_the_maker_lets_go_of_an_entry_taken_again_while_it_made_the_re
     CHECK_EQ_U64(id_of(&retake_b, OBJ_PLAIN), retake_idb);
     uint64_t ida2 = id_of(&retake_a, OBJ_PLAIN);          /* a, reset, is described anew */
     CHECK(ida2 != 0 && ida2 != ida);
+    CHECK_EQ_U64(load_relaxed(&violations), v0);
+}
+
+/* While the maker empties an entry whose slot took its reference, another thread's first sight
+ * of an object of the same shard must not wait for it: the maker holds no shard lock across the
+ * VM transition (a wait there, for a safepoint or a CPU, would stall that callback). The other
+ * thread gets 10 s; holding the lock, the maker would keep it waiting until the hook returns. */
+static fake_obj nolock_cls = {.hash = 0xF501};
+static fake_obj nolock_a = {.hash = 64, .cls = &nolock_cls};     /* shard 0 */
+static fake_obj nolock_c = {.hash = 192, .cls = &nolock_cls};    /* shard 0 too */
+static uint64_t nolock_idc;
+static int nolock_in_time;
+
+static void *first_sight_of_c(void *p) {
+    (void)p;
+    __atomic_store_n(&nolock_idc, id_of(&nolock_c, OBJ_PLAIN), __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void first_sight_meanwhile(void) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, first_sight_of_c, NULL) != 0) return;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    nolock_in_time = pthread_timedjoin_np(t, NULL, &until) == 0;
+    /* Still waiting: the maker (this thread) holds its lock. Left to finish once it lets go;
+     * the test fails instead of hanging. */
+    if (!nolock_in_time) pthread_detach(t);
+}
+
+TEST(objects_held_the_maker_empties_entries_without_a_shard_lock) {
+    uint64_t v0 = load_relaxed(&violations);
+    fresh_holding_table();
+    uint64_t ida = id_of(&nolock_a, OBJ_PLAIN);
+    CHECK(ida != 0);
+    during_next_array_clear = first_sight_meanwhile;
+    nolock_in_time = 0;
+    CHECK_EQ_U64(objects_hold_make(jni), 1);
+    CHECK(during_next_array_clear == NULL);               /* the maker emptied a's entry */
+    CHECK(nolock_in_time);
+    CHECK(__atomic_load_n(&nolock_idc, __ATOMIC_ACQUIRE) != 0);
+    CHECK(array_holds(&nolock_c));                        /* c took another entry: a's was still taken */
+    CHECK(!array_holds(&nolock_a));
+    CHECK_EQ_U64(live_refs(&nolock_a), 1);
+    CHECK_EQ_U64(id_of(&nolock_a, OBJ_PLAIN), ida);       /* through its reference now */
+    CHECK_EQ_U64(objects_hold_make(jni), 1);              /* c's, in the next round */
+    uint64_t taken, made, full, held;
+    objects_hold_counts(&taken, &made, &full, &held);
+    CHECK_EQ_U64(held, 0);                                /* every entry free again */
     CHECK_EQ_U64(load_relaxed(&violations), v0);
 }
 
