@@ -44,9 +44,10 @@
  * again, if the entry still holds the same take, sets the slot's reference and detaches the
  * slot from the entry. The entry stays marked in use while the maker empties it without the
  * lock (SetObjectArrayElement may wait out a safepoint: the maker makes no VM transition under
- * a shard lock, which a callback may be waiting for), then is marked free under the lock. Meanwhile a look-up compares the object with the entry's referent, and no sweep drops the slot (the
- * array keeps its object alive: a first-seen object lives at most until the maker's next
- * round). A first sight whose shard has every entry in use (counted) wakes the maker and
+ * a shard lock, which a callback may be waiting for), then is marked free under the lock.
+ * Meanwhile a look-up compares the object with the entry's referent, and no sweep drops the
+ * slot (the array keeps its object alive: a first-seen object lives at most until the maker's
+ * next round). A first sight whose shard has every entry in use (counted) wakes the maker and
  * makes its weak reference itself, under the lock; classes always do (snapshots read a
  * class's reference). The held entries of a shard are taken and emptied only under its lock.
  * The class's id (objects_id on the class, or the caller's cache of it) is gathered before
