@@ -6,7 +6,8 @@
     perf script -i perf.sched -F tid,time,trace,ip,sym,dso > sched.txt
     test-apps/perf/offcpu.py sched.txt
 
-Every switch-out whose call chain holds a frame of libconvoy is paired with the switch-in of
+Every switch-out whose call chain passes through one of Convoy's callbacks or probe natives (a
+libconvoy frame on_* or probe_*: not the recorder's own threads) is paired with the switch-in of
 the same thread (record with -a: a switch in from the idle task is the idle task's event,
 which perf records only system-wide); the time between (waiting for a lock, then for a CPU) is
 summed by what the thread was doing: the first user-space frames of the chain. Frames of functions without a
@@ -46,6 +47,12 @@ def events(path):
     return out
 
 
+def in_callback(stack):
+    """A chain through one of Convoy's callbacks or probe natives (on_*, probe_*), not through the
+    recorder's own threads (the maker, snapshots), which also run libconvoy code."""
+    return any('libconvoy' in dso and (f.startswith('on_') or f.startswith('probe_')) for f, dso in stack)
+
+
 def user_frames(stack):
     return [f for f, dso in stack if 'kernel' not in dso]
 
@@ -65,7 +72,7 @@ def main():
                 wakers[(' < '.join(user_frames(s['stack']))[:120],
                         ' < '.join(user_frames(e['stack'])[:4]) or '(kernel)')] += 1
             continue
-        if not e['state'].startswith('R') and any('libconvoy' in dso for _, dso in e['stack']):
+        if not e['state'].startswith('R') and in_callback(e['stack']):
             asleep[e['prev']] = e
         n = e['next']
         if n in pending:
@@ -74,7 +81,7 @@ def main():
         pending[e['prev']] = e
     agg = collections.defaultdict(lambda: [0, 0.0, 0.0])
     for s, d in out.values():
-        if not any('libconvoy' in dso for _, dso in s['stack']):
+        if not in_callback(s['stack']):
             continue
         kernel = [f for f, dso in s['stack'] if 'kernel' in dso]
         user = user_frames(s['stack'])
