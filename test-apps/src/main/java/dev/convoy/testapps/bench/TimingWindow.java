@@ -13,7 +13,8 @@ import javax.management.ObjectName;
  */
 public final class TimingWindow {
 
-    static final String RECORDER = "dev.convoy:type=Recorder";
+    /** Convoy's MBean. */
+    public static final String RECORDER = "dev.convoy:type=Recorder";
 
     private TimingWindow() {
     }

@@ -50,7 +50,6 @@ public record MachineStalls(int threads, double seconds, long[] over, long maxNs
         return new MachineStalls(threads, seconds, over, maxNs);
     }
 
-    /** Spins for {@code nanos}, counting the gaps by length; returns the longest. */
     /** Both measurements as one: counts and seconds added (same thread count). */
     public MachineStalls plus(MachineStalls o) {
         if (o.threads != threads) {
@@ -63,6 +62,7 @@ public record MachineStalls(int threads, double seconds, long[] over, long maxNs
         return new MachineStalls(threads, seconds + o.seconds, sum, Math.max(maxNs, o.maxNs));
     }
 
+    /** Spins for {@code nanos}, counting the gaps by length; returns the longest. */
     private static long spin(long nanos, long[] counts) {
         long prev = System.nanoTime();
         long end = prev + nanos;

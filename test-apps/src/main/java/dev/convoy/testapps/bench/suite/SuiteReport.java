@@ -251,7 +251,7 @@ public final class SuiteReport {
      * callbacks slept or were preempted (more than 0.1 % of them sets the p99.9), the same figure
      * without the preempted ones, and the slowest callback's longest stage. With the machine's
      * stalls measured (may be null), also the share of each event type's callbacks that, at their
-     * mean length, meet a stall of the machine's over the limit: callbacks over it that no code of
+     * median length, meet a stall of the machine's over the limit: callbacks over it that no code of
      * the recorder's can prevent, and that no switch count shows.
      */
     public static List<Target> tailTargets(String what, CallbackTiming t, MachineStalls stalls) {

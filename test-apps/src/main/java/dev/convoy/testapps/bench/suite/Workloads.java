@@ -71,7 +71,7 @@ import javax.management.ObjectName;
  */
 public final class Workloads {
 
-    static final String MBEAN = "dev.convoy:type=Recorder";
+    static final String MBEAN = TimingWindow.RECORDER;
 
     /** The monitor of the contended workload. */
     public static final class ContendedLock {
