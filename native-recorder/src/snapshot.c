@@ -188,7 +188,7 @@ static int copy_rings(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, con
     if (!views) return cv_fail(err, "out of memory pinning thread states");
     cv_record *last = calloc(nviews ? nviews : 1, sizeof(cv_record));
     if (!last) {
-        threads_unpin(views, nviews);
+        threads_unpin(jni, views, nviews);
         return cv_fail(err, "out of memory reading the rings");
     }
     put_rings(b, jni, src, views, nviews, src->reset_mono, last, c);
@@ -198,7 +198,7 @@ static int copy_rings(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, con
     c->snap_epoch = cv_epoch_ns();
     put_monitor_states(c, views, nviews, last, states);
     free(last);
-    threads_unpin(views, nviews);
+    threads_unpin(jni, views, nviews);
     return 0;
 }
 
@@ -305,6 +305,7 @@ static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *
     put_kv_u64(b, &n, "records.dropped", tt.dropped + threads_dropped_no_ring());
     put_kv_u64(b, &n, "records.torn", c->torn);
     put_kv_u64(b, &n, "threads.evicted", tt.evicted);
+    put_kv_u64(b, &n, "threads.retired", tt.retired);
     put_kv_u64(b, &n, "stacks.dropped", stacks_dropped(src->stacks));
     char capture[1024];
     capture_describe(capture, sizeof(capture));

@@ -45,6 +45,7 @@ static size_t carrier_bytes;       /* bytes of one carrier frame buffer */
 static __thread jvmtiFrameInfo *carrier_frames;
 static __thread int64_t os_thread_tid;   /* Java id of the platform thread of this OS thread, 0 unknown */
 static uint64_t evicted;
+static uint64_t retired;            /* evicted while pinned (threads_totals) */
 static uint64_t evicted_written, evicted_overwritten, evicted_dropped;
 static uint64_t dropped_no_ring;
 static size_t timing_bytes;                       /* sizeof(cv_timing) with timing=on, else 0 */
@@ -207,19 +208,26 @@ static int victim_gone(cv_victim *v, void *jni) {
     return thread_gone((JNIEnv *)jni, of_victim(v));
 }
 
-/* Under registry_lock: evicts unpinned states of threads that are over until `need` more
- * bytes fit under the cap, in victims.h's order: first those whose Thread object is gone
- * (their end time is unknown), then the oldest ended. Returns 0 if they cannot be made to
- * fit. A state's bytes are its block plus its names. If `reuse` is given, an evicted block
- * of exactly `block` bytes is not freed but handed back in *reuse for the new state
+/* Under registry_lock: evicts states of threads that are over until `need` more bytes fit
+ * under the cap, in victims.h's order: first those whose Thread object is gone (their end
+ * time is unknown), then the oldest ended; unpinned ones first. Returns 0 if they cannot be
+ * made to fit. A state's bytes are its block plus its names. If `reuse` is given, an evicted
+ * block of exactly `block` bytes is not freed but handed back in *reuse for the new state
  * (already counted out of memory_in_use, as if freed): every state has the same size, so
  * once the cap is full a new state takes over the memory of the one it evicts, and
  * malloc/free (and the page faults of memory the allocator gave back to the system) stay
- * off the thread-start path. */
+ * off the thread-start path.
+ *
+ * When every state that is over is pinned (a snapshot copies the rings), one is evicted all
+ * the same, but retired rather than freed: it leaves the registry and the queues and stops
+ * counting against the cap, while its block stays as it is for the snapshots that pin it;
+ * the last of them frees it (threads_unpin). A thread that starts during a snapshot at the cap
+ * gets its ring; the retired blocks are memory of the snapshot, at most the states it pinned. */
 static int make_room(JNIEnv *jni, uint64_t need, size_t block, cv_thread **reuse) {
     if (reuse) *reuse = NULL;
     while (memory_in_use + need > ring_budget) {
         cv_victim *v = victims_pick(&victims, victim_gone, jni);
+        if (!v) v = victims_pick_pinned(&victims, victim_gone, jni);
         if (!v) {
             if (reuse) {
                 free(*reuse);
@@ -231,6 +239,7 @@ static int make_room(JNIEnv *jni, uint64_t need, size_t block, cv_thread **reuse
         victims_remove(&victims, v);
         if (t->prev) t->prev->next = t->next; else registry = t->next;
         if (t->next) t->next->prev = t->prev;
+        t->prev = t->next = NULL;
         memory_in_use -= t->bytes + t->names_bytes + t->grown_bytes;
         evicted++;
         evicted_written += ring_written(t->ring);
@@ -241,6 +250,11 @@ static int make_room(JNIEnv *jni, uint64_t need, size_t block, cv_thread **reuse
             for (int i = 0; i < CV_TEV_COUNT; i++) timing_add(&evicted_timing[i], &t->timing->ev[i]);
             timing_slowest_merge(evicted_slowest, &evicted_slowest_count, CV_TIMING_SLOWEST_REPORTED,
                                  t->timing->slowest, CV_TIMING_SLOWEST);
+        }
+        if (t->victim.pins > 0) {
+            t->retired = 1;
+            retired++;
+            continue;
         }
         release_state(jni, t);
         if (reuse && t->bytes == block && !*reuse) {
@@ -569,10 +583,23 @@ cv_thread_view *threads_pin_all(size_t *count) {
     return v;
 }
 
-void threads_unpin(cv_thread_view *v, size_t count) {
+void threads_unpin(JNIEnv *jni, cv_thread_view *v, size_t count) {
+    cv_thread *freed = NULL;    /* retired states no snapshot pins any more, linked by `next` */
     pthread_mutex_lock(&registry_lock);
-    for (size_t i = 0; i < count; i++) v[i].t->victim.pins--;
+    for (size_t i = 0; i < count; i++) {
+        cv_thread *t = v[i].t;
+        if (--t->victim.pins == 0 && t->retired) {
+            t->next = freed;
+            freed = t;
+        }
+    }
     pthread_mutex_unlock(&registry_lock);
+    while (freed) {
+        cv_thread *t = freed;
+        freed = t->next;
+        release_state(jni, t);
+        free(t);
+    }
     for (size_t i = 0; i < count; i++) {
         free(v[i].name);
         free(v[i].group);
@@ -586,6 +613,7 @@ void threads_totals(cv_thread_totals *out) {
     out->threads = 0;
     out->threads_seen = threads_seen;
     out->evicted = evicted;
+    out->retired = retired;
     out->memory = memory_in_use;
     out->written = evicted_written;
     out->overwritten = evicted_overwritten;

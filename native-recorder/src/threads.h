@@ -11,12 +11,14 @@
  * Registry: all states are on one list under `registry_lock`, taken only at thread
  * start and end and by snapshots to pin states; never while recording a record.
  * States of ended threads stay on the list (a snapshot still shows them) until the
- * memory cap needs their space: then an unpinned state of a thread that is over is
- * evicted, in the order of victims.h (first those whose Thread object is gone, then the
- * oldest ended), and the new state takes over its memory. Besides the list, the states
- * that can be evicted are kept on victims.h's queues (same lock), so that finding the
- * victim costs no walk over the registry; threads.c says which state is on which queue.
- * A thread that cannot get a ring within the cap records nothing; its events are
+ * memory cap needs their space: then a state of a thread that is over is evicted, in the
+ * order of victims.h (first those whose Thread object is gone, then the oldest ended), and
+ * the new state takes over its memory. An unpinned one goes first; if a snapshot pins them
+ * all, one is retired instead (off the list and out of the cap, freed when the snapshot
+ * lets go of it). Besides the list, the states that can be evicted are kept on victims.h's
+ * queues (same lock), so that finding the victim costs no walk over the registry;
+ * threads.c says which state is on which queue. A thread that cannot get a ring within
+ * the cap (every other state belongs to a live thread) records nothing; its events are
  * counted as dropped.
  *
  * Virtual threads (JDK 21+) get a state of their own too, found through the same thread-local
@@ -67,6 +69,8 @@ typedef struct cv_thread {
     uint64_t thread_obj;      /* written under registry_lock, by the owner (an object id can go
                                  stale after a reset: threads_set_thread_obj) */
     uint32_t flags;           /* RING_*; under registry_lock */
+    uint32_t retired;         /* evicted while pinned: off the registry, freed at the last unpin;
+                                 under registry_lock */
     uint64_t start_ns;
     jweak    thread_ref;      /* deleted when the state is freed */
     char    *name;            /* under registry_lock; names are cut to CV_NAME_MAX_BYTES (text.h) */
@@ -153,14 +157,17 @@ void threads_set_thread_obj(cv_thread *t, uint64_t thread_obj);
 /* Creates states for threads already running (at start-up or attach). */
 void threads_enumerate(jvmtiEnv *jvmti, JNIEnv *jni);
 
-/* Snapshot: pins every state and copies its identity. Free with threads_unpin. */
+/* Snapshot: pins every state and copies its identity. Free with threads_unpin. A pinned state
+ * stays readable until unpinned, even if the memory cap evicts it meanwhile (it is retired:
+ * off the registry, and freed by the unpin that lets go of it last). */
 cv_thread_view *threads_pin_all(size_t *count);
-void threads_unpin(cv_thread_view *views, size_t count);
+void threads_unpin(JNIEnv *jni, cv_thread_view *views, size_t count);
 
 typedef struct {
     uint64_t threads;           /* states on the list */
     uint64_t threads_seen;      /* states ever created */
     uint64_t evicted;
+    uint64_t retired;           /* of them, evicted while a snapshot pinned them */
     uint64_t memory;            /* bytes of states on the list */
     uint64_t written, overwritten, dropped;   /* incl. evicted states */
 } cv_thread_totals;

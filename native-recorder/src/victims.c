@@ -37,27 +37,36 @@ void victims_ended(cv_victims *v, cv_victim *n, uint64_t end_ns) {
     n->queue = CV_VQ_ENDED;
 }
 
-static cv_victim *first_unpinned(const cv_vqueue *q) {
+/* The first node of q that may be chosen: unpinned, or any if `pinned_too`. */
+static cv_victim *first_choosable(const cv_vqueue *q, int pinned_too) {
     for (cv_victim *n = q->head; n; n = n->next) {
-        if (n->pins == 0) return n;
+        if (pinned_too || n->pins == 0) return n;
     }
     return NULL;
 }
 
-cv_victim *victims_pick(cv_victims *v, cv_gone_fn gone, void *ctx) {
-    cv_victim *n = first_unpinned(&v->q[CV_VQ_GONE]);
+static cv_victim *pick(cv_victims *v, cv_gone_fn gone, void *ctx, int pinned_too) {
+    cv_victim *n = first_choosable(&v->q[CV_VQ_GONE], pinned_too);
     if (n) return n;
     cv_vqueue *watch = &v->q[CV_VQ_WATCH];
     cv_vqueue *found = &v->q[CV_VQ_GONE];
     for (cv_victim *w = watch->head, *next; w; w = next) {
         next = w->next;
-        if (w->pins == 0 && gone(w, ctx)) {
+        if ((pinned_too || w->pins == 0) && gone(w, ctx)) {
             unlink_node(watch, w);
             link_after(found, found->tail, w);
             w->queue = CV_VQ_GONE;
         }
     }
-    n = first_unpinned(found);
+    n = first_choosable(found, pinned_too);
     if (n) return n;
-    return first_unpinned(&v->q[CV_VQ_ENDED]);
+    return first_choosable(&v->q[CV_VQ_ENDED], pinned_too);
+}
+
+cv_victim *victims_pick(cv_victims *v, cv_gone_fn gone, void *ctx) {
+    return pick(v, gone, ctx, 0);
+}
+
+cv_victim *victims_pick_pinned(cv_victims *v, cv_gone_fn gone, void *ctx) {
+    return pick(v, gone, ctx, 1);
 }

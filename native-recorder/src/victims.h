@@ -10,7 +10,8 @@
  *      thread ended without a ThreadEnd (virtual threads get none), so their end time is
  *      unknown; among them, the one found first, and found in creation order;
  *   2. then unpinned ended states, oldest end time first.
- * Live states (not ended, Thread object reachable) and pinned states are never chosen.
+ * Live states (not ended, Thread object reachable) are never chosen; pinned states are
+ * chosen only by victims_pick_pinned, which the caller asks when victims_pick finds none.
  *
  * QUEUES: a node is on at most one of three doubly linked queues, `queue` says which:
  *   WATCH  not ended, and may end without a ThreadEnd, so its Thread object may vanish;
@@ -30,6 +31,11 @@
  * unpinned gone node is known: one `gone` test per unpinned WATCH node, a pass that finds k
  * gone nodes paying for the next k picks. The pick does not remove the node: the caller
  * calls victims_remove when it frees or reuses it.
+ *
+ * victims_pick_pinned: the same order over every node, pinned or not: the first node of GONE;
+ * else a pass over WATCH that tests every node and moves the gone ones to GONE, then the first
+ * of GONE; else the first of ENDED. For the caller that cannot wait for a pin to go (a thread
+ * starting while a snapshot pins every state) and retires the node instead of freeing it.
  */
 #ifndef CONVOY_VICTIMS_H
 #define CONVOY_VICTIMS_H
@@ -66,5 +72,7 @@ void victims_ended(cv_victims *v, cv_victim *n, uint64_t end_ns);
 void victims_remove(cv_victims *v, cv_victim *n);
 /* The next victim by the priority above, or NULL; still on its queue. */
 cv_victim *victims_pick(cv_victims *v, cv_gone_fn gone, void *ctx);
+/* The next victim by the same priority, pinned nodes included, or NULL; still on its queue. */
+cv_victim *victims_pick_pinned(cv_victims *v, cv_gone_fn gone, void *ctx);
 
 #endif

@@ -147,6 +147,38 @@ TEST(victims_pinned_gone_state_waits_and_then_comes_first) {
     CHECK(evict(&q) == 0);
 }
 
+/* Picks among pinned states too and removes, as make_room does when no unpinned state is left. */
+static int evict_pinned(cv_victims *q) {
+    cv_victim *v = victims_pick_pinned(q, gone_test, NULL);
+    if (!v) return -1;
+    victims_remove(q, v);
+    return of(v)->id;
+}
+
+TEST(victims_pick_pinned_takes_pinned_states_in_the_same_order_never_live_ones) {
+    cv_victims q;
+    memset(&q, 0, sizeof(q));
+    state s[5];
+    init(s, 5);
+    victims_watch(&q, &s[0].v);             /* live: Thread object reachable */
+    victims_watch(&q, &s[1].v);
+    s[1].gone = 1;
+    victims_ended(&q, &s[2].v, 20);
+    victims_ended(&q, &s[3].v, 10);
+    victims_watch(&q, &s[4].v);
+    s[4].gone = 1;
+    for (int i = 0; i < 5; i++) s[i].v.pins = 1;   /* a snapshot pins every state */
+    CHECK(evict(&q) == -1);
+    CHECK_EQ_U64(s[1].asked, 0);
+    CHECK(evict_pinned(&q) == 1);           /* gone ones first, in creation order */
+    CHECK(evict_pinned(&q) == 4);
+    CHECK(evict_pinned(&q) == 3);           /* then the oldest ended */
+    s[2].v.pins = 0;
+    CHECK(evict(&q) == 2);                  /* an unpinned one is still found by victims_pick */
+    CHECK(evict_pinned(&q) == -1);          /* the live one is never taken */
+    CHECK(s[0].asked >= 1);
+}
+
 TEST(victims_remembers_gone_states_and_tests_only_when_needed) {
     cv_victims q;
     memset(&q, 0, sizeof(q));

@@ -22,6 +22,7 @@ import dev.convoy.model.Recording;
 import dev.convoy.testapps.ExitUnderContention;
 import dev.convoy.testapps.LockTurnover;
 import dev.convoy.testapps.LongThreadNames;
+import dev.convoy.testapps.SnapshotChurn;
 import dev.convoy.testapps.ThreadChurn;
 import dev.convoy.testapps.VirtualThreadChurn;
 
@@ -99,6 +100,33 @@ class LifecycleIT {
         assertTrue(r.threads().stream().anyMatch(t -> t.events().stream().anyMatch(e -> e.type() == EventType.MONITOR_WAIT
                         && r.objectClassName(e.obj()).equals(VirtualThreadChurn.VirtualLock.class.getName()))),
                 "the latest virtual threads' waits are kept");
+    }
+
+    /**
+     * Threads that start while snapshots copy the rings, at the cap: every state of an ended
+     * thread is pinned by the copy, so the one a new thread needs is retired (freed when the
+     * snapshot lets go of it) instead of the new thread going without a ring.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void threadsStartedWhileSnapshotsCopyTheRingsAtTheCapGetARing(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        int threads = 500;
+        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("buffer=16k,memory=1m"),
+                SnapshotChurn.class.getName(), "100", Integer.toString(threads)).assertSucceeded();
+        Map<String, String> s = summary(run.stdout(), SnapshotChurn.NAME);
+        assertEquals("OK", s.get("status"), run.stdout());
+        assertTrue(Integer.parseInt(s.get("snapshots")) > 0, run.stdout());
+        Recording r = run.recording();
+        assertTrue(r.infoLong("threads.evicted", -1) > 0, () -> "the cap forced evictions: " + r.info());
+        assertTrue(r.infoLong("threads.retired", -1) > 0,
+                () -> "threads started while a snapshot pinned every state: " + r.info());
+        assertEquals(0, r.infoLong("records.dropped", -1), () -> "every thread got a ring: " + r.info());
+        RecordedThread last = r.threads().stream()
+                .filter(t -> t.name().equals(SnapshotChurn.THREAD_PREFIX + (threads - 1))).findFirst()
+                .orElseThrow(() -> new AssertionError("the latest thread is kept: " + r.threads()));
+        assertEquals(List.of(EventType.THREAD_START, EventType.MONITOR_WAIT, EventType.MONITOR_WAITED,
+                EventType.THREAD_END), last.events().stream().map(e -> e.type()).toList(), last::toString);
     }
 
     /** key=value pairs of a scenario's summary line. */
