@@ -1,47 +1,39 @@
 package dev.convoy.testapps;
 
-import java.lang.management.ManagementFactory;
 import java.util.concurrent.atomic.AtomicLong;
 
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
-
 /**
- * Samples Convoy's {@code MemoryInUseBytes} from its MBean ({@code dev.convoy:type=Recorder}, plain
- * JMX: no dependency on the agent) on a platform daemon thread while a scenario runs, so that the
- * app can print the largest value it saw next to the cap. Without Convoy in the JVM it samples
+ * Samples Convoy's {@code MemoryInUseBytes} from its MBean ({@link ConvoyMBean}, plain JMX: no
+ * dependency on the agent) on a platform daemon thread while a scenario runs, so that the app
+ * can print the largest value it saw next to the cap. Without Convoy in the JVM it samples
  * nothing and reports -1. How often it samples decides only how many samples there are, never an
  * outcome.
  */
 final class ConvoyMemory implements AutoCloseable {
 
-    private static final String MBEAN = "dev.convoy:type=Recorder";
-
     private final AtomicLong max = new AtomicLong(-1);
     private final AtomicLong samples = new AtomicLong();
+    private final ConvoyMBean convoy;
     private final long cap;
     private final Thread sampler;
     private volatile boolean stop;
 
     ConvoyMemory() {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        ObjectName name;
+        ConvoyMBean found;
         long c = -1;
         try {
-            name = new ObjectName(MBEAN);
-            if (server.isRegistered(name)) {
-                c = ((Number) server.getAttribute(name, "MemoryCapBytes")).longValue();
-            } else {
-                name = null;
+            found = ConvoyMBean.find();
+            if (found != null) {
+                c = found.longAttribute("MemoryCapBytes");
             }
-        } catch (Exception e) {
-            name = null;
+        } catch (RuntimeException e) {
+            found = null;
         }
+        convoy = found;
         cap = c;
-        ObjectName n = name;
         sampler = new Thread(() -> {
-            while (n != null && !stop) {
-                sample(server, n);
+            while (convoy != null && !stop) {
+                sample();
                 try {
                     Thread.sleep(2);
                 } catch (InterruptedException e) {
@@ -53,12 +45,12 @@ final class ConvoyMemory implements AutoCloseable {
         sampler.start();
     }
 
-    private void sample(MBeanServer server, ObjectName n) {
+    private void sample() {
         try {
-            long v = ((Number) server.getAttribute(n, "MemoryInUseBytes")).longValue();
+            long v = convoy.longAttribute("MemoryInUseBytes");
             max.accumulateAndGet(v, Math::max);
             samples.incrementAndGet();
-        } catch (Exception e) {
+        } catch (RuntimeException e) {
             stop = true;
         }
     }
@@ -82,16 +74,8 @@ final class ConvoyMemory implements AutoCloseable {
         stop = true;
         sampler.interrupt();
         sampler.join();
-        if (cap >= 0) {
-            sample(ManagementFactory.getPlatformMBeanServer(), objectName());
-        }
-    }
-
-    private static ObjectName objectName() {
-        try {
-            return new ObjectName(MBEAN);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
+        if (convoy != null) {
+            sample();
         }
     }
 }

@@ -1,10 +1,5 @@
 package dev.convoy.testapps;
 
-import java.lang.management.ManagementFactory;
-import javax.management.JMException;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
-
 /**
  * A long-running server's lock churn, compressed: N distinct lock objects, one after another,
  * each waited on once (a MonitorWait/MonitorWaited pair, so the recorder gives it an id),
@@ -28,7 +23,6 @@ public final class LockTurnover implements Scenario {
     public static final String NAME = "lock-turnover";
     public static final int DEFAULT_LOCKS = 2_000_000;
     public static final int DEFAULT_BATCH = 2_000;
-    public static final String RECORDER_MBEAN = "dev.convoy:type=Recorder";
 
     /** Monitor of every wait. */
     public static final class TurnoverLock {
@@ -98,15 +92,9 @@ public final class LockTurnover implements Scenario {
 
     @Override
     public Result run() {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        ObjectName recorder;
-        try {
-            recorder = new ObjectName(RECORDER_MBEAN);
-        } catch (JMException e) {
-            throw new IllegalStateException(e);
-        }
-        boolean agent = server.isRegistered(recorder);
-        long cap = agent ? (Long) attribute(server, recorder, "MemoryCapBytes") : -1;
+        ConvoyMBean recorder = ConvoyMBean.find();
+        boolean agent = recorder != null;
+        long cap = agent ? recorder.longAttribute("MemoryCapBytes") : -1;
         long maxInUse = -1;
         int waits = 0;
         int batches = 0;
@@ -125,11 +113,11 @@ public final class LockTurnover implements Scenario {
             current = null;
             System.gc(); // every batch but the last is garbage now
             if (agent) {
-                awaitRoom(server, recorder, 2L * batch);
-                maxInUse = Math.max(maxInUse, (Long) attribute(server, recorder, "MemoryInUseBytes"));
+                awaitRoom(recorder, 2L * batch);
+                maxInUse = Math.max(maxInUse, recorder.longAttribute("MemoryInUseBytes"));
                 samples++;
                 if (batches == resetAfter) {
-                    invoke(server, recorder, "reset");
+                    recorder.invoke("reset");
                     resets++;
                 }
             }
@@ -143,31 +131,15 @@ public final class LockTurnover implements Scenario {
      * returns at once unless those locks are still reachable. Bounded (10 s): then the run
      * goes on and shows what it shows.
      */
-    private static void awaitRoom(MBeanServer server, ObjectName recorder, long room) {
-        long capacity = (Long) attribute(server, recorder, "ObjectTableCapacity");
-        for (int i = 0; i < 10_000 && (Long) attribute(server, recorder, "ObjectsInUse") + room > capacity; i++) {
+    private static void awaitRoom(ConvoyMBean recorder, long room) {
+        long capacity = recorder.longAttribute("ObjectTableCapacity");
+        for (int i = 0; i < 10_000 && recorder.longAttribute("ObjectsInUse") + room > capacity; i++) {
             try {
                 Thread.sleep(1);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             }
-        }
-    }
-
-    private static Object attribute(MBeanServer server, ObjectName name, String attribute) {
-        try {
-            return server.getAttribute(name, attribute);
-        } catch (JMException e) {
-            throw new IllegalStateException("reading " + attribute + " of " + name, e);
-        }
-    }
-
-    private static void invoke(MBeanServer server, ObjectName name, String operation) {
-        try {
-            server.invoke(name, operation, new Object[0], new String[0]);
-        } catch (JMException e) {
-            throw new IllegalStateException("calling " + operation + " of " + name, e);
         }
     }
 

@@ -1,20 +1,14 @@
 package dev.convoy.testapps.bench;
 
-import java.lang.management.ManagementFactory;
-
-import javax.management.JMException;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
+import dev.convoy.testapps.ConvoyMBean;
 
 /**
  * Starts the callback timing of a Convoy agent in this JVM over (MBean operation
  * {@code restartTiming}), so that the timing covers a benchmark's measured phase and not its
- * warm-up. Through JMX by name: the test apps do not depend on the agent's classes.
+ * warm-up. Through JMX by name ({@link ConvoyMBean}): the test apps do not depend on the agent's
+ * classes.
  */
 public final class TimingWindow {
-
-    /** Convoy's MBean. */
-    public static final String RECORDER = "dev.convoy:type=Recorder";
 
     private TimingWindow() {
     }
@@ -26,17 +20,15 @@ public final class TimingWindow {
      * @throws IllegalStateException if the agent refused
      */
     public static boolean restart() {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        try {
-            ObjectName name = new ObjectName(RECORDER);
-            if (!server.isRegistered(name)
-                    || !String.valueOf(server.getAttribute(name, "Options")).matches("(.*,)?timing=on(,.*)?")) {
-                return false;
-            }
-            server.invoke(name, "restartTiming", new Object[0], new String[0]);
-            return true;
-        } catch (JMException e) {
-            throw new IllegalStateException("Convoy refused to restart its callback timing: " + e, e);
+        ConvoyMBean convoy = ConvoyMBean.find();
+        if (convoy == null || !String.valueOf(convoy.attribute("Options")).matches("(.*,)?timing=on(,.*)?")) {
+            return false;
         }
+        try {
+            convoy.invoke("restartTiming");
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("Convoy refused to restart its callback timing: " + e.getMessage(), e);
+        }
+        return true;
     }
 }

@@ -16,6 +16,7 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
 
+import dev.convoy.testapps.ConvoyMBean;
 import dev.convoy.testapps.bench.BenchArgs;
 
 /**
@@ -63,7 +64,7 @@ public final class SoakWorkload {
         Files.createDirectories(out);
 
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        ObjectName convoy = new ObjectName("dev.convoy:type=Recorder");
+        ObjectName convoy = ConvoyMBean.objectName();
         if (!server.isRegistered(convoy)) {
             System.err.println("soak: the Convoy agent is not running in this JVM");
             System.exit(2);

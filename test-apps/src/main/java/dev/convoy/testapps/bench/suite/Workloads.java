@@ -1,5 +1,6 @@
 package dev.convoy.testapps.bench.suite;
 
+import dev.convoy.testapps.ConvoyMBean;
 import dev.convoy.testapps.HandoffChain;
 import dev.convoy.testapps.bench.SafepointLog;
 import dev.convoy.testapps.bench.SafepointLog.Safepoint;
@@ -71,7 +72,7 @@ import javax.management.ObjectName;
  */
 public final class Workloads {
 
-    static final String MBEAN = TimingWindow.RECORDER;
+    static final String MBEAN = ConvoyMBean.NAME;
 
     /** The monitor of the contended workload. */
     public static final class ContendedLock {
