@@ -16,8 +16,9 @@
  *    a pause began meanwhile.
  *  - The table holds the entries of one stamp (recording epoch << 32 | pauses begun). The
  *    first thread to come with a later stamp empties it: it CASes `stamp` to CLEARING, stores
- *    0 in every entry, increments `round` and release-stores the new stamp. Threads with an
- *    older stamp, or that find CLEARING, neither read nor write it.
+ *    0 in every entry, release-stores `round` + 1 and release-stores the new stamp. Threads
+ *    with an older stamp, or that find CLEARING, neither read nor write it: a key is made of
+ *    the `round` read between two reads of `stamp` that both equal the thread's stamp.
  *  - Entries are written once per round: CAS of `key` from 0 to BUSY, relaxed store of `id`,
  *    release store of the key. A key holds the address and the round's low bits, so an entry
  *    a late writer (one that read `stamp` before the table was emptied) finishes after the
@@ -41,6 +42,10 @@
 #define CV_IDCACHE_CLEARING UINT64_MAX
 #define CV_IDCACHE_BUSY   (1ull << 63)
 #define CV_IDCACHE_ADDRESS_BITS 47                   /* user-space addresses on x86_64 */
+/* Test hook: test/test_idcache.c empties the table between idcache_key's loads. */
+#ifndef CV_IDCACHE_BETWEEN_LOADS
+#define CV_IDCACHE_BETWEEN_LOADS(c) ((void)(c))
+#endif
 
 typedef struct {
     uint64_t key;     /* atomic: (address >> 3) | round << 44; 0 empty; BUSY being written */
@@ -78,7 +83,7 @@ static inline void idcache_clear(cv_idcache *c, uint64_t seen, uint64_t stamp) {
         store_relaxed(&c->entry[i].key, 0);
         store_relaxed(&c->entry[i].id, 0);
     }
-    store_relaxed(&c->round, load_relaxed(&c->round) + 1);
+    store_release(&c->round, load_relaxed(&c->round) + 1);
     store_release(&c->stamp, stamp);
 }
 
@@ -91,7 +96,12 @@ static inline uint64_t idcache_key(cv_idcache *c, uintptr_t ref, uint64_t stamp)
         idcache_clear(c, seen, stamp);
         return 0;   /* a miss: the caller looks up and inserts afresh */
     }
-    uint64_t round = load_relaxed(&c->round) & ((1u << 19) - 1);
+    CV_IDCACHE_BETWEEN_LOADS(c);
+    uint64_t round = load_acquire(&c->round) & ((1u << 19) - 1);
+    /* Emptied since `stamp` was read? Then `round` may be the later table's, and a key of it
+     * would let this thread, behind, read and write that table. Seeing the later round
+     * (acquire, against idcache_clear's release) means seeing the stamp it set, or CLEARING. */
+    if (load_acquire(&c->stamp) != stamp) return 0;
     return ((uint64_t)ref >> 3) | round << 44;
 }
 

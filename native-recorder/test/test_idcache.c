@@ -1,5 +1,21 @@
 #include "check.h"
+
+#include <stdint.h>
+
+/* Armed by a test: the next idcache_key empties the table for this stamp between its loads. */
+static uint64_t empty_between_loads;
+struct cv_idcache_s;
+static void between_loads(void *c);
+#define CV_IDCACHE_BETWEEN_LOADS(c) between_loads(c)
 #include "idcache.h"
+
+static void between_loads(void *c) {
+    uint64_t stamp = empty_between_loads;
+    if (stamp == 0) return;
+    empty_between_loads = 0;
+    cv_idcache *t = c;
+    idcache_clear(t, load_relaxed(&t->stamp), stamp);
+}
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -144,6 +160,30 @@ TEST(idcache_a_thread_behind_neither_reads_nor_writes_a_later_table) {
     CHECK_EQ_U64(cache->stamp, idcache_stamp(1, 3));
     CHECK_EQ_U64(lookup(&f, 1, 99, &hit), 42);
     CHECK(hit);
+}
+
+TEST(idcache_a_table_emptied_between_a_threads_reads_is_neither_read_nor_written) {
+    fixture f;
+    init(&f, 0x7f0000001000u);
+    int hit;
+    lookup(&f, 1, 42, &hit);                      /* the table is at stamp (1, 0) */
+    uint64_t behind = idcache_stamp(1, 0);
+    uint64_t later = idcache_stamp(1, 1);
+    /* A thread of the later pause keeps another object's id at the same address... */
+    empty_between_loads = later;
+    CHECK_EQ_U64(idcache_find(cache, f.slot, behind, current), 0);   /* emptied under a reader */
+    CHECK_EQ_U64(cache->stamp, later);
+    idcache_put(cache, f.slot, later, 77);
+    /* ...a thread still behind, emptied under again, must not find that id */
+    CHECK_EQ_U64(idcache_find(cache, f.slot, behind, current), 0);
+    /* and what a thread keeps while the table moves on under it is not found later */
+    uint64_t next = idcache_stamp(1, 2);
+    empty_between_loads = next;
+    idcache_put(cache, f.slot, later, 42);
+    CHECK_EQ_U64(cache->stamp, next);
+    CHECK_EQ_U64(idcache_find(cache, f.slot, next, current), 0);
+    idcache_put(cache, f.slot, next, 99);
+    CHECK_EQ_U64(idcache_find(cache, f.slot, next, current), 99);
 }
 
 /* Writers keep ids for shared addresses while readers look them up and the stamp moves on:
