@@ -160,7 +160,7 @@ static CV_ALWAYS_INLINE uint32_t capture_stack_lap(jvmtiEnv *jvmti, JNIEnv *jni,
     }
     cv_frame *frames = (cv_frame *)threads_frames(jni, t);
     if (!frames) return 0;
-    int count = capture_walk(jvmti, jni, (int)t->is_virtual, holds_monitor, skip, depth, frames);
+    int count = capture_walk(jvmti, jni, (int)t->is_virtual, holds_monitor, skip, depth, frames, &t->bottom_method);
     LAP(lap, WALK);
     if (count <= 0) return 0;
     uint32_t id = intern_captured(frames, count, depth);

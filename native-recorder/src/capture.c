@@ -20,13 +20,14 @@ enum {
     FB_EMPTY,       /* no frame */
     FB_NO_METHOD,   /* a frame whose method has no jmethodID yet */
     FB_NO_BCI,      /* a Java frame without a bytecode index */
+    FB_TRUNCATED,   /* a stack that ended above the thread's bottom frame: cut short */
     FB_VIRTUAL,     /* a virtual thread */
     FB_FORCED,      /* the test oracle's "force" */
     FB_COUNT
 };
 
 static const char *const FB_NAMES[FB_COUNT] = {
-    "gc", "deopt", "notwalkable", "empty", "nomethod", "nobci", "virtual", "forced",
+    "gc", "deopt", "notwalkable", "empty", "nomethod", "nobci", "truncated", "virtual", "forced",
 };
 
 enum { ORACLE_OFF = 0, ORACLE_COMPARE = 1, ORACLE_FORCE = 2 };
@@ -42,7 +43,7 @@ static struct {
     uint64_t preloaded;           /* classes whose jmethodIDs capture_preload made */
     int oracle;
     uint64_t equal, different, oracle_failed;   /* oracle only */
-    char examples[ORACLE_EXAMPLES][256];
+    char examples[ORACLE_EXAMPLES][288];
     int nexamples;
 } cap;
 
@@ -185,8 +186,27 @@ static void oracle_compare(jvmtiEnv *jvmti, JNIEnv *jni, jint skip, uint32_t dep
     free(want);
 }
 
+/* The method of the current thread's bottom frame (GetStackTrace from the bottom), 0 if none. */
+static uint64_t bottom_frame(jvmtiEnv *jvmti) {
+    jvmtiFrameInfo f;
+    jint count = 0;
+    if ((*jvmti)->GetStackTrace(jvmti, NULL, -1, 1, &f, &count) != JVMTI_ERROR_NONE || count != 1) return 0;
+    return (uint64_t)(uintptr_t)f.method;
+}
+
+/* A GetStackTrace capture of n frames: if it is the whole stack, its last frame is the bottom. */
+static int learned(uint64_t *bottom, const cv_frame *frames, int n, uint32_t depth) {
+    if (bottom && n > 0 && (uint32_t)n <= depth) *bottom = frames[n - 1].method;
+    return n;
+}
+
+static int fallback_learning(jvmtiEnv *jvmti, int why, jint skip, uint32_t depth, cv_frame *frames,
+                             uint64_t *bottom) {
+    return learned(bottom, frames, fallback(jvmti, why, skip, depth, frames), depth);
+}
+
 int capture_walk(jvmtiEnv *jvmti, JNIEnv *jni, int is_virtual, int holds_monitor, jint skip, uint32_t depth,
-                 cv_frame *frames) {
+                 cv_frame *frames, uint64_t *bottom) {
     if (cap.mode != CAPTURE_ASYNC) return get_stack_trace(jvmti, skip, depth, frames);
     if (CV_UNLIKELY(is_virtual)) return fallback(jvmti, FB_VIRTUAL, skip, depth, frames);
     if (CV_UNLIKELY(cap.oracle == ORACLE_FORCE)) return fallback(jvmti, FB_FORCED, skip, depth, frames);
@@ -202,13 +222,21 @@ int capture_walk(jvmtiEnv *jvmti, JNIEnv *jni, int is_virtual, int holds_monitor
             return 0;
         }
         int why = n == 0 ? FB_EMPTY : n == AGCT_GC_ACTIVE ? FB_GC : n == AGCT_DEOPT ? FB_DEOPT : FB_NOT_WALKED;
-        return fallback(jvmti, why, skip, depth, frames);
+        return fallback_learning(jvmti, why, skip, depth, frames, bottom);
     }
     n = capture_convert(frames, n, skip);
     if (CV_UNLIKELY(n < 0)) {
-        return fallback(jvmti, n == CONVERT_NO_METHOD ? FB_NO_METHOD : FB_NO_BCI, skip, depth, frames);
+        return fallback_learning(jvmti, n == CONVERT_NO_METHOD ? FB_NO_METHOD : FB_NO_BCI, skip, depth, frames, bottom);
     }
     if (n == 0) return 0;
+    /* The whole stack, says AsyncGetCallTrace: then it ends at the thread's bottom frame. It
+     * stops early, without a word, at a frame whose caller it cannot find (seen under -Xcomp). */
+    if (bottom && (uint32_t)n <= depth) {
+        if (CV_UNLIKELY(*bottom == 0)) *bottom = bottom_frame(jvmti);
+        if (CV_UNLIKELY(frames[n - 1].method != *bottom)) {
+            return fallback_learning(jvmti, FB_TRUNCATED, skip, depth, frames, bottom);
+        }
+    }
     if (CV_UNLIKELY(cap.oracle == ORACLE_COMPARE)) oracle_compare(jvmti, jni, skip, depth, frames, n);
     return n;
 }

@@ -15,7 +15,8 @@
  *
  * async falls back to GetStackTrace whenever it cannot be sure the frames are GetStackTrace's:
  * a negative num_frames (GC under way, deoptimization handler, frame not walkable), no frame at
- * all, a frame without a jmethodID, a Java frame without a bytecode index, and every virtual
+ * all, a frame without a jmethodID, a Java frame without a bytecode index, a stack that ends
+ * above the thread's bottom frame (capture_walk), and every virtual
  * thread (AsyncGetCallTrace walks the carrier's physical stack past the continuation). Each
  * kind of fallback is counted (INFO stacks.capture). One exception: a callback that holds the
  * monitor (MonitorWait) meeting a GC pause records no stack (counted as skipped.gc) rather
@@ -60,9 +61,15 @@ void JNICALL capture_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thre
  * (more than depth: the stack is deeper), or 0 for none. `is_virtual`: the thread is virtual.
  * `holds_monitor` (MonitorWait, whose thread holds the monitor until the callback returns): a
  * GC pause under way skips the stack (counted) instead of waiting for it in GetStackTrace.
+ * `bottom` (the thread's own, owner only; 0 at first, NULL for no check): the method of the
+ * thread's bottom frame. An async stack of no more than `depth` frames claims to be the whole
+ * stack; if its last frame is not the bottom, AsyncGetCallTrace stopped early and the capture
+ * takes GetStackTrace (fallback.truncated). The bottom is read (GetStackTrace from the bottom)
+ * at the thread's first such capture and taken again from every GetStackTrace capture that got
+ * the whole stack: a thread attached through JNI may call into Java from different bottoms.
  */
 int capture_walk(jvmtiEnv *jvmti, JNIEnv *jni, int is_virtual, int holds_monitor, jint skip, uint32_t depth,
-                 cv_frame *frames);
+                 cv_frame *frames, uint64_t *bottom);
 
 /* Captures that took GetStackTrace (every reason) or were skipped, since start. */
 uint64_t capture_fallbacks(void);

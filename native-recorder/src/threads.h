@@ -87,6 +87,7 @@ typedef struct cv_thread {
     cv_stack_cache *stack_cache; /* platform threads, when the stack cache is on: after the frames,
                                  owner only but `hits` (stackcache.h); else NULL */
     uint32_t owner_registered; /* owner only: owners.h knows this thread (and its stack) */
+    uint64_t bottom_method;   /* owner only: the method of its bottom frame (capture_walk), 0 unknown */
     uint32_t is_virtual;      /* a virtual thread; set before publication, never changed */
     uint64_t park_ts;         /* owner only: time of the last recorded PARK (0 = none), */
     uint64_t park_obj;        /* its blocker's id, */

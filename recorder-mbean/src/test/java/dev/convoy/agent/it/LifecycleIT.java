@@ -52,7 +52,9 @@ class LifecycleIT {
         long evicted = r.infoLong("threads.evicted", -1);
         assertTrue(evicted > 0, "the cap forced evictions: " + r.info());
         assertTrue(churn.size() < threads, "not every ring fits under 1m: " + churn.size());
-        assertTrue(churn.size() >= 10, "ended threads are kept while they fit: " + churn.size());
+        // About 10 fit beside the JVM's own threads (one more system thread, or a byte more per
+        // state, takes one away): at least half of them proves ended threads are kept, not freed.
+        assertTrue(churn.size() >= 5, "ended threads are kept while they fit: " + churn.size());
         List<Integer> kept = churn.stream().map(LifecycleIT::churnIndex).sorted().toList();
         int oldestKept = kept.get(0);
         assertEquals(threads - 1, (int) kept.get(kept.size() - 1), "the latest thread is kept");
