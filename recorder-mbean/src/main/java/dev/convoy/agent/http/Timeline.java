@@ -201,7 +201,7 @@ final class Timeline {
             g.writeStringField("name", t.label());
             g.writeBooleanField("virtual", t.isVirtual());
             g.writeArrayFieldStart("spans");
-            RowWriter w = new RowWriter(g, sc, index.spans(ring), index.intervals(ring), monitors);
+            RowWriter w = new RowWriter(g, sc, ring, index.spans(ring), index.intervals(ring), monitors);
             w.write();
             g.writeEndArray();
             g.writeEndObject();
@@ -222,10 +222,14 @@ final class Timeline {
         g.writeEndObject();
     }
 
-    /** One row's decimated spans: {@code [start, end, state, spans merged, stack, monitor]}. */
+    /**
+     * One row's decimated spans: {@code [start, end, state, spans merged, stack, monitor, timed out]},
+     * timed out 1 for a wait or park its own timeout ended (a TIMEOUT interaction), else 0.
+     */
     private final class RowWriter {
         final JsonGenerator g;
         final Scale sc;
+        final int ring;
         final SpanTable st;
         final IntervalTable iv;
         final Map<Long, String> monitors;
@@ -237,9 +241,10 @@ final class Timeline {
         int emitted;
         long mergedSpans;
 
-        RowWriter(JsonGenerator g, Scale sc, SpanTable st, IntervalTable iv, Map<Long, String> monitors) {
+        RowWriter(JsonGenerator g, Scale sc, int ring, SpanTable st, IntervalTable iv, Map<Long, String> monitors) {
             this.g = g;
             this.sc = sc;
+            this.ring = ring;
             this.st = st;
             this.iv = iv;
             this.monitors = monitors;
@@ -281,7 +286,7 @@ final class Timeline {
                         dominant = k;
                     }
                 }
-                span(pendingStart, pendingEnd, dominant, pendingCount, 0, 0);
+                span(pendingStart, pendingEnd, dominant, pendingCount, 0, 0, false);
                 mergedSpans += pendingCount;
             }
             pendingCount = 0;
@@ -296,10 +301,12 @@ final class Timeline {
                 String c = Blockers.className(recording, monitor, iv.isPark(in));
                 monitors.put(monitor, c.isEmpty() ? "?" : c);
             }
-            span(a, b, st.state(s).ordinal(), 1, stack, monitor);
+            boolean timedOut = in >= 0 && index.interactions().endedBy(ring, in) == -2;
+            span(a, b, st.state(s).ordinal(), 1, stack, monitor, timedOut);
         }
 
-        private void span(long a, long b, int state, int count, int stack, long monitor) throws IOException {
+        private void span(long a, long b, int state, int count, int stack, long monitor, boolean timedOut)
+                throws IOException {
             g.writeStartArray();
             g.writeNumber(a - origin);
             g.writeNumber(b - origin);
@@ -307,6 +314,7 @@ final class Timeline {
             g.writeNumber(count);
             g.writeNumber(stack);
             g.writeNumber(monitor);
+            g.writeNumber(timedOut ? 1 : 0);
             g.writeEndArray();
             emitted++;
         }

@@ -326,6 +326,7 @@
       if (s[5]) text += (state === 'JOINING' ? ' on thread object ' : ' on ') + (data.monitors[s[5]] || '?') + ' #' + s[5];
     }
     text += ', ' + fmt(s[1] - s[0]) + ' from ' + fmt(s[0]);
+    if (s[6]) text += ', timed out';
     const n = arrowsOf(sel).map((a) => data.kinds[a[0]].toLowerCase() + ' '
       + (a[3] === sel.row ? 'from ' + data.rows[a[1]].name : 'to ' + data.rows[a[3]].name));
     return n.length ? text + ' (' + n.join(', ') + ')' : text;

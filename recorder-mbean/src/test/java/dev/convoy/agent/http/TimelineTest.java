@@ -33,7 +33,9 @@ import dev.convoy.analysis.SpanTable;
 import dev.convoy.analysis.ThreadStates;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
+import dev.convoy.snapshot.SnapshotFormat;
 import dev.convoy.snapshot.SnapshotReader;
+import dev.convoy.testing.RecordingBuilder;
 import dev.convoy.testing.SyntheticRecordings;
 
 /**
@@ -223,6 +225,36 @@ class TimelineTest {
                 HttpResponse.BodyHandlers.ofByteArray());
     }
 
+    /** A wait its own timeout ended says so (7th element 1); a wait ended otherwise, and every other span, 0. */
+    @Test
+    void aSpanTheTimeoutEndedIsMarkedTimedOut() throws IOException {
+        RecordingBuilder b = WebServerTest.builder();
+        b.thread(4, 14, 0, "waiter").span(WebServerTest.t(20), 0)
+                .event(WebServerTest.t(400), SnapshotFormat.EVENT_MONITOR_WAIT, WebServerTest.S_RUN, WebServerTest.L1, 100)
+                .event(WebServerTest.t(500), SnapshotFormat.EVENT_MONITOR_WAITED, SnapshotFormat.FLAG_TIMED_OUT, 0,
+                        WebServerTest.L1, 0, 0)
+                .event(WebServerTest.t(600), SnapshotFormat.EVENT_MONITOR_WAIT, WebServerTest.S_RUN, WebServerTest.L1, 0)
+                .event(WebServerTest.t(700), SnapshotFormat.EVENT_MONITOR_WAITED, WebServerTest.S_RUN, WebServerTest.L1, 0);
+        Recording r = SnapshotReader.read(b.toBytes());
+        Timeline t = Timeline.of(r);
+        JsonNode a = answer(t, t.parse(null, null, "4000"));
+        List<String> states = new ArrayList<>();
+        a.get("states").forEach(x -> states.add(x.asText()));
+        List<String> waits = new ArrayList<>();
+        int marked = 0;
+        for (JsonNode row : a.get("rows")) {
+            for (JsonNode span : row.get("spans")) {
+                assertEquals(7, span.size(), span::toString);
+                marked += span.get(6).asInt();
+                if (row.get("name").asText().equals("waiter") && states.get(span.get(2).asInt()).equals("WAITING")) {
+                    waits.add(span.get(0).asLong() + "-" + span.get(1).asLong() + ":" + span.get(6).asInt());
+                }
+            }
+        }
+        assertEquals(List.of("400000-500000:1", "600000-700000:0"), waits);
+        assertEquals(1, marked, "only the wait the timeout ended");
+    }
+
     @Test
     void interactionsAndCriticalPathOfTheWindowAreTheAnalysis() throws IOException {
         Recording r = SyntheticRecordings.synthetic(40_000, 8, 3, 5).build();
@@ -381,9 +413,9 @@ class TimelineTest {
             assertEquals(Timeline.MAX_ARROWS, a.get("arrows").size());
             assertTrue(a.get("arrowCount").asInt() > Timeline.MAX_ARROWS, "chosen from many more");
             assertTrue(a.get("path").size() <= 2 * width + 1);
-            // a span is at most "[12345678901,12345678901,6,123456,800,1000049]," (48 bytes), an arrow
+            // a span is at most "[12345678901,12345678901,6,123456,800,1000049,1]," (50 bytes), an arrow
             // "[7,299,12345678901,299,12345678901]," (37), a path segment "[299,12345678901,12345678901,7]," (32)
-            long bound = spans * 48 + Timeline.MAX_ARROWS * 37L + (2 * width + 1) * 32L + 300 * 200 + 4096;
+            long bound = spans * 50 + Timeline.MAX_ARROWS * 37L + (2 * width + 1) * 32L + 300 * 200 + 4096;
             assertTrue(b.length <= bound, () -> b.length + " bytes > " + bound);
             if (width == 200) {
                 assertTrue(a.get("mergedSpans").asLong() > 4 * spans, () -> a.get("mergedSpans")
