@@ -4,7 +4,6 @@
 
 /* Armed by a test: the next idcache_key empties the table for this stamp between its loads. */
 static uint64_t empty_between_loads;
-struct cv_idcache_s;
 static void between_loads(void *c);
 #define CV_IDCACHE_BETWEEN_LOADS(c) between_loads(c)
 #include "idcache.h"

@@ -8,12 +8,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Threads that start while snapshots copy the rings, at the memory cap. First {@code fill}
  * short-lived threads, one after another, fill the cap with the rings of ended threads. Then a
  * churner starts {@code threads} more, one after another (each does one timed wait of 1 ms on
- * its own {@link ChurnLock} and ends), while the caller takes Convoy snapshots through its MBean
- * without a pause until the churner is done. Every new thread needs the room of an ended one,
+ * its own {@link ThreadChurn.ChurnLock} and ends), while the caller takes Convoy snapshots
+ * through its MBean without a pause until the churner is done. Every new thread needs the room of an ended one,
  * and most of them start while a snapshot holds every state it copies.
  *
  * <p>Threads: {@code fill-0 ..}, then {@code snap-churn-0 ..}, strictly in order; the
- * {@code churner}. Monitor class: {@code dev.convoy.testapps.SnapshotChurn$ChurnLock}. Without a
+ * {@code churner}. Monitor class: {@code dev.convoy.testapps.ThreadChurn$ChurnLock}. Without a
  * Convoy agent it takes no snapshot and says so ({@code snapshots=-1}).
  */
 public final class SnapshotChurn implements Scenario {
@@ -21,10 +21,6 @@ public final class SnapshotChurn implements Scenario {
     public static final String NAME = "snapshot-churn";
     public static final String FILL_PREFIX = "fill-";
     public static final String THREAD_PREFIX = "snap-churn-";
-
-    /** Monitor each thread waits on. */
-    public static final class ChurnLock {
-    }
 
     /** @param snapshots snapshots taken while the churner ran (-1: no agent) */
     public record Result(int threads, int waitsDone, int snapshots) implements ScenarioResult {
@@ -60,32 +56,16 @@ public final class SnapshotChurn implements Scenario {
         return NAME;
     }
 
-    /** Starts `count` threads one after another, each waiting 1 ms once; returns the waits done. */
-    private static int churn(String prefix, int count, Threads.Failures failures) {
-        AtomicInteger waits = new AtomicInteger();
-        for (int i = 0; i < count; i++) {
-            ChurnLock lock = new ChurnLock();
-            Thread t = Threads.start(prefix + i, failures, () -> {
-                synchronized (lock) {
-                    lock.wait(1);
-                }
-                waits.incrementAndGet();
-            });
-            Threads.awaitTermination(List.of(t));
-        }
-        return waits.get();
-    }
-
     @Override
     public Result run() {
         Threads.Failures failures = new Threads.Failures();
-        churn(FILL_PREFIX, fill, failures);
+        ThreadChurn.oneAfterAnother(FILL_PREFIX, fill, failures, new AtomicInteger());
         ConvoyMBean convoy = ConvoyMBean.find();
         AtomicBoolean done = new AtomicBoolean();
         AtomicInteger waits = new AtomicInteger();
         Thread churner = Threads.start("churner", failures, () -> {
             try {
-                waits.set(churn(THREAD_PREFIX, threads, failures));
+                ThreadChurn.oneAfterAnother(THREAD_PREFIX, threads, failures, waits);
             } finally {
                 done.set(true);
             }

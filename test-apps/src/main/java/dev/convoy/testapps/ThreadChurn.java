@@ -2,6 +2,7 @@ package dev.convoy.testapps;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * N short-lived threads, one after another: each starts, does one timed wait of 1 ms on its
@@ -62,25 +63,31 @@ public final class ThreadChurn implements Scenario {
     @Override
     public Result run() {
         Threads.Failures failures = new Threads.Failures();
-        List<Thread> all = new ArrayList<>(threads);
-        int[] waits = new int[1];
-        for (int i = 0; i < threads; i++) {
+        AtomicInteger waits = new AtomicInteger();
+        List<Thread> all = oneAfterAnother(THREAD_PREFIX, threads, failures, waits);
+        failures.check();
+        return new Result(threads, waits.get(), Threads.names(all));
+    }
+
+    /**
+     * Starts {@code count} threads {@code prefix0 ..}, each after the last has ended: each does one
+     * timed wait of 1 ms on its own {@link ChurnLock} and then counts it in {@code waits}.
+     * Returns them in start order.
+     */
+    static List<Thread> oneAfterAnother(String prefix, int count, Threads.Failures failures, AtomicInteger waits) {
+        List<Thread> all = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
             ChurnLock lock = new ChurnLock();
-            Thread t = Threads.start(THREAD_PREFIX + i, failures, () -> {
+            Thread t = Threads.start(prefix + i, failures, () -> {
                 synchronized (lock) {
                     lock.wait(1);
                 }
-                synchronized (waits) {
-                    waits[0]++;
-                }
+                waits.incrementAndGet();
             });
             Threads.awaitTermination(List.of(t));
             all.add(t);
         }
-        failures.check();
-        synchronized (waits) {
-            return new Result(threads, waits[0], Threads.names(all));
-        }
+        return all;
     }
 
     public static void main(String[] args) {
