@@ -75,6 +75,10 @@ static inline int read_record(const cv_ring *ring, uint64_t i, cv_record *r) {
     return load_relaxed(&slot->seq) == before;
 }
 
+int ring_read_at(const cv_ring *ring, uint64_t i, cv_record *r) {
+    return read_record(ring, i, r);
+}
+
 static inline void put_le64(uint8_t *p, uint64_t v) {
     for (int k = 0; k < 8; k++) p[k] = (uint8_t)(v >> (8 * k));
 }

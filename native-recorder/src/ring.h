@@ -122,6 +122,11 @@ void ring_drop(cv_ring *ring);
 uint32_t ring_read_encoded(const cv_ring *ring, uint8_t *out, uint32_t max, uint64_t since,
                            uint64_t *written, uint64_t *torn, cv_record *last);
 
+/* Any thread: copies record i into *r if the slot still holds it, committed (1); 0 if it was
+ * overwritten or is being written (the seqlock check of read_encoded). i must be below a head
+ * the caller loaded (ring_written) and at least ring_lost of it. */
+int ring_read_at(const cv_ring *ring, uint64_t i, cv_record *r);
+
 uint64_t ring_written(const cv_ring *ring);
 uint64_t ring_overwritten(const cv_ring *ring);
 uint64_t ring_dropped(const cv_ring *ring);

@@ -9,7 +9,7 @@
 #define CV_MAGIC "CVYSNAP"   /* 8 bytes with the terminating NUL */
 
 #define VERSION_MAJOR 1
-#define VERSION_MINOR 4
+#define VERSION_MINOR 5
 
 #define SECTION_INFO     1
 #define SECTION_THREADS  2
@@ -18,6 +18,7 @@
 #define SECTION_CLASSES  5
 #define SECTION_OBJECTS  6
 #define SECTION_MONITORS 7
+#define SECTION_LOSSES   8
 #define SECTION_END      255
 
 #define EVENT_THREAD_START     1
@@ -60,6 +61,9 @@
 #define MSTATE_BLOCKED 1
 #define MSTATE_WAITING 2
 #define MSTATE_PARKED  3
+
+#define LOSS_OVERWRITTEN 1
+#define LOSS_AGED        2
 
 #define RECORD_BYTES 40
 #define HEADER_BYTES 16

@@ -1,7 +1,7 @@
 package dev.convoy.snapshot;
 
 /**
- * Constants of the Convoy binary snapshot format, version 1.4.
+ * Constants of the Convoy binary snapshot format, version 1.5.
  *
  * <p>The single source of truth is {@code schema/snapshot-format.md}: every field here
  * has exactly the name and value of a row of one of its tables, and
@@ -15,7 +15,7 @@ public final class SnapshotFormat {
     /** Major version this reader understands; a file of another major version is rejected. */
     public static final int VERSION_MAJOR = 1;
     /** Minor version written; newer minor versions are accepted by the reader. */
-    public static final int VERSION_MINOR = 4;
+    public static final int VERSION_MINOR = 5;
 
     /** Key/value pairs describing the recording (see "INFO keys"). */
     public static final int SECTION_INFO = 1;
@@ -31,6 +31,8 @@ public final class SnapshotFormat {
     public static final int SECTION_OBJECTS = 6;
     /** Monitor state of live threads at snapshot time. */
     public static final int SECTION_MONITORS = 7;
+    /** Records of a thread that are missing, per time range (1.5). */
+    public static final int SECTION_LOSSES = 8;
     /** Last section, empty payload. */
     public static final int SECTION_END = 255;
 
@@ -134,4 +136,9 @@ public final class SnapshotFormat {
     public static byte[] magic() {
         return MAGIC.clone();
     }
+
+    /** Loss: overwritten in the thread's ring before the recorder moved them into the history. */
+    public static final int LOSS_OVERWRITTEN = 1;
+    /** Loss: aged out of the history (maxsize, maxage). */
+    public static final int LOSS_AGED = 2;
 }

@@ -1,0 +1,410 @@
+#include "history.h"
+#include "arch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes an entry can take at most, names aside: 11 varints of 10 bytes and a tag. */
+#define ENTRY_FIXED_MAX 128
+/* A record: 6 varints and two bytes. */
+#define RECORD_MAX 64
+
+static uint32_t name_len(const char *s, uint32_t len) {
+    return s ? (len ? len : (uint32_t)strlen(s)) : 0;
+}
+
+void history_init(cv_history *h, uint64_t max_bytes, uint64_t max_age_ns) {
+    memset(h, 0, sizeof(*h));
+    pthread_mutex_init(&h->lock, NULL);
+    h->max_bytes = max_bytes;
+    h->max_age_ns = max_age_ns;
+    uint64_t chunk = max_bytes / 16;
+    if (chunk < 64 * 1024) chunk = 64 * 1024;
+    if (chunk > 4u << 20) chunk = 4u << 20;
+    if (chunk > max_bytes) chunk = max_bytes;
+    h->chunk_bytes = (uint32_t)chunk;
+    h->next_seq = 1;
+}
+
+void history_destroy(cv_history *h) {
+    cv_chunk *c = h->head;
+    while (c) {
+        cv_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    h->head = h->tail = NULL;
+    pthread_mutex_destroy(&h->lock);
+}
+
+void history_lock(cv_history *h) {
+    pthread_mutex_lock(&h->lock);
+}
+
+void history_unlock(cv_history *h) {
+    pthread_mutex_unlock(&h->lock);
+}
+
+/* ---- encoding ---- */
+
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v) {
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static inline uint64_t zz(int64_t v) {
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t unzz(uint64_t v) {
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static inline uint32_t room(const cv_chunk *c) {
+    return c ? c->cap - c->used : 0;
+}
+
+/* Closes the open run: its count is patched in. */
+static void close_run(cv_history *h) {
+    if (!h->run_count_at) return;
+    uint8_t *p = h->tail->data + h->run_count_at;
+    for (int k = 0; k < 4; k++) p[k] = (uint8_t)(h->run_count >> (8 * k));
+    h->run_count_at = 0;
+    h->run_count = 0;
+    h->run_desc = NULL;
+    h->run_desc_seq = NULL;
+}
+
+/* Counts an aged-out chunk's records. */
+static void count_aged(cv_history *h, const cv_chunk *c) {
+    cv_hist_reader r;
+    history_reader(&r, c->data, c->used);
+    int kind;
+    while ((kind = history_next(&r)) > 0) {
+        if (kind == HIST_RUN) h->aged_records += r.left;
+    }
+    h->aged_chunks++;
+    if (c->last_ts > h->from_ns) h->from_ns = c->last_ts;
+}
+
+/* Takes the oldest chunk off the list (it must not be the open run's). */
+static void drop_oldest(cv_history *h, int aged) {
+    cv_chunk *c = h->head;
+    if (!c) return;
+    h->head = c->next;
+    if (h->tail == c) h->tail = NULL;
+    h->bytes -= c->cap;
+    h->chunks--;
+    if (aged) count_aged(h, c);
+    if (c->pins) {
+        c->aged = 1;
+        c->next = NULL;
+    } else {
+        free(c);
+    }
+}
+
+/* Seals the current chunk and starts a new one, making room under max_bytes by aging the
+ * oldest. 0 if no memory. */
+static int new_chunk(cv_history *h) {
+    close_run(h);
+    while (h->head && h->bytes + h->chunk_bytes > h->max_bytes) drop_oldest(h, 1);
+    cv_chunk *c = malloc(sizeof(cv_chunk) + h->chunk_bytes);
+    if (!c) {
+        h->alloc_failures++;
+        return 0;
+    }
+    memset(c, 0, sizeof(*c));
+    c->cap = h->chunk_bytes;
+    c->seq = h->next_seq++;
+    if (h->tail) h->tail->next = c; else h->head = c;
+    h->tail = c;
+    h->bytes += c->cap;
+    h->chunks++;
+    return 1;
+}
+
+/* Room for `need` bytes in the current chunk, after closing the open run. */
+static int reserve(cv_history *h, uint32_t need) {
+    close_run(h);
+    if (room(h->tail) >= need) return 1;
+    return new_chunk(h);
+}
+
+static void write_thread(cv_history *h, const cv_hist_thread *d) {
+    cv_chunk *c = h->tail;
+    uint8_t *p = c->data + c->used;
+    *p++ = HIST_THREAD;
+    p = put_varint(p, d->ring_id);
+    p = put_varint(p, zz(d->java_tid));
+    p = put_varint(p, d->thread_obj);
+    p = put_varint(p, d->flags);
+    p = put_varint(p, d->start_ns);
+    p = put_varint(p, d->end_ns);
+    p = put_varint(p, d->written);
+    p = put_varint(p, d->dropped);
+    p = put_varint(p, d->base);
+    const char *s[3] = {d->name, d->group, d->parent_group};
+    uint32_t n[3] = {name_len(d->name, d->name_len), name_len(d->group, d->group_len),
+                     name_len(d->parent_group, d->parent_len)};
+    for (int i = 0; i < 3; i++) {
+        p = put_varint(p, n[i]);
+        if (n[i]) memcpy(p, s[i], n[i]);
+        p += n[i];
+    }
+    c->used = (uint32_t)(p - c->data);
+}
+
+static uint32_t thread_bytes(const cv_hist_thread *d) {
+    return ENTRY_FIXED_MAX + name_len(d->name, d->name_len) + name_len(d->group, d->group_len) +
+           name_len(d->parent_group, d->parent_len);
+}
+
+/* The current chunk has room for `need` bytes after the thread's 'T' entry, which is written
+ * there if it is not yet. 0 if no memory. */
+static int described(cv_history *h, const cv_hist_thread *d, uint64_t *desc_seq, uint32_t need) {
+    uint32_t tb = thread_bytes(d);
+    if (!h->tail || room(h->tail) < need + (*desc_seq == h->tail->seq ? 0 : tb)) {
+        if (!reserve(h, need + tb)) return 0;
+    }
+    if (*desc_seq != h->tail->seq) {
+        close_run(h);
+        write_thread(h, d);
+        *desc_seq = h->tail->seq;
+    }
+    return 1;
+}
+
+void history_thread(cv_history *h, const cv_hist_thread *desc, cv_hist_cursor *c) {
+    c->desc_seq = 0;
+    described(h, desc, &c->desc_seq, 0);
+}
+
+static void write_loss(cv_history *h, const cv_hist_thread *d, cv_hist_cursor *c, uint64_t to_ns) {
+    if (!described(h, d, &c->desc_seq, ENTRY_FIXED_MAX)) return;   /* stays pending */
+    close_run(h);
+    cv_chunk *k = h->tail;
+    uint8_t *p = k->data + k->used;
+    *p++ = HIST_LOSS;
+    p = put_varint(p, d->ring_id);
+    p = put_varint(p, c->pending_from);
+    p = put_varint(p, to_ns);
+    p = put_varint(p, c->pending_lost);
+    k->used = (uint32_t)(p - k->data);
+    c->pending_lost = 0;
+    c->pending_from = 0;
+}
+
+/* Appends one record to the thread's open run (opening one). 0 if no memory. */
+static int append(cv_history *h, const cv_hist_thread *d, cv_hist_cursor *c, const cv_record *r) {
+    if (!(h->run_count_at && h->run_ring == d->ring_id && room(h->tail) >= RECORD_MAX)) {
+        if (!described(h, d, &c->desc_seq, 16 + RECORD_MAX)) return 0;
+        close_run(h);
+        cv_chunk *k = h->tail;
+        uint8_t *p = k->data + k->used;
+        *p++ = HIST_RUN;
+        p = put_varint(p, d->ring_id);
+        h->run_count_at = (size_t)(p - k->data);
+        memset(p, 0, 4);
+        p += 4;
+        k->used = (uint32_t)(p - k->data);
+        h->run_ring = d->ring_id;
+        h->run_count = 0;
+        h->run_prev_ts = 0;
+        h->run_prev_obj = 0;
+    }
+    cv_chunk *k = h->tail;
+    uint8_t *p = k->data + k->used;
+    p = put_varint(p, zz((int64_t)(r->ts - h->run_prev_ts)));
+    *p++ = (uint8_t)(r->meta & 0xFF);
+    *p++ = (uint8_t)((r->meta >> 8) & 0xFF);
+    p = put_varint(p, r->meta >> 16);
+    p = put_varint(p, zz((int64_t)(r->obj - h->run_prev_obj)));
+    p = put_varint(p, zz(r->arg));
+    p = put_varint(p, zz(r->arg2));
+    k->used = (uint32_t)(p - k->data);
+    h->run_prev_ts = r->ts;
+    h->run_prev_obj = r->obj;
+    h->run_count++;
+    if (!k->first_ts || r->ts < k->first_ts) k->first_ts = r->ts;
+    if (r->ts > k->last_ts) k->last_ts = r->ts;
+    return 1;
+}
+
+static void note_lost(cv_history *h, cv_hist_cursor *c, uint64_t n) {
+    if (!n) return;
+    if (!c->pending_lost) c->pending_from = c->last_ts;
+    c->pending_lost += n;
+    c->lost += n;
+    h->lost_records += n;
+}
+
+uint64_t history_drain_ring(cv_history *h, const cv_ring *ring, cv_hist_cursor *c, const cv_hist_thread *desc) {
+    uint64_t head = ring_written(ring);
+    uint64_t first = ring_lost(ring, head);
+    if (c->drained < first) {
+        note_lost(h, c, first - c->drained);
+        c->drained = first;
+    }
+    uint64_t moved = 0;
+    for (uint64_t i = c->drained; i < head; i++) {
+        cv_record r;
+        if (!ring_read_at(ring, i, &r)) {
+            note_lost(h, c, 1);          /* overwritten while read: the writer lapped the drain */
+            c->drained = i + 1;
+            continue;
+        }
+        if (c->pending_lost) {
+            write_loss(h, desc, c, r.ts);
+            if (c->pending_lost) return moved;   /* no memory: the record stays in the ring */
+        }
+        if (!append(h, desc, c, &r)) return moved;
+        c->last_ts = r.ts;
+        c->drained = i + 1;
+        moved++;
+    }
+    return moved;
+}
+
+void history_age(cv_history *h, uint64_t now_ns) {
+    if (!h->max_age_ns || now_ns < h->max_age_ns) return;
+    uint64_t limit = now_ns - h->max_age_ns;
+    while (h->head && h->head != h->tail && h->head->last_ts < limit) drop_oldest(h, 1);
+}
+
+void history_clear(cv_history *h) {
+    close_run(h);
+    while (h->head) drop_oldest(h, 0);
+    h->tail = NULL;
+    h->aged_records = h->aged_chunks = h->lost_records = h->from_ns = 0;
+}
+
+int history_pin(cv_history *h, cv_hist_view *v) {
+    close_run(h);
+    memset(v, 0, sizeof(*v));
+    size_t n = (size_t)h->chunks;
+    v->chunks = calloc(n ? n : 1, sizeof(cv_chunk *));
+    v->used = calloc(n ? n : 1, sizeof(uint32_t));
+    if (!v->chunks || !v->used) {
+        free(v->chunks);
+        free(v->used);
+        memset(v, 0, sizeof(*v));
+        return -1;
+    }
+    for (cv_chunk *c = h->head; c; c = c->next) {
+        c->pins++;
+        v->chunks[v->count] = c;
+        v->used[v->count] = c->used;
+        v->count++;
+    }
+    return 0;
+}
+
+void history_unpin(cv_history *h, cv_hist_view *v) {
+    pthread_mutex_lock(&h->lock);
+    for (size_t i = 0; i < v->count; i++) {
+        cv_chunk *c = v->chunks[i];
+        if (--c->pins == 0 && c->aged) free(c);
+    }
+    pthread_mutex_unlock(&h->lock);
+    free(v->chunks);
+    free(v->used);
+    memset(v, 0, sizeof(*v));
+}
+
+/* ---- decoding ---- */
+
+void history_reader(cv_hist_reader *r, const uint8_t *data, uint32_t used) {
+    memset(r, 0, sizeof(*r));
+    r->p = data;
+    r->end = data + used;
+}
+
+static int get_varint(cv_hist_reader *r, uint64_t *out) {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+        if (r->p >= r->end) return 0;
+        uint8_t b = *r->p++;
+        v |= (uint64_t)(b & 0x7F) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int get_str(cv_hist_reader *r, const char **s, uint32_t *len) {
+    uint64_t n;
+    if (!get_varint(r, &n) || n > (uint64_t)(r->end - r->p)) return 0;
+    *s = (const char *)r->p;
+    *len = (uint32_t)n;
+    r->p += n;
+    return 1;
+}
+
+int history_record(cv_hist_reader *r, cv_record *out) {
+    if (r->kind != HIST_RUN || r->left == 0) return 0;
+    uint64_t dts, stack, dobj, arg, arg2;
+    if (!get_varint(r, &dts) || r->end - r->p < 2) return -1;
+    uint8_t type = r->p[0], flags = r->p[1];
+    r->p += 2;
+    if (!get_varint(r, &stack) || !get_varint(r, &dobj) || !get_varint(r, &arg) || !get_varint(r, &arg2)) return -1;
+    r->prev_ts += (uint64_t)unzz(dts);
+    r->prev_obj += (uint64_t)unzz(dobj);
+    out->ts = r->prev_ts;
+    out->meta = (uint64_t)type | ((uint64_t)flags << 8) | (stack << 16);
+    out->obj = r->prev_obj;
+    out->arg = unzz(arg);
+    out->arg2 = unzz(arg2);
+    r->left--;
+    return 1;
+}
+
+int history_next(cv_hist_reader *r) {
+    cv_record skip;
+    while (r->kind == HIST_RUN && r->left > 0) {
+        if (history_record(r, &skip) < 0) return -1;
+    }
+    r->kind = 0;
+    if (r->p >= r->end) return 0;
+    uint8_t tag = *r->p++;
+    uint64_t v;
+    switch (tag) {
+    case HIST_THREAD: {
+        cv_hist_thread *d = &r->thread;
+        uint64_t tid, flags;
+        if (!get_varint(r, &d->ring_id) || !get_varint(r, &tid) || !get_varint(r, &d->thread_obj) ||
+            !get_varint(r, &flags) || !get_varint(r, &d->start_ns) || !get_varint(r, &d->end_ns) ||
+            !get_varint(r, &d->written) || !get_varint(r, &d->dropped) || !get_varint(r, &d->base) ||
+            !get_str(r, &d->name, &d->name_len) || !get_str(r, &d->group, &d->group_len) ||
+            !get_str(r, &d->parent_group, &d->parent_len)) {
+            return -1;
+        }
+        d->java_tid = unzz(tid);
+        d->flags = (uint32_t)flags;
+        break;
+    }
+    case HIST_RUN:
+        if (!get_varint(r, &r->ring_id) || r->end - r->p < 4) return -1;
+        r->left = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 | (uint32_t)r->p[3] << 24;
+        r->p += 4;
+        r->prev_ts = r->prev_obj = 0;
+        break;
+    case HIST_LOSS:
+        if (!get_varint(r, &r->ring_id) || !get_varint(r, &r->from_ns) || !get_varint(r, &r->to_ns) ||
+            !get_varint(r, &v)) {
+            return -1;
+        }
+        r->records = v;
+        break;
+    default:
+        return -1;
+    }
+    r->kind = tag;
+    return tag;
+}

@@ -1,0 +1,161 @@
+/*
+ * The history: where records live once they leave the rings.
+ *
+ * A ring is where a record is born; before the ring wraps, the recorder's drain thread moves
+ * its records, in order, into the history: a list of chunks, oldest first, each a byte block
+ * of entries (below) that the drain appends to until it is full, then seals. The history is
+ * bounded by `max_bytes` (the chunks' capacity, summed) and `max_age_ns` (a sealed chunk whose
+ * newest record is older goes): the oldest chunk goes first, and what it held is counted as
+ * aged out. A ring that wraps before the drain reached its records loses them; the drain
+ * counts them exactly and writes, in the thread's stream, a loss entry with the times of the
+ * records kept on either side (LOSS_OVERWRITTEN of schema/snapshot-format.md).
+ *
+ * Entries (all integers LEB128 varints; zz = zigzag-encoded signed):
+ *   'T' thread   ring_id, zz java_tid, thread_obj, flags, start_ns, end_ns, written, dropped,
+ *                base, then name, group, parent_group as (length, bytes). The thread's identity
+ *                and counters as of when it was written. A chunk holds one for every thread
+ *                whose records or losses it holds, before the first of them, and another
+ *                whenever the thread's identity changed (it ended) or it was evicted.
+ *   'R' run      ring_id, u32 count (little-endian, patched when the run closes), then count
+ *                records: zz ts delta (from the previous record of the run; the first from
+ *                0), type byte, flags byte, meta >> 16 (stack id << 16), zz obj delta (from
+ *                the previous record's obj), zz arg, zz arg2.
+ *   'L' loss     ring_id, from_ns (0: from the thread's start), to_ns, records.
+ *
+ * CONCURRENCY CONTRACT
+ * One mutex, `lock`, guards every field and every chunk's contents. Appending (history_run_*,
+ * history_loss, history_thread, history_drain_ring) and aging happen under it, called by the
+ * drain thread and by threads.c's eviction of a state (which drains the state first). A
+ * snapshot pins the chunks under it (history_pin): a sealed chunk is immutable; the current
+ * chunk is only appended to, never moved or rewritten but for its open run's count, so the
+ * first `used` bytes it had when pinned (every entry complete: history_pin closes the open
+ * run) may be read without the lock. A chunk that ages out while pinned leaves the list and
+ * the byte count at once and is freed by the last unpin: pinned chunks are the snapshot's
+ * memory, as retired thread states are.
+ * Lock order: threads.c's registry_lock before `lock`, never the reverse.
+ * Nothing here runs on the event path; appends allocate (a new chunk) and may free.
+ */
+#ifndef CONVOY_HISTORY_H
+#define CONVOY_HISTORY_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ring.h"
+
+#define HIST_THREAD 'T'
+#define HIST_RUN    'R'
+#define HIST_LOSS   'L'
+
+/* A thread as the history describes it. Strings need not be NUL-terminated when read back
+ * (history_next): their lengths are given. */
+typedef struct {
+    uint64_t    ring_id;
+    int64_t     java_tid;
+    uint64_t    thread_obj;
+    uint32_t    flags;
+    uint64_t    start_ns, end_ns;
+    uint64_t    written;     /* records ever written into the thread's rings */
+    uint64_t    dropped;     /* events not recorded at all (ring_dropped) */
+    uint64_t    base;        /* records written before the history was last cleared (a reset) */
+    const char *name, *group, *parent_group;
+    uint32_t    name_len, group_len, parent_len;
+} cv_hist_thread;
+
+typedef struct cv_chunk {
+    struct cv_chunk *next;    /* list, oldest first; under lock */
+    uint64_t seq;             /* chunk number, from 1 */
+    uint64_t first_ts, last_ts; /* oldest and newest record time in it (0: none yet) */
+    uint32_t cap, used;
+    uint32_t pins;            /* snapshots reading it; under lock */
+    uint32_t aged;            /* off the list, freed by the last unpin */
+    uint8_t  data[];
+} cv_chunk;
+
+/* A drain's position in one ring, kept by the ring's owner state (threads.c) or by the agent
+ * (the GC ring); read and written under the history's lock. */
+typedef struct {
+    uint64_t drained;        /* next record number to move */
+    uint64_t last_ts;        /* time of the newest record kept, 0: none */
+    uint64_t desc_seq;       /* chunk whose 'T' entry is this thread's current one; 0: write one */
+    uint64_t pending_lost;   /* records lost since the newest record kept, not yet written */
+    uint64_t pending_from;   /* from_ns of that loss (0: from the thread's start) */
+    uint64_t lost;           /* records lost to overwriting, in all */
+} cv_hist_cursor;
+
+typedef struct {
+    pthread_mutex_t lock;
+    cv_chunk *head, *tail;    /* tail: the current chunk */
+    uint64_t  bytes;          /* capacity of the chunks on the list */
+    uint64_t  max_bytes, max_age_ns;
+    uint32_t  chunk_bytes;
+    uint64_t  next_seq;
+    uint64_t  chunks;         /* on the list */
+    uint64_t  aged_records;   /* records of runs that aged out */
+    uint64_t  aged_chunks;
+    uint64_t  lost_records;   /* records lost to overwriting, over every ring */
+    uint64_t  from_ns;        /* newest record time of the chunks aged out (0: none) */
+    uint64_t  alloc_failures; /* appends refused: no memory for a chunk */
+    /* the open run */
+    uint64_t  run_ring;
+    size_t    run_count_at;   /* offset of its count in tail (0: no run open) */
+    uint32_t  run_count;
+    uint64_t  run_prev_ts, run_prev_obj;
+    const cv_hist_thread *run_desc;
+    uint64_t *run_desc_seq;
+} cv_history;
+
+/* Chunks of `max_bytes / 16`, within [64 KiB, 4 MiB] and at most max_bytes. */
+void history_init(cv_history *h, uint64_t max_bytes, uint64_t max_age_ns);
+/* Frees every chunk (none may be pinned). */
+void history_destroy(cv_history *h);
+
+void history_lock(cv_history *h);
+void history_unlock(cv_history *h);
+
+/* Under the lock. Moves the records of `ring` from c->drained to its head into the history as
+ * the thread `desc` describes (desc->ring_id names the stream); counts records the ring
+ * overwrote first (or that tore while read) as lost, and writes the loss before the next record
+ * kept. Returns the number of records moved. */
+uint64_t history_drain_ring(cv_history *h, const cv_ring *ring, cv_hist_cursor *c, const cv_hist_thread *desc);
+/* Under the lock: writes the thread's 'T' entry into the current chunk now (its identity
+ * changed: it ended, or its state is evicted), and sets c->desc_seq. */
+void history_thread(cv_history *h, const cv_hist_thread *desc, cv_hist_cursor *c);
+/* Under the lock: sealed chunks whose newest record is older than now - max_age_ns go. */
+void history_age(cv_history *h, uint64_t now_ns);
+/* Under the lock: every chunk goes, and nothing is counted as aged (a reset). Pinned ones are
+ * freed by their last unpin. */
+void history_clear(cv_history *h);
+
+/* A snapshot's view: the chunks as they were, oldest first, each with its bytes. */
+typedef struct {
+    cv_chunk **chunks;
+    uint32_t  *used;
+    size_t     count;
+} cv_hist_view;
+
+/* Under the lock: closes the open run and pins every chunk. -1 if out of memory. */
+int history_pin(cv_history *h, cv_hist_view *v);
+/* Takes the lock itself. */
+void history_unpin(cv_history *h, cv_hist_view *v);
+
+/* Reading a chunk's entries. */
+typedef struct {
+    const uint8_t *p, *end;
+    int            kind;      /* of the entry history_next returned */
+    cv_hist_thread thread;    /* HIST_THREAD */
+    uint64_t       ring_id;   /* HIST_RUN, HIST_LOSS */
+    uint32_t       left;      /* HIST_RUN: records not yet read by history_record */
+    uint64_t       prev_ts, prev_obj;
+    uint64_t       from_ns, to_ns, records;  /* HIST_LOSS */
+} cv_hist_reader;
+
+void history_reader(cv_hist_reader *r, const uint8_t *data, uint32_t used);
+/* The next entry's kind, 0 at the end, -1 if the bytes are not an entry (never happens with
+ * bytes the history wrote). The records of a run are skipped if not read. */
+int history_next(cv_hist_reader *r);
+/* HIST_RUN: the next record; 0 when the run has none left, -1 if malformed. */
+int history_record(cv_hist_reader *r, cv_record *out);
+
+#endif

@@ -1,0 +1,293 @@
+#include "check.h"
+#include "history.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static cv_ring *new_ring(uint32_t capacity) {
+    cv_ring *r = malloc(ring_bytes(capacity));
+    ring_init(r, capacity);
+    return r;
+}
+
+static cv_record rec(uint64_t ts, uint8_t type, uint32_t stack, uint64_t obj, int64_t arg, int64_t arg2) {
+    cv_record r = {ts, cv_record_meta(type, 1, stack), obj, arg, arg2};
+    return r;
+}
+
+static cv_hist_thread desc(uint64_t ring_id, const char *name) {
+    cv_hist_thread d;
+    memset(&d, 0, sizeof(d));
+    d.ring_id = ring_id;
+    d.java_tid = (int64_t)ring_id + 10;
+    d.flags = 0;
+    d.start_ns = 5;
+    d.name = name;
+    d.group = "main";
+    d.parent_group = "";
+    return d;
+}
+
+/* What a pinned history holds for one ring: its records, its losses, its last name. */
+typedef struct {
+    cv_record records[4096];   /* the first 4096 */
+    cv_record last;
+    size_t    n;                /* all of them */
+    uint64_t  loss_from[16], loss_to[16], loss_records[16];
+    size_t    nloss;
+    char      name[64];
+    int       described_before_use;
+} ring_content;
+
+static void read_ring(cv_history *h, uint64_t ring_id, ring_content *out) {
+    memset(out, 0, sizeof(*out));
+    out->described_before_use = 1;
+    cv_hist_view v;
+    history_lock(h);
+    CHECK_EQ_INT(history_pin(h, &v), 0);
+    history_unlock(h);
+    for (size_t i = 0; i < v.count; i++) {
+        cv_hist_reader r;
+        history_reader(&r, v.chunks[i]->data, v.used[i]);
+        int kind, described = 0;
+        while ((kind = history_next(&r)) > 0) {
+            if (kind == HIST_THREAD && r.thread.ring_id == ring_id) {
+                described = 1;
+                size_t n = r.thread.name_len < 63 ? r.thread.name_len : 63;
+                memcpy(out->name, r.thread.name, n);
+                out->name[n] = 0;
+            } else if (kind == HIST_RUN && r.ring_id == ring_id) {
+                if (!described) out->described_before_use = 0;
+                cv_record x;
+                while (history_record(&r, &x) > 0) {
+                    if (out->n < 4096) out->records[out->n] = x;
+                    out->last = x;
+                    out->n++;
+                }
+            } else if (kind == HIST_LOSS && r.ring_id == ring_id) {
+                if (!described) out->described_before_use = 0;
+                if (out->nloss < 16) {
+                    out->loss_from[out->nloss] = r.from_ns;
+                    out->loss_to[out->nloss] = r.to_ns;
+                    out->loss_records[out->nloss] = r.records;
+                    out->nloss++;
+                }
+            }
+        }
+        CHECK_EQ_INT(kind, 0);
+    }
+    history_unpin(h, &v);
+}
+
+TEST(history_moves_records_and_reads_them_back_exactly) {
+    cv_history h;
+    history_init(&h, 1 << 20, 0);
+    cv_ring *ring = new_ring(64);
+    cv_hist_cursor c = {0};
+    cv_hist_thread d = desc(1, "worker-1");
+    cv_record in[5] = {
+        rec(1000, 3, 7, 42, 0, -1),
+        rec(999, 4, 0, 42, 17, 0),               /* time may go back: a signed delta */
+        rec(UINT64_MAX - 5, 5, 0xFFFFFF, UINT64_MAX, INT64_MIN, INT64_MAX),
+        rec(2000, 25, 1, 1, -5, 3),
+        rec(2001, 26, 0, 0, 0, 0),
+    };
+    for (int i = 0; i < 5; i++) ring_write(ring, &in[i]);
+    history_lock(&h);
+    CHECK_EQ_U64(history_drain_ring(&h, ring, &c, &d), 5);
+    CHECK_EQ_U64(history_drain_ring(&h, ring, &c, &d), 0);
+    history_unlock(&h);
+    ring_content got;
+    read_ring(&h, 1, &got);
+    CHECK_EQ_U64(got.n, 5);
+    for (int i = 0; i < 5 && i < (int)got.n; i++) CHECK(memcmp(&got.records[i], &in[i], sizeof(cv_record)) == 0);
+    CHECK_EQ_U64(got.nloss, 0);
+    CHECK(strcmp(got.name, "worker-1") == 0);
+    CHECK(got.described_before_use);
+    CHECK_EQ_U64(c.lost, 0);
+    free(ring);
+    history_destroy(&h);
+}
+
+TEST(history_counts_records_a_ring_overwrote_before_the_drain_as_a_loss_between_the_kept_ones) {
+    cv_history h;
+    history_init(&h, 1 << 20, 0);
+    cv_ring *ring = new_ring(8);
+    cv_hist_cursor c = {0};
+    cv_hist_thread d = desc(3, "t");
+    /* 20 records before the first drain: the first 12 are overwritten. */
+    for (uint64_t i = 0; i < 20; i++) {
+        cv_record r = rec(100 + i, 3, 0, 1, 0, 0);
+        ring_write(ring, &r);
+    }
+    history_lock(&h);
+    CHECK_EQ_U64(history_drain_ring(&h, ring, &c, &d), 8);
+    history_unlock(&h);
+    /* 4 drained in time, then 30 more: 22 lost in the middle. */
+    for (uint64_t i = 20; i < 24; i++) {
+        cv_record r = rec(100 + i, 3, 0, 1, 0, 0);
+        ring_write(ring, &r);
+    }
+    history_lock(&h);
+    CHECK_EQ_U64(history_drain_ring(&h, ring, &c, &d), 4);
+    history_unlock(&h);
+    for (uint64_t i = 24; i < 54; i++) {
+        cv_record r = rec(100 + i, 3, 0, 1, 0, 0);
+        ring_write(ring, &r);
+    }
+    history_lock(&h);
+    CHECK_EQ_U64(history_drain_ring(&h, ring, &c, &d), 8);
+    history_unlock(&h);
+    ring_content got;
+    read_ring(&h, 3, &got);
+    CHECK_EQ_U64(got.n, 20);
+    CHECK_EQ_U64(got.nloss, 2);
+    CHECK_EQ_U64(got.loss_from[0], 0);        /* from the thread's start */
+    CHECK_EQ_U64(got.loss_to[0], 112);        /* the first record kept */
+    CHECK_EQ_U64(got.loss_records[0], 12);
+    CHECK_EQ_U64(got.loss_from[1], 123);      /* the last record kept before */
+    CHECK_EQ_U64(got.loss_to[1], 146);        /* the first kept after */
+    CHECK_EQ_U64(got.loss_records[1], 22);
+    CHECK_EQ_U64(c.lost, 34);
+    CHECK_EQ_U64(h.lost_records, 34);
+    free(ring);
+    history_destroy(&h);
+}
+
+TEST(history_keeps_within_max_bytes_and_counts_exactly_what_aged_out) {
+    cv_history h;
+    history_init(&h, 4 * 64 * 1024, 0);   /* four chunks of 64 KiB */
+    CHECK_EQ_U64(h.chunk_bytes, 64 * 1024);
+    cv_ring *rings[3];
+    cv_hist_cursor c[3];
+    cv_hist_thread d[3];
+    const char *names[3] = {"a", "b", "c"};
+    for (int t = 0; t < 3; t++) {
+        rings[t] = new_ring(1024);
+        memset(&c[t], 0, sizeof(c[t]));
+        d[t] = desc((uint64_t)t + 1, names[t]);
+    }
+    uint64_t total = 0, ts = 1;
+    for (int round = 0; round < 200; round++) {
+        for (int t = 0; t < 3; t++) {
+            for (int i = 0; i < 100; i++) {
+                cv_record r = rec(ts++, 3, (uint32_t)(i % 5), (uint64_t)(i % 3) + 1, i, -1);
+                ring_write(rings[t], &r);
+            }
+        }
+        history_lock(&h);
+        for (int t = 0; t < 3; t++) total += history_drain_ring(&h, rings[t], &c[t], &d[t]);
+        CHECK(h.bytes <= h.max_bytes);
+        history_unlock(&h);
+    }
+    CHECK_EQ_U64(total, 60000);
+    CHECK(h.aged_records > 0);
+    CHECK(h.from_ns > 0);
+    ring_content got[3];
+    uint64_t kept = 0;
+    for (int t = 0; t < 3; t++) {
+        read_ring(&h, (uint64_t)t + 1, &got[t]);
+        kept += got[t].n;
+        CHECK(got[t].described_before_use);   /* each chunk names the threads it holds */
+        CHECK(got[t].n > 0);
+        CHECK(got[t].records[0].ts <= h.from_ns + 300);
+        CHECK(got[t].last.ts >= ts - 300);
+    }
+    CHECK_EQ_U64(kept + h.aged_records, total);
+    for (int t = 0; t < 3; t++) free(rings[t]);
+    history_destroy(&h);
+}
+
+TEST(history_ages_out_chunks_older_than_max_age_but_never_the_current_one) {
+    cv_history h;
+    history_init(&h, 16 * 64 * 1024, 1000);
+    cv_ring *ring = new_ring(4096);
+    cv_hist_cursor c = {0};
+    cv_hist_thread d = desc(1, "t");
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < 20000; i++) {
+        cv_record r = rec(10 + i, 4, 0, 2, 0, 0);
+        ring_write(ring, &r);
+        if (i % 1000 == 999) {
+            history_lock(&h);
+            total += history_drain_ring(&h, ring, &c, &d);
+            history_unlock(&h);
+        }
+    }
+    CHECK(h.chunks > 1);
+    history_lock(&h);
+    history_age(&h, 10 + 20000 + 1000000);   /* everything is old: only the current chunk stays */
+    history_unlock(&h);
+    CHECK_EQ_U64(h.chunks, 1);
+    ring_content got;
+    read_ring(&h, 1, &got);
+    CHECK(got.n > 0);
+    CHECK_EQ_U64(got.n + h.aged_records, total);
+    free(ring);
+    history_destroy(&h);
+}
+
+TEST(history_pinned_chunks_stay_readable_after_they_age_out_and_a_clear_counts_nothing) {
+    cv_history h;
+    history_init(&h, 2 * 64 * 1024, 0);
+    cv_ring *ring = new_ring(8192);
+    cv_hist_cursor c = {0};
+    cv_hist_thread d = desc(9, "pinned");
+    for (uint64_t i = 0; i < 5000; i++) {
+        cv_record r = rec(i + 1, 3, 1, 1, 0, 0);
+        ring_write(ring, &r);
+    }
+    history_lock(&h);
+    uint64_t first = history_drain_ring(&h, ring, &c, &d);
+    cv_hist_view v;
+    CHECK_EQ_INT(history_pin(&h, &v), 0);
+    history_unlock(&h);
+    uint32_t used0 = v.used[0];
+    const cv_chunk *oldest = v.chunks[0];
+    /* Enough to age out every chunk pinned. */
+    for (uint64_t i = 5000; i < 60000; i++) {
+        cv_record r = rec(i + 1, 3, 1, (uint64_t)i, (int64_t)i, 0);
+        ring_write(ring, &r);
+        if (i % 4000 == 0) {
+            history_lock(&h);
+            history_drain_ring(&h, ring, &c, &d);
+            history_unlock(&h);
+        }
+    }
+    CHECK(h.aged_chunks >= 1);
+    CHECK(oldest->aged);
+    cv_hist_reader r;
+    history_reader(&r, oldest->data, used0);
+    uint64_t n = 0;
+    int kind;
+    while ((kind = history_next(&r)) > 0) {
+        cv_record x;
+        while (kind == HIST_RUN && history_record(&r, &x) > 0) n++;
+    }
+    CHECK_EQ_INT(kind, 0);
+    CHECK(n > 0 && n <= first);
+    history_unpin(&h, &v);                  /* frees the aged ones: ASan would see a leak or a reuse */
+    history_lock(&h);
+    history_clear(&h);
+    CHECK_EQ_U64(h.chunks, 0);
+    CHECK_EQ_U64(h.bytes, 0);
+    CHECK_EQ_U64(h.aged_records, 0);
+    history_unlock(&h);
+    free(ring);
+    history_destroy(&h);
+}
+
+TEST(history_reader_refuses_bytes_that_are_no_entry) {
+    uint8_t junk[] = {'X', 1, 2};
+    cv_hist_reader r;
+    history_reader(&r, junk, sizeof(junk));
+    CHECK_EQ_INT(history_next(&r), -1);
+    uint8_t cut[] = {HIST_RUN, 1, 5, 0};   /* count cut short */
+    history_reader(&r, cut, sizeof(cut));
+    CHECK_EQ_INT(history_next(&r), -1);
+    uint8_t empty_run[] = {HIST_RUN, 1, 2, 0, 0, 0};   /* claims 2 records, holds none */
+    history_reader(&r, empty_run, sizeof(empty_run));
+    CHECK_EQ_INT(history_next(&r), HIST_RUN);
+    cv_record x;
+    CHECK_EQ_INT(history_record(&r, &x), -1);
+}
