@@ -260,7 +260,8 @@ class AttachIT {
             Cli failed = convoy("attach", pid, "stackdepth=16");
             assertEquals(ConvoyCli.EXIT_FAILED, failed.code(), failed::toString);
             assertTrue(failed.err().startsWith("convoy: Convoy failed to start in " + pid + ": "), failed::toString);
-            assertTrue(failed.err().contains("cannot extract the native recorder to " + notADirectory),
+            assertTrue(failed.err().contains("cannot extract the native library to " + notADirectory
+                    + ": not a directory"),
                     () -> "the agent's reason, not the Attach API's \"agent failed to initialize\": " + failed);
             Cli status = convoy("status", pid);
             assertEquals(ConvoyCli.EXIT_FAILED, status.code(), status::toString);

@@ -252,7 +252,7 @@ class LifecycleIT {
         ChildJvm.Result run = ChildJvm.runWith(jdk, work, List.of("-Dconvoy.tmpdir=" + notADirectory), "",
                 ExitUnderContention.class.getName(), "2");
         assertEquals(2, run.exitCode(), run.stderr());
-        assertTrue(run.stderr().contains("cannot extract the native recorder to " + notADirectory), run.stderr());
+        assertTrue(run.stderr().contains("cannot extract the native library to " + notADirectory), run.stderr());
         assertTrue(run.stderr().contains("-Dconvoy.tmpdir=DIR"), run.stderr());
         assertFalse(run.stdout().contains(ExitUnderContention.NAME), "the application never ran");
     }
