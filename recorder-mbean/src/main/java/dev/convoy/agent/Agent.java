@@ -24,13 +24,16 @@ public final class Agent {
     }
 
     /**
-     * {@code -javaagent:convoy-agent.jar[=options]}. An invalid option or a recorder that
-     * cannot start stops the JVM before the application runs, with the reason on stderr
-     * and exit code 2.
+     * {@code -javaagent:convoy-agent.jar[=options]}. An invalid option, or a recorder whose
+     * library loaded but that cannot start, stops the JVM before the application runs, with
+     * the reason on stderr and exit code 2: the user asked for something that cannot be. A
+     * native library that cannot be loaded (a full temporary directory, say) does not: the
+     * application runs with the recorder off, one line on stderr says why, and the MBean says
+     * so too ({@code OffReason}).
      */
     public static void premain(String args, Instrumentation inst) {
         try {
-            start(args, inst);
+            start(args, inst, true);
         } catch (RuntimeException | Error e) {
             System.err.println("[convoy] " + e.getMessage());
             System.err.println("[convoy] the JVM stops: fix the -javaagent options (see the README) or remove the agent");
@@ -50,7 +53,7 @@ public final class Agent {
      */
     public static void agentmain(String args, Instrumentation inst) {
         try {
-            start(args, inst);
+            start(args, inst, false);
             System.clearProperty(ATTACH_ERROR_PROPERTY);
         } catch (RuntimeException | Error e) {
             System.setProperty(ATTACH_ERROR_PROPERTY, String.valueOf(e.getMessage()));
@@ -58,18 +61,28 @@ public final class Agent {
         }
     }
 
-    /** Starts the agent and, the first time, its front-ends. Idempotent for equal options. */
-    private static synchronized void start(String args, Instrumentation inst) {
+    /**
+     * Starts the agent and, the first time, its front-ends. Idempotent for equal options.
+     *
+     * @param offIfNotLoaded a library that cannot be loaded leaves the recorder off (with the MBean
+     *        saying so, and no web view) instead of failing
+     */
+    private static synchronized void start(String args, Instrumentation inst, boolean offIfNotLoaded) {
         ConvoyAgent before = ConvoyAgent.get();
-        ConvoyAgent agent = ConvoyAgent.initialize(args, inst);
+        ConvoyAgent agent = offIfNotLoaded ? ConvoyAgent.initializeOrOff(args, inst)
+                : ConvoyAgent.initialize(args, inst);
         if (agent == before) {
             return;
         }
         AgentOptions options = agent.options();
+        if (agent.offReason() != null) {
+            System.err.println("[convoy] " + ConvoyAgent.offMessage(agent.offReason()));
+            System.err.flush();
+        }
         if (!options.emptyCallbacks()) {
             registerMBean(agent);
         }
-        if (options.httpHost() != null) {
+        if (options.httpHost() != null && agent.offReason() == null) {
             startWebView(agent);
         }
     }

@@ -20,6 +20,11 @@ import dev.convoy.model.Recording;
  * analysis, dumps. One per JVM, created by {@link #initialize}, usable as a library through
  * {@link #get()}. The front-ends (the MBean, the web view) are started by {@link Agent} on
  * top of it; this class knows none of them.
+ *
+ * <p>An agent started with {@link #initializeOrOff} whose native library could not be loaded
+ * is off for good: {@link #offReason()} says why, nothing is recorded, instrumented or
+ * dumped, the counters stay 0, and every operation that needs the recorder throws an
+ * {@link IllegalStateException} "recorder off: why".
  */
 public final class ConvoyAgent {
 
@@ -31,12 +36,15 @@ public final class ConvoyAgent {
     private final AgentOptions options;
     private final ContentionAnalysis contentionAnalysis;
     private final ParkHook parkHook = new ParkHook();
-    private final RecorderSession session = new RecorderSession();
+    private final RecorderSession session;
     private final DumpDirectory dumpDirectory;
+    private final String offReason;
 
-    private ConvoyAgent(AgentOptions options, Instrumentation inst) {
+    private ConvoyAgent(AgentOptions options, Instrumentation inst, String offReason) {
         this.options = options;
+        this.offReason = offReason;
         this.contentionAnalysis = new ContentionAnalysis(inst);
+        this.session = new RecorderSession(offReason);
         this.dumpDirectory = new DumpDirectory(options.dumpDir());
     }
 
@@ -46,24 +54,55 @@ public final class ConvoyAgent {
      * the dump on exit. Idempotent for equal options.
      *
      * @throws AgentOptions.InvalidOptionException for a bad option
-     * @throws IllegalStateException if the recorder cannot start, or runs already with
-     *         other options
+     * @throws IllegalStateException if the recorder cannot start, is off for good in this JVM,
+     *         or runs already with other options
      */
     public static synchronized ConvoyAgent initialize(String args, Instrumentation inst) {
+        return initialize(args, inst, false);
+    }
+
+    /**
+     * Like {@link #initialize}, except that a native library that cannot be loaded (a full or
+     * unwritable temporary directory, one mounted noexec, another platform) leaves an agent
+     * whose recorder is off for good, with the reason in {@link #offReason()}, instead of
+     * throwing: the JVM start uses it so that the application runs all the same.
+     *
+     * @throws AgentOptions.InvalidOptionException for a bad option
+     * @throws IllegalStateException if the loaded recorder cannot start
+     */
+    public static synchronized ConvoyAgent initializeOrOff(String args, Instrumentation inst) {
+        return initialize(args, inst, true);
+    }
+
+    private static ConvoyAgent initialize(String args, Instrumentation inst, boolean offIfNotLoaded) {
         AgentOptions options = AgentOptions.parse(args);
         if (instance != null) {
+            if (instance.offReason != null) {
+                if (offIfNotLoaded) {
+                    return instance;
+                }
+                throw new IllegalStateException(offMessage(instance.offReason));
+            }
             if (instance.options.effective().equals(options.effective())) {
                 return instance;
             }
             throw new IllegalStateException("Convoy already runs in this JVM with options "
                     + instance.options.effective() + "; it cannot be restarted with " + options.effective());
         }
-        NativeRecorder.load(inst);
+        try {
+            NativeRecorder.load(inst);
+        } catch (RuntimeException | LinkageError e) {
+            if (!offIfNotLoaded) {
+                throw e;
+            }
+            instance = new ConvoyAgent(options, inst, oneLine(e));
+            return instance;
+        }
         NativeRecorder.start(options.bufferBytes(), options.memoryCap(), options.stackDepth(), options.recording(),
                 options.emptyCallbacks(), options.vmOwners(), options.virtualThreadEvents(), options.timing(),
                 options.stackCapture(), options.idCache() ? (collectsInPausesOnly() ? 1 : 2) : 0,
                 options.stackCache() ? 1 : 0, options.heldRefs(), options.effective());
-        ConvoyAgent agent = new ConvoyAgent(options, inst);
+        ConvoyAgent agent = new ConvoyAgent(options, inst, null);
         agent.dumpDirectory.removeStaleTemporaryFiles();
         if (!options.emptyCallbacks()) {
             agent.parkHook.install(inst); // parks are recorded with or without contention analysis
@@ -107,16 +146,38 @@ public final class ConvoyAgent {
         return options;
     }
 
+    /** Why the recorder is off for good in this JVM (its native library could not be loaded); null if it runs. */
+    public String offReason() {
+        return offReason;
+    }
+
+    /** "recorder off: why", the message of everything refused while the recorder is off. */
+    static String offMessage(String reason) {
+        return "recorder off: " + reason;
+    }
+
+    /** The exception's message on one line (a reason goes into a single line of stderr). */
+    private static String oneLine(Throwable e) {
+        String m = e.getMessage() != null ? e.getMessage() : e.toString();
+        return m.replaceAll("\\s*\\R\\s*", " ").strip();
+    }
+
     /**
      * Switches contention analysis on or off at runtime: instruments (or restores) the call
      * sites of Thread.start/interrupt/join/sleep and Object.notify/notifyAll/wait in the
      * application's classes, loaded ones included (see {@link ContentionAnalysis} for the
      * cost). Failures of single classes are counted, never thrown.
      *
-     * @throws IllegalStateException if instrumentation is impossible (no Instrumentation,
-     *         callbacks=empty, the Probes class cannot be installed)
+     * @throws IllegalStateException if instrumentation is impossible (recorder off, no
+     *         Instrumentation, callbacks=empty, the Probes class cannot be installed)
      */
     public void setContentionAnalysis(boolean on) {
+        if (offReason != null) {
+            if (on) {
+                throw new IllegalStateException(offMessage(offReason));
+            }
+            return;
+        }
         if (on && options.emptyCallbacks()) {
             throw new IllegalStateException("contention analysis needs a recording, but callbacks=empty records nothing");
         }
@@ -174,6 +235,8 @@ public final class ConvoyAgent {
      * everything, and every other format can be made from it later), then the others. Each
      * file appears whole or not at all; a failure of one output (a full disk) does not stop
      * the others.
+     *
+     * @throws IllegalStateException if the recorder is off or cannot take a snapshot
      */
     public DumpResult dump(Set<Output> outputs) {
         Recording r = session.take();

@@ -266,6 +266,11 @@ public final class NativeRecorder {
         return counters(counters0());
     }
 
+    /** Counters that are all 0: those of a recorder that never started. */
+    static Counters zeroCounters() {
+        return counters(new long[COUNTERS]);
+    }
+
     /**
      * The counters from counters0's values, in the order of counters.h, which is the order of
      * {@link Counters}' components.

@@ -22,17 +22,28 @@ import dev.convoy.snapshot.SnapshotReader;
 public final class RecorderSession {
 
     private final List<View> views = new CopyOnWriteArrayList<>();
+    private final String offReason;
 
-    RecorderSession() {
+    /** @param offReason why the recorder is off for good (see {@link ConvoyAgent#offReason()}), null if it runs */
+    RecorderSession(String offReason) {
+        this.offReason = offReason;
+    }
+
+    /** @throws IllegalStateException "recorder off: why" if the recorder is off for good */
+    private void requireOn() {
+        if (offReason != null) {
+            throw new IllegalStateException(ConvoyAgent.offMessage(offReason));
+        }
     }
 
     /**
      * Takes a snapshot now and reads it: no application thread is stopped. The recording
      * keeps the snapshot's bytes ({@link Recording#bytes()}).
      *
-     * @throws IllegalStateException if the recorder is not started or runs out of memory
+     * @throws IllegalStateException if the recorder is off, not started or runs out of memory
      */
     public Recording take() {
+        requireOn();
         byte[] bytes = NativeRecorder.snapshot();
         try {
             return SnapshotReader.read(bytes);
@@ -53,29 +64,41 @@ public final class RecorderSession {
      * hold only the events that follow. The counters keep counting from the start.
      */
     public void reset() {
+        requireOn();
         NativeRecorder.reset();
         for (View v : views) {
             v.frozen = null;
         }
     }
 
-    /** The recorder's counters now. */
+    /** The recorder's counters now; all 0 if the recorder is off for good. */
     public NativeRecorder.Counters counters() {
-        return NativeRecorder.counters();
+        return offReason != null ? NativeRecorder.zeroCounters() : NativeRecorder.counters();
     }
 
-    /** Whether monitor and GC events are being recorded. */
+    /** Whether monitor and GC events are being recorded; false if the recorder is off for good. */
     public boolean isRecording() {
-        return NativeRecorder.isRecording();
+        return offReason == null && NativeRecorder.isRecording();
     }
 
     /**
      * Switches recording on or off.
      *
-     * @throws IllegalStateException if the recorder refuses
+     * @throws IllegalStateException if the recorder is off for good or refuses
      */
     public void setRecording(boolean on) {
+        requireOn();
         NativeRecorder.setRecording(on);
+    }
+
+    /**
+     * Benchmark only, with {@code timing=on}: times only the callbacks that begin from now on.
+     *
+     * @throws IllegalStateException if the recorder is off for good or refuses
+     */
+    public void restartTiming() {
+        requireOn();
+        NativeRecorder.restartTiming();
     }
 
     /** One front-end's frozen snapshot. */

@@ -60,7 +60,7 @@ public final class ConvoyCli {
                                               csv, flamegraph, collapsed or snapshot; OUT defaults to ./convoy-PID plus the
                                               format's suffix (csv: OUT.meta.csv and OUT.events.csv)""";
 
-    private static final String[] STATUS_ATTRIBUTES = {"Version", "Recording", "RecordingStartTime",
+    private static final String[] STATUS_ATTRIBUTES = {"Version", "Recording", "OffReason", "RecordingStartTime",
         "ContentionAnalysis", "EventsRecorded", "EventsOverwritten", "EventsDropped", "ThreadsRecorded",
         "MemoryInUseBytes", "MemoryCapBytes", "BufferBytes", "StackDepth", "DumpDirectory", "Options"};
 
@@ -263,7 +263,12 @@ public final class ConvoyCli {
         try (TargetJvm target = TargetJvm.attach(pid)) {
             String wanted = effectiveOptions(options, pid);
             if (RecorderClient.isLoaded(target)) {
-                String running = String.valueOf(RecorderClient.of(target).get("Options"));
+                RecorderClient recorder = RecorderClient.of(target);
+                if (recorder.getAll("OffReason").get("OffReason") instanceof String why && !why.isEmpty()) {
+                    throw CliException.failed("Convoy is loaded in " + pid + " but its recorder is off: " + why
+                            + "; restart that JVM once the cause is fixed");
+                }
+                String running = String.valueOf(recorder.get("Options"));
                 if (normalized(running).equals(wanted)) {
                     out.println("Convoy is already attached to " + pid + " with options " + running);
                     return;
@@ -346,6 +351,9 @@ public final class ConvoyCli {
         Map<String, Object> a = recorder.getAll(STATUS_ATTRIBUTES);
         out.println("Convoy " + a.getOrDefault("Version", "(version unknown)") + " in " + target.pid());
         line(out, "recording", onOff(a.get("Recording")));
+        if (a.get("OffReason") instanceof String why && !why.isEmpty()) {
+            line(out, "recorder", "off: " + why);
+        }
         if (a.get("RecordingStartTime") instanceof Long t && t > 0) {
             line(out, "agent started", Instant.ofEpochMilli(t));
         }

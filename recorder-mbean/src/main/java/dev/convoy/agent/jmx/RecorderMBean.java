@@ -51,6 +51,10 @@ import dev.convoy.model.Recording;
  * the files of one dump, and a dump and the summary seen before it, agree; before the first
  * {@code snapshot()} and after {@code reset()} they take a fresh one.
  *
+ * <p>A recorder that is off for good ({@link ConvoyAgent#offReason()}) keeps this MBean: its
+ * {@code OffReason} says why, {@code Recording} is false, the counters are 0, and every
+ * operation fails with "recorder off: why".
+ *
  * <p>Notifications: {@value #DUMP_WRITTEN} after {@code dump} wrote its files (user data:
  * the paths), {@value #DEADLOCK} when a snapshot shows a monitor deadlock (message: the
  * cycle).
@@ -108,6 +112,9 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
         String formats = Output.names();
         OpenMBeanAttributeInfoSupport[] attributes = {
             attr("Recording", SimpleType.BOOLEAN, true, "Whether monitor and GC events are being recorded"),
+            attr("OffReason", SimpleType.STRING, false,
+                    "Why the recorder is off for good in this JVM (its native library could not be loaded at the "
+                    + "JVM's start; every operation then fails with 'recorder off: ...'); empty while it runs"),
             attr("ContentionAnalysis", SimpleType.BOOLEAN, true,
                     "Contention analysis: bytecode instrumentation of the application's call sites of "
                     + "Thread.start/interrupt/join/sleep and Object.notify/notifyAll/wait. Setting it retransforms "
@@ -187,6 +194,7 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
         NativeRecorder.Counters c = session.counters();
         return switch (String.valueOf(name)) {
             case "Recording" -> session.isRecording();
+            case "OffReason" -> agent.offReason() != null ? agent.offReason() : "";
             case "ContentionAnalysis" -> agent.contentionAnalysis();
             case "Options" -> agent.options().effective();
             case "BufferBytes" -> agent.options().bufferBytes();
@@ -275,7 +283,7 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             case "start" -> run(0, p, () -> session.setRecording(true));
             case "stop" -> run(0, p, () -> session.setRecording(false));
             case "reset" -> run(0, p, session::reset);
-            case "restartTiming" -> run(0, p, NativeRecorder::restartTiming);
+            case "restartTiming" -> run(0, p, session::restartTiming);
             case "snapshot" -> call(0, p, this::snapshot);
             case "dump" -> call(2, p, () -> dump(string(p[0], "format"), string(p[1], "path")));
             case "openStream" -> call(1, p, () -> openStream(string(p[0], "format")));

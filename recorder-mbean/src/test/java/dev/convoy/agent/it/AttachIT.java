@@ -273,6 +273,31 @@ class AttachIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
+    void aRecorderOffSinceTheJvmStartedSaysWhyToStatusStartAndAttach(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        Path notADirectory = Files.writeString(work.resolve("plain-file"), "x");
+        String why = "cannot extract the native library to " + notADirectory + ": not a directory";
+        try (Target target = new Target(jdk, work, "-javaagent:" + ChildJvm.agentJar(),
+                "-Dconvoy.tmpdir=" + notADirectory)) {
+            long pid = target.pid();
+            assertTrue(target.err().startsWith("[convoy] recorder off: " + why), target::toString);
+            Cli status = convoy("status", pid).ok();
+            assertTrue(status.out().contains(String.format("  %-20s %s%n", "recording:", "off")), status::toString);
+            assertTrue(status.out().contains(String.format("  %-20s %s", "recorder:", "off: " + why)), status::toString);
+            Cli start = convoy("start", pid);
+            assertEquals(ConvoyCli.EXIT_FAILED, start.code(), start::toString);
+            assertTrue(start.err().contains("recorder off: " + why), start::toString);
+            Cli attach = convoy("attach", pid);
+            assertEquals(ConvoyCli.EXIT_FAILED, attach.code(), attach::toString);
+            assertTrue(attach.err().startsWith("convoy: Convoy is loaded in " + pid + " but its recorder is off: "
+                    + why), attach::toString);
+            assertEquals(0, target.exit(), () -> "the application ran on: " + target);
+            assertTrue(target.out().contains(Deadlock.RELEASED_MARKER), target::toString);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
     void onJdk21AndLaterAttachSaysHowToAvoidTheTargetsWarning(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
         assumeTrue(jdk.feature() >= 21, "JDK 21+ warns about dynamically loaded agents; " + jdk + " does not");
