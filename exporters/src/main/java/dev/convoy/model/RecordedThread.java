@@ -34,6 +34,7 @@ public final class RecordedThread {
     private final ByteBuffer records;
     private final int count;
     private final List<Event> events;
+    private final List<Loss> losses;
 
     /**
      * @param events records oldest first; each is re-bound to this thread
@@ -44,7 +45,7 @@ public final class RecordedThread {
                           String name, String group, String parentGroup, int capacity,
                           List<Event> events) {
         this(ringId, javaThreadId, threadObject, flags, startNs, endNs, written, overwritten, dropped, torn, name,
-                group, parentGroup, capacity, encode(events), events.size());
+                group, parentGroup, capacity, encode(events), events.size(), List.of());
     }
 
     /** The events in the snapshot's 40-byte record encoding. */
@@ -60,7 +61,7 @@ public final class RecordedThread {
     private RecordedThread(long ringId, long javaThreadId, long threadObject, int flags, long startNs,
                            long endNs, long written, long overwritten, long dropped, long torn,
                            String name, String group, String parentGroup, int capacity,
-                           ByteBuffer records, int count) {
+                           ByteBuffer records, int count, List<Loss> losses) {
         this.ringId = ringId;
         this.javaThreadId = javaThreadId;
         this.threadObject = threadObject;
@@ -78,6 +79,16 @@ public final class RecordedThread {
         this.records = records.slice().order(ByteOrder.LITTLE_ENDIAN);
         this.count = count;
         this.events = new View();
+        this.losses = List.copyOf(losses);
+    }
+
+    /**
+     * This ring with {@code losses} as its {@link #losses()} (in time order, not overlapping):
+     * a new ring over the same records (its events are bound to the new ring).
+     */
+    public RecordedThread withLosses(List<Loss> losses) {
+        return new RecordedThread(ringId, javaThreadId, threadObject, flags, startNs, endNs, written, overwritten,
+                dropped, torn, name, group, parentGroup, capacity, records, count, losses);
     }
 
     /**
@@ -94,7 +105,7 @@ public final class RecordedThread {
                     + " bytes, " + records.remaining() + " given");
         }
         return new RecordedThread(ringId, javaThreadId, threadObject, flags, startNs, endNs, written, overwritten,
-                dropped, torn, name, group, parentGroup, capacity, records, count);
+                dropped, torn, name, group, parentGroup, capacity, records, count, List.of());
     }
 
     /** Number of records, {@code events().size()}. */
@@ -201,8 +212,42 @@ public final class RecordedThread {
     public long endNs() { return endNs; }
     /** Records ever written into this ring. */
     public long written() { return written; }
-    /** Records lost to overwrite-oldest. */
+    /** Records lost to overwrite-oldest (SECTION_THREADS' counter; {@link #losses()} say when). */
     public long overwritten() { return overwritten; }
+
+    /**
+     * The time ranges whose records are missing (SECTION_LOSSES, or for a file before 1.5 the one
+     * loss {@link Recording} makes of {@link #overwritten()}), in time order, not overlapping;
+     * immutable, empty when nothing of this ring was lost. The thread's state in them is unknown.
+     */
+    public List<Loss> losses() { return losses; }
+
+    /** Records missing over all {@link #losses()}. */
+    public long lostRecords() {
+        long n = 0;
+        for (Loss l : losses) {
+            n += l.records();
+        }
+        return n;
+    }
+
+    /**
+     * From when this thread's history is complete: the {@code toNs} of its last loss, or its
+     * {@link #startNs()} when it has none.
+     */
+    public long completeFromNs() {
+        return losses.isEmpty() ? startNs : losses.get(losses.size() - 1).toNs();
+    }
+
+    /** The loss whose time contains {@code ns} ({@code fromNs < ns < toNs}), or null. */
+    public Loss lossAt(long ns) {
+        for (Loss l : losses) {
+            if (l.fromNs() < ns && ns < l.toNs()) {
+                return l;
+            }
+        }
+        return null;
+    }
     /** Events that could not be recorded at all. */
     public long dropped() { return dropped; }
     /** Records skipped by the snapshot because a concurrent write tore them. */

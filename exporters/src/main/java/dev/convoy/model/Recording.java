@@ -51,13 +51,13 @@ public final class Recording {
         this.versionMajor = versionMajor;
         this.versionMinor = versionMinor;
         this.info = Collections.unmodifiableMap(new LinkedHashMap<>(info));
-        this.threads = List.copyOf(threads);
+        this.threads = withLosses(threads, this.info);
         this.stacks = Collections.unmodifiableMap(new LinkedHashMap<>(stacks));
         this.methods = Collections.unmodifiableMap(new LinkedHashMap<>(methods));
         this.classes = Collections.unmodifiableMap(new LinkedHashMap<>(classes));
         this.objects = Collections.unmodifiableMap(new LinkedHashMap<>(objects));
         this.monitors = List.copyOf(monitors);
-        for (RecordedThread t : threads) {
+        for (RecordedThread t : this.threads) {
             byRing.put(t.ringId(), t);
             if (t.threadObject() != 0) {
                 byObject.putIfAbsent(t.threadObject(), t);
@@ -65,6 +65,85 @@ public final class Recording {
         }
         for (MonitorState m : this.monitors) {
             monitorByRing.putIfAbsent(m.ringId(), m);
+        }
+    }
+
+    /**
+     * The rings, each with its losses: a ring that lists none but has {@code overwritten} &gt; 0 (a
+     * file before 1.5, which has no SECTION_LOSSES, or a recording made in memory) gets the one
+     * loss the spec makes of it: LOSS_OVERWRITTEN from its startNs (start.monotonic.ns for a ring
+     * met late and for the GC ring) to its first record kept (snapshot.monotonic.ns when none is).
+     */
+    private static List<RecordedThread> withLosses(List<RecordedThread> threads, Map<String, String> info) {
+        List<RecordedThread> out = new java.util.ArrayList<>(threads.size());
+        long start = Long.MIN_VALUE;
+        long snapshot = Long.MIN_VALUE;
+        for (RecordedThread t : threads) {
+            if (t.overwritten() == 0 || !t.losses().isEmpty()) {
+                out.add(t);
+                continue;
+            }
+            long from = t.startNs();
+            if (t.isLate() || t.isSystem()) {
+                if (start == Long.MIN_VALUE) {
+                    start = infoLong(info, "start.monotonic.ns", Long.MIN_VALUE);
+                    if (start == Long.MIN_VALUE) {
+                        start = earliest(threads);
+                    }
+                }
+                from = start;
+            }
+            long to;
+            if (t.eventCount() > 0) {
+                to = t.ts(0);
+            } else {
+                if (snapshot == Long.MIN_VALUE) {
+                    snapshot = infoLong(info, "snapshot.monotonic.ns", Long.MIN_VALUE);
+                    if (snapshot == Long.MIN_VALUE) {
+                        snapshot = latest(threads, start == Long.MIN_VALUE ? earliest(threads) : start);
+                    }
+                }
+                to = snapshot;
+            }
+            out.add(t.withLosses(List.of(new Loss(SnapshotFormat.LOSS_OVERWRITTEN, Math.min(from, to), to,
+                    t.overwritten()))));
+        }
+        return List.copyOf(out);
+    }
+
+    /** The earliest ring start or record time, 0 when there is none. */
+    private static long earliest(List<RecordedThread> threads) {
+        long min = Long.MAX_VALUE;
+        for (RecordedThread t : threads) {
+            min = Math.min(min, t.startNs());
+            for (int i = 0; i < t.eventCount(); i++) {
+                min = Math.min(min, t.ts(i));
+            }
+        }
+        return min == Long.MAX_VALUE ? 0 : min;
+    }
+
+    /** The latest ring start, end or record time, at least {@code floor}. */
+    private static long latest(List<RecordedThread> threads, long floor) {
+        long max = floor;
+        for (RecordedThread t : threads) {
+            max = Math.max(max, Math.max(t.startNs(), t.endNs()));
+            for (int i = 0; i < t.eventCount(); i++) {
+                max = Math.max(max, t.ts(i));
+            }
+        }
+        return max;
+    }
+
+    private static long infoLong(Map<String, String> info, String key, long dflt) {
+        String v = info.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            return Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            return dflt;
         }
     }
 
@@ -385,14 +464,161 @@ public final class Recording {
 
     /** A numeric INFO value, or {@code dflt} when missing or not a number. */
     public long infoLong(String key, long dflt) {
-        String v = info.get(key);
-        if (v == null) {
-            return dflt;
+        return infoLong(info, key, dflt);
+    }
+
+    /** Records ever written: INFO {@code records.written}, else the sum over the rings. */
+    public long recordsWritten() {
+        long v = infoLong("records.written", -1);
+        if (v >= 0) {
+            return v;
         }
-        try {
-            return Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            return dflt;
+        long n = 0;
+        for (RecordedThread t : threads) {
+            n += t.written();
+        }
+        return n;
+    }
+
+    /**
+     * Records lost to LOSS_OVERWRITTEN, over all threads: INFO {@code records.overwritten} (which
+     * counts evicted rings too), and at least the sum of the rings' losses of that kind.
+     */
+    public long recordsOverwritten() {
+        return Math.max(Math.max(0, infoLong("records.overwritten", 0)), lostRecords(SnapshotFormat.LOSS_OVERWRITTEN));
+    }
+
+    /** Records that aged out of the history (LOSS_AGED): INFO {@code records.aged}, and at least the sum of the rings' losses of that kind. */
+    public long recordsAged() {
+        return Math.max(Math.max(0, infoLong("records.aged", 0)), lostRecords(SnapshotFormat.LOSS_AGED));
+    }
+
+    /** Records missing over all {@link #losses()}, of every kind. */
+    public long recordsLost() {
+        long n = 0;
+        for (RecordedThread t : threads) {
+            n += t.lostRecords();
+        }
+        return n;
+    }
+
+    /** Records of the rings' losses of one {@code LOSS_*} kind. */
+    public long lostRecords(int kind) {
+        long n = 0;
+        for (RecordedThread t : threads) {
+            for (Loss l : t.losses()) {
+                if (l.kind() == kind) {
+                    n += l.records();
+                }
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Whether anything was lost: a ring with a loss, or INFO's {@code records.overwritten} or
+     * {@code records.aged} above 0 (records of rings no longer in the snapshot).
+     */
+    public boolean hasLosses() {
+        return recordsOverwritten() > 0 || recordsAged() > 0 || recordsLost() > 0;
+    }
+
+    /** Every ring's losses, rings in file order, each ring's in time order. */
+    public List<Map.Entry<RecordedThread, Loss>> losses() {
+        List<Map.Entry<RecordedThread, Loss>> out = new java.util.ArrayList<>();
+        for (RecordedThread t : threads) {
+            for (Loss l : t.losses()) {
+                out.add(Map.entry(t, l));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Whether any ring has a loss overlapping the time from {@code a} to {@code b}
+     * ({@link Loss#overlaps}): then a fact that would have to be found in that time may be
+     * missing, whichever thread it belongs to.
+     */
+    public boolean anyLossOverlaps(long a, long b) {
+        return lossIndex().overlaps(a, b);
+    }
+
+    /**
+     * INFO {@code history.from.ns}: the time from which no chunk has aged out of the history;
+     * -1 when absent (nothing aged out).
+     */
+    public long historyFromNs() {
+        return infoLong("history.from.ns", -1);
+    }
+
+    private LossIndex lossIndex;
+
+    private synchronized LossIndex lossIndex() {
+        if (lossIndex == null) {
+            lossIndex = new LossIndex(threads);
+        }
+        return lossIndex;
+    }
+
+    /** The losses of all rings sorted by start, with the running maximum of their ends: an overlap query in log time. */
+    private static final class LossIndex {
+        final long[] from;
+        final long[] to;
+        final long[] maxTo;
+        final boolean any;
+
+        LossIndex(List<RecordedThread> threads) {
+            List<Loss> all = new java.util.ArrayList<>();
+            for (RecordedThread t : threads) {
+                all.addAll(t.losses());
+            }
+            all.sort(Comparator.comparingLong(Loss::fromNs));
+            int n = all.size();
+            from = new long[n];
+            to = new long[n];
+            maxTo = new long[n];
+            long max = Long.MIN_VALUE;
+            for (int i = 0; i < n; i++) {
+                from[i] = all.get(i).fromNs();
+                to[i] = all.get(i).toNs();
+                max = Math.max(max, to[i]);
+                maxTo[i] = max;
+            }
+            any = n > 0;
+        }
+
+        boolean overlaps(long a, long b) {
+            if (!any) {
+                return false;
+            }
+            if (a > b) {
+                long t = a;
+                a = b;
+                b = t;
+            }
+            // the losses starting at or before b (those starting later cannot overlap), latest first
+            int hi = upperBound(b) - 1;
+            for (int i = hi; i >= 0 && maxTo[i] >= a; i--) {
+                if (Loss.overlaps(from[i], to[i], a, b)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** The number of losses starting at or before {@code b}. */
+        private int upperBound(long b) {
+            int lo = 0;
+            int hi = from.length;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (from[mid] <= b) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            return lo;
         }
     }
 

@@ -5,6 +5,7 @@ import static dev.convoy.snapshot.SnapshotFormat.*;
 import dev.convoy.model.ClassInfo;
 import dev.convoy.model.Frame;
 import dev.convoy.model.LineEntry;
+import dev.convoy.model.Loss;
 import dev.convoy.model.MethodInfo;
 import dev.convoy.model.MonitorState;
 import dev.convoy.model.ObjectInfo;
@@ -35,7 +36,9 @@ import java.util.zip.CRC32;
  * <p>Rejects, with a {@link SnapshotFormatException} naming the byte offset and the
  * reason: a wrong magic, an unknown major version (newer minor versions are accepted), a
  * section CRC mismatch, a section or a value running past its end, a file ending before
- * the END section, a known section appearing twice, malformed modified UTF-8. Sections
+ * the END section, a known section appearing twice, malformed modified UTF-8, a loss
+ * (SECTION_LOSSES) naming a ring SECTION_THREADS does not list, ending before it begins, of no
+ * records, or out of time order or overlapping the previous loss of its ring. Sections
  * of an unknown tag are skipped; records of an unknown event type are kept as
  * {@code EventType.UNKNOWN}. Bytes after the END section are ignored. Stateless and
  * thread-safe.
@@ -113,6 +116,7 @@ public final class SnapshotReader {
         Map<Long, ClassInfo> classes = new LinkedHashMap<>();
         Map<Long, ObjectInfo> objects = new LinkedHashMap<>();
         List<MonitorState> monitors = new ArrayList<>();
+        List<RawLoss> losses = new ArrayList<>();
         Set<Integer> seen = new HashSet<>();
 
         long pos = HEADER_BYTES;
@@ -150,7 +154,7 @@ public final class SnapshotReader {
                 throw new SnapshotFormatException(pos, "corrupt: " + name + " CRC32 mismatch (stored 0x"
                         + Long.toHexString(crc) + ", computed 0x" + Long.toHexString(c.getValue()) + ")");
             }
-            boolean known = tag >= SECTION_INFO && tag <= SECTION_MONITORS || tag == SECTION_END;
+            boolean known = tag >= SECTION_INFO && tag <= SECTION_LOSSES || tag == SECTION_END;
             if (known && !seen.add(tag)) {
                 throw new SnapshotFormatException(pos, "corrupt: " + name + " appears twice");
             }
@@ -169,11 +173,77 @@ public final class SnapshotReader {
                 case SECTION_CLASSES -> readClasses(in, classes);
                 case SECTION_OBJECTS -> readObjects(in, objects);
                 case SECTION_MONITORS -> readMonitors(in, monitors);
+                case SECTION_LOSSES -> readLosses(in, losses);
                 default -> in.pos = in.limit; // unknown tag: skipped
             }
             pos = payload + length;
         }
+        if (!losses.isEmpty()) {
+            threads = attach(threads, losses);
+        }
         return new Recording(major, minor, info, threads, stacks, methods, classes, objects, monitors, buf);
+    }
+
+    /** One entry of SECTION_LOSSES and the offset it was read at. */
+    private record RawLoss(long ringId, Loss loss, long offset) {
+    }
+
+    private static void readLosses(Cursor in, List<RawLoss> losses) throws SnapshotFormatException {
+        long n = in.count(36);
+        for (long i = 0; i < n; i++) {
+            long at = in.offset();
+            long ring = in.u64();
+            int kind = (int) in.u32();
+            long from = in.u64();
+            long to = in.u64();
+            long records = in.u64();
+            if (from > to) {
+                throw new SnapshotFormatException(at, "corrupt: SECTION_LOSSES entry " + i + " of ring "
+                        + Long.toUnsignedString(ring) + " ends (" + to + ") before it begins (" + from + ")");
+            }
+            if (records <= 0) {
+                throw new SnapshotFormatException(at, "corrupt: SECTION_LOSSES entry " + i + " of ring "
+                        + Long.toUnsignedString(ring) + " has " + Long.toUnsignedString(records)
+                        + " records (a loss misses at least 1)");
+            }
+            losses.add(new RawLoss(ring, new Loss(kind, from, to, records), at));
+        }
+    }
+
+    /**
+     * The rings with the losses of SECTION_LOSSES: each must name a ring of SECTION_THREADS, and
+     * the losses of one ring come in time order without overlapping.
+     */
+    private static List<RecordedThread> attach(List<RecordedThread> threads, List<RawLoss> losses)
+            throws SnapshotFormatException {
+        Map<Long, List<Loss>> byRing = new LinkedHashMap<>();
+        for (RecordedThread t : threads) {
+            byRing.put(t.ringId(), new ArrayList<>());
+        }
+        for (RawLoss raw : losses) {
+            List<Loss> ring = byRing.get(raw.ringId());
+            if (ring == null) {
+                throw new SnapshotFormatException(raw.offset(), "corrupt: SECTION_LOSSES names ring "
+                        + Long.toUnsignedString(raw.ringId()) + ", which SECTION_THREADS does not list");
+            }
+            if (!ring.isEmpty()) {
+                Loss prev = ring.get(ring.size() - 1);
+                Loss l = raw.loss();
+                if (l.fromNs() < prev.toNs()) {
+                    throw new SnapshotFormatException(raw.offset(), "corrupt: SECTION_LOSSES: a loss of ring "
+                            + Long.toUnsignedString(raw.ringId()) + " from " + l.fromNs() + " to " + l.toNs()
+                            + (l.toNs() <= prev.fromNs() ? " comes after" : " overlaps") + " its loss from "
+                            + prev.fromNs() + " to " + prev.toNs() + " (a ring's losses are in time order and do not overlap)");
+                }
+            }
+            ring.add(raw.loss());
+        }
+        List<RecordedThread> out = new ArrayList<>(threads.size());
+        for (RecordedThread t : threads) {
+            List<Loss> l = byRing.get(t.ringId());
+            out.add(l.isEmpty() ? t : t.withLosses(l));
+        }
+        return out;
     }
 
     private static void readInfo(Cursor in, Map<String, String> info) throws SnapshotFormatException {
@@ -284,6 +354,7 @@ public final class SnapshotReader {
             case SECTION_CLASSES -> "SECTION_CLASSES";
             case SECTION_OBJECTS -> "SECTION_OBJECTS";
             case SECTION_MONITORS -> "SECTION_MONITORS";
+            case SECTION_LOSSES -> "SECTION_LOSSES";
             case SECTION_END -> "SECTION_END";
             default -> "section with unknown tag " + Integer.toUnsignedString(tag);
         };

@@ -6,6 +6,7 @@ import dev.convoy.model.ClassInfo;
 import dev.convoy.model.Event;
 import dev.convoy.model.Frame;
 import dev.convoy.model.LineEntry;
+import dev.convoy.model.Loss;
 import dev.convoy.model.MethodInfo;
 import dev.convoy.model.MonitorState;
 import dev.convoy.model.ObjectInfo;
@@ -148,6 +149,27 @@ public final class SnapshotWriter {
                 }
             });
         }
+        // each ring id's losses once (a ring id is unique in a snapshot; of two, the first's)
+        java.util.Map<Long, RecordedThread> lossRings = new java.util.LinkedHashMap<>();
+        for (RecordedThread th : r.threads()) {
+            lossRings.putIfAbsent(th.ringId(), th);
+        }
+        section(file, SECTION_LOSSES, l -> {
+            long n = 0;
+            for (RecordedThread th : lossRings.values()) {
+                n += th.losses().size();
+            }
+            l.u32(n);
+            for (RecordedThread th : lossRings.values()) {
+                for (Loss loss : th.losses()) {
+                    l.u64(th.ringId());
+                    l.u32(loss.kind());
+                    l.u64(loss.fromNs());
+                    l.u64(loss.toNs());
+                    l.u64(loss.records());
+                }
+            }
+        });
         section(file, SECTION_END, x -> {
         });
         file.flush();

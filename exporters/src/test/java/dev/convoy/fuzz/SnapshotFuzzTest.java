@@ -67,7 +67,8 @@ class SnapshotFuzzTest {
                 arguments(named("fixture handoffChain", Fixtures.handoffChain(Fixtures.base()).toBytes())),
                 arguments(named("fixture gc", Fixtures.gc(Fixtures.base()).toBytes())),
                 arguments(named("fixture overwritten", Fixtures.overwritten(Fixtures.base()).toBytes())),
-                arguments(named("fixture contention", Fixtures.contention(Fixtures.base()).toBytes())));
+                arguments(named("fixture contention", Fixtures.contention(Fixtures.base()).toBytes())),
+                arguments(named("fixture losses", Fixtures.losses(Fixtures.base()).toBytes())));
     }
 
     /** Reader, every output and the report, in memory: the fast target, fuzzed in the build. */

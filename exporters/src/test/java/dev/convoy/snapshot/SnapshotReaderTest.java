@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import dev.convoy.model.Event;
 import dev.convoy.model.EventType;
+import dev.convoy.model.Loss;
 import dev.convoy.model.MethodInfo;
 import dev.convoy.model.MonitorState;
 import dev.convoy.model.RecordedThread;
@@ -206,6 +207,132 @@ class SnapshotReaderTest {
         SnapshotFormatException e = assertThrows(SnapshotFormatException.class, () -> SnapshotReader.read(patched));
         assertEquals(threadsAt + SnapshotFormat.SECTION_HEADER_BYTES, e.offset());
         assertTrue(e.getMessage().contains("announces 1000 entries"), e.getMessage());
+    }
+
+    @Test
+    void readsLossesPerRing() throws Exception {
+        byte[] b = Fixtures.losses(Fixtures.base()).toBytes();
+        Recording r = SnapshotReader.read(b);
+        RecordedThread early = r.threadByRingId(R_LE).orElseThrow();
+        assertEquals(List.of(new Loss(SnapshotFormat.LOSS_AGED, t(10), t(200), 100),
+                new Loss(SnapshotFormat.LOSS_OVERWRITTEN, t(200), t(400), 200)), early.losses());
+        assertEquals(t(400), early.completeFromNs());
+        assertEquals(300, early.lostRecords());
+        assertEquals(300, early.overwritten(), "overwritten is the sum of the ring's losses' records");
+        RecordedThread notifier = r.threadByRingId(R_LN).orElseThrow();
+        assertEquals(List.of(new Loss(SnapshotFormat.LOSS_OVERWRITTEN, t(150), t(350), 500)), notifier.losses());
+        assertEquals(t(350), notifier.completeFromNs());
+        assertNotNull(notifier.lossAt(t(200)));
+        assertNull(notifier.lossAt(t(150)), "the record at fromNs is kept");
+        RecordedThread waiter = r.threadByRingId(R_LW).orElseThrow();
+        assertTrue(waiter.losses().isEmpty());
+        assertEquals(waiter.startNs(), waiter.completeFromNs());
+        assertThrows(UnsupportedOperationException.class, () -> early.losses().add(new Loss(1, 0, 1, 1)));
+
+        assertEquals(700, r.recordsOverwritten());
+        assertEquals(100, r.recordsAged());
+        assertEquals(800, r.recordsLost());
+        assertEquals(1500, r.recordsWritten());
+        assertEquals(t(200), r.historyFromNs());
+        assertTrue(r.hasLosses());
+        assertTrue(r.anyLossOverlaps(t(100), t(300)));
+        assertTrue(r.anyLossOverlaps(t(300), t(100)), "either order");
+        assertFalse(r.anyLossOverlaps(t(400), t(500)), "touching the end of a loss is no overlap");
+        assertFalse(r.anyLossOverlaps(t(0), t(10)));
+        assertEquals(3, r.losses().size());
+
+        assertArrayEquals(b, SnapshotWriter.write(r), "the writer writes SECTION_LOSSES back");
+        assertFalse(SnapshotReader.read(Fixtures.contention(Fixtures.base()).toBytes()).hasLosses());
+    }
+
+    @Test
+    void rejectsLossesThatContradictTheThreads() {
+        byte[] raw = Fixtures.losses(Fixtures.base()).toBytes();
+        long at = sections(raw).stream().filter(x -> x[1] == SnapshotFormat.SECTION_LOSSES).findFirst().orElseThrow()[0];
+        long entry = at + SnapshotFormat.SECTION_HEADER_BYTES + 4;
+        record Case(String reason, long[][] entries) {
+        }
+        List<Case> cases = List.of(
+                new Case("names ring 4242, which SECTION_THREADS does not list",
+                        new long[][] {{R_LW, 1, t(1), t(2), 1}, {4242, 1, t(1), t(2), 3}}),
+                new Case("ends (" + t(1) + ") before it begins (" + t(2) + ")", new long[][] {{R_LW, 1, t(2), t(1), 1}}),
+                new Case("has 0 records", new long[][] {{R_LW, 1, t(1), t(2), 0}}),
+                new Case("has 18446744073709551615 records", new long[][] {{R_LW, 1, t(1), t(2), -1}}),
+                new Case("overlaps its loss from " + t(1) + " to " + t(5),
+                        new long[][] {{R_LW, 1, t(1), t(5), 1}, {R_LW, 2, t(4), t(9), 1}}),
+                new Case("comes after its loss from " + t(6) + " to " + t(9),
+                        new long[][] {{R_LW, 1, t(6), t(9), 1}, {R_LW, 2, t(1), t(2), 1}}));
+        for (Case c : cases) {
+            ByteBuffer p = ByteBuffer.allocate(4 + 36 * c.entries().length).order(ByteOrder.LITTLE_ENDIAN);
+            p.putInt(c.entries().length);
+            for (long[] e : c.entries()) {
+                p.putLong(e[0]).putInt((int) e[1]).putLong(e[2]).putLong(e[3]).putLong(e[4]);
+            }
+            byte[] b = replaceSection(raw, at, p.array());
+            SnapshotFormatException e = assertThrows(SnapshotFormatException.class, () -> SnapshotReader.read(b),
+                    c.reason());
+            assertTrue(e.getMessage().contains("corrupt: SECTION_LOSSES") && e.getMessage().contains(c.reason()),
+                    e.getMessage());
+            assertEquals(entry + 36L * (c.entries().length - 1), e.offset(), c.reason());
+        }
+        // the same ring's losses touching (a kept record between them) and another ring's overlapping: fine
+        ByteBuffer p = ByteBuffer.allocate(4 + 36 * 3).order(ByteOrder.LITTLE_ENDIAN).putInt(3);
+        p.putLong(R_LW).putInt(1).putLong(t(1)).putLong(t(5)).putLong(2);
+        p.putLong(R_LW).putInt(7).putLong(t(5)).putLong(t(9)).putLong(1);
+        p.putLong(R_LN).putInt(2).putLong(t(2)).putLong(t(8)).putLong(3);
+        Recording r = assertDoesNotThrow(() -> SnapshotReader.read(replaceSection(raw, at, p.array())));
+        RecordedThread w = r.threadByRingId(R_LW).orElseThrow();
+        assertEquals(2, w.losses().size());
+        assertEquals("kind 7", w.losses().get(1).kindName(), "a kind this reader does not know is still a loss");
+        // a count larger than the payload
+        byte[] big = ByteBuffer.allocate(4 + 36).order(ByteOrder.LITTLE_ENDIAN).putInt(2)
+                .putLong(R_LW).putInt(1).putLong(t(1)).putLong(t(2)).putLong(1).array();
+        SnapshotFormatException e = assertThrows(SnapshotFormatException.class,
+                () -> SnapshotReader.read(replaceSection(raw, at, big)));
+        assertTrue(e.getMessage().contains("SECTION_LOSSES announces 2 entries"), e.getMessage());
+        // twice
+        SnapshotFormatException twice = assertThrows(SnapshotFormatException.class,
+                () -> SnapshotReader.read(Fixtures.losses(Fixtures.base()).rawSection(SnapshotFormat.SECTION_LOSSES,
+                        new byte[4]).toBytes()));
+        assertTrue(twice.getMessage().contains("SECTION_LOSSES appears twice"), twice.getMessage());
+    }
+
+    @Test
+    void synthesizesTheLossesOfAFileBefore15() throws Exception {
+        RecordingBuilder b = Fixtures.all().version(1, 4);
+        b.thread(77, 77, 0, "empty").span(t(3000), 0).counters(9, 9, 0, 0);
+        b.thread(78, 78, 0, "complete").span(t(3000), 0).event(t(3100), SnapshotFormat.EVENT_THREAD_START, 0, 0, 78);
+        byte[] bytes = b.toBytes();
+        long at = sections(bytes).stream().filter(x -> x[1] == SnapshotFormat.SECTION_LOSSES).findFirst().orElseThrow()[0];
+        byte[] old = removeSection(bytes, at); // a file of 1.4 has no SECTION_LOSSES
+        assertTrue(sections(old).stream().noneMatch(x -> x[1] == SnapshotFormat.SECTION_LOSSES));
+        Recording r = SnapshotReader.read(old);
+        assertEquals(4, r.versionMinor());
+        RecordedThread victim = r.threadByRingId(R_VICTIM).orElseThrow();
+        assertTrue(victim.isLate());
+        assertEquals(List.of(new Loss(SnapshotFormat.LOSS_OVERWRITTEN, T0, t(2000), 5)), victim.losses(),
+                "a ring met late: from start.monotonic.ns to its first record kept");
+        assertEquals(t(2000), victim.completeFromNs());
+        assertEquals(List.of(new Loss(SnapshotFormat.LOSS_OVERWRITTEN, t(3000), SNAP, 9)),
+                r.threadByRingId(77).orElseThrow().losses(), "from its start to the snapshot: no record kept");
+        assertTrue(r.threadByRingId(78).orElseThrow().losses().isEmpty());
+        assertTrue(r.threadByRingId(R_MAIN).orElseThrow().losses().isEmpty());
+        assertEquals(14, r.recordsOverwritten(), "no INFO records.overwritten: the sum of the losses");
+        assertEquals(0, r.recordsAged());
+        // the same recording made in memory, or read from 1.5 bytes, has the same losses
+        assertEquals(victim.losses(), b.build().threadByRingId(R_VICTIM).orElseThrow().losses());
+        assertEquals(victim.losses(), SnapshotReader.read(bytes).threadByRingId(R_VICTIM).orElseThrow().losses());
+    }
+
+    /** Removes the section at {@code at}. */
+    static byte[] removeSection(byte[] b, long at) {
+        ByteBuffer bb = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        int len = (int) bb.getLong((int) at + 8);
+        int rest = (int) at + SnapshotFormat.SECTION_HEADER_BYTES + len;
+        byte[] out = new byte[b.length - (rest - (int) at)];
+        System.arraycopy(b, 0, out, 0, (int) at);
+        System.arraycopy(b, rest, out, (int) at, b.length - rest);
+        return out;
     }
 
     /** (offset, tag, length) of each section. */

@@ -361,6 +361,80 @@ public final class Fixtures {
         return b;
     }
 
+    // losses (snapshot format 1.5)
+    public static final long O_LE = 1301, O_LW = 1302, O_LN = 1303, O_LP = 1304, O_LB = 1305;
+    public static final long LQ = 3101, LM = 3102, LH = 3103, LI = 3104;
+    public static final long R_LE = 160, R_LW = 161, R_LN = 162, R_LP = 163, R_LB = 164;
+    public static final long TID_LE = 60, TID_LW = 61, TID_LN = 62, TID_LP = 63, TID_LB = 64;
+
+    /**
+     * Records lost (SECTION_LOSSES), times in us after T0; without the losses every fact below
+     * would give a state, an owner or an arrow:
+     * <ul>
+     * <li>lost-early (from 10): its first records aged out of the history (10..200, 100 records),
+     *     it notifies LM at 200, then its ring overwrote 200 records (200..400); its first record
+     *     kept after them is the MONITOR_WAITED on LQ at 400 (its wait was lost). It blocks on LH
+     *     450..480 (owner and releaser recorded by the VM: blocked);</li>
+     * <li>waiter (from 15): waits on LQ 100..300 (notified: not timed out) and calls notifyAll on
+     *     LQ itself at 320. The notifier's notifyAll that woke it was lost: the wake is bound to
+     *     nothing (not to its own later notifyAll);</li>
+     * <li>notifier (from 20): blocks on LM at 140, unparks parker at 150; its ring overwrote 500
+     *     records 150..350; its first record kept after them is the MONITOR_ENTERED on LM at 350
+     *     (the block is cut at 150), then it calls notifyAll on LQ at 360;</li>
+     * <li>parker (from 25): gets LH after contention 40..45 and LI 48..52 (owners unknown), parks
+     *     120..330 (not bound to the unpark at 150: the unpark that woke it may be lost);</li>
+     * <li>blocked (from 30): blocks on LH 200..380 (the VM recorded parker as the owner at the
+     *     enter and as the releaser), then on LI 390..395 (its owner and releaser would be
+     *     inferred from parker's ENTERED at 52, across the notifier's loss: unknown).</li>
+     * </ul>
+     * INFO: 700 records overwritten, 100 aged, the history complete from 200.
+     */
+    public static RecordingBuilder losses(RecordingBuilder b) {
+        long[] objs = {O_LE, O_LW, O_LN, O_LP, O_LB};
+        for (int i = 0; i < objs.length; i++) {
+            b.object(objs[i], 0x4000_0000 + i, OBJ_THREAD, C_THREAD);
+        }
+        b.object(LQ, 0xDDDD0001, OBJ_PLAIN, C_OBJECT).object(LM, 0xDDDD0002, OBJ_PLAIN, C_LOCK)
+                .object(LH, 0xDDDD0003, OBJ_PLAIN, C_LOCK).object(LI, 0xDDDD0004, OBJ_PLAIN, C_LOCK);
+        b.info("records.written", "1500").info("records.overwritten", "700").info("records.aged", "100")
+                .info("history", "memory maxsize=1048576 maxage=0 chunks=3 bytes=1000000")
+                .info("history.from.ns", Long.toString(t(200)));
+        b.thread(R_LE, TID_LE, O_LE, "lost-early").span(t(10), 0)
+                .loss(LOSS_AGED, t(10), t(200), 100)
+                .event(t(200), EVENT_NOTIFY, S_RUN, LM, 0)
+                .loss(LOSS_OVERWRITTEN, t(200), t(400), 200)
+                .event(t(400), EVENT_MONITOR_WAITED, 0, 0, LQ, 0, 0)
+                .event(t(450), EVENT_MONITOR_ENTER, FLAG_OWNER, S_RUN, LH, 0, TID_LB)
+                .event(t(480), EVENT_MONITOR_ENTERED, FLAG_RELEASER, 0, LH, TID_LB, 0);
+        b.thread(R_LW, TID_LW, O_LW, "waiter").span(t(15), 0)
+                .event(t(15), EVENT_THREAD_START, 0, O_LW, TID_LW)
+                .event(t(100), EVENT_MONITOR_WAIT, S_WAIT, LQ, 0)
+                .event(t(300), EVENT_MONITOR_WAITED, 0, 0, LQ, 0, 0)
+                .event(t(320), EVENT_NOTIFY_ALL, S_RUN, LQ, 0);
+        b.thread(R_LN, TID_LN, O_LN, "notifier").span(t(20), 0)
+                .event(t(20), EVENT_THREAD_START, 0, O_LN, TID_LN)
+                .event(t(140), EVENT_MONITOR_ENTER, S_RUN, LM, 0)
+                .event(t(150), EVENT_UNPARK, 0, 0, O_LP, 0, TID_LP)
+                .loss(LOSS_OVERWRITTEN, t(150), t(350), 500)
+                .event(t(350), EVENT_MONITOR_ENTERED, 0, LM, 0)
+                .event(t(360), EVENT_NOTIFY_ALL, S_RUN, LQ, 0);
+        b.thread(R_LP, TID_LP, O_LP, "parker").span(t(25), 0)
+                .event(t(25), EVENT_THREAD_START, 0, O_LP, TID_LP)
+                .event(t(40), EVENT_MONITOR_ENTER, S_RUN, LH, 0)
+                .event(t(45), EVENT_MONITOR_ENTERED, 0, LH, 0)
+                .event(t(48), EVENT_MONITOR_ENTER, S_RUN, LI, 0)
+                .event(t(52), EVENT_MONITOR_ENTERED, 0, LI, 0)
+                .event(t(120), EVENT_PARK, 0, S_RUN, 0, 0, -1)
+                .event(t(330), EVENT_PARKED, 0, 0, 0, 0, 0);
+        b.thread(R_LB, TID_LB, O_LB, "blocked").span(t(30), 0)
+                .event(t(30), EVENT_THREAD_START, 0, O_LB, TID_LB)
+                .event(t(200), EVENT_MONITOR_ENTER, FLAG_OWNER, S_RUN, LH, 0, TID_LP)
+                .event(t(380), EVENT_MONITOR_ENTERED, FLAG_RELEASER, 0, LH, TID_LP, 0)
+                .event(t(390), EVENT_MONITOR_ENTER, S_RUN, LI, 0)
+                .event(t(395), EVENT_MONITOR_ENTERED, 0, LI, 0);
+        return b;
+    }
+
     /** Every scenario in one snapshot. */
     public static RecordingBuilder all() {
         return overwritten(gc(handoffChain(waitNotify(deadlock(base())))));

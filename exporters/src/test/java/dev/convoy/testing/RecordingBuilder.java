@@ -7,6 +7,7 @@ import static dev.convoy.snapshot.SnapshotFormat.VERSION_MINOR;
 import dev.convoy.model.ClassInfo;
 import dev.convoy.model.Event;
 import dev.convoy.model.Frame;
+import dev.convoy.model.Loss;
 import dev.convoy.model.MethodInfo;
 import dev.convoy.model.MonitorState;
 import dev.convoy.model.ObjectInfo;
@@ -26,7 +27,8 @@ import java.util.zip.CRC32;
 /**
  * Assembles a recording piece by piece, for tests (exporters' and, through the exporters
  * test-jar, recorder-mbean's). Not thread-safe. Counters of a thread default to
- * {@code written = events}, nothing overwritten, dropped or torn, capacity = max(events, 1024).
+ * {@code written = events + lost}, {@code overwritten = lost} (the records of its
+ * {@link ThreadBuilder#loss losses}), nothing dropped or torn, capacity = max(events, 1024).
  */
 public final class RecordingBuilder {
     private int major = VERSION_MAJOR;
@@ -147,13 +149,14 @@ public final class RecordingBuilder {
         private long startNs;
         private long endNs;
         private long written = -1;
-        private long overwritten;
+        private long overwritten = -1;
         private long dropped;
         private long torn;
         private String group = "main";
         private String parentGroup = "system";
         private int capacity = -1;
         private final List<Event> events = new ArrayList<>();
+        private final List<Loss> losses = new ArrayList<>();
 
         private ThreadBuilder(long ringId, long javaThreadId, long threadObject, String name) {
             this.ringId = ringId;
@@ -203,16 +206,28 @@ public final class RecordingBuilder {
             return this;
         }
 
+        /** Appends a loss (SECTION_LOSSES; append in time order): {@code records} missing from {@code fromNs} to {@code toNs}. */
+        public ThreadBuilder loss(int kind, long fromNs, long toNs, long records) {
+            losses.add(new Loss(kind, fromNs, toNs, records));
+            return this;
+        }
+
         /** Appends a record without flags and arg2. */
         public ThreadBuilder event(long ts, int type, int stackId, long obj, long arg) {
             return event(ts, type, 0, stackId, obj, arg, 0);
         }
 
         RecordedThread build() {
-            long w = written >= 0 ? written : events.size();
+            long lost = 0;
+            for (Loss l : losses) {
+                lost += l.records();
+            }
+            long w = written >= 0 ? written : events.size() + lost;
+            long o = overwritten >= 0 ? overwritten : lost;
             int cap = capacity >= 0 ? capacity : Math.max(events.size(), 1024);
-            return new RecordedThread(ringId, javaThreadId, threadObject, flags, startNs, endNs, w,
-                    overwritten, dropped, torn, name, group, parentGroup, cap, events);
+            RecordedThread t = new RecordedThread(ringId, javaThreadId, threadObject, flags, startNs, endNs, w,
+                    o, dropped, torn, name, group, parentGroup, cap, events);
+            return losses.isEmpty() ? t : t.withLosses(losses);
         }
     }
 }
