@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Where the CPU time of Convoy's callbacks goes, from a perf CPU profile.
 
-    perf record -F 4999 -g -o perf.cpu -- taskset -c 0 java -Dconvoy.tmpdir=lib \
+    perf record -F 4999 -g -o perf.cpu -- taskset -c 0 java \
+        -Dconvoy.library=native-recorder/target/native/libconvoy.so \
         -javaagent:recorder-mbean/target/convoy-agent.jar ... PingPong
     perf script -i perf.cpu -F tid,time,ip,sym,dso > cpu.txt
     test-apps/perf/cpuprof.py cpu.txt on_monitor_wait,on_monitor_waited
@@ -10,7 +11,7 @@ Counts the samples whose call chain holds one of the given callback functions, s
 the recorder's step on the stack (GetStackTrace, interning, GetTag, ...), and, inside
 GetStackTrace, by leaf function and by the child of JvmtiEnvBase::get_stack_trace. Needs
 frame pointers (libconvoy and HotSpot's libjvm have them) and the library on disk
-(-Dconvoy.tmpdir keeps the extracted copy).
+(-Dconvoy.library loads the build's own file; the agent deletes its extracted copy once loaded).
 """
 import collections
 import sys

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Where Convoy's callbacks wait off the CPU, from perf's context-switch tracepoint.
 
-    perf record -a -e sched:sched_switch -e sched:sched_wakeup -g -o perf.sched -- java -Dconvoy.tmpdir=lib \
+    perf record -a -e sched:sched_switch -e sched:sched_wakeup -g -o perf.sched -- java \
+        -Dconvoy.library=native-recorder/target/native/libconvoy.so \
         -javaagent:recorder-mbean/target/convoy-agent.jar=timing=on ... Workloads h2 ...
     perf script -i perf.sched -F tid,time,trace,ip,sym,dso > sched.txt
     test-apps/perf/offcpu.py sched.txt
