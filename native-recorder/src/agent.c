@@ -35,6 +35,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <errno.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* The agent's state: one instance, never freed. */
 static struct {
@@ -61,6 +66,8 @@ static struct {
     const char *held_off;     /* why first sights make their own weak references (objects.h,
                                  "Held references"), NULL when the maker holds them */
     jobject    maker;         /* atomic: the maker's Thread (global reference), once made */
+    jobject    drainer;       /* atomic: the drain thread's Thread (global reference), once made */
+    int        drain_nice;    /* atomic: the drain thread's nice value, once it runs */
     int        stack_oracle;  /* CONVOY_TEST_STACK_ORACLE=1: cache hits are checked (capture.h) */
     uint32_t   gc_tracked;    /* atomic: the recording epoch whose GC pauses are all counted */
     uint64_t   timing_ticks0; /* timing=on: cv_ticks() and cv_now_ns() at start, to convert ticks */
@@ -680,7 +687,9 @@ static void record_thread(JNIEnv *jni, cv_thread *t, uint8_t type) {
  * threads too, and the maker is no thread of the program's (no state, no ring, no record). */
 static int is_maker(JNIEnv *jni, jthread thread) {
     jobject maker = load_acquire(&g_cv.maker);
-    return maker && (*jni)->IsSameObject(jni, maker, thread) == JNI_TRUE;
+    jobject drainer = load_acquire(&g_cv.drainer);
+    return (maker && (*jni)->IsSameObject(jni, maker, thread) == JNI_TRUE) ||
+           (drainer && (*jni)->IsSameObject(jni, drainer, thread) == JNI_TRUE);
 }
 
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
@@ -744,28 +753,68 @@ static void JNICALL maker_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
     while (load_acquire(&g_cv.live)) objects_hold_wait(objects_hold_make(jni) ? 10 : 100);
 }
 
+/* The drain (threads.h, "The history"): passes at most 5 ms apart, sooner while the rings fill
+ * fast, so that the fullest ring would be a quarter full at the next pass (down to 1 ms); until
+ * VMDeath. A snapshot drains once more itself. */
+static void JNICALL drain_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
+    (void)jvmti; (void)arg;
+    /* A drain that waits for a CPU behind the program's busy threads lets their rings wrap: it
+     * asks for a higher priority (nice -10; refused without CAP_SYS_NICE, then it keeps the
+     * default). It runs briefly and holds no lock a callback takes but registry_lock, which
+     * callbacks take only to grow a ring. */
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    errno = 0;
+    if (setpriority(PRIO_PROCESS, (id_t)tid, -10) == 0) store_relaxed(&g_cv.drain_nice, -10);
+    else store_relaxed(&g_cv.drain_nice, getpriority(PRIO_PROCESS, (id_t)tid));
+    uint64_t last = cv_now_ns();
+    while (load_acquire(&g_cv.live)) {
+        uint32_t fullest = threads_drain(jni);
+        uint64_t now = cv_now_ns();
+        uint64_t elapsed = now - last;
+        last = now;
+        uint64_t ns = 5000000;
+        if (fullest > 0) {
+            uint64_t fit = elapsed * 250 / fullest;
+            if (fit < ns) ns = fit;
+        }
+        if (ns < 1000000) ns = 1000000;
+        struct timespec ts = {0, (long)ns};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Starts an agent thread (left out of the recording: is_maker) named `name` running `run`; its
+ * Thread's global reference is stored in *slot first. NULL, or why it could not start. */
+static const char *start_agent_thread(jvmtiEnv *jvmti, JNIEnv *jni, const char *name, jvmtiStartFunction run,
+                                      jobject *slot) {
+    jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
+    jmethodID init = cls ? (*jni)->GetMethodID(jni, cls, "<init>", "(Ljava/lang/String;)V") : NULL;
+    jstring jname = init ? (*jni)->NewStringUTF(jni, name) : NULL;
+    jobject thread = jname ? (*jni)->NewObject(jni, cls, init, jname) : NULL;
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+    jobject global = thread ? (*jni)->NewGlobalRef(jni, thread) : NULL;
+    if (global) store_release(slot, global);   /* before RunAgentThread: its ThreadStart */
+    const char *off = NULL;
+    if (!global) {
+        off = "cannot create the Thread";
+    } else {
+        jvmtiError e = (*jvmti)->RunAgentThread(jvmti, thread, run, NULL, JVMTI_THREAD_NORM_PRIORITY);
+        if (e != JVMTI_ERROR_NONE) off = "RunAgentThread failed";
+    }
+    if (thread) (*jni)->DeleteLocalRef(jni, thread);
+    if (jname) (*jni)->DeleteLocalRef(jni, jname);
+    if (cls) (*jni)->DeleteLocalRef(jni, cls);
+    return off;
+}
+
 /* Starts the maker, an agent thread (left out of the recording: is_maker), then the held
  * array. NULL, or why first sights keep making their own weak references. */
 static const char *start_maker(jvmtiEnv *jvmti, JNIEnv *jni) {
-    jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
-    jmethodID init = cls ? (*jni)->GetMethodID(jni, cls, "<init>", "(Ljava/lang/String;)V") : NULL;
-    jstring name = init ? (*jni)->NewStringUTF(jni, "Convoy object references") : NULL;
-    jobject thread = name ? (*jni)->NewObject(jni, cls, init, name) : NULL;
-    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
-    jobject global = thread ? (*jni)->NewGlobalRef(jni, thread) : NULL;
-    if (global) store_release(&g_cv.maker, global);   /* before RunAgentThread: its ThreadStart */
-    const char *off = NULL;
-    if (!global) {
-        off = "off: cannot create the maker's Thread";
-    } else if ((*jvmti)->RunAgentThread(jvmti, thread, maker_main, NULL, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE) {
-        off = "off: RunAgentThread failed";
-    } else if (objects_hold_start(jni) != 0) {
-        off = "off: cannot allocate the held array";   /* the maker idles */
-    }
-    if (thread) (*jni)->DeleteLocalRef(jni, thread);
-    if (name) (*jni)->DeleteLocalRef(jni, name);
-    if (cls) (*jni)->DeleteLocalRef(jni, cls);
-    return off;
+    const char *failed = start_agent_thread(jvmti, jni, "Convoy object references", maker_main, &g_cv.maker);
+    if (failed && !load_acquire(&g_cv.maker)) return "off: cannot create the maker's Thread";
+    if (failed) return "off: RunAgentThread failed";
+    if (objects_hold_start(jni) != 0) return "off: cannot allocate the held array";   /* the maker idles */
+    return NULL;
 }
 
 /* The benchmark floor: JVMTI dispatch with callbacks that do nothing. */
@@ -1004,6 +1053,7 @@ int agent_reset(JNIEnv *jni, cv_error *err) {
      * record a snapshot keeps was timestamped after the table was emptied. A new epoch stops
      * an end event from reusing the id its begin looked up before the reset. */
     objects_reset(jni);
+    threads_history_clear();
     uint32_t epoch = fetch_add_relaxed(&g_cv.epoch, 1) + 1;
     /* Recording goes on with its GC events enabled: the id cache carries on in the new epoch. */
     if (load_acquire(&g_cv.recording) && g_cv.has_gc_events) store_release(&g_cv.gc_tracked, epoch);
@@ -1094,6 +1144,7 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
 
     g_cv.start_mono = cv_now_ns();
     g_cv.start_epoch = cv_epoch_ns();
+    if (!config->empty_callbacks) threads_history_init(config->history_bytes, config->history_age_ns, g_cv.gc_ring, g_cv.start_mono);
     store_release(&g_cv.live, 1);
 
     if (set_callbacks(jvmti, config->empty_callbacks, config->timing && !config->empty_callbacks, err)) return -1;
@@ -1120,6 +1171,12 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         owners_register_running(jvmti, jni);
         /* After the enumeration: the maker is not one of the program's threads (no state, no ring). */
         g_cv.held_off = config->held_refs ? start_maker(jvmti, jni) : "off: option heldrefs=off";
+        const char *no_drain = start_agent_thread(jvmti, jni, "Convoy history", drain_main, &g_cv.drainer);
+        if (no_drain) {
+            /* Snapshots still drain: the history holds what the rings still had then. */
+            cv_log_warn("the history's drain thread did not start (%s): records a ring overwrites before a "
+                        "snapshot are lost, and counted", no_drain);
+        }
     }
     store_release(&g_cv.started, 1);
     if (config->recording) return agent_set_recording(1, err);
@@ -1137,7 +1194,7 @@ void agent_counters(JNIEnv *jni, int64_t out[CV_COUNTER_COUNT]) {
     cv_thread_totals t;
     threads_totals(&t);
     out[CV_COUNTER_RECORDS_WRITTEN] = (int64_t)(t.written + ring_written(g_cv.gc_ring));
-    out[CV_COUNTER_RECORDS_OVERWRITTEN] = (int64_t)(t.overwritten + ring_overwritten(g_cv.gc_ring));
+    out[CV_COUNTER_RECORDS_OVERWRITTEN] = (int64_t)t.overwritten;
     out[CV_COUNTER_RECORDS_DROPPED] = (int64_t)(t.dropped + threads_dropped_no_ring());
     out[CV_COUNTER_THREADS_RECORDED] = (int64_t)t.threads;
     out[CV_COUNTER_THREADS_SEEN] = (int64_t)t.threads_seen;
@@ -1168,6 +1225,8 @@ int agent_snapshot(JNIEnv *jni, const cv_monitor_states *states, cv_buf *out, cv
     src.held_off = g_cv.held_off;
     src.stack_depth = g_cv.config.stack_depth;
     src.buffer_bytes = g_cv.config.buffer_bytes;
+    src.buffer_capacity = ring_capacity_for(g_cv.config.buffer_bytes);
+    src.drain_nice = load_relaxed(&g_cv.drain_nice);
     src.memory_cap = g_cv.config.memory_cap;
     src.start_mono = g_cv.start_mono;
     src.start_epoch = g_cv.start_epoch;

@@ -34,6 +34,8 @@ typedef struct {
     int      stack_cache;     /* per-thread cache of captured stacks (stackcache.h): 1 on, 0 off */
     int      held_refs;       /* first sights hold their object for the maker (objects.h, "Held
                                  references"): 1 on, 0 off */
+    uint64_t history_bytes;   /* the history's bound (history.h): option maxsize */
+    uint64_t history_age_ns;  /* and its age: option maxage, 0 = none */
     char     options[1024];   /* the option text in effect, for INFO */
 } cv_config;
 

@@ -37,6 +37,16 @@ void history_destroy(cv_history *h) {
     pthread_mutex_destroy(&h->lock);
 }
 
+void history_totals(const cv_history *h, cv_history_totals *out) {
+    out->bytes = h->bytes;
+    out->max_bytes = h->max_bytes;
+    out->max_age_ns = h->max_age_ns;
+    out->chunks = h->chunks;
+    out->aged_records = h->aged_records;
+    out->lost_records = h->lost_records;
+    out->from_ns = h->from_ns;
+}
+
 void history_lock(cv_history *h) {
     pthread_mutex_lock(&h->lock);
 }
@@ -197,6 +207,10 @@ static void write_loss(cv_history *h, const cv_hist_thread *d, cv_hist_cursor *c
     k->used = (uint32_t)(p - k->data);
     c->pending_lost = 0;
     c->pending_from = 0;
+}
+
+void history_flush_loss(cv_history *h, const cv_hist_thread *desc, cv_hist_cursor *c, uint64_t to_ns) {
+    if (c->pending_lost) write_loss(h, desc, c, to_ns);
 }
 
 /* Appends one record to the thread's open run (opening one). 0 if no memory. */

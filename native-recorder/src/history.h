@@ -106,6 +106,15 @@ typedef struct {
     uint64_t *run_desc_seq;
 } cv_history;
 
+/* The history's totals, as history_totals reads them under the lock. */
+typedef struct {
+    uint64_t bytes, max_bytes, max_age_ns, chunks;
+    uint64_t aged_records, lost_records, from_ns;
+} cv_history_totals;
+
+/* Under the lock. */
+void history_totals(const cv_history *h, cv_history_totals *out);
+
 /* Chunks of `max_bytes / 16`, within [64 KiB, 4 MiB] and at most max_bytes. */
 void history_init(cv_history *h, uint64_t max_bytes, uint64_t max_age_ns);
 /* Frees every chunk (none may be pinned). */
@@ -122,6 +131,9 @@ uint64_t history_drain_ring(cv_history *h, const cv_ring *ring, cv_hist_cursor *
 /* Under the lock: writes the thread's 'T' entry into the current chunk now (its identity
  * changed: it ended, or its state is evicted), and sets c->desc_seq. */
 void history_thread(cv_history *h, const cv_hist_thread *desc, cv_hist_cursor *c);
+/* Under the lock: writes the records lost since the newest one kept as a loss ending at to_ns
+ * (the thread's end: no record will follow them). */
+void history_flush_loss(cv_history *h, const cv_hist_thread *desc, cv_hist_cursor *c, uint64_t to_ns);
 /* Under the lock: sealed chunks whose newest record is older than now - max_age_ns go. */
 void history_age(cv_history *h, uint64_t now_ns);
 /* Under the lock: every chunk goes, and nothing is counted as aged (a reset). Pinned ones are

@@ -13,6 +13,7 @@
 #include "snapshot_format.h"
 #include "text.h"
 #include "threads.h"
+#include "history.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,52 +34,253 @@ static void put_header(cv_buf *b) {
     buf_u32(b, 0);
 }
 
-/* ---- THREADS and MONITORS: copied from the rings while the states are pinned ---- */
+/* ---- THREADS, LOSSES and MONITORS: from the history, while it and the states are pinned ---- */
 
 typedef struct {
     uint32_t nthreads;
     cv_buf   monitors;       /* SECTION_MONITORS' entries (a few per blocked thread) */
     uint32_t nmonitors;
+    cv_buf   losses;         /* SECTION_LOSSES' entries */
+    uint32_t nlosses;
     uint64_t torn;           /* records skipped as torn, over all rings */
-    uint64_t snap_mono;      /* the snapshot's time, read after the last ring was copied */
+    uint64_t snap_mono;      /* the snapshot's time: no record in it is later */
     uint64_t snap_epoch;
+    cv_history_totals history;
 } ring_copy;
 
-/* One ring as a SECTION_THREADS entry, straight into the output: the records are copied
- * once, from the ring into `b`, leaving out those older than `since`. `name` is the name
- * to write, `thread_obj` the Thread object's id; *last (if given) receives the newest
- * record kept. */
-static void put_ring(cv_buf *b, ring_copy *c, const cv_thread_view *v, const cv_ring *ring, const char *name,
-                     uint64_t thread_obj, uint64_t since, cv_record *last) {
-    uint32_t cap = ring->capacity;
-    buf_u64(b, v->ring_id);
-    buf_u64(b, (uint64_t)v->java_tid);
+typedef struct {
+    uint32_t kind;
+    uint64_t from, to, records;
+} loss;
+
+/* One thread's records in the history: a SECTION_THREADS entry. */
+typedef struct {
+    uint64_t       ring_id;
+    long           view;          /* index of its pinned state, -1: only in the history */
+    cv_hist_thread desc;          /* its newest 'T' entry (strings in pinned chunks) */
+    int            has_desc;
+    uint64_t       kept;          /* records in [since, snapshot] */
+    uint64_t       outside;       /* records moved but outside it (before a reset, after the snapshot) */
+    uint64_t       first_ts;      /* of the first kept */
+    cv_record      last;          /* the newest kept */
+    loss          *losses;        /* LOSS_OVERWRITTEN entries in the history, in order */
+    size_t         nlosses, cap;
+    uint64_t       lost_outside;  /* records of losses after the snapshot */
+    size_t         records_at;    /* offset of its records in the output */
+    uint64_t       placed;
+} stream;
+
+typedef struct {
+    stream  *s;
+    size_t   count, cap;
+    size_t  *slots;               /* open addressing by ring id: index + 1, 0 empty */
+    size_t   nslots;
+    int      failed;
+} stream_map;
+
+static size_t slot_of(const stream_map *m, uint64_t ring_id) {
+    size_t i = (size_t)(ring_id * 0x9E3779B97F4A7C15ull) & (m->nslots - 1);
+    while (m->slots[i] && m->s[m->slots[i] - 1].ring_id != ring_id) i = (i + 1) & (m->nslots - 1);
+    return i;
+}
+
+static stream *stream_get(stream_map *m, uint64_t ring_id) {
+    if (m->failed) return NULL;
+    if ((m->count + 1) * 2 > m->nslots) {
+        size_t n = m->nslots ? m->nslots * 2 : 1024;
+        size_t *slots = calloc(n, sizeof(size_t));
+        if (!slots) { m->failed = 1; return NULL; }
+        free(m->slots);
+        m->slots = slots;
+        m->nslots = n;
+        for (size_t k = 0; k < m->count; k++) m->slots[slot_of(m, m->s[k].ring_id)] = k + 1;
+    }
+    size_t i = slot_of(m, ring_id);
+    if (m->slots[i]) return &m->s[m->slots[i] - 1];
+    if (m->count == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 256;
+        stream *bigger = realloc(m->s, cap * sizeof(stream));
+        if (!bigger) { m->failed = 1; return NULL; }
+        m->s = bigger;
+        m->cap = cap;
+    }
+    stream *st = &m->s[m->count];
+    memset(st, 0, sizeof(*st));
+    st->ring_id = ring_id;
+    st->view = -1;
+    m->slots[i] = ++m->count;
+    return st;
+}
+
+static void stream_map_free(stream_map *m) {
+    for (size_t k = 0; k < m->count; k++) free(m->s[k].losses);
+    free(m->s);
+    free(m->slots);
+}
+
+static void add_loss(stream_map *m, stream *st, uint32_t kind, uint64_t from, uint64_t to, uint64_t records) {
+    if (st->nlosses == st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 4;
+        loss *bigger = realloc(st->losses, cap * sizeof(loss));
+        if (!bigger) { m->failed = 1; return; }
+        st->losses = bigger;
+        st->cap = cap;
+    }
+    st->losses[st->nlosses++] = (loss){kind, from, to, records};
+}
+
+/* Pass 1 over the pinned chunks: each thread's identity, counts and losses. */
+static int scan_history(stream_map *m, const cv_hist_view *hv, uint64_t since, uint64_t snap) {
+    for (size_t i = 0; i < hv->count; i++) {
+        cv_hist_reader r;
+        history_reader(&r, hv->chunks[i]->data, hv->used[i]);
+        int kind;
+        while ((kind = history_next(&r)) > 0) {
+            if (kind == HIST_THREAD) {
+                stream *st = stream_get(m, r.thread.ring_id);
+                if (!st) return -1;
+                st->desc = r.thread;
+                st->has_desc = 1;
+            } else if (kind == HIST_RUN) {
+                stream *st = stream_get(m, r.ring_id);
+                if (!st) return -1;
+                cv_record x;
+                int got;
+                while ((got = history_record(&r, &x)) > 0) {
+                    if (x.ts < since || x.ts > snap) {
+                        st->outside++;
+                    } else {
+                        if (!st->kept) st->first_ts = x.ts;
+                        st->kept++;
+                        st->last = x;
+                    }
+                }
+                if (got < 0) return -1;
+            } else if (kind == HIST_LOSS) {
+                stream *st = stream_get(m, r.ring_id);
+                if (!st) return -1;
+                if (r.from_ns >= snap && r.from_ns != 0) st->lost_outside += r.records;
+                else add_loss(m, st, LOSS_OVERWRITTEN, r.from_ns, r.to_ns > snap ? snap : r.to_ns, r.records);
+            }
+        }
+        if (kind < 0) return -1;
+    }
+    return m->failed ? -1 : 0;
+}
+
+/* Pass 2: each kept record into its thread's place in the output. */
+static int place_records(stream_map *m, const cv_hist_view *hv, cv_buf *b, uint64_t since, uint64_t snap) {
+    for (size_t i = 0; i < hv->count; i++) {
+        cv_hist_reader r;
+        history_reader(&r, hv->chunks[i]->data, hv->used[i]);
+        int kind;
+        while ((kind = history_next(&r)) > 0) {
+            if (kind != HIST_RUN) continue;
+            stream *st = &m->s[m->slots[slot_of(m, r.ring_id)] - 1];
+            cv_record x;
+            int got;
+            while ((got = history_record(&r, &x)) > 0) {
+                if (x.ts < since || x.ts > snap || !st->records_at || st->placed >= st->kept) continue;
+                uint8_t *p = b->data + st->records_at + st->placed * CV_RECORD_BYTES;
+                uint64_t w[CV_RECORD_WORDS] = {x.ts, x.meta, x.obj, (uint64_t)x.arg, (uint64_t)x.arg2};
+                for (int k = 0; k < CV_RECORD_WORDS; k++) {
+                    for (int j = 0; j < 8; j++) p[8 * k + j] = (uint8_t)(w[k] >> (8 * j));
+                }
+                st->placed++;
+            }
+            if (got < 0) return -1;
+        }
+        if (kind < 0) return -1;
+    }
+    return 0;
+}
+
+/* The thread's losses, complete and in order: the explicit ones, the records still pending, and
+ * in front the records that aged out (the rest of what was moved and is neither kept nor lost
+ * later). A loss that ends before the first record kept joins the front one. Returns the sum. */
+static uint64_t complete_losses(ring_copy *c, stream_map *m, stream *st, uint64_t moved, const cv_hist_cursor *cur,
+                                uint64_t from_start, uint64_t snap) {
+    uint64_t explicit = 0;
+    for (size_t k = 0; k < st->nlosses; k++) explicit += st->losses[k].records;
+    uint64_t pending = cur ? cur->pending_lost : 0;
+    uint64_t accounted = st->kept + st->outside + st->lost_outside + explicit + pending;
+    uint64_t aged = moved > accounted ? moved - accounted : 0;
+    uint64_t front_to = st->kept ? st->first_ts : snap;
+    uint64_t front = aged, sum = 0;
+    for (size_t k = 0; k < st->nlosses; k++) {
+        if (aged && st->losses[k].to <= front_to) front += st->losses[k].records;
+    }
+    if (front) {
+        loss l = {aged ? LOSS_AGED : LOSS_OVERWRITTEN, from_start, front_to, front};
+        buf_u64(&c->losses, st->ring_id);
+        buf_u32(&c->losses, l.kind);
+        buf_u64(&c->losses, l.from);
+        buf_u64(&c->losses, l.to < l.from ? l.from : l.to);
+        buf_u64(&c->losses, l.records);
+        c->nlosses++;
+        sum += front;
+    }
+    for (size_t k = 0; k < st->nlosses; k++) {
+        loss *l = &st->losses[k];
+        if (aged && l->to <= front_to) continue;
+        uint64_t from = l->from ? l->from : from_start;
+        buf_u64(&c->losses, st->ring_id);
+        buf_u32(&c->losses, l->kind);
+        buf_u64(&c->losses, from);
+        buf_u64(&c->losses, l->to < from ? from : l->to);
+        buf_u64(&c->losses, l->records);
+        c->nlosses++;
+        sum += l->records;
+    }
+    if (pending) {
+        uint64_t from = cur->pending_from ? cur->pending_from : from_start;
+        buf_u64(&c->losses, st->ring_id);
+        buf_u32(&c->losses, LOSS_OVERWRITTEN);
+        buf_u64(&c->losses, from);
+        buf_u64(&c->losses, snap < from ? from : snap);
+        buf_u64(&c->losses, pending);
+        c->nlosses++;
+        sum += pending;
+    }
+    (void)m;
+    return sum;
+}
+
+/* One SECTION_THREADS entry, its records' place left for place_records. */
+static void put_thread(cv_buf *b, ring_copy *c, stream_map *m, stream *st, const cv_hist_thread *id, uint64_t thread_obj,
+                       const char *name, uint64_t written, uint64_t dropped, uint32_t capacity,
+                       const cv_hist_cursor *cur, uint64_t from_start) {
+    uint64_t overwritten = complete_losses(c, m, st, written, cur, from_start, c->snap_mono);
+    buf_u64(b, st->ring_id);
+    buf_u64(b, (uint64_t)id->java_tid);
     buf_u64(b, thread_obj);
-    buf_u32(b, v->flags);
-    buf_u64(b, v->start_ns);
-    buf_u64(b, v->end_ns);
-    size_t counters = b->len;     /* written, overwritten, dropped, torn: patched below */
-    buf_u64(b, 0);
-    buf_u64(b, 0);
-    buf_u64(b, ring_dropped(ring));
-    buf_u64(b, 0);
+    buf_u32(b, id->flags);
+    buf_u64(b, id->start_ns);
+    buf_u64(b, id->end_ns);
+    buf_u64(b, written);
+    buf_u64(b, overwritten);
+    buf_u64(b, dropped);
+    buf_u64(b, 0);   /* torn: a record torn while drained is overwritten, a loss */
     buf_str(b, name);
-    buf_str(b, v->group);
-    buf_str(b, v->parent_group);
-    buf_u32(b, cap);
-    size_t count_at = b->len;
-    buf_u32(b, 0);
-    uint8_t *out = buf_claim(b, (size_t)cap * CV_RECORD_BYTES);
-    if (!out) return;             /* failed: reported by the caller */
-    uint64_t written = 0, torn = 0;
-    uint32_t n = ring_read_encoded(ring, out, cap, since, &written, &torn, last);
-    buf_advance(b, (size_t)n * CV_RECORD_BYTES);
-    buf_patch_u64(b, counters, written);
-    buf_patch_u64(b, counters + 8, ring_lost(ring, written));   /* overwritten */
-    buf_patch_u64(b, counters + 24, torn);
-    buf_patch_u32(b, count_at, n);
+    buf_str(b, id->group);
+    buf_str(b, id->parent_group);
+    buf_u32(b, capacity);
+    buf_u32(b, (uint32_t)st->kept);
+    uint8_t *out = buf_claim(b, (size_t)st->kept * CV_RECORD_BYTES);
+    if (!out) return;
+    st->records_at = (size_t)(out - b->data);
+    memset(out, 0, (size_t)st->kept * CV_RECORD_BYTES);
+    buf_advance(b, (size_t)st->kept * CV_RECORD_BYTES);
     c->nthreads++;
-    c->torn += torn;
+}
+
+/* A string of the history (not NUL-terminated) as a C string, or "" if out of memory. */
+static char *hist_str(const char *s, uint32_t len) {
+    char *d = malloc((size_t)len + 1);
+    if (!d) return NULL;
+    if (len) memcpy(d, s, len);
+    d[len] = 0;
+    return d;
 }
 
 /* Current name of a live thread, cut to CV_NAME_MAX_BYTES, or NULL. Caller frees. */
@@ -93,51 +295,133 @@ static char *live_thread_name(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
     return name;
 }
 
-/* Bytes of SECTION_THREADS at most: reserved at once, so that the largest section does not
- * grow the buffer step by step. */
-static size_t threads_bound(const cv_thread_view *views, size_t nviews, const cv_ring *gc_ring) {
-    size_t fixed = 8 * 9 + 4 + 3 * 4 + 8;
-    size_t n = fixed + 16 + (size_t)gc_ring->capacity * CV_RECORD_BYTES;
-    for (size_t i = 0; i < nviews; i++) {
-        n += fixed + CV_NAME_MAX_BYTES + strlen(views[i].group) + strlen(views[i].parent_group) +
-             (size_t)views[i].t->ring->capacity * CV_RECORD_BYTES;
-    }
-    return n;
+static int cmp_ring(const void *a, const void *b) {
+    uint64_t x = (*(stream *const *)a)->ring_id, y = (*(stream *const *)b)->ring_id;
+    return x < y ? -1 : x > y;
 }
 
-/* SECTION_THREADS: every pinned thread's ring (but threads that ended before a reset),
- * then the GC ring as a pseudo-thread. last[i] receives views[i]'s newest record. A
- * thread whose Thread object is still reachable is named by its id now (an id taken
- * before a reset is stale) and, if alive, by its name now. */
-static void put_rings(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, const cv_thread_view *views,
-                      size_t nviews, uint64_t since, cv_record *last, ring_copy *c) {
+/* SECTION_THREADS: every pinned thread (but threads that ended before a reset), then the threads
+ * the history alone still holds (their states were evicted), by ring id, then the GC ring as a
+ * pseudo-thread. A thread whose Thread object is still reachable is named by its id now (an id
+ * taken before a reset is stale) and, if alive, by its name now. last[i] receives views[i]'s
+ * newest record kept. */
+static int put_threads(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, cv_thread_view *views, size_t nviews,
+                       const cv_hist_view *hv, const cv_hist_cursor *gc_cur, uint64_t since, cv_record *last,
+                       ring_copy *c, cv_error *err) {
     jvmtiEnv *jvmti = src->jvmti;
-    buf_reserve(b, threads_bound(views, nviews, src->gc_ring));
-    size_t mark = buf_counted_section_begin(b, SECTION_THREADS);
+    uint64_t snap = c->snap_mono;
+    uint64_t rec_start = src->reset_mono ? src->reset_mono : src->start_mono;
+    stream_map m;
+    memset(&m, 0, sizeof(m));
+    int rc = -1;
+    stream **order = NULL;
+    if (scan_history(&m, hv, since, snap)) {
+        cv_fail(err, m.failed ? "out of memory reading the history" : "the history holds a malformed entry");
+        goto done;
+    }
+    size_t bound = 64;
+    for (size_t i = 0; i < nviews; i++) {
+        stream *st = stream_get(&m, views[i].ring_id);
+        if (!st) break;
+        st->view = (long)i;
+    }
+    if (!stream_get(&m, 0) || m.failed) {
+        cv_fail(err, "out of memory reading the history");
+        goto done;
+    }
+    order = malloc(m.count * sizeof(stream *));
+    if (!order) {
+        cv_fail(err, "out of memory reading the history");
+        goto done;
+    }
+    size_t norder = 0;
     for (size_t i = 0; i < nviews; i++) {
         const cv_thread_view *v = &views[i];
         if ((v->flags & RING_ENDED) && v->end_ns < since) continue; /* ended before a reset */
-        char *live_name = NULL;
-        uint64_t thread_obj = v->thread_obj;
-        jobject thread = v->t->thread_ref ? (*jni)->NewLocalRef(jni, v->t->thread_ref) : NULL;
-        if (thread) {
-            uint64_t id = objects_id(jvmti, jni, thread, OBJ_THREAD);
-            if (id) thread_obj = id;
-            if (!(v->flags & RING_ENDED)) live_name = live_thread_name(jvmti, jni, thread);
-            (*jni)->DeleteLocalRef(jni, thread);
-        }
-        put_ring(b, c, v, v->t->ring, live_name ? live_name : v->name, thread_obj, since, &last[i]);
-        free(live_name);
+        order[norder++] = &m.s[m.slots[slot_of(&m, v->ring_id)] - 1];
     }
-    cv_thread_view gc;
-    memset(&gc, 0, sizeof(gc));
-    gc.java_tid = -1;
-    gc.flags = RING_SYSTEM;
-    gc.start_ns = src->start_mono;
-    gc.name = "GC";
-    gc.group = gc.parent_group = "";
-    put_ring(b, c, &gc, src->gc_ring, gc.name, 0, since, NULL);
-    buf_counted_section_end(b, mark, c->nthreads);
+    size_t first_only = norder;
+    for (size_t k = 0; k < m.count; k++) {
+        stream *st = &m.s[k];
+        if (st->view < 0 && st->ring_id != 0 && st->has_desc && (st->kept || st->desc.end_ns >= since)) order[norder++] = st;
+    }
+    qsort(order + first_only, norder - first_only, sizeof(stream *), cmp_ring);
+    stream *gc = &m.s[m.slots[slot_of(&m, 0)] - 1];
+    order[norder++] = gc;
+    for (size_t k = 0; k < norder; k++) {
+        const stream *st = order[k];
+        bound += 128 + 3 * (CV_NAME_MAX_BYTES + 8) + (size_t)st->kept * CV_RECORD_BYTES;
+    }
+    buf_reserve(b, bound);
+    size_t mark = buf_counted_section_begin(b, SECTION_THREADS);
+    for (size_t k = 0; k < norder; k++) {
+        stream *st = order[k];
+        if (st == gc) {
+            cv_hist_thread id;
+            memset(&id, 0, sizeof(id));
+            id.java_tid = -1;
+            id.flags = RING_SYSTEM;
+            id.start_ns = src->start_mono;
+            id.group = id.parent_group = "";
+            put_thread(b, c, &m, st, &id, 0, "GC", gc_cur->drained - (st->has_desc ? st->desc.base : 0), 0,
+                       src->gc_ring->capacity, gc_cur, rec_start);
+        } else if (st->view >= 0) {
+            cv_thread_view *v = &views[st->view];
+            char *live_name = NULL;
+            uint64_t thread_obj = v->thread_obj;
+            jobject thread = v->t->thread_ref ? (*jni)->NewLocalRef(jni, v->t->thread_ref) : NULL;
+            if (thread) {
+                uint64_t id = objects_id(jvmti, jni, thread, OBJ_THREAD);
+                if (id) thread_obj = id;
+                if (!(v->flags & RING_ENDED)) live_name = live_thread_name(jvmti, jni, thread);
+                (*jni)->DeleteLocalRef(jni, thread);
+            }
+            cv_hist_thread id;
+            memset(&id, 0, sizeof(id));
+            id.java_tid = v->java_tid;
+            id.flags = v->flags;
+            id.start_ns = v->start_ns;
+            id.end_ns = v->end_ns;
+            id.group = v->group;
+            id.parent_group = v->parent_group;
+            uint64_t from = (v->flags & RING_LATE) || v->start_ns < rec_start ? rec_start : v->start_ns;
+            put_thread(b, c, &m, st, &id, thread_obj, live_name ? live_name : v->name, v->hist.drained - v->hist_base,
+                       v->dropped, v->t->ring->capacity, &v->hist, from);
+            free(live_name);
+        } else {
+            const cv_hist_thread *d = &st->desc;
+            char *name = hist_str(d->name, d->name_len);
+            char *group = hist_str(d->group, d->group_len);
+            char *parent = hist_str(d->parent_group, d->parent_len);
+            cv_hist_thread id = *d;
+            id.group = group ? group : "";
+            id.parent_group = parent ? parent : "";
+            uint64_t from = (d->flags & RING_LATE) || d->start_ns < rec_start ? rec_start : d->start_ns;
+            put_thread(b, c, &m, st, &id, d->thread_obj, name ? name : "", d->written - d->base, d->dropped,
+                       src->buffer_capacity, NULL, from);
+            free(name);
+            free(group);
+            free(parent);
+        }
+    }
+    if (b->failed) {
+        rc = 0;   /* reported by the caller */
+        goto done;
+    }
+    if (place_records(&m, hv, b, since, snap)) {
+        cv_fail(err, "the history holds a malformed entry");
+        goto done;
+    }
+    buf_counted_section_end(b, mark, c->nthreads);   /* its CRC over the records placed */
+    for (size_t i = 0; i < nviews; i++) {
+        stream *st = &m.s[m.slots[slot_of(&m, views[i].ring_id)] - 1];
+        if (st->kept) last[i] = st->last;
+    }
+    rc = 0;
+done:
+    free(order);
+    stream_map_free(&m);
+    return rc;
 }
 
 /* SECTION_MONITORS' entries from the caller's thread states (see snapshot.h). The
@@ -178,28 +462,33 @@ static void put_monitor_states(ring_copy *c, cv_thread_view *views, size_t nview
     }
 }
 
-/* Writes SECTION_THREADS into `b` and gathers MONITORS' entries. */
+/* Writes SECTION_THREADS into `b` and gathers MONITORS' and LOSSES' entries. The snapshot's time
+ * is taken first: the drain that follows moves every record stamped before it (but one whose
+ * thread was preempted between its stamp and its write), and records stamped after it stay in the
+ * history for the next snapshot. */
 static int copy_rings(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, const cv_monitor_states *states,
                       ring_copy *c, cv_error *err) {
     memset(c, 0, sizeof(*c));
     buf_init(&c->monitors);
+    buf_init(&c->losses);
+    c->snap_mono = cv_now_ns();
+    c->snap_epoch = cv_epoch_ns();
+    threads_drain(jni);
     size_t nviews = 0;
-    cv_thread_view *views = threads_pin_all(&nviews);
+    cv_hist_view hv;
+    cv_hist_cursor gc;
+    cv_thread_view *views = threads_history_pin(&nviews, &hv, &gc, &c->history);
     if (!views) return cv_fail(err, "out of memory pinning thread states");
     cv_record *last = calloc(nviews ? nviews : 1, sizeof(cv_record));
     if (!last) {
-        threads_unpin(jni, views, nviews);
+        threads_history_unpin(jni, views, nviews, &hv);
         return cv_fail(err, "out of memory reading the rings");
     }
-    put_rings(b, jni, src, views, nviews, src->reset_mono, last, c);
-    /* Every record copied was timestamped before this: an interval still open in a ring
-     * never ends before it starts. */
-    c->snap_mono = cv_now_ns();
-    c->snap_epoch = cv_epoch_ns();
-    put_monitor_states(c, views, nviews, last, states);
+    int rc = put_threads(b, jni, src, views, nviews, &hv, &gc, src->reset_mono, last, c, err);
+    if (rc == 0) put_monitor_states(c, views, nviews, last, states);
     free(last);
-    threads_unpin(jni, views, nviews);
-    return 0;
+    threads_history_unpin(jni, views, nviews, &hv);
+    return rc;
 }
 
 /* ---- INFO ---- */
@@ -301,9 +590,16 @@ static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *
     put_kv_u64(b, &n, "buffer.bytes", src->buffer_bytes);
     put_kv_u64(b, &n, "memory.cap.bytes", src->memory_cap);
     put_kv_u64(b, &n, "records.written", tt.written + ring_written(src->gc_ring));
-    put_kv_u64(b, &n, "records.overwritten", tt.overwritten + ring_overwritten(src->gc_ring));
+    put_kv_u64(b, &n, "records.overwritten", c->history.lost_records);
+    put_kv_u64(b, &n, "records.aged", c->history.aged_records);
     put_kv_u64(b, &n, "records.dropped", tt.dropped + threads_dropped_no_ring());
     put_kv_u64(b, &n, "records.torn", c->torn);
+    char history[192];
+    snprintf(history, sizeof(history), "memory maxsize=%llu maxage=%llu chunks=%llu bytes=%llu drain_nice=%d",
+             (unsigned long long)c->history.max_bytes, (unsigned long long)c->history.max_age_ns,
+             (unsigned long long)c->history.chunks, (unsigned long long)c->history.bytes, src->drain_nice);
+    put_kv(b, &n, "history", history);
+    if (c->history.from_ns) put_kv_u64(b, &n, "history.from.ns", c->history.from_ns);
     put_kv_u64(b, &n, "threads.evicted", tt.evicted);
     put_kv_u64(b, &n, "threads.retired", tt.retired);
     put_kv_u64(b, &n, "stacks.dropped", stacks_dropped(src->stacks));
@@ -494,6 +790,7 @@ int snapshot_encode(JNIEnv *jni, const cv_snapshot_source *src, const cv_monitor
     put_header(b);
     if (copy_rings(b, jni, src, states, &rings, err)) {
         buf_free(&rings.monitors);
+        buf_free(&rings.losses);
         return -1;
     }
     put_info(b, src, &rings);
@@ -504,10 +801,12 @@ int snapshot_encode(JNIEnv *jni, const cv_snapshot_source *src, const cv_monitor
     free(methods.ids);
     int objects_failed = put_classes_and_objects(src->jvmti, jni, b);
     put_section(b, SECTION_MONITORS, &rings.monitors, rings.nmonitors);
+    put_section(b, SECTION_LOSSES, &rings.losses, rings.nlosses);
     put_end(b);
 
-    int failed = b->failed || rings.monitors.failed || methods.failed || objects_failed;
+    int failed = b->failed || rings.monitors.failed || rings.losses.failed || methods.failed || objects_failed;
     buf_free(&rings.monitors);
+    buf_free(&rings.losses);
     if (b->too_big) {
         return cv_fail(err, "the snapshot would be larger than %llu bytes, the most a Java byte[] holds; "
                        "lower the memory cap", (unsigned long long)b->limit);

@@ -39,6 +39,8 @@ typedef struct {
     const char    *held_off;       /* INFO objects.held: NULL (held references on) or why off */
     uint32_t       stack_depth;
     uint32_t       buffer_bytes;
+    uint32_t       buffer_capacity; /* records in a ring of buffer_bytes */
+    int            drain_nice;      /* the drain thread's nice value (INFO history) */
     uint64_t       memory_cap;
     uint64_t       start_mono;     /* when the recorder started: monotonic ns, */
     uint64_t       start_epoch;    /* and ns since 1970 UTC */

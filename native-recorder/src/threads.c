@@ -46,7 +46,7 @@ static __thread jvmtiFrameInfo *carrier_frames;
 static __thread int64_t os_thread_tid;   /* Java id of the platform thread of this OS thread, 0 unknown */
 static uint64_t evicted;
 static uint64_t retired;            /* evicted while pinned (threads_totals) */
-static uint64_t evicted_written, evicted_overwritten, evicted_dropped;
+static uint64_t evicted_written, evicted_dropped;
 static uint64_t dropped_no_ring;
 static size_t timing_bytes;                       /* sizeof(cv_timing) with timing=on, else 0 */
 static size_t stack_cache_bytes;                  /* sizeof(cv_stack_cache) with the stack cache, else 0 */
@@ -54,6 +54,18 @@ static uint64_t evicted_stack_hits;               /* under registry_lock */
 static cv_timing_total evicted_timing[CV_TEV_COUNT]; /* under registry_lock */
 static cv_timing_slow evicted_slowest[CV_TIMING_SLOWEST_REPORTED]; /* under registry_lock, slowest first */
 static size_t evicted_slowest_count;
+
+/* The history (threads.h, history.h). drain_lock serializes threads_drain, the reset's clear
+ * and snapshots' pins: a state's cursor is written by a drain under drain_lock and the history's
+ * lock, or by make_room under registry_lock and the history's lock; taken in that order:
+ * drain_lock, registry_lock, the history's lock. */
+static cv_history history;
+static int history_on;
+static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
+static const cv_ring *gc_ring;
+static cv_hist_cursor gc_cursor;      /* under the history's lock */
+static uint64_t gc_base;
+static uint64_t recording_start_ns;
 
 /* timing=on: whether t's accumulators belong to the current timing window (timing.h). */
 static int in_window(cv_thread *t) {
@@ -188,6 +200,9 @@ static void release_state(JNIEnv *jni, cv_thread *t) {
     if (t->thread_ref && jni) (*jni)->DeleteWeakGlobalRef(jni, t->thread_ref);
     if (t->grown_bytes) free(t->ring);
     t->grown_bytes = 0;
+    free(t->spare);
+    t->spare = NULL;
+    t->spare_bytes = 0;
     free(t->name);
     free(t->group);
     free(t->parent_group);
@@ -206,6 +221,38 @@ static cv_thread *of_victim(cv_victim *v) {
 /* victims_pick's test; only watched states, never ended, are asked. */
 static int victim_gone(cv_victim *v, void *jni) {
     return thread_gone((JNIEnv *)jni, of_victim(v));
+}
+
+/* The history's description of a state, its strings borrowed from `name`, `group`, `parent`. */
+static cv_hist_thread describe(const cv_thread *t, uint32_t flags, uint64_t end_ns, const char *name,
+                               const char *group, const char *parent) {
+    cv_hist_thread d;
+    memset(&d, 0, sizeof(d));
+    d.ring_id = t->ring_id;
+    d.java_tid = t->java_tid;
+    d.thread_obj = t->thread_obj;
+    d.flags = flags;
+    d.start_ns = t->start_ns;
+    d.end_ns = end_ns;
+    d.written = ring_written(t->ring);
+    d.dropped = ring_dropped(t->ring);
+    d.base = t->hist_base;
+    d.name = name ? name : "";
+    d.group = group ? group : "";
+    d.parent_group = parent ? parent : "";
+    return d;
+}
+
+/* Under registry_lock: a state about to be evicted leaves its last records, its losses and its
+ * identity in the history, where its ring's content lives on. */
+static void drain_evicted(cv_thread *t) {
+    if (!history_on) return;
+    cv_hist_thread d = describe(t, t->flags, t->victim.end_ns, t->name, t->group, t->parent_group);
+    history_lock(&history);
+    history_drain_ring(&history, t->ring, &t->hist, &d);
+    history_flush_loss(&history, &d, &t->hist, t->victim.end_ns ? t->victim.end_ns : cv_now_ns());
+    history_thread(&history, &d, &t->hist);
+    history_unlock(&history);
 }
 
 /* Under registry_lock: evicts states of threads that are over until `need` more bytes fit
@@ -236,14 +283,14 @@ static int make_room(JNIEnv *jni, uint64_t need, size_t block, cv_thread **reuse
             return 0;
         }
         cv_thread *t = of_victim(v);
+        drain_evicted(t);
         victims_remove(&victims, v);
         if (t->prev) t->prev->next = t->next; else registry = t->next;
         if (t->next) t->next->prev = t->prev;
         t->prev = t->next = NULL;
-        memory_in_use -= t->bytes + t->names_bytes + t->grown_bytes;
+        memory_in_use -= t->bytes + t->names_bytes + t->grown_bytes + t->spare_bytes;
         evicted++;
         evicted_written += ring_written(t->ring);
-        evicted_overwritten += ring_overwritten(t->ring);
         evicted_dropped += ring_dropped(t->ring);
         if (t->stack_cache) evicted_stack_hits += load_relaxed(&t->stack_cache->hits);
         if (in_window(t)) {
@@ -344,7 +391,7 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     t->ring = (cv_ring *)(t + 1);
     ring_init(t->ring, capacity);
     t->max_capacity = ring_capacity;
-    t->grow_at = capacity < ring_capacity ? capacity : UINT64_MAX;
+    store_relaxed(&t->grow_at, capacity < ring_capacity ? capacity : UINT64_MAX);
     t->frames = virt ? NULL : (jvmtiFrameInfo *)((char *)t->ring + ring_size);
     if (sc_bytes) {
         t->stack_cache = (cv_stack_cache *)((char *)t + frames_end);
@@ -416,6 +463,42 @@ cv_thread *threads_current(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
     return create_state(jvmti, jni, thread, RING_LATE);
 }
 
+/* Owner thread: moves the ring into the spare the drain left (taken off the state under the
+ * lock; put back if the state is pinned when it comes to the swap). 1 if it was swapped in. */
+static int grow_into_spare(cv_thread *t, uint64_t backoff) {
+    pthread_mutex_lock(&registry_lock);
+    cv_ring *spare = t->spare;
+    size_t nb = t->spare_bytes;
+    uint32_t capacity = t->spare_capacity;
+    t->spare = NULL;
+    t->spare_bytes = 0;
+    pthread_mutex_unlock(&registry_lock);
+    if (!spare) return 0;
+    cv_ring *old = t->ring;
+    ring_grow_into(old, spare, capacity);
+    size_t old_grown = 0;
+    pthread_mutex_lock(&registry_lock);
+    int swapped = t->victim.pins == 0;
+    if (swapped) {
+        old_grown = t->grown_bytes;
+        t->ring = spare;
+        t->grown_bytes = nb;
+        memory_in_use -= old_grown;
+    } else {
+        t->spare = spare;          /* copied again next time */
+        t->spare_bytes = nb;
+        t->spare_capacity = capacity;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    if (!swapped) {
+        store_relaxed(&t->grow_at, backoff);
+        return 1;
+    }
+    if (old_grown) free(old);
+    store_relaxed(&t->grow_at, capacity < t->max_capacity ? spare->base + capacity : UINT64_MAX);
+    return 1;
+}
+
 void threads_grow(JNIEnv *jni, cv_thread *t) {
     cv_ring *old = t->ring;
     uint64_t head = load_relaxed(&old->head);
@@ -425,6 +508,11 @@ void threads_grow(JNIEnv *jni, cv_thread *t) {
     /* Tried again when as many records again have been written: a ring that cannot grow (no
      * room, or pinned by a snapshot) costs a lock only every so often. */
     uint64_t backoff = head + (head > old->capacity ? head : old->capacity);
+    if (grow_into_spare(t, backoff)) return;
+    if (old->capacity >= t->max_capacity) {
+        store_relaxed(&t->grow_at, UINT64_MAX);
+        return;
+    }
     pthread_mutex_lock(&registry_lock);
     int room = t->victim.pins == 0 && make_room(jni, nb, 0, NULL);
     if (room) memory_in_use += nb;
@@ -436,7 +524,7 @@ void threads_grow(JNIEnv *jni, cv_thread *t) {
             memory_in_use -= nb;
             pthread_mutex_unlock(&registry_lock);
         }
-        t->grow_at = backoff;
+        store_relaxed(&t->grow_at, backoff);
         return;
     }
     ring_grow_into(old, neu, capacity);
@@ -454,13 +542,13 @@ void threads_grow(JNIEnv *jni, cv_thread *t) {
     pthread_mutex_unlock(&registry_lock);
     if (!swapped) {
         free(neu);
-        t->grow_at = backoff;
+        store_relaxed(&t->grow_at, backoff);
         return;
     }
     /* The ring in the block stays in the block (counted in t->bytes); a grown one is freed:
      * no one else can reach it any more (threads.h: RING OWNERSHIP AND GROWTH). */
     if (old_grown) free(old);
-    t->grow_at = capacity < t->max_capacity ? neu->base + capacity : UINT64_MAX;
+    store_relaxed(&t->grow_at, capacity < t->max_capacity ? neu->base + capacity : UINT64_MAX);
 }
 
 int64_t threads_carrier(const cv_thread *t) {
@@ -616,15 +704,26 @@ void threads_totals(cv_thread_totals *out) {
     out->retired = retired;
     out->memory = memory_in_use;
     out->written = evicted_written;
-    out->overwritten = evicted_overwritten;
     out->dropped = evicted_dropped;
+    uint64_t not_drained = 0;
     for (cv_thread *t = registry; t; t = t->next) {
         out->threads++;
         out->written += ring_written(t->ring);
-        out->overwritten += ring_overwritten(t->ring);
         out->dropped += ring_dropped(t->ring);
+        if (!history_on) not_drained += ring_overwritten(t->ring);
     }
     pthread_mutex_unlock(&registry_lock);
+    out->overwritten = not_drained;
+    out->aged = out->history_bytes = 0;
+    if (history_on) {
+        cv_history_totals ht;
+        history_lock(&history);
+        history_totals(&history, &ht);
+        history_unlock(&history);
+        out->overwritten = ht.lost_records;
+        out->aged = ht.aged_records;
+        out->history_bytes = ht.bytes;
+    }
 }
 
 cv_thread_view *threads_find_live(cv_thread_view *views, size_t count, int64_t java_tid) {
@@ -676,4 +775,202 @@ size_t threads_timing_slowest(cv_timing_slow *out, size_t cap) {
 
 uint64_t threads_dropped_no_ring(void) {
     return load_relaxed(&dropped_no_ring);
+}
+
+/* ---- Drain ---- */
+
+void threads_history_init(uint64_t max_bytes, uint64_t max_age_ns, const cv_ring *gc, uint64_t start_ns) {
+    history_init(&history, max_bytes, max_age_ns);
+    gc_ring = gc;
+    recording_start_ns = start_ns;
+    history_on = 1;
+}
+
+static cv_hist_thread gc_describe(void) {
+    cv_hist_thread d;
+    memset(&d, 0, sizeof(d));
+    d.ring_id = 0;
+    d.java_tid = -1;
+    d.flags = RING_SYSTEM;
+    d.start_ns = recording_start_ns;
+    d.written = ring_written(gc_ring);
+    d.base = gc_base;
+    d.name = "GC";
+    d.group = d.parent_group = "";
+    return d;
+}
+
+/* Under drain_lock: pins the states with records not yet drained or whose identity changed,
+ * copying their identity as threads_pin_all does. */
+static cv_thread_view *pin_to_drain(size_t *count) {
+    pthread_mutex_lock(&registry_lock);
+    size_t n = 0;
+    for (cv_thread *t = registry; t; t = t->next) {
+        if (ring_written(t->ring) != t->hist.drained || t->flags != t->hist_flags) n++;
+    }
+    cv_thread_view *v = calloc(n ? n : 1, sizeof(*v));
+    size_t i = 0;
+    if (v) {
+        for (cv_thread *t = registry; t && i < n; t = t->next) {
+            if (ring_written(t->ring) == t->hist.drained && t->flags == t->hist_flags) continue;
+            t->victim.pins++;
+            v[i].t = t;
+            v[i].flags = t->flags;
+            v[i].end_ns = t->victim.end_ns;
+            v[i].name = dup_or_empty(t->name);
+            v[i].group = dup_or_empty(t->group);
+            v[i].parent_group = dup_or_empty(t->parent_group);
+            i++;
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+    *count = i;
+    return v;
+}
+
+/* Largest ring the drain makes for a thread that fills its ring faster than the drain empties
+ * it: 16 times `buffer`, and at most an eighth of the rings' budget. */
+static uint32_t hot_capacity(void) {
+    uint64_t cap = (uint64_t)ring_capacity * 16;
+    uint32_t by_budget = ring_capacity_for((size_t)(ring_budget / 8));
+    if (cap > by_budget) cap = by_budget;
+    return cap < ring_capacity ? ring_capacity : (uint32_t)cap;
+}
+
+/* A pinned state whose ring took more than a quarter of its capacity between two passes, or lost
+ * records: the drain makes it a ring four times as large (up to hot_capacity), committed, outside
+ * every lock but for the accounting, and leaves it as the state's spare for the owner to take. */
+static void make_spare(JNIEnv *jni, cv_thread *t) {
+    pthread_mutex_lock(&registry_lock);
+    uint32_t cur = t->ring->capacity;
+    int wanted = !t->spare && !t->retired && !(t->flags & RING_ENDED);
+    pthread_mutex_unlock(&registry_lock);
+    uint32_t limit = hot_capacity();
+    if (!wanted || cur >= limit) return;
+    uint64_t cap64 = (uint64_t)cur * 4;
+    uint32_t capacity = cap64 > limit ? limit : (uint32_t)cap64;
+    size_t nb = ring_bytes(capacity);
+    pthread_mutex_lock(&registry_lock);
+    int room = make_room(jni, nb, 0, NULL);
+    if (room) memory_in_use += nb;
+    pthread_mutex_unlock(&registry_lock);
+    if (!room) return;
+    cv_ring *neu = malloc(nb);
+    if (neu) cv_commit(neu, nb);
+    pthread_mutex_lock(&registry_lock);
+    int kept = neu && !t->spare && !t->retired && !(t->flags & RING_ENDED);
+    if (kept) {
+        t->spare = neu;
+        t->spare_bytes = nb;
+        t->spare_capacity = capacity;
+        store_relaxed(&t->grow_at, 0);
+    } else {
+        memory_in_use -= nb;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    if (!kept) free(neu);
+}
+
+/* Under the history's lock: moves a ring's new records; returns the share (thousandths) of its
+ * capacity they were. */
+static uint32_t drain_one(const cv_ring *ring, cv_hist_cursor *c, const cv_hist_thread *d) {
+    uint64_t before = c->drained;
+    history_drain_ring(&history, ring, c, d);
+    uint64_t n = c->drained - before;
+    uint64_t share = ring->capacity ? n * 1000 / ring->capacity : 0;
+    return share > 1000 ? 1000 : (uint32_t)share;
+}
+
+uint32_t threads_drain(JNIEnv *jni) {
+    if (!history_on) return 0;
+    pthread_mutex_lock(&drain_lock);
+    size_t n = 0;
+    cv_thread_view *v = pin_to_drain(&n);
+    uint32_t fullest = 0;
+    uint8_t *hot = calloc(n ? n : 1, 1);
+    history_lock(&history);
+    for (size_t i = 0; v && i < n; i++) {
+        cv_thread *t = v[i].t;
+        cv_hist_thread d = describe(t, v[i].flags, v[i].end_ns, v[i].name, v[i].group, v[i].parent_group);
+        if (v[i].flags != t->hist_flags) {
+            history_thread(&history, &d, &t->hist);   /* it ended: a new 'T' entry */
+            t->hist_flags = v[i].flags;
+        }
+        uint64_t lost = t->hist.lost;
+        uint32_t share = drain_one(t->ring, &t->hist, &d);
+        if (share > fullest) fullest = share;
+        if (hot && (share > 250 || t->hist.lost != lost)) hot[i] = 1;
+    }
+    if (gc_ring) {
+        cv_hist_thread d = gc_describe();
+        uint32_t share = drain_one(gc_ring, &gc_cursor, &d);
+        if (share > fullest) fullest = share;
+    }
+    history_age(&history, cv_now_ns());
+    history_unlock(&history);
+    for (size_t i = 0; v && hot && i < n; i++) {
+        if (hot[i]) make_spare(jni, v[i].t);
+    }
+    free(hot);
+    if (v) threads_unpin(jni, v, n);
+    pthread_mutex_unlock(&drain_lock);
+    return fullest;
+}
+
+void threads_history_clear(void) {
+    if (!history_on) return;
+    pthread_mutex_lock(&drain_lock);
+    pthread_mutex_lock(&registry_lock);
+    history_lock(&history);
+    history_clear(&history);
+    /* What was written before is before the reset: not kept, not lost. */
+    for (cv_thread *t = registry; t; t = t->next) {
+        uint64_t head = ring_written(t->ring);
+        memset(&t->hist, 0, sizeof(t->hist));
+        t->hist.drained = head;
+        t->hist_base = head;
+        t->hist_flags = t->flags;
+    }
+    memset(&gc_cursor, 0, sizeof(gc_cursor));
+    gc_cursor.drained = gc_base = ring_written(gc_ring);
+    history_unlock(&history);
+    pthread_mutex_unlock(&registry_lock);
+    pthread_mutex_unlock(&drain_lock);
+}
+
+cv_thread_view *threads_history_pin(size_t *count, cv_hist_view *chunks, cv_hist_cursor *gc, cv_history_totals *totals) {
+    memset(chunks, 0, sizeof(*chunks));
+    pthread_mutex_lock(&drain_lock);
+    size_t n = 0;
+    cv_thread_view *v = threads_pin_all(&n);
+    if (!v) {
+        pthread_mutex_unlock(&drain_lock);
+        *count = 0;
+        return NULL;
+    }
+    pthread_mutex_lock(&registry_lock);
+    history_lock(&history);
+    for (size_t i = 0; i < n; i++) {
+        v[i].hist = v[i].t->hist;
+        v[i].hist_base = v[i].t->hist_base;
+        v[i].dropped = ring_dropped(v[i].t->ring);
+    }
+    *gc = gc_cursor;
+    history_totals(&history, totals);
+    int failed = history_pin(&history, chunks);
+    history_unlock(&history);
+    pthread_mutex_unlock(&registry_lock);
+    pthread_mutex_unlock(&drain_lock);
+    if (failed) {
+        threads_unpin(NULL, v, n);
+        *count = 0;
+        return NULL;
+    }
+    *count = n;
+    return v;
+}
+
+void threads_history_unpin(JNIEnv *jni, cv_thread_view *views, size_t count, cv_hist_view *chunks) {
+    history_unpin(&history, chunks);
+    threads_unpin(jni, views, count);
 }

@@ -49,6 +49,7 @@
 #include <jvmti.h>
 #include <stdint.h>
 
+#include "history.h"
 #include "stackcache.h"
 #include "log.h"
 #include "ring.h"
@@ -93,12 +94,24 @@ typedef struct cv_thread {
     uint64_t park_obj;        /* its blocker's id, */
     uint32_t park_epoch;      /* and its recording epoch (agent.c: the PARKED reuses the id) */
     uint32_t max_capacity;    /* the ring grows up to this many records */
-    uint64_t grow_at;         /* owner only: head at which the ring next tries to grow (UINT64_MAX: never) */
+    uint64_t grow_at;         /* head at which the owner next tries to grow its ring (UINT64_MAX: never);
+                                 relaxed atomic: the owner's, but the drain sets it to 0 when it
+                                 leaves a spare */
+    cv_ring *spare;           /* a larger ring the drain made for a thread that fills its ring
+                                 faster than the drain empties it, taken by the owner at its next
+                                 write (threads_grow); under registry_lock, counted against the cap */
+    size_t   spare_bytes;
+    uint32_t spare_capacity;
     size_t   grown_bytes;     /* bytes of a ring allocated apart from the block (grown), else 0;
                                  under registry_lock, counted against the cap */
     cv_timing *timing;        /* timing=on, platform threads only (else NULL): the callbacks'
                                  accumulators (timing.h), at the end of the block; owner-written,
                                  read by anyone */
+    cv_hist_cursor hist;      /* the drain's position in the ring (history.h); under the history's
+                                 lock, and `drained` also under registry_lock (threads.c, "Drain") */
+    uint64_t hist_base;       /* records written before the history was last cleared (a reset); same */
+    uint32_t hist_flags;      /* flags as the thread's newest 'T' entry in the history gives them;
+                                 under the drain's lock */
     cv_ring *ring;            /* see RING OWNERSHIP AND GROWTH; at first the ring in the block,
                                  right after this struct */
 } cv_thread;
@@ -112,15 +125,21 @@ typedef struct {
     uint32_t flags;
     uint64_t start_ns, end_ns;
     char    *name, *group, *parent_group;   /* strdup'ed, freed by threads_unpin */
+    cv_hist_cursor hist;     /* threads_history_pin: the drain's cursor as the snapshot sees it */
+    uint64_t hist_base;
+    uint64_t dropped;        /* ring_dropped when pinned */
 } cv_thread_view;
 
-/* Owner thread: the ring is full (head >= grow_at); moves it into one twice as large (up to
- * max_capacity) if the state is not pinned and the cap has room, else tries again later. */
+/* Owner thread: the ring is full (head >= grow_at), or the drain left a spare; moves the ring
+ * into the spare, or else into one twice as large (up to max_capacity), if the state is not
+ * pinned and the cap has room, else tries again later. */
 void threads_grow(JNIEnv *jni, cv_thread *t);
 
 /* Owner thread: writes one record into the thread's ring, growing it first when due. */
 static inline void threads_write(JNIEnv *jni, cv_thread *t, const cv_record *r) {
-    if (__builtin_expect(__atomic_load_n(&t->ring->head, __ATOMIC_RELAXED) >= t->grow_at, 0)) threads_grow(jni, t);
+    if (__builtin_expect(__atomic_load_n(&t->ring->head, __ATOMIC_RELAXED) >= __atomic_load_n(&t->grow_at, __ATOMIC_RELAXED), 0)) {
+        threads_grow(jni, t);
+    }
     ring_write(t->ring, r);
 }
 
@@ -140,6 +159,24 @@ jvmtiFrameInfo *threads_frames(JNIEnv *jni, cv_thread *t);
  * gets a cv_stack_cache (stackcache.h), counted with its block too. */
 int threads_init(JNIEnv *jni, uint64_t ring_budget, uint32_t buffer_bytes, uint32_t stack_depth, int timing,
                  int stack_cache);
+
+/* ---- The history (history.h): records leave the rings into it ----
+ * The drain (threads_drain) moves the new records of every ring into the history: the agent's
+ * drain thread calls it every few milliseconds, a snapshot once more before it reads. A state
+ * is drained once more, and its identity written, before make_room evicts it, so an ended
+ * thread's records outlive its ring. The GC ring is drained as the stream of ring id 0. */
+void threads_history_init(uint64_t max_bytes, uint64_t max_age_ns, const cv_ring *gc_ring, uint64_t start_ns);
+/* Moves what is new in every ring into the history, ages it (max_age); serialized with itself.
+ * Returns the fullest ring's share, in thousandths, of its capacity that this pass found new:
+ * how soon the next pass should come. */
+uint32_t threads_drain(JNIEnv *jni);
+/* A reset: everything drained first, then the history emptied; what follows starts afresh. */
+void threads_history_clear(void);
+/* Snapshot: pins every state (threads_pin_all) and the history's chunks together, with each
+ * view's cursor as of the pin. Unpin both with threads_history_unpin. *gc receives the GC
+ * ring's cursor. */
+cv_thread_view *threads_history_pin(size_t *count, cv_hist_view *chunks, cv_hist_cursor *gc, cv_history_totals *totals);
+void threads_history_unpin(JNIEnv *jni, cv_thread_view *views, size_t count, cv_hist_view *chunks);
 /* The field Thread.tid of `thread`, or 0 if this JDK has no such field. Calls no Java
  * code: usable on the event path. */
 int64_t threads_tid_field(JNIEnv *jni, jobject thread);
@@ -170,7 +207,10 @@ typedef struct {
     uint64_t evicted;
     uint64_t retired;           /* of them, evicted while a snapshot pinned them */
     uint64_t memory;            /* bytes of states on the list */
-    uint64_t written, overwritten, dropped;   /* incl. evicted states */
+    uint64_t written, dropped;   /* incl. evicted states */
+    uint64_t overwritten;       /* records lost before the drain moved them (history.h) */
+    uint64_t aged;              /* records aged out of the history */
+    uint64_t history_bytes;     /* the history's chunks */
 } cv_thread_totals;
 
 void threads_totals(cv_thread_totals *out);

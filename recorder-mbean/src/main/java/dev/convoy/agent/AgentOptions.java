@@ -21,6 +21,10 @@ import dev.convoy.export.Output;
  * buffer=SIZE            per-thread ring buffer (default 64k; 4k to 64m)
  * memory=SIZE            cap on all recorder memory (default 64m; 1m to 1g: a snapshot,
  *                        which must fit in a Java byte[], holds up to that much)
+ * maxsize=SIZE           bound of the history the rings are drained into (default 32m; 1m
+ *                        to 256m): the oldest records age out first, counted
+ * maxage=DURATION        records older than this age out of the history (default 0: none;
+ *                        e.g. 30s, 10m, 2h, 1d)
  * stackdepth=N           frames per stack trace, 0 = none (default 64; at most 2048)
  * dumpdir=DIR            where dumps are written (default ./convoy-out)
  * dumponexit=FORMATS     dump when the JVM exits: none (default), all, or formats
@@ -82,7 +86,7 @@ public final class AgentOptions {
         }
     }
 
-    static final List<String> KEYS = List.of("recording", "buffer", "memory", "stackdepth", "dumpdir",
+    static final List<String> KEYS = List.of("recording", "buffer", "memory", "maxsize", "maxage", "stackdepth", "dumpdir",
             "dumponexit", "dumpname", "callbacks", "owners", "releasers", "idcache", "stackcache", "heldrefs", "contanalysis", "vthreadevents",
             "stacks", "timing", "http", "httptoken");
 
@@ -97,10 +101,19 @@ public final class AgentOptions {
      */
     static final long MAX_MEMORY = 1L << 30;
     static final int MAX_STACK_DEPTH = 2048;
+    static final long MIN_HISTORY = 1 << 20;
+    /**
+     * The largest history. A snapshot decodes it (about 7 to 12 bytes a record) into 40-byte
+     * records in one Java byte[] of less than 2 GiB: 256 MiB of history at the densest encoding
+     * still fits.
+     */
+    static final long MAX_HISTORY = 256L << 20;
 
     private boolean recording = true;
     private int bufferBytes = 64 << 10;
     private long memoryCap = 64L << 20;
+    private long historyBytes = 32L << 20;
+    private long historyAgeNs;
     private int stackDepth = 64;
     private Path dumpDir = Paths.get("convoy-out");
     private Set<Output> dumpOnExit = EnumSet.noneOf(Output.class);
@@ -164,6 +177,8 @@ public final class AgentOptions {
             case "recording" -> recording = onOff(key, value);
             case "buffer" -> bufferBytes = (int) size(key, value, MIN_BUFFER, MAX_BUFFER);
             case "memory" -> memoryCap = memory(key, value);
+            case "maxsize" -> historyBytes = size(key, value, MIN_HISTORY, MAX_HISTORY);
+            case "maxage" -> historyAgeNs = duration(key, value);
             case "stackdepth" -> stackDepth = integer(key, value, 0, MAX_STACK_DEPTH);
             case "dumpdir" -> {
                 if (value.isEmpty()) {
@@ -362,6 +377,43 @@ public final class AgentOptions {
         }
     }
 
+    /** A duration: 0 (none), or a whole number with s, m, h or d; in ns. */
+    static long duration(String key, String value) {
+        String v = value.toLowerCase(Locale.ROOT);
+        if (v.equals("0")) {
+            return 0;
+        }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("([0-9]{1,7})(s|m|h|d)").matcher(v);
+        if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
+            throw new InvalidOptionException("option '" + key + "': '" + value + "' is not a duration; write 0 (none) "
+                    + "or a whole number of s, m, h or d, e.g. " + key + "=10m");
+        }
+        long unit = switch (m.group(2)) {
+            case "s" -> 1L;
+            case "m" -> 60L;
+            case "h" -> 3600L;
+            default -> 86400L;
+        };
+        return Long.parseLong(m.group(1)) * unit * 1_000_000_000L;
+    }
+
+    static String humanDuration(long ns) {
+        if (ns == 0) {
+            return "0";
+        }
+        long s = ns / 1_000_000_000L;
+        if (s % 86400 == 0) {
+            return s / 86400 + "d";
+        }
+        if (s % 3600 == 0) {
+            return s / 3600 + "h";
+        }
+        if (s % 60 == 0) {
+            return s / 60 + "m";
+        }
+        return s + "s";
+    }
+
     private static int integer(String key, String value, int min, int max) {
         if (!value.matches("[0-9]{1,9}")) {
             throw new InvalidOptionException("option '" + key + "': '" + value + "' is not a whole number (allowed "
@@ -418,6 +470,16 @@ public final class AgentOptions {
 
     public long memoryCap() {
         return memoryCap;
+    }
+
+    /** Bound of the history, in bytes (option maxsize). */
+    public long historyBytes() {
+        return historyBytes;
+    }
+
+    /** Age bound of the history, in ns; 0 = none (option maxage). */
+    public long historyAgeNs() {
+        return historyAgeNs;
     }
 
     public int stackDepth() {
@@ -519,6 +581,8 @@ public final class AgentOptions {
         parts.add("recording=" + (recording ? "on" : "off"));
         parts.add("buffer=" + human(bufferBytes));
         parts.add("memory=" + human(memoryCap));
+        parts.add("maxsize=" + human(historyBytes));
+        parts.add("maxage=" + humanDuration(historyAgeNs));
         parts.add("stackdepth=" + stackDepth);
         parts.add("dumpdir=" + dumpDir);
         parts.add("dumponexit=" + (dumpOnExit.isEmpty() ? "none" : Output.join(dumpOnExit)));

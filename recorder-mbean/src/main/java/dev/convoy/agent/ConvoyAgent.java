@@ -101,7 +101,8 @@ public final class ConvoyAgent {
         NativeRecorder.start(options.bufferBytes(), options.memoryCap(), options.stackDepth(), options.recording(),
                 options.emptyCallbacks(), options.vmOwners(), options.virtualThreadEvents(), options.timing(),
                 options.stackCapture(), options.idCache() ? (collectsInPausesOnly() ? 1 : 2) : 0,
-                options.stackCache() ? 1 : 0, options.heldRefs(), options.effective());
+                options.stackCache() ? 1 : 0, options.heldRefs(), options.historyBytes(), options.historyAgeNs(),
+                options.effective());
         ConvoyAgent agent = new ConvoyAgent(options, inst, null);
         agent.dumpDirectory.removeStaleTemporaryFiles();
         if (!options.emptyCallbacks()) {

@@ -111,15 +111,18 @@ public final class NativeRecorder {
      *                       {@code stackcache=off}; native-recorder/src/stackcache.h)
      * @param heldRefs       first-seen objects are held until the recorder's maker thread makes
      *                       their weak reference (option {@code heldrefs}; native-recorder/src/objects.h)
+     * @param historyBytes   bound of the history the rings are drained into (option {@code maxsize};
+     *                       native-recorder/src/history.h)
+     * @param historyAgeNs   age bound of the history in ns, 0 for none (option {@code maxage})
      * @param options        the option text in effect, stored in snapshots
      * @throws IllegalStateException if the recorder already runs or JVMTI refuses
      */
     public static void start(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                              boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
                              boolean timing, int stackCapture, int idCache, int stackCache,
-                             boolean heldRefs, String options) {
+                             boolean heldRefs, long historyBytes, long historyAgeNs, String options) {
         start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, virtualThreadEvents, timing,
-                stackCapture, idCache, stackCache, heldRefs, options);
+                stackCapture, idCache, stackCache, heldRefs, historyBytes, historyAgeNs, options);
     }
 
     /**
@@ -289,7 +292,7 @@ public final class NativeRecorder {
     private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                                       boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
                                       boolean timing, int stackCapture, int idCache, int stackCache,
-                                      boolean heldRefs, String options);
+                                      boolean heldRefs, long historyBytes, long historyAgeNs, String options);
 
     private static native void setRecording0(boolean on);
 
