@@ -95,9 +95,10 @@ final class NativeLibraryLoader {
     static void load(Instrumentation inst) {
         String explicit = System.getProperty(LIBRARY_PROPERTY);
         if (explicit != null) {
-            loadFile(inst, Paths.get(explicit), "-D" + LIBRARY_PROPERTY + "=" + explicit,
-                    "; set -D" + LIBRARY_PROPERTY + "=FILE to a library built by 'make' in native-recorder, or "
-                            + "leave it out to use the agent jar's");
+            loadFile(inst, Paths.get(explicit), "the native library " + explicit + " (-D" + LIBRARY_PROPERTY + ")",
+                    new Hint("put it on one that allows executables", "; set -D" + LIBRARY_PROPERTY
+                            + "=FILE to a library built by 'make' in native-recorder, or leave it out to use the "
+                            + "agent jar's"));
             return;
         }
         String os = System.getProperty("os.name", "");
@@ -118,8 +119,9 @@ final class NativeLibraryLoader {
         }
         Path base = Paths.get(System.getProperty(TMPDIR_PROPERTY, System.getProperty("java.io.tmpdir")));
         try (PrivateCopy copy = PrivateCopy.extract(base, bytes)) {
-            loadFile(inst, copy.file(), "extracted from the agent jar",
-                    "; set -D" + TMPDIR_PROPERTY + "=DIR to extract it elsewhere");
+            loadFile(inst, copy.file(), "the native library extracted to " + copy.directory().getParent(),
+                    new Hint("set -D" + TMPDIR_PROPERTY + "=DIR to a directory on one that allows executables",
+                            "; set -D" + TMPDIR_PROPERTY + "=DIR to extract it elsewhere"));
         }
     }
 
@@ -326,32 +328,58 @@ final class NativeLibraryLoader {
         return e.getMessage() != null ? e.getMessage() : e.toString();
     }
 
-    /** Loads {@code file}; {@code hint}, appended to a failure's message, says what else to try. */
-    private static void loadFile(Instrumentation inst, Path file, String origin, String hint) {
+    /**
+     * What a failure to load says to do: on a file system mounted noexec, otherwise.
+     */
+    private record Hint(String noexec, String other) {
+    }
+
+    /**
+     * Loads {@code file}, named {@code what} in a failure's message; {@code hint}, appended to
+     * it, says what else to try. A library the quiet path could reach but not load is not
+     * tried again with {@code System.load}: it would fail the same way, after the warning.
+     */
+    private static void loadFile(Instrumentation inst, Path file, String what, Hint hint) {
         Throwable quietFailure = null;
         if (inst != null && wouldWarn()) {
             try {
                 loadQuietly(inst, file);
                 return;
             } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+                UnsatisfiedLinkError refused = linkError(e);
+                if (refused != null) {
+                    throw cannotLoad(file, what, hint, refused);
+                }
                 quietFailure = e;
             }
         }
         try {
             System.load(file.toAbsolutePath().toString());
         } catch (UnsatisfiedLinkError e) {
-            String message = String.valueOf(e.getMessage());
-            String why = message.contains("failed to map segment") || message.contains("operation not permitted")
-                    ? "; its file system is probably mounted noexec: set -D" + TMPDIR_PROPERTY
-                            + "=DIR to a directory on one that allows executables"
-                    : hint;
-            IllegalStateException ex = new IllegalStateException(
-                    "cannot load the native library " + file + " (" + origin + "): " + message + why, e);
+            IllegalStateException ex = cannotLoad(file, what, hint, e);
             if (quietFailure != null) {
                 ex.addSuppressed(quietFailure);
             }
             throw ex;
         }
+    }
+
+    /** The UnsatisfiedLinkError among the causes of a failure of the quiet path, or null. */
+    private static UnsatisfiedLinkError linkError(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof UnsatisfiedLinkError u) {
+                return u;
+            }
+        }
+        return null;
+    }
+
+    /** "cannot load WHAT: the loader's words (without the path it repeats); what to do". */
+    private static IllegalStateException cannotLoad(Path file, String what, Hint hint, UnsatisfiedLinkError e) {
+        String message = String.valueOf(e.getMessage()).replace(file.toAbsolutePath() + ": ", "");
+        boolean noexec = message.contains("failed to map segment") || message.contains("operation not permitted");
+        String why = noexec ? "; its file system is probably mounted noexec: " + hint.noexec() : hint.other();
+        return new IllegalStateException("cannot load " + what + ": " + message + why, e);
     }
 
     /** JDK 24+ warns on System.load unless native access is enabled for unnamed modules. */

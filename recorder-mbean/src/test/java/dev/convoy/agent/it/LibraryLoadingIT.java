@@ -34,8 +34,9 @@ import dev.convoy.testapps.RecorderState;
 /**
  * Where the agent's native library goes before it is loaded, with real JVMs and the real agent
  * jar on both JDKs: a library planted under any name the loader could use never runs, two users
- * sharing a temporary directory both record, and a full temporary directory leaves the
- * application running with the recorder off and one line saying so.
+ * sharing a temporary directory both record, and a temporary directory that is full, mounted
+ * noexec or open to other users leaves the application running with the recorder off and one
+ * line saying so.
  *
  * <p>The planted library is built here with gcc; its constructor, which runs as soon as
  * anything loads it, appends to a marker file. The tests that need a second user or a
@@ -308,16 +309,29 @@ class LibraryLoadingIT {
         return to;
     }
 
+    /** Mounts a tmpfs with {@code options} at {@code dir}, or skips the test with the reason. */
+    private static void mountTmpfs(Path dir, String options) throws IOException, InterruptedException {
+        assumeTrue(root(), "mounting a tmpfs needs root: skipped");
+        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", options, "tmpfs", dir.toString())
+                .redirectErrorStream(true).start();
+        String out = new String(mount.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assumeTrue(mount.waitFor() == 0, () -> "cannot mount a tmpfs here (" + out.strip() + "): skipped");
+    }
+
+    private static void unmount(Path dir) throws IOException, InterruptedException {
+        Process umount = new ProcessBuilder("umount", dir.toString()).redirectErrorStream(true).start();
+        umount.getInputStream().readAllBytes();
+        if (umount.waitFor() != 0) {
+            new ProcessBuilder("umount", "-l", dir.toString()).start().waitFor();
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     void aFullTemporaryDirectoryLeavesTheRecorderOffAndTheApplicationRunning(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
-        assumeTrue(root(), "mounting a small tmpfs needs root: skipped");
         Path full = Files.createDirectory(work.resolve("full"));
-        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=64k,mode=1777", "tmpfs", full.toString())
-                .redirectErrorStream(true).start();
-        String mountOut = new String(mount.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assumeTrue(mount.waitFor() == 0, () -> "cannot mount a tmpfs here (" + mountOut.strip() + "): skipped");
+        mountTmpfs(full, "size=64k,mode=1777");
         try {
             String reason = assertOff(run(jdk, "-Dconvoy.tmpdir=" + full),
                     "cannot extract the native library to " + full + ": ");
@@ -326,11 +340,24 @@ class LibraryLoadingIT {
             assertEquals(List.of(), names(full), "nothing left behind in the full directory");
             assertRecorded(run(jdk, "-Dconvoy.tmpdir=" + work.resolve("lib")));
         } finally {
-            Process umount = new ProcessBuilder("umount", full.toString()).redirectErrorStream(true).start();
-            umount.getInputStream().readAllBytes();
-            if (umount.waitFor() != 0) {
-                new ProcessBuilder("umount", "-l", full.toString()).start().waitFor();
-            }
+            unmount(full);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void aTemporaryDirectoryMountedNoexecLeavesTheRecorderOffWithOneLine(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        Path noexec = Files.createDirectory(work.resolve("noexec"));
+        mountTmpfs(noexec, "size=4m,mode=1777,noexec");
+        try {
+            String reason = assertOff(run(jdk, "-Dconvoy.tmpdir=" + noexec),
+                    "cannot load the native library extracted to " + noexec + ": ");
+            assertTrue(reason.endsWith("its file system is probably mounted noexec: set -Dconvoy.tmpdir=DIR to a"
+                    + " directory on one that allows executables"), reason);
+            assertEquals(List.of(), names(noexec), "nothing left behind");
+        } finally {
+            unmount(noexec);
         }
     }
 }
