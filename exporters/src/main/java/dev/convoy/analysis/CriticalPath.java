@@ -26,7 +26,9 @@ import java.util.Map;
  *     stays on the thread for the whole state;</li>
  * <li>at the start of a thread it jumps to its starter at the START_CALL (the time between
  *     is a STARTING segment of the started thread); a thread without a known starter ends
- *     the walk, as does the recording start.</li>
+ *     the walk, as does the recording start;</li>
+ * <li>at a loss of the current thread's records (an UNKNOWN span) the walk stops: what it
+ *     waited for before is not known ({@link #stoppedAtLoss()}).</li>
  * </ul>
  * The end: the Java thread that ended last, at its end (not a JVM thread of the groups
  * {@code system} or {@code InnocuousThreadGroup}, nor one started after the main thread
@@ -68,12 +70,15 @@ public final class CriticalPath {
     private final RecordedThread endThread;
     private final long startNs;
     private final long endNs;
+    private final boolean stoppedAtLoss;
 
-    private CriticalPath(List<Segment> segments, RecordedThread endThread, long startNs, long endNs) {
+    private CriticalPath(List<Segment> segments, RecordedThread endThread, long startNs, long endNs,
+                         boolean stoppedAtLoss) {
         this.segments = List.copyOf(segments);
         this.endThread = endThread;
         this.startNs = startNs;
         this.endNs = endNs;
+        this.stoppedAtLoss = stoppedAtLoss;
     }
 
     /** The path of a recording, ending at the default end (see the class comment). */
@@ -107,7 +112,7 @@ public final class CriticalPath {
                     p.monitor(s), iv < 0 ? null : intervals.get(p.ring(s), iv),
                     via < 0 ? null : interaction.apply(via)));
         }
-        return new CriticalPath(segments, p.endThread(), p.pathStartNs(), p.pathEndNs());
+        return new CriticalPath(segments, p.endThread(), p.pathStartNs(), p.pathEndNs(), p.stoppedAtLoss());
     }
 
     /** The segments in time order, contiguous from {@link #startNs()} to {@link #endNs()}. */
@@ -120,9 +125,17 @@ public final class CriticalPath {
         return endThread;
     }
 
-    /** Where the walk back stopped: a thread's start without a known starter, or the recording start. */
+    /**
+     * Where the walk back stopped: a thread's start without a known starter, the recording start,
+     * or the end of a loss of records ({@link #stoppedAtLoss()}).
+     */
     public long startNs() {
         return startNs;
+    }
+
+    /** Whether the walk stopped at a loss of the records of the thread it had reached: the path before is not known. */
+    public boolean stoppedAtLoss() {
+        return stoppedAtLoss;
     }
 
     /** The end of the recording's work. */

@@ -134,6 +134,8 @@ public final class Deadlocks {
      * null when there is no such edge. (Of two threads blocked on each other, the one that
      * blocked later has such an edge, the other not: the owner it names ran after the enter and
      * may have let go, so a cycle needs at least one edge reported by the JVM at the snapshot.)
+     * None when records of either thread were lost after its newest record (a loss to the
+     * snapshot): its newest record kept may not be its newest.
      */
     static MonitorState exactEnterEdge(Recording r, RecordedThread t, Map<Long, RecordedThread> liveByJavaId) {
         int n = t.eventCount();
@@ -152,14 +154,29 @@ public final class Deadlocks {
         if (!blocked || o.ts(last) >= t.ts(n - 1)) {
             return null;
         }
+        long snapshot = r.snapshotMonotonicNs();
+        if (lostAfter(t, t.ts(n - 1), snapshot) || lostAfter(o, o.ts(last), snapshot)) {
+            return null; // records lost after the newest one: it may not be the newest, the thread may have gone on
+        }
         long monitor = t.obj(n - 1);
         return new MonitorState(t.ringId(), SnapshotFormat.MSTATE_BLOCKED, monitor, r.identityHash(monitor),
                 o.javaThreadId());
     }
 
+    /** Whether a loss of {@code t}'s records overlaps the time from {@code a} to {@code b}. */
+    private static boolean lostAfter(RecordedThread t, long a, long b) {
+        for (dev.convoy.model.Loss l : t.losses()) {
+            if (l.overlaps(a, b)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Whether a MSTATE_PARKED entry is a lock acquisition: the thread's newest PARK record has
-     * FLAG_LOCK and names the entry's blocker (when the snapshot tied it to an object).
+     * FLAG_LOCK and names the entry's blocker (when the snapshot tied it to an object; when it
+     * did not, the thread's records after that PARK must not be lost: its newest park may be lost).
      */
     static boolean parkedOnLock(Recording r, MonitorState m) {
         RecordedThread t = r.threadByRingId(m.ringId()).orElse(null);
@@ -168,6 +185,9 @@ public final class Deadlocks {
         }
         for (int i = t.eventCount() - 1; i >= 0; i--) {
             if (t.rawType(i) == SnapshotFormat.EVENT_PARK) {
+                if (m.object() == 0 && lostAfter(t, t.ts(i), r.snapshotMonotonicNs())) {
+                    return false;
+                }
                 return (t.flags(i) & SnapshotFormat.FLAG_LOCK) != 0 && (m.object() == 0 || t.obj(i) == m.object());
             }
         }

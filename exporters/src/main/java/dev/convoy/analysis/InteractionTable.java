@@ -242,7 +242,7 @@ public final class InteractionTable extends Columns {
             }
             int hit = -1;
             for (int j = g.lastStartAtOrBefore(ts); j >= 0 && maxEnd[x][j] >= ts; j--) {
-                if (resumable(g.kind[j]) && !g.has(j, OPEN) && g.start[j] <= ts && ts <= g.end[j]
+                if (resumable(g.kind[j]) && !g.has(j, OPEN | CUT) && g.start[j] <= ts && ts <= g.end[j]
                         && !g.has(j, INTERRUPT_USED)) {
                     hit = j; // innermost: the latest in start order
                     break;
@@ -267,6 +267,9 @@ public final class InteractionTable extends Columns {
                 if (hit >= 0 && g.has(hit, INTERRUPT_USED)) {
                     continue;
                 }
+            }
+            if (r.anyLossOverlaps(ts, thread(x).ts(effect))) {
+                continue; // records lost between the call and its effect: what woke the target is not known
             }
             if (hit >= 0) {
                 g.mark(hit, INTERRUPT_USED);
@@ -306,7 +309,7 @@ public final class InteractionTable extends Columns {
                 continue;
             }
             for (int i = 0; i < g.count(); i++) {
-                if (g.kind[i] != JOINING || g.has(i, OPEN | ENDS_AT_INTERRUPT)) {
+                if (g.kind[i] != JOINING || g.has(i, OPEN | CUT | ENDS_AT_INTERRUPT)) {
                     continue;
                 }
                 int dead = target(g.monitor[i], g.thread().arg2(g.begin[i]));
@@ -491,6 +494,9 @@ public final class InteractionTable extends Columns {
             if (iv < 0 || !g.has(iv, PARK) || g.has(iv, TIMED_OUT | NEXT_IS_INTERRUPT)) {
                 return; // a PARKED whose PARK was lost, or a park its timeout or an interrupt ended
             }
+            if (r.anyLossOverlaps(ts, g.end[iv])) {
+                return; // records lost between the UNPARK and the PARKED: another unpark may have woken it
+            }
             int id = interaction(Kind.UNPARK, k, ts, to, g.end[iv], g.monitor[iv], index, iv);
             ender(to, iv, id, ts, Kind.UNPARK);
             unparkCall[n] = id;
@@ -538,14 +544,14 @@ public final class InteractionTable extends Columns {
             Monitor m = monitor(obj);
             long[] call = {ts, calls, k};
             if (!all) {
-                long[] w = m.pending.pollFirst();
+                long[] w = pendingFor(m, k, ts);
                 if (w != null) {
                     bind(call, false, w, first);
                 } else {
                     m.unbound.addLast(call);
                 }
             } else {
-                for (long[] w; (w = m.pending.pollFirst()) != null; ) {
+                for (long[] w; (w = pendingFor(m, k, ts)) != null; ) {
                     bind(call, true, w, first);
                 }
                 if (m.alls == m.allTs.length) {
@@ -574,12 +580,15 @@ public final class InteractionTable extends Columns {
             if (iv < 0 || g.kind[iv] != WAITING || g.has(iv, TIMED_OUT | INTERRUPT_USED | NEXT_IS_INTERRUPT)) {
                 return;
             }
+            if (r.anyLossOverlaps(g.start[iv], g.end[iv])) {
+                return; // records lost while it waited: the notify that woke it may be lost, bind none
+            }
             Monitor m = monitor(obj);
-            int all = firstAtOrAfter(m, g.start[iv]);
+            int all = firstAtOrAfter(m, g.start[iv], k);
             long[] n = null;
             for (var it = m.unbound.iterator(); it.hasNext(); ) {
                 long[] c = it.next();
-                if (c[0] >= g.start[iv]) {
+                if (c[0] >= g.start[iv] && c[2] != k) { // never its own call
                     if (all < 0 || c[0] <= m.allTs[all]) {
                         n = c;
                         it.remove();
@@ -649,7 +658,8 @@ public final class InteractionTable extends Columns {
         ender(k, iv, id, call[0], all ? Kind.NOTIFY_ALL : Kind.NOTIFY);
     }
 
-    private static int firstAtOrAfter(Monitor m, long ns) {
+    /** The first NOTIFY_ALL on the monitor made at or after {@code ns} by another ring than {@code k}, -1 if none. */
+    private static int firstAtOrAfter(Monitor m, long ns, int k) {
         int lo = 0;
         int hi = m.alls;
         while (lo < hi) {
@@ -660,7 +670,31 @@ public final class InteractionTable extends Columns {
                 hi = mid;
             }
         }
+        while (lo < m.alls && m.allRing[lo] == k) {
+            lo++;
+        }
         return lo < m.alls ? lo : -1;
+    }
+
+    /**
+     * Takes the oldest pending wake a call of ring {@code k} at {@code ts} can bind: not one of
+     * {@code k}'s own waits (a thread does not wake itself), and none with records lost between
+     * its wait's start and the call, which are dropped (a later call would span the loss too).
+     */
+    private long[] pendingFor(Monitor m, int k, long ts) {
+        for (var it = m.pending.iterator(); it.hasNext(); ) {
+            long[] w = it.next();
+            int ring = (int) w[0];
+            if (r.anyLossOverlaps(rings[ring].start[(int) w[1]], ts)) {
+                it.remove();
+                continue;
+            }
+            if (ring != k) {
+                it.remove();
+                return w;
+            }
+        }
+        return null;
     }
 
     /** The START interaction that started a ring's thread, -1 if none. */

@@ -17,21 +17,24 @@ import dev.convoy.snapshot.SnapshotFormat;
  *                the joined Thread object for JOINING, 0 for SLEEPING and GC
  * @param startNs monotonic start (the begin event's ts)
  * @param endNs   monotonic end: the end event's ts, or the snapshot time (or the thread's
- *                end) when {@code end} is null
+ *                end) when {@code end} is null, or where a loss of the thread's records began
+ *                when {@code cut}
  * @param begin   MONITOR_ENTER, MONITOR_WAIT, PARK, SLEEP, JOIN or GC_START
  * @param end     MONITOR_ENTERED, MONITOR_WAITED, PARKED, SLEPT, JOINED (SLEEPING and
  *                JOINING may also end at THREAD_INTERRUPTED) or GC_FINISH; null while still
- *                open at snapshot time
+ *                open at snapshot time, and when cut
+ * @param cut     still open when a loss of the thread's records began ({@code RecordedThread.losses()}):
+ *                it ends there, and how it ended is unknown
  */
 public record Interval(Kind kind, RecordedThread thread, long monitor, long startNs, long endNs,
-                       Event begin, Event end) {
+                       Event begin, Event end, boolean cut) {
 
     /** Kinds of intervals. */
     public enum Kind { BLOCKED, WAITING, SLEEPING, JOINING, GC }
 
     /** Still going on when the snapshot was taken. */
     public boolean isOpen() {
-        return end == null;
+        return end == null && !cut;
     }
 
     /** WAITING (or a park) ended by its timeout (FLAG_TIMED_OUT on MONITOR_WAITED or PARKED). */

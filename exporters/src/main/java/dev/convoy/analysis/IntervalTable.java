@@ -2,6 +2,7 @@ package dev.convoy.analysis;
 
 import static dev.convoy.snapshot.SnapshotFormat.*;
 
+import dev.convoy.model.Loss;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import java.util.Arrays;
@@ -40,13 +41,15 @@ public final class IntervalTable extends Columns {
     static final int DEADLOCKED = 64;
     /** A park (PARK .. PARKED); with {@link #NEXT_IS_INTERRUPT} when its PARKED has FLAG_INTERRUPTED. */
     static final int PARK = 128;
+    /** Cut where a loss of the ring's records begins (it has no end record; see {@link #isCut}). */
+    static final int CUT = 256;
 
     final RecordedThread t;
     long[] start = new long[8];
     long[] end = new long[8];
     long[] monitor = new long[8];
     byte[] kind = new byte[8];
-    byte[] flags = new byte[8];
+    short[] flags = new short[8];
     int[] begin = new int[8];
     int[] endIdx = new int[8];
     private int[] byBegin; // interval ids by begin record index; null: the identity
@@ -83,7 +86,7 @@ public final class IntervalTable extends Columns {
         end[n] = endNs;
         monitor[n] = mon;
         kind[n] = (byte) k;
-        flags[n] = (byte) f;
+        flags[n] = (short) f;
         begin[n] = b;
         endIdx[n] = e;
     }
@@ -122,12 +125,23 @@ public final class IntervalTable extends Columns {
         int[] pd = new int[0];
         int pdCount = 0;
         long prevTs = Long.MIN_VALUE;
+        List<Loss> losses = t.losses();
+        int lost = 0;
         for (int i = 0; i < n; i++) {
             long ts = t.ts(i);
             if (ts < prevTs) {
                 g.sorted = false;
             }
             prevTs = ts;
+            if (lost < losses.size() && ts > losses.get(lost).fromNs()) {
+                // the record comes after a loss: what was open when it began is cut there
+                long from = losses.get(lost).fromNs();
+                while (lost < losses.size() && ts > losses.get(lost).fromNs()) {
+                    lost++;
+                }
+                g.cut(new int[] {enter, wait, sleep, join, gc}, park, from);
+                enter = wait = sleep = join = gc = park = -1;
+            }
             switch (t.rawType(i)) {
                 case EVENT_MONITOR_ENTER -> enter = i;
                 case EVENT_GC_START -> gc = i;
@@ -221,6 +235,10 @@ public final class IntervalTable extends Columns {
                 }
             }
         }
+        if (lost < losses.size()) {
+            g.cut(new int[] {enter, wait, sleep, join, gc}, park, losses.get(lost).fromNs());
+            enter = wait = sleep = join = gc = park = -1;
+        }
         long openEnd = t.endNs() != 0 ? t.endNs() : snapshot;
         int[] open = {enter, wait, sleep, join, gc};
         int[] kinds = {BLOCKED, WAITING, SLEEPING, JOINING, GC};
@@ -241,6 +259,24 @@ public final class IntervalTable extends Columns {
         g.byBegin = g.order(g.begin, false);
         g.byEnd = g.order(g.endIdx, true);
         return g;
+    }
+
+    /**
+     * The begins still open (of the kinds BLOCKED, WAITING, SLEEPING, JOINING, GC, and a park)
+     * when a loss of the ring begins at {@code from}: each an interval cut there, with no end record.
+     */
+    private void cut(int[] open, int park, long from) {
+        int[] kinds = {BLOCKED, WAITING, SLEEPING, JOINING, GC};
+        for (int j = 0; j < open.length; j++) {
+            int b = open[j];
+            if (b >= 0) {
+                long mon = kinds[j] == BLOCKED || kinds[j] == WAITING || kinds[j] == JOINING ? t.obj(b) : 0;
+                add(kinds[j], mon, b, -1, Math.max(t.ts(b), from), CUT);
+            }
+        }
+        if (park >= 0) {
+            add(parkKind(t, park), t.obj(park), park, -1, Math.max(t.ts(park), from), CUT | PARK);
+        }
     }
 
     /** A park is BLOCKED when it acquires a lock (FLAG_LOCK on its PARK), else WAITING. */
@@ -289,7 +325,7 @@ public final class IntervalTable extends Columns {
         int m = 0;
         int[] ids = new int[n];
         for (int i = 0; i < n; i++) {
-            if (!closedOnly || (flags[i] & OPEN) == 0) {
+            if (!closedOnly || (flags[i] & (OPEN | CUT)) == 0) {
                 ids[m++] = i;
             }
         }
@@ -326,7 +362,7 @@ public final class IntervalTable extends Columns {
         long[] e = new long[n];
         long[] mon = new long[n];
         byte[] k = new byte[n];
-        byte[] f = new byte[n];
+        short[] f = new short[n];
         int[] b = new int[n];
         int[] ei = new int[n];
         for (int i = 0; i < n; i++) {
@@ -417,7 +453,7 @@ public final class IntervalTable extends Columns {
 
     /** Sets a flag of an interval. */
     void mark(int iv, int flag) {
-        flags[iv] |= (byte) flag;
+        flags[iv] |= (short) flag;
     }
 
     // ---- access
@@ -457,7 +493,10 @@ public final class IntervalTable extends Columns {
         return start[iv];
     }
 
-    /** End of an interval: its end record's time, or the thread's end or the snapshot when open. */
+    /**
+     * End of an interval: its end record's time, the thread's end or the snapshot when open, the
+     * start of the loss that cut it.
+     */
     public long endNs(int iv) {
         return end[iv];
     }
@@ -472,7 +511,7 @@ public final class IntervalTable extends Columns {
         return begin[iv];
     }
 
-    /** Record index of the interval's end, -1 while open. */
+    /** Record index of the interval's end, -1 while open or when cut. */
     public int end(int iv) {
         return endIdx[iv];
     }
@@ -480,6 +519,14 @@ public final class IntervalTable extends Columns {
     /** Still open at the snapshot. */
     public boolean isOpen(int iv) {
         return has(iv, OPEN);
+    }
+
+    /**
+     * Cut by a loss: open when a loss of the ring's records began, it ends there; how it ended
+     * is unknown (its end record, if kept, comes after the loss and ends nothing).
+     */
+    public boolean isCut(int iv) {
+        return has(iv, CUT);
     }
 
     /** A WAITING interval (or a park) ended by its timeout. */

@@ -25,7 +25,9 @@ import java.util.Set;
  * <p>Lost data never fails: an end whose begin was overwritten is ignored; a begin
  * followed by another begin of the same kind (its end was not recorded) is dropped; a
  * begin still open at the end of the ring lasts until the thread's end if it ended,
- * else until the snapshot time.
+ * else until the snapshot time. No interval crosses a loss of the ring's records
+ * ({@code RecordedThread.losses()}): one open when a loss begins is cut there
+ * ({@link Interval#cut()}), and an end after the loss ends nothing.
  */
 public final class Intervals {
     private Intervals() {
@@ -61,7 +63,7 @@ public final class Intervals {
         for (int iv = 0; iv < n; iv++) {
             int end = g.end(iv);
             out.add(new Interval(kinds[g.kind(iv)], t, g.monitor(iv), g.startNs(iv), g.endNs(iv),
-                    t.event(g.begin(iv)), end < 0 ? null : t.event(end)));
+                    t.event(g.begin(iv)), end < 0 ? null : t.event(end), g.isCut(iv)));
         }
         return out;
     }

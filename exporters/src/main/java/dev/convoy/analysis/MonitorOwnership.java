@@ -222,6 +222,11 @@ public final class MonitorOwnership {
         private final boolean proofs;
         private boolean ahead;
         private final State state;
+        /** The snapshot time (the window of an owner at the snapshot). */
+        private final long snapshotNs;
+        /** Every ring's losses by start: the start time and the ring (a loss ends its blocked and waiting states). */
+        private final long[] lossFrom;
+        private final int[] lossRing;
 
         /**
          * At a MONITOR_ENTERED: the releaser of the handoff (null if none), when it let go, and
@@ -276,6 +281,20 @@ public final class MonitorOwnership {
                 }
             }
             this.proofs = proofs;
+            this.snapshotNs = r.snapshotMonotonicNs();
+            List<long[]> losses = new ArrayList<>();
+            for (int k = 0; k < threads.length; k++) {
+                for (dev.convoy.model.Loss l : threads[k].losses()) {
+                    losses.add(new long[] {l.fromNs(), k});
+                }
+            }
+            losses.sort(Comparator.comparingLong((long[] l) -> l[0]));
+            this.lossFrom = new long[losses.size()];
+            this.lossRing = new int[losses.size()];
+            for (int i = 0; i < losses.size(); i++) {
+                lossFrom[i] = losses.get(i)[0];
+                lossRing[i] = (int) losses.get(i)[1];
+            }
             this.state = new State(deferred);
         }
 
@@ -384,6 +403,8 @@ public final class MonitorOwnership {
             /** The last thread known to hold it: its ring, else (-1) the Java id of an exact owner without a ring (0: none known). */
             int last = -1;
             long lastId;
+            /** When the last holder was last known to hold it (its holding fact). */
+            long holderNs;
             /** The last holder let go, at releaseNs. */
             boolean released;
             long releaseNs;
@@ -401,9 +422,10 @@ public final class MonitorOwnership {
                 return last >= 0 || lastId != 0;
             }
 
-            void holder(int ring, long id) {
+            void holder(int ring, long id, long ns) {
                 last = ring;
                 lastId = ring >= 0 ? 0 : id;
+                holderNs = ns;
                 released = false;
                 releaseInside = false;
             }
@@ -449,7 +471,24 @@ public final class MonitorOwnership {
                 return m;
             }
 
+            /** Next loss (of {@link #lossFrom}) not yet begun. */
+            int loss;
+
+            /**
+             * The losses that began before {@code ts}: each ends its ring's blocked and waiting
+             * states (what the thread did in it is not known).
+             */
+            void lossesBefore(long ts) {
+                while (loss < lossFrom.length && lossFrom[loss] < ts) {
+                    int k = lossRing[loss];
+                    setBlocked(k, 0, lossFrom[loss]);
+                    setWaiting(k, 0, lossFrom[loss]);
+                    loss++;
+                }
+            }
+
             Owner step(int k, int index, EventType type, long obj, long ts) {
+                lossesBefore(ts);
                 seq++;
                 switch (type) {
                     case MONITOR_ENTER -> {
@@ -466,9 +505,9 @@ public final class MonitorOwnership {
                     case MONITOR_WAIT -> {
                         Mon m = mon(obj);
                         if (first) {
-                            prove(m, obj, k, threads[k].javaThreadId());
+                            prove(m, obj, k, threads[k].javaThreadId(), ts);
                         }
-                        m.holder(k, 0); // it waits: it held the monitor until now
+                        m.holder(k, 0, ts); // it waits: it held the monitor until now
                         m.release(ts);
                         setWaiting(k, obj, ts);
                     }
@@ -505,9 +544,9 @@ public final class MonitorOwnership {
                         if (o != k) {
                             owner = new Owner(Source.RECORDED, o < 0 ? null : threads[o], id);
                             if (first) {
-                                prove(m, obj, o, id);
+                                prove(m, obj, o, id, ts);
                             }
-                            m.holder(o, id);
+                            m.holder(o, id, ts);
                         }
                     }
                 }
@@ -531,13 +570,13 @@ public final class MonitorOwnership {
             /** Rule 1 and 2 of the inference (see the class comment); null when neither applies. */
             Owner infer(int k, int index, Mon m, long obj, long ts) {
                 Integer snap = pendingEnter.isEmpty() ? null : pendingEnter.get(threads[k]);
-                if (snap != null && snap == index) {
+                if (snap != null && snap == index && !r.anyLossOverlaps(ts, snapshotNs)) {
                     int o = ownerAtSnapshot(threads[k]);
                     if (o >= 0 && couldOwn(o, k, obj, ts)) {
                         return new Owner(Source.AT_SNAPSHOT, threads[o], threads[o].javaThreadId());
                     }
                 }
-                if (m.known() && !m.released) {
+                if (m.known() && !m.released && !r.anyLossOverlaps(m.holderNs, ts)) {
                     if (m.last < 0) {
                         return new Owner(Source.LAST_HOLDER, null, m.lastId); // an exact owner no ring has
                     }
@@ -560,11 +599,14 @@ public final class MonitorOwnership {
              * without a ring) right after the pending enters of monitor {@code obj} proves their
              * owner, where it could own it then.
              */
-            void prove(Mon m, long obj, int o, long id) {
+            void prove(Mon m, long obj, int o, long id, long ts) {
                 if (m.pending == null) {
                     return;
                 }
                 for (Pending p : m.pending) {
+                    if (r.anyLossOverlaps(p.ts(), ts)) {
+                        continue; // records lost between the enter and the proof: an acquisition may be lost
+                    }
                     if (o < 0) {
                         proven.put(key(p.ring(), p.index()), new Owner(Source.LATER_PROOF, null, id));
                         continue;
@@ -610,7 +652,8 @@ public final class MonitorOwnership {
                 int recorded = handoff ? recordedReleaser(k, index, ts) : NOT_RECORDED;
                 if (recorded >= 0) {
                     exactReleaser(recorded, m, obj, ts);
-                } else if (handoff && recorded == NOT_RECORDED && m.last >= 0 && m.last != k) {
+                } else if (handoff && recorded == NOT_RECORDED && m.last >= 0 && m.last != k
+                        && !r.anyLossOverlaps(m.holderNs, ts)) { // records lost since: another may have held it
                     int o = m.last;
                     long at = m.released ? m.releaseNs : ts;
                     at = Math.min(at, end(o)); // it let go by its end at the latest
@@ -622,7 +665,7 @@ public final class MonitorOwnership {
                         releaseNs = at;
                     }
                 }
-                m.holder(k, 0);
+                m.holder(k, 0, ts);
             }
 
             /**
@@ -663,6 +706,9 @@ public final class MonitorOwnership {
              */
             void exactReleaser(int o, Mon m, long obj, long ts) {
                 long at = m.last == o && m.released && !m.releaseInside ? m.releaseNs : ts;
+                if (r.anyLossOverlaps(at, ts)) {
+                    at = ts; // records lost since that release: it may have held the monitor again
+                }
                 if (blockedOn[o] == obj && blockedSince[o] < at) {
                     at = blockedSince[o];
                 }

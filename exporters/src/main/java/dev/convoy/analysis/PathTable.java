@@ -27,6 +27,7 @@ public final class PathTable extends Columns {
     private int[] sVia = new int[16]; // interaction id, -1 none
     private int[] sIv = new int[16]; // interval of the segment's ring, -1 none
     private int pathEnd = -1;
+    private boolean stoppedAtLoss;
     private long pathStartNs;
     private long pathEndNs;
 
@@ -137,6 +138,10 @@ public final class PathTable extends Columns {
             }
             int iv = spans.rawInterval(sp);
             State s = SpanTable.state(g, iv);
+            if (s == State.UNKNOWN) {
+                stoppedAtLoss = true; // records lost: what the thread waited for before is not known
+                break;
+            }
             if (iv < 0) {
                 segment(cur, State.RUNNING, spans.startNs(sp), t, 0, -1, -1);
                 t = spans.startNs(sp);
@@ -262,6 +267,14 @@ public final class PathTable extends Columns {
     /** Where the walk back stopped (the path's start). */
     public long pathStartNs() {
         return pathStartNs;
+    }
+
+    /**
+     * Whether the walk stopped at a loss of records: the thread it reached was in an UNKNOWN span
+     * there (its records before are lost), so the path before its start is not known.
+     */
+    public boolean stoppedAtLoss() {
+        return stoppedAtLoss;
     }
 
     /** The end of the critical path. */

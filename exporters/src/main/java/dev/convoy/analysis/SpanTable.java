@@ -3,18 +3,22 @@ package dev.convoy.analysis;
 import static dev.convoy.analysis.IntervalTable.*;
 
 import dev.convoy.analysis.ThreadStates.State;
+import dev.convoy.model.Loss;
 import dev.convoy.model.RecordedThread;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The thread-state spans of one Java thread's ring ({@link ThreadStates}), in primitive
  * columns: contiguous spans from the thread's start (span {@code i} ends where span
- * {@code i + 1} starts), each the innermost interval of its ring open then (RUNNING when
- * none), then DEAD from the thread's end to the snapshot. 12 bytes per span.
+ * {@code i + 1} starts), each UNKNOWN in a loss of the ring's records, else the innermost
+ * interval of its ring open then (RUNNING when none), then DEAD from the thread's end to the
+ * snapshot. 12 bytes per span.
  */
 public final class SpanTable {
     private static final int RUNNING = -1;
     private static final int DEAD = -2;
+    private static final int UNKNOWN = -3;
     private static final State[] BY_KIND = {State.BLOCKED, State.WAITING, State.SLEEPING, State.JOINING};
 
     /** No spans (the GC ring's). */
@@ -39,6 +43,10 @@ public final class SpanTable {
         RecordedThread t = g.thread();
         int n = g.count();
         long begin = t.eventCount() > 0 ? Math.min(t.startNs(), t.ts(0)) : t.startNs();
+        List<Loss> losses = t.losses();
+        if (!losses.isEmpty()) {
+            begin = Math.min(begin, losses.get(0).fromNs());
+        }
         boolean dead = t.isEnded() && t.endNs() != 0;
         long lifeEnd = dead ? Math.max(begin, t.endNs()) : Math.max(begin, snapshot);
         int[] list = new int[n];
@@ -48,7 +56,8 @@ public final class SpanTable {
                 list[m++] = i;
             }
         }
-        long[] bounds = new long[2 * m + 2];
+        int lossCount = losses.size();
+        long[] bounds = new long[2 * m + 2 + 2 * lossCount];
         int b = 0;
         bounds[b++] = begin;
         bounds[b++] = lifeEnd;
@@ -56,8 +65,13 @@ public final class SpanTable {
             bounds[b++] = Math.max(begin, Math.min(lifeEnd, g.start[list[j]]));
             bounds[b++] = Math.max(begin, Math.min(lifeEnd, g.end[list[j]]));
         }
+        for (Loss l : losses) {
+            bounds[b++] = Math.max(begin, Math.min(lifeEnd, l.fromNs()));
+            bounds[b++] = Math.max(begin, Math.min(lifeEnd, l.toNs()));
+        }
         Arrays.sort(bounds);
-        int cap = 2 * m + 4;
+        int lost = 0;
+        int cap = 2 * m + 4 + 2 * lossCount;
         long[] spanStart = new long[cap];
         int[] spanIv = new int[cap];
         int spans = 0;
@@ -92,6 +106,12 @@ public final class SpanTable {
                     inner = in;
                 }
             }
+            while (lost < lossCount && losses.get(lost).toNs() <= a) {
+                lost++;
+            }
+            if (lost < lossCount && losses.get(lost).fromNs() <= a) {
+                inner = UNKNOWN; // records lost: whatever the intervals say (none crosses a loss), not known
+            }
             if (spans == 0 || spanIv[spans - 1] != inner) {
                 spanStart[spans] = a;
                 spanIv[spans++] = inner;
@@ -112,13 +132,16 @@ public final class SpanTable {
         return new SpanTable(g, Arrays.copyOf(spanStart, spans), Arrays.copyOf(spanIv, spans), spans, lastSpanEnd);
     }
 
-    /** The state of interval {@code iv} of a ring's table (RUNNING for -1, DEAD for -2). */
+    /** The state of interval {@code iv} of a ring's table (RUNNING for -1, DEAD for -2, UNKNOWN for -3). */
     static State state(IntervalTable g, int iv) {
         if (iv == RUNNING) {
             return State.RUNNING;
         }
         if (iv == DEAD) {
             return State.DEAD;
+        }
+        if (iv == UNKNOWN) {
+            return State.UNKNOWN;
         }
         if (g.isDeadlocked(iv)) {
             return State.DEADLOCKED;
@@ -144,7 +167,7 @@ public final class SpanTable {
         return found >= 0 && t <= endNs(found) ? found : -1;
     }
 
-    /** The span's interval id, -1 RUNNING, -2 DEAD. */
+    /** The span's interval id, -1 RUNNING, -2 DEAD, -3 UNKNOWN. */
     int rawInterval(int s) {
         return spanIv[s];
     }
@@ -166,7 +189,7 @@ public final class SpanTable {
         return s + 1 < spans ? spanStart[s + 1] : lastSpanEnd;
     }
 
-    /** The interval giving a span's state, -1 for RUNNING and DEAD. */
+    /** The interval giving a span's state, -1 for RUNNING, UNKNOWN and DEAD. */
     public int interval(int s) {
         int iv = spanIv[s];
         return iv < 0 ? -1 : iv;

@@ -24,10 +24,13 @@ import java.util.Set;
  * <li>DEADLOCKED: instead of BLOCKED for a thread of a {@link Deadlocks#find} cycle, from
  *     its last MONITOR_ENTER on the cycle's monitor (its open BLOCKED interval) to the
  *     snapshot;</li>
+ * <li>UNKNOWN: the time of each loss of its records ({@link RecordedThread#losses()}), clipped
+ *     to its life: what it did then is not known (no interval crosses a loss);</li>
  * <li>RUNNING: the rest;</li>
  * <li>DEAD: from the end of a thread that ended to the snapshot (possibly empty).</li>
  * </ul>
- * Empty intervals are left out. Immutable.
+ * The spans begin at the thread's start, its first record or the start of its first loss,
+ * whichever is first. Empty intervals are left out. Immutable.
  */
 public final class ThreadStates {
 
@@ -35,7 +38,9 @@ public final class ThreadStates {
     public enum State {
         RUNNING, BLOCKED, WAITING, SLEEPING, JOINING, DEADLOCKED, DEAD,
         /** Not a thread state: on the critical path, from a Thread.start call to the started thread's start. */
-        STARTING
+        STARTING,
+        /** Records of the thread were lost ({@link RecordedThread#losses()}): its state then is not known. */
+        UNKNOWN
     }
 
     /**
@@ -45,7 +50,7 @@ public final class ThreadStates {
      *                 (JOINING), else 0
      * @param interval the interval giving the state (the whole interval, which may be
      *                 longer than this span when another interval nests in it); null for
-     *                 RUNNING and DEAD
+     *                 RUNNING, UNKNOWN and DEAD
      */
     public record Span(RecordedThread thread, State state, long startNs, long endNs, long monitor,
                        Interval interval) {

@@ -177,6 +177,8 @@ public final class ChromeTraceWriter {
     private static final byte[] NOTIFIED = q("notified");
     private static final byte[] UNPARKED = q("unparked");
     private static final byte[] STILL_PARKED = q("still parked at snapshot");
+    /** The result of a slice cut where a loss of its thread's records began. */
+    private static final byte[] RECORDS_LOST = q("records lost");
 
     private static byte[][] arrow(Kind k) {
         return ARROWS[k.ordinal()];
@@ -482,6 +484,8 @@ public final class ChromeTraceWriter {
             if (kind == IntervalTable.GC) {
                 if (open) {
                     o.raw(ARGS).open().key(K_OPEN).bool(true).ch('}');
+                } else if (intervals[ring].isCut(iv)) {
+                    o.raw(ARGS).open().key(RESULT).raw(RECORDS_LOST).ch('}');
                 }
                 o.ch('}');
                 return;
@@ -556,6 +560,8 @@ public final class ChromeTraceWriter {
             }
             if (open) {
                 o.key(RESULT).raw(STILL_BLOCKED);
+            } else if (intervals[ring].isCut(iv)) {
+                o.key(RESULT).raw(RECORDS_LOST);
             }
         }
 
@@ -587,14 +593,15 @@ public final class ChromeTraceWriter {
             }
             o.key(TIMEOUT_NS).number(t.arg(i));
             IntervalTable g = intervals[ring];
-            o.key(RESULT).raw(open ? (lock ? STILL_BLOCKED : STILL_PARKED) : g.timedOut(iv) ? TIMED_OUT
-                    : g.parkInterrupted(iv) ? V_INTERRUPTED : UNPARKED);
+            o.key(RESULT).raw(open ? (lock ? STILL_BLOCKED : STILL_PARKED) : g.isCut(iv) ? RECORDS_LOST
+                    : g.timedOut(iv) ? TIMED_OUT : g.parkInterrupted(iv) ? V_INTERRUPTED : UNPARKED);
         }
 
         void sleepArgs(int ring, int iv, RecordedThread t, int i, boolean open) throws IOException {
             stack(t.stackId(i));
             o.key(REQUESTED_MS).number(t.arg(i));
-            o.key(RESULT).raw(open ? STILL_SLEEPING : intervals[ring].interrupted(iv) ? V_INTERRUPTED : SLEPT);
+            o.key(RESULT).raw(open ? STILL_SLEEPING : intervals[ring].isCut(iv) ? RECORDS_LOST
+                    : intervals[ring].interrupted(iv) ? V_INTERRUPTED : SLEPT);
         }
 
         void joinArgs(int ring, int iv, RecordedThread t, int i, long mon, boolean open) throws IOException {
@@ -603,14 +610,16 @@ public final class ChromeTraceWriter {
             o.key(THREAD).string(Text.wellFormed(joinedName(mon)));
             o.key(THREAD_TID).number(joined == null ? 0 : tid(x.ring(joined)));
             o.key(TIMEOUT_MS).number(t.arg(i));
-            o.key(RESULT).raw(open ? STILL_JOINING : intervals[ring].interrupted(iv) ? V_INTERRUPTED : JOINED);
+            o.key(RESULT).raw(open ? STILL_JOINING : intervals[ring].isCut(iv) ? RECORDS_LOST
+                    : intervals[ring].interrupted(iv) ? V_INTERRUPTED : JOINED);
         }
 
         void waitArgs(int ring, int iv, RecordedThread t, int i, long mon, boolean open) throws IOException {
             monitorArgs(mon);
             stack(t.stackId(i));
             o.key(TIMEOUT_MS).number(t.arg(i));
-            o.key(RESULT).raw(open ? STILL_WAITING : intervals[ring].timedOut(iv) ? TIMED_OUT : NOTIFIED);
+            o.key(RESULT).raw(open ? STILL_WAITING : intervals[ring].isCut(iv) ? RECORDS_LOST
+                    : intervals[ring].timedOut(iv) ? TIMED_OUT : NOTIFIED);
         }
 
         /**
@@ -702,6 +711,7 @@ public final class ChromeTraceWriter {
                 case JOINING -> "join " + joinedName(mon);
                 case STARTING -> "starting";
                 case DEAD -> "dead";
+                case UNKNOWN -> "unknown (records lost)";
             };
             long ts = rel(critical.startNs(s));
             long end = Math.max(ts, rel(critical.endNs(s)));

@@ -167,8 +167,8 @@ class MonitorOwnershipTest {
         assertTrue(mainBlocked.isOpen());
         assertEquals(SNAP, mainBlocked.endNs());
         Interval victim = blocked.stream().filter(i -> i.thread().ringId() == R_VICTIM).findFirst().orElseThrow();
-        assertEquals(t(2200), victim.startNs());
-        assertEquals(t(2300), victim.endNs());
+        assertEquals(t(220), victim.startNs());
+        assertEquals(t(230), victim.endNs());
         assertTrue(all.stream().noneMatch(i -> i.kind() == Interval.Kind.WAITING && i.thread().ringId() == R_VICTIM));
     }
 }

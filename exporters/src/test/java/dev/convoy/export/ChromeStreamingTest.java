@@ -45,6 +45,7 @@ class ChromeStreamingTest {
         sameEvents(Fixtures.parks(Fixtures.base()));
         sameEvents(Fixtures.parkDeadlock(Fixtures.base()));
         sameEvents(Fixtures.mixedDeadlock(Fixtures.base()));
+        sameEvents(Fixtures.losses(Fixtures.base()));
     }
 
     /** The benchmark's workload on 3 monitors: thousands of notify calls per monitor. */

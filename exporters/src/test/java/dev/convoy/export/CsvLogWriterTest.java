@@ -77,9 +77,9 @@ class CsvLogWriterTest {
         assertNotEquals("MonitorOwner", ev.get(ev.indexOf(victimEnter) + 1).name(), "no MonitorOwner line when unknown");
 
         List<EventLine> waits = ev.stream().filter(e -> e.name().startsWith("ObjectWait")).toList();
-        assertEquals(List.of("ObjectWait", "ObjectWaited", "ObjectWait", "ObjectWaited", "ObjectWaited"),
-                waits.stream().map(EventLine::name).toList());
-        assertEquals("-1", waits.get(0).frames().get(0)[1], "native frame");
+        assertEquals(List.of("ObjectWaited", "ObjectWait", "ObjectWaited", "ObjectWait", "ObjectWaited"),
+                waits.stream().map(EventLine::name).toList(), "the victim's WAITED (its WAIT lost) first");
+        assertEquals("-1", waits.get(1).frames().get(0)[1], "native frame");
 
         EventLine started = ev.stream().filter(e -> e.name().equals("ThreadStarted")
                 && e.fields().get(0).equals(String.format("%08X", 0x1000_0002))).findFirst().orElseThrow();

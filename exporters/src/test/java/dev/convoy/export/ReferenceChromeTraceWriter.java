@@ -238,14 +238,15 @@ final class ReferenceChromeTraceWriter {
                 }
                 a.put("timeout_ns", in.timeoutNs());
                 a.put("result", in.isOpen() ? (lock ? "still blocked at snapshot" : "still parked at snapshot")
-                        : in.timedOut() ? "timed out" : in.interrupted() ? "interrupted" : "unparked");
+                        : in.cut() ? "records lost" : in.timedOut() ? "timed out" : in.interrupted() ? "interrupted"
+                        : "unparked");
                 if (critical) {
                     a.put("critical", true);
                 }
                 return a;
             }
             switch (in.kind()) {
-                case GC -> a = in.isOpen() ? Map.of("open", true) : Map.of();
+                case GC -> a = in.isOpen() ? Map.of("open", true) : in.cut() ? Map.of("result", "records lost") : Map.of();
                 case BLOCKED -> {
                     a = monitorArgs(in);
                     MonitorOwnership.Owner owner = owners.owner(in.begin()).orElse(null);
@@ -258,12 +259,14 @@ final class ReferenceChromeTraceWriter {
                     }
                     if (in.isOpen()) {
                         a.put("result", "still blocked at snapshot");
+                    } else if (in.cut()) {
+                        a.put("result", "records lost");
                     }
                 }
                 case SLEEPING -> {
                     a = stackArgs(in);
                     a.put("requested_ms", in.timeoutMs());
-                    a.put("result", in.isOpen() ? "still sleeping at snapshot"
+                    a.put("result", in.isOpen() ? "still sleeping at snapshot" : in.cut() ? "records lost"
                             : in.interrupted() ? "interrupted" : "slept");
                 }
                 case JOINING -> {
@@ -272,13 +275,13 @@ final class ReferenceChromeTraceWriter {
                     a.put("thread", joinedName(in));
                     a.put("thread_tid", joined == null ? 0 : tid(joined));
                     a.put("timeout_ms", in.timeoutMs());
-                    a.put("result", in.isOpen() ? "still joining at snapshot"
+                    a.put("result", in.isOpen() ? "still joining at snapshot" : in.cut() ? "records lost"
                             : in.interrupted() ? "interrupted" : "joined");
                 }
                 default -> {
                     a = monitorArgs(in);
                     a.put("timeout_ms", in.timeoutMs());
-                    a.put("result", in.isOpen() ? "still waiting at snapshot"
+                    a.put("result", in.isOpen() ? "still waiting at snapshot" : in.cut() ? "records lost"
                             : in.timedOut() ? "timed out" : "notified");
                 }
             }
@@ -413,6 +416,7 @@ final class ReferenceChromeTraceWriter {
                             .orElse("thread object " + sg.monitor());
                     case STARTING -> "starting";
                     case DEAD -> "dead";
+                    case UNKNOWN -> "unknown (records lost)";
                 };
                 Ev e = add("X", sg.thread().name() + ": " + what, "critical", CRITICAL_TID, sg.startNs());
                 e.dur = Math.max(0, sg.endNs() - start) - e.ts;

@@ -82,8 +82,8 @@ public class TptpXmlWriterTest {
                 "an unknown owner has no owner annotation");
 
         List<Element> waited = byTag(doc, "monWaited");
-        assertEquals(List.of("0", "1", "1"), waited.stream().map(e -> e.getAttribute("isTimedOut")).toList());
-        assertEquals(List.of("0", "50", ""), waited.stream().map(e -> e.getAttribute("timeout")).toList(),
+        assertEquals(List.of("1", "0", "1"), waited.stream().map(e -> e.getAttribute("isTimedOut")).toList());
+        assertEquals(List.of("", "0", "50"), waited.stream().map(e -> e.getAttribute("timeout")).toList(),
                 "the victim's WAITED lost its WAIT: no timeout");
         assertEquals(List.of("0", "50"), byTag(doc, "monWait").stream().map(e -> e.getAttribute("timeout")).toList());
 

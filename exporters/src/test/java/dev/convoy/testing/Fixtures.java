@@ -138,17 +138,20 @@ public final class Fixtures {
     }
 
     /**
-     * A late ring that lost its oldest records: it starts with an ENTERED and a WAITED whose
-     * begins were overwritten, then blocks on M5 once, and holds a record of unknown type 40.
+     * A late ring that lost its oldest records (5 overwritten, no SECTION_LOSSES entry: the loss
+     * is the one a reader makes of the counter, from the recording start to its first record at
+     * 200): it starts with an ENTERED and a WAITED whose begins were overwritten, then blocks on
+     * M5 once, and holds a record of unknown type 40. All of it before the other scenarios' facts
+     * (from 300), so that its loss leaves their inferences alone.
      */
     public static RecordingBuilder overwritten(RecordingBuilder b) {
         b.thread(R_VICTIM, 30, O_VICTIM, "victim").flags(RING_LATE).span(t(1), 0)
                 .counters(10, 5, 2, 1).capacity(5)
-                .event(t(2000), EVENT_MONITOR_ENTERED, 0, M5, 0)
-                .event(t(2100), EVENT_MONITOR_WAITED, FLAG_TIMED_OUT, 0, M5, 0, 0)
-                .event(t(2200), EVENT_MONITOR_ENTER, S_RUN, M5, 0)
-                .event(t(2250), 40, 0, 0, M5, 1234, 5678)
-                .event(t(2300), EVENT_MONITOR_ENTERED, 0, M5, 0);
+                .event(t(200), EVENT_MONITOR_ENTERED, 0, M5, 0)
+                .event(t(210), EVENT_MONITOR_WAITED, FLAG_TIMED_OUT, 0, M5, 0, 0)
+                .event(t(220), EVENT_MONITOR_ENTER, S_RUN, M5, 0)
+                .event(t(225), 40, 0, 0, M5, 1234, 5678)
+                .event(t(230), EVENT_MONITOR_ENTERED, 0, M5, 0);
         return b;
     }
 
