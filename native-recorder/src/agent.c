@@ -1195,6 +1195,8 @@ void agent_counters(JNIEnv *jni, int64_t out[CV_COUNTER_COUNT]) {
     threads_totals(&t);
     out[CV_COUNTER_RECORDS_WRITTEN] = (int64_t)(t.written + ring_written(g_cv.gc_ring));
     out[CV_COUNTER_RECORDS_OVERWRITTEN] = (int64_t)t.overwritten;
+    out[CV_COUNTER_RECORDS_AGED] = (int64_t)t.aged;
+    out[CV_COUNTER_HISTORY_BYTES] = (int64_t)t.history_bytes;
     out[CV_COUNTER_RECORDS_DROPPED] = (int64_t)(t.dropped + threads_dropped_no_ring());
     out[CV_COUNTER_THREADS_RECORDED] = (int64_t)t.threads;
     out[CV_COUNTER_THREADS_SEEN] = (int64_t)t.threads_seen;

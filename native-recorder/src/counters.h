@@ -10,7 +10,9 @@
 
 #define CV_COUNTERS(X)                                                                          \
     X(RECORDS_WRITTEN)     /* records written since start */                                    \
-    X(RECORDS_OVERWRITTEN) /* records lost to overwrite-oldest in full rings */                 \
+    X(RECORDS_OVERWRITTEN) /* records a ring overwrote before the drain moved them to the history */ \
+    X(RECORDS_AGED)        /* records that aged out of the history (maxsize, maxage) */          \
+    X(HISTORY_BYTES)       /* bytes of the history's chunks */                                   \
     X(RECORDS_DROPPED)     /* events that could not be recorded at all */                       \
     X(THREADS_RECORDED)    /* threads with a ring now (live and recently ended) */              \
     X(THREADS_SEEN)        /* threads ever given a state */                                     \

@@ -25,7 +25,9 @@ public final class NativeRecorder {
      * that the names and the order agree).
      *
      * @param recordsWritten     records written since start
-     * @param recordsOverwritten records lost to overwrite-oldest in full rings
+     * @param recordsOverwritten records a ring overwrote before the drain moved them into the history
+     * @param recordsAged        records that aged out of the history (options maxsize, maxage)
+     * @param historyBytes       bytes of the history's chunks
      * @param recordsDropped     events that could not be recorded at all
      * @param threadsRecorded    threads with a ring now (live and recently ended)
      * @param threadsSeen        threads ever given a state
@@ -39,7 +41,8 @@ public final class NativeRecorder {
      * @param stackFallbacks     stacks=async: captures that took GetStackTrace or were skipped
      *                           (why: INFO stacks.capture)
      */
-    public record Counters(long recordsWritten, long recordsOverwritten, long recordsDropped, long threadsRecorded,
+    public record Counters(long recordsWritten, long recordsOverwritten, long recordsAged, long historyBytes,
+                           long recordsDropped, long threadsRecorded,
                            long threadsSeen, long threadsEvicted, long memoryInUse, long startEpochNs,
                            long stacksDropped, long objectsDropped, long objectsInUse, long objectsCapacity,
                            long stackFallbacks) {
@@ -286,7 +289,8 @@ public final class NativeRecorder {
             throw new IllegalStateException("the native library returned " + c.length + " counters, expected "
                     + COUNTERS + ": libconvoy.so does not match this NativeRecorder");
         }
-        return new Counters(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12]);
+        return new Counters(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13],
+                c[14]);
     }
 
     private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,

@@ -48,7 +48,7 @@ class AgentOptionsTest {
         assertEquals(Paths.get("/tmp/x"), o.dumpDir());
         assertEquals(EnumSet.of(Output.CHROME, Output.CSV_META, Output.CSV_EVENTS), o.dumpOnExit());
         assertEquals("run-1.a", o.dumpName());
-        assertEquals("recording=off,buffer=128k,memory=1g,stackdepth=0,dumpdir=/tmp/x,dumponexit=chrome+csv,"
+        assertEquals("recording=off,buffer=128k,memory=1g,maxsize=32m,maxage=0,stackdepth=0,dumpdir=/tmp/x,dumponexit=chrome+csv,"
                 + "dumpname=run-1.a,callbacks=full,owners=vm,releasers=vm,contanalysis=off,vthreadevents=on,stacks=async",
                 o.effective());
         assertTrue(AgentOptions.parse("callbacks=empty").emptyCallbacks());
@@ -81,8 +81,27 @@ class AgentOptionsTest {
     }
 
     @Test
+    void historyBoundsAreParsedAndBadOnesNamed() {
+        AgentOptions d = AgentOptions.parse("");
+        assertEquals(32L << 20, d.historyBytes());
+        assertEquals(0, d.historyAgeNs());
+        AgentOptions o = AgentOptions.parse("maxsize=1m,maxage=90s");
+        assertEquals(1L << 20, o.historyBytes());
+        assertEquals(90_000_000_000L, o.historyAgeNs());
+        assertTrue(o.effective().contains(",maxsize=1m,maxage=90s,"), o.effective());
+        assertEquals(2L * 3600 * 1_000_000_000L, AgentOptions.parse("maxage=2h").historyAgeNs());
+        assertEquals(86400L * 1_000_000_000L, AgentOptions.parse("maxage=1d").historyAgeNs());
+        assertTrue(AgentOptions.parse("maxage=120m").effective().contains("maxage=2h"));
+        assertEquals("option 'maxsize': 512k is out of range (allowed 1m to 256m)", error("maxsize=512k"));
+        assertEquals("option 'maxsize': 1g is out of range (allowed 1m to 256m)", error("maxsize=1g"));
+        assertTrue(error("maxage=10").contains("is not a duration"), error("maxage=10"));
+        assertTrue(error("maxage=0m").contains("is not a duration"), error("maxage=0m"));
+        assertTrue(error("maxage=-5s").contains("is not a duration"), error("maxage=-5s"));
+    }
+
+    @Test
     void unknownKeyListsTheAllowedOnes() {
-        assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, stackdepth, dumpdir, "
+        assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, maxsize, maxage, stackdepth, dumpdir, "
                 + "dumponexit, dumpname, callbacks, owners, releasers, idcache, stackcache, heldrefs, contanalysis, vthreadevents, stacks, timing, "
                 + "http, httptoken",
                 error("bufer=64k"));

@@ -125,7 +125,12 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             attr("MemoryCapBytes", SimpleType.LONG, false, "Cap on all recorder memory, in bytes"),
             attr("DumpDirectory", SimpleType.STRING, false, "The only directory dump() writes into"),
             attr("EventsRecorded", SimpleType.LONG, false, "Records written since the agent started"),
-            attr("EventsOverwritten", SimpleType.LONG, false, "Records lost to overwrite-oldest in full rings"),
+            attr("EventsOverwritten", SimpleType.LONG, false,
+                    "Records a thread's ring overwrote before the recorder moved them into the history"),
+            attr("EventsAgedOut", SimpleType.LONG, false,
+                    "Records that aged out of the history to keep it within maxsize and maxage"),
+            attr("HistoryBytes", SimpleType.LONG, false, "Bytes of the history now"),
+            attr("HistoryMaxBytes", SimpleType.LONG, false, "Bound of the history (option maxsize)"),
             attr("EventsDropped", SimpleType.LONG, false, "Events that could not be recorded at all"),
             attr("ThreadsRecorded", SimpleType.LONG, false, "Threads with a ring now (live and recently ended)"),
             attr("MemoryInUseBytes", SimpleType.LONG, false, "Recorder memory in use, in bytes"),
@@ -203,6 +208,9 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             case "DumpDirectory" -> dumpDirectory.path().toString();
             case "EventsRecorded" -> c.recordsWritten();
             case "EventsOverwritten" -> c.recordsOverwritten();
+            case "EventsAgedOut" -> c.recordsAged();
+            case "HistoryBytes" -> c.historyBytes();
+            case "HistoryMaxBytes" -> agent.options().historyBytes();
             case "EventsDropped" -> c.recordsDropped();
             case "ThreadsRecorded" -> c.threadsRecorded();
             case "MemoryInUseBytes" -> c.memoryInUse();
