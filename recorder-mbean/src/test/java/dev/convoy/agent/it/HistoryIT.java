@@ -1,0 +1,193 @@
+package dev.convoy.agent.it;
+
+import static dev.convoy.agent.it.Recordings.thread;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import dev.convoy.model.Event;
+import dev.convoy.model.EventType;
+import dev.convoy.model.Loss;
+import dev.convoy.model.RecordedThread;
+import dev.convoy.model.Recording;
+import dev.convoy.snapshot.SnapshotFormat;
+import dev.convoy.testapps.LockStorm;
+import dev.convoy.testapps.ThreadChurn;
+import dev.convoy.testapps.bench.PingPong;
+
+/**
+ * The history: records leave the rings before the rings wrap, so a recording keeps what happened,
+ * and what is lost anyway is counted exactly, per thread, with the times around it. Ground truth
+ * comes from the test apps (round trips, increments, threads started).
+ *
+ * <p>Whether a busy machine lets the recorder's drain thread run in time is not under the test's
+ * control: where records were lost, the test checks that every one of them is counted and placed
+ * between the records kept around it, and that most were kept (a ring alone keeps the last 1,365
+ * records of each thread: 0.2 % of a ping-pong thread's 600,000).
+ */
+class HistoryIT {
+
+    private static final int ROUND_TRIPS = 300_000;
+
+    @TempDir
+    Path work;
+
+    static List<Jdks.Jdk> jdks() {
+        return Jdks.all().toList();
+    }
+
+    /** Every record of the thread is kept or counted in a loss, and each loss sits between kept records. */
+    private static void assertAccounted(Recording r, RecordedThread t) {
+        assertEquals(t.written(), t.events().size() + t.lostRecords(), () -> t.name() + ": written = kept + lost; "
+                + t.losses());
+        assertEquals(t.overwritten(), t.lostRecords(), () -> t.name() + ": overwritten is the sum of its losses");
+        List<Event> events = t.events();
+        for (Loss l : t.losses()) {
+            assertTrue(l.records() > 0 && l.fromNs() <= l.toNs(), () -> t.name() + ": " + l);
+            long before = events.stream().mapToLong(Event::ts).filter(ts -> ts <= l.fromNs()).max().orElse(-1);
+            long after = events.stream().mapToLong(Event::ts).filter(ts -> ts >= l.toNs()).min().orElse(-1);
+            assertTrue(events.stream().noneMatch(e -> e.ts() > l.fromNs() && e.ts() < l.toNs()),
+                    () -> t.name() + ": no record kept inside the loss " + l);
+            if (before >= 0 && l.kind() == SnapshotFormat.LOSS_OVERWRITTEN) {
+                assertEquals(before, l.fromNs(), () -> t.name() + ": a loss starts at the record kept before it " + l);
+            }
+            if (after >= 0) {
+                assertEquals(after, l.toNs(), () -> t.name() + ": a loss ends at the record kept after it " + l);
+            }
+        }
+    }
+
+    /** Outside its losses, a thread's begin and end records alternate (WAIT, WAITED, WAIT, ...). */
+    private static void assertAlternates(RecordedThread t, EventType begin, EventType end) {
+        EventType expected = null;
+        for (Event e : t.events()) {
+            if (e.type() != begin && e.type() != end) {
+                continue;
+            }
+            Loss between = t.lossAt(e.ts());
+            if (expected != null && between == null) {
+                EventType want = expected;
+                assertEquals(want, e.type(), () -> t.name() + " at " + e.ts() + ": " + begin + " and " + end
+                        + " alternate outside losses");
+            }
+            expected = e.type() == begin ? end : begin;
+        }
+    }
+
+    private static void assertMostKept(RecordedThread t, long truth) {
+        assertTrue(t.events().size() * 2L > truth, () -> t.name() + " kept " + t.events().size() + " of " + truth
+                + " records (lost " + t.lostRecords() + " in " + t.losses() + ")");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void aPingPongOfOnePointTwoMillionEventsIsKeptOrEveryLossCounted(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping(null), PingPong.class.getName(),
+                "--roundtrips", Integer.toString(ROUND_TRIPS), "--warmup", "0").assertSucceeded();
+        Recording r = run.recording();
+        RecordedThread b = thread(r, "pingpong-b");
+        RecordedThread a = thread(r, "main");
+        for (RecordedThread t : List.of(a, b)) {
+            assertAccounted(r, t);
+            assertAlternates(t, EventType.MONITOR_WAIT, EventType.MONITOR_WAITED);
+            long waits = t.events().stream().filter(e -> e.type() == EventType.MONITOR_WAIT).count();
+            long waiteds = t.events().stream().filter(e -> e.type() == EventType.MONITOR_WAITED).count();
+            // each side waits once per round trip; a loss hides some waits, never adds any
+            assertTrue(waits <= ROUND_TRIPS + 1 && waiteds <= ROUND_TRIPS + 1, () -> t.name() + " " + waits);
+            assertTrue(waits + waiteds + t.lostRecords() >= 2L * ROUND_TRIPS, () -> t.name() + ": kept " + waits
+                    + " waits and " + waiteds + " wake-ups, lost " + t.lostRecords());
+            if (t.lostRecords() == 0) {
+                assertTrue(waits >= ROUND_TRIPS, () -> t.name() + ": nothing lost, so every wait is there: " + waits);
+            }
+            assertMostKept(t, 2L * ROUND_TRIPS);
+        }
+        assertEquals(0, r.infoLong("records.aged", -1), "the default history holds 1.2 M records");
+        String history = r.info().get("history");
+        assertTrue(history != null && history.startsWith("memory maxsize=33554432 maxage=0 "), history);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void aStormOfEightThreadsKeepsItsBlocksOrCountsEachLoss(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping(null), LockStorm.class.getName(), "8",
+                "100000").assertSucceeded();
+        Recording r = run.recording();
+        long blocks = 0;
+        for (int i = 0; i < 8; i++) {
+            RecordedThread t = thread(r, LockStorm.THREAD_PREFIX + i);
+            assertAccounted(r, t);
+            assertAlternates(t, EventType.MONITOR_ENTER, EventType.MONITOR_ENTERED);
+            blocks += t.events().stream().filter(e -> e.type() == EventType.MONITOR_ENTER).count();
+            assertTrue(t.events().stream().anyMatch(e -> e.type() == EventType.THREAD_START)
+                    || t.losses().stream().anyMatch(l -> l.fromNs() <= t.startNs()),
+                    () -> t.name() + ": its start is kept, or lost and counted");
+        }
+        assertTrue(blocks >= 8, "every worker blocked at least once: " + blocks);
+        long written = r.threads().stream().mapToLong(RecordedThread::written).sum();
+        long kept = r.threads().stream().mapToLong(t -> t.events().size()).sum();
+        long lost = r.threads().stream().mapToLong(RecordedThread::lostRecords).sum();
+        assertEquals(written, kept + lost);
+        assertEquals(lost, r.infoLong("records.overwritten", -1) + r.infoLong("records.aged", -1));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void aHistoryBoundWellBelowTheDataStaysUnderItAndCountsWhatAgedOut(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("maxsize=1m"), PingPong.class.getName(),
+                "--roundtrips", Integer.toString(ROUND_TRIPS), "--warmup", "0").assertSucceeded();
+        Recording r = run.recording();
+        Map<String, String> fields = Set.of(r.info().get("history").split(" ")).stream().filter(s -> s.contains("="))
+                .collect(Collectors.toMap(s -> s.substring(0, s.indexOf('=')), s -> s.substring(s.indexOf('=') + 1)));
+        assertEquals("1048576", fields.get("maxsize"));
+        assertTrue(Long.parseLong(fields.get("bytes")) <= 1 << 20, r.info().get("history"));
+        long aged = r.infoLong("records.aged", -1);
+        assertTrue(aged > 1_000_000, "1.2 M records do not fit in 1 MiB: aged " + aged);
+        long from = r.infoLong("history.from.ns", 0);
+        assertTrue(from > 0, "the time before which records may be missing is given");
+        RecordedThread b = thread(r, "pingpong-b");
+        assertAccounted(r, b);
+        Loss front = b.losses().get(0);
+        assertEquals(SnapshotFormat.LOSS_AGED, front.kind(), () -> "the oldest records aged out: " + b.losses());
+        assertTrue(b.completeFromNs() >= from, "its history is complete only after the aged-out time");
+        assertTrue(b.events().stream().allMatch(e -> e.ts() >= front.toNs()), "nothing kept before what aged out");
+        long written = r.threads().stream().mapToLong(RecordedThread::written).sum();
+        long kept = r.threads().stream().mapToLong(t -> t.events().size()).sum();
+        long lost = r.threads().stream().mapToLong(RecordedThread::lostRecords).sum();
+        assertEquals(written, kept + lost, "every record written is kept or counted as lost");
+        assertTrue(lost >= aged, "the aged-out records are among the losses");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void threadsWhoseRingsWereFreedKeepTheirRecordsInTheHistory(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        int threads = 300;
+        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("memory=1m,buffer=4k"),
+                ThreadChurn.class.getName(), Integer.toString(threads)).assertSucceeded();
+        Recording r = run.recording();
+        assertTrue(r.infoLong("threads.evicted", 0) > 0, "the memory cap freed the rings of ended threads");
+        List<RecordedThread> churn = r.threads().stream().filter(t -> t.name().startsWith(ThreadChurn.THREAD_PREFIX))
+                .toList();
+        assertEquals(threads, churn.size(), "every churned thread is in the recording, its ring freed or not");
+        for (RecordedThread t : churn) {
+            assertAccounted(r, t);
+            if (t.lostRecords() == 0) {
+                assertEquals(Set.of(EventType.THREAD_START, EventType.MONITOR_WAIT, EventType.MONITOR_WAITED,
+                        EventType.THREAD_END), t.events().stream().map(Event::type).collect(Collectors.toSet()),
+                        () -> t.name() + ": " + t.events());
+            }
+        }
+    }
+}
