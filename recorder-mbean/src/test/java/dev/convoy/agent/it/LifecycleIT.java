@@ -42,7 +42,7 @@ class LifecycleIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
-    void memoryCapFreesTheOldestEndedThreadsAndKeepsTheLatest(Jdks.Jdk jdk) throws Exception {
+    void memoryCapFreesTheRingsOfEndedThreadsAndTheHistoryKeepsTheirRecords(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
         int threads = 80;
         Recording r = ChildJvm.run(jdk, work, ChildJvm.dumping("buffer=16k,memory=1m"), ThreadChurn.class.getName(),
@@ -51,22 +51,19 @@ class LifecycleIT {
                 .filter(t -> t.name().startsWith(ThreadChurn.THREAD_PREFIX)).toList();
         long evicted = r.infoLong("threads.evicted", -1);
         assertTrue(evicted > 0, "the cap forced evictions: " + r.info());
-        assertTrue(churn.size() < threads, "not every ring fits under 1m: " + churn.size());
-        // About 10 fit beside the JVM's own threads (one more system thread, or a byte more per
-        // state, takes one away): at least half of them proves ended threads are kept, not freed.
-        assertTrue(churn.size() >= 5, "ended threads are kept while they fit: " + churn.size());
+        // About 10 rings fit beside the JVM's own threads; the others were freed, their records
+        // drained into the history first.
+        assertEquals(threads, churn.size(), "every thread is in the recording, its ring freed or not");
         List<Integer> kept = churn.stream().map(LifecycleIT::churnIndex).sorted().toList();
-        int oldestKept = kept.get(0);
         assertEquals(threads - 1, (int) kept.get(kept.size() - 1), "the latest thread is kept");
-        assertEquals(threads - oldestKept, kept.size(), () -> "the kept threads are the latest ones: " + kept);
         for (RecordedThread t : churn) {
             assertTrue(t.isEnded());
             assertEquals(List.of(EventType.THREAD_START, EventType.MONITOR_WAIT, EventType.MONITOR_WAITED,
                     EventType.THREAD_END), t.events().stream().map(e -> e.type()).toList(), t::toString);
         }
         long writtenInSnapshot = r.threads().stream().mapToLong(RecordedThread::written).sum();
-        assertTrue(r.infoLong("records.written", -1) > writtenInSnapshot,
-                "the totals still count the evicted rings' records: " + r.info());
+        assertTrue(r.infoLong("records.written", -1) >= writtenInSnapshot,
+                "the totals count every ring's records: " + r.info());
         assertEquals(0, r.infoLong("records.dropped", -1), "every thread got a ring: " + r.info());
     }
 
