@@ -75,6 +75,29 @@ final class CommandLine {
         return new Parsed(-1, file, values);
     }
 
+    /** Adds {@code --since D}, {@code --from T} and {@code --to T}: the window of {@link #window}. */
+    CommandLine windowed() {
+        return valued("since", "--since").valued("from", "--from").valued("to", "--to");
+    }
+
+    /** Usage lines of {@link #windowed}'s options. */
+    static final String WINDOW_USAGE = "  --since D     only the last D of the recording (90s, 10m, 2h)\n"
+            + "  --from T, --to T\n"
+            + "                only the part from T and/or to T: 2026-11-28T14:05:00Z, 2026-11-28T14:05,\n"
+            + "                14:05 (local time) or -10m (before the recording's end)\n";
+
+    /**
+     * {@code r} cut to the window the options give, or {@code r} without them.
+     *
+     * @throws IllegalArgumentException for a malformed window or one that misses the recording
+     */
+    static dev.convoy.model.Recording window(Parsed p, dev.convoy.model.Recording r) {
+        if (p.get("since") == null && p.get("from") == null && p.get("to") == null) {
+            return r;
+        }
+        return dev.convoy.model.Window.of(r, p.get("since"), p.get("from"), p.get("to")).cut(r);
+    }
+
     /** Reports a problem with the arguments; returns what {@link #parse} returns for it. */
     Parsed usage(PrintStream err, String problem) {
         err.println(command + ": " + problem);

@@ -32,11 +32,12 @@ public final class Convert {
     public static final int EXIT_USAGE = 2;
 
     static final String USAGE = "usage: convert FILE --format " + String.join("|", Output.names().split(", "))
-            + " [-o OUT]\n"
+            + " [-o OUT] [--since D | --from T --to T]\n"
             + "  FILE          a Convoy binary snapshot\n"
             + "  --format F    output format (" + Output.names() + ")\n"
             + "  -o OUT        output path (csv: base of OUT.meta.csv and OUT.events.csv);\n"
             + "                default: FILE without its extension plus the format's suffix\n"
+            + CommandLine.WINDOW_USAGE
             + "  --debug       on an internal error, print its stack trace";
 
     private Convert() {
@@ -50,7 +51,7 @@ public final class Convert {
     /** Runs the converter; returns the exit code instead of exiting. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
         CommandLine.Parsed cl = new CommandLine("convert", USAGE).valued("format", "--format", "-f")
-                .valued("output", "-o", "--output").fixed("--debug", "debug", "true").parse(args, out, err);
+                .valued("output", "-o", "--output").windowed().fixed("--debug", "debug", "true").parse(args, out, err);
         if (cl.exit() >= 0) {
             return cl.exit();
         }
@@ -73,7 +74,12 @@ public final class Convert {
             boolean large = size >= PROGRESS_THRESHOLD;
             Progress progress = new Progress("convert", err, large);
             // memory-mapped: the records stay in the file's pages, not on the heap
-            Recording r = SnapshotReader.read(in, progress::read);
+            Recording r;
+            try {
+                r = CommandLine.window(cl, SnapshotReader.read(in, progress::read));
+            } catch (IllegalArgumentException e) {
+                return usage(err, e.getMessage());
+            }
             progress.readDone(r, "analysing and writing");
             List<Path> written = AtomicFiles.withWrapper(progress::counting, () -> Output.write(r, f, target));
             progress.done();

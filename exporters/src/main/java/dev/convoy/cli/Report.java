@@ -20,10 +20,11 @@ import java.nio.file.Path;
  */
 public final class Report {
 
-    static final String USAGE = "usage: report FILE [--markdown] [-o OUT]\n"
+    static final String USAGE = "usage: report FILE [--markdown] [-o OUT] [--since D | --from T --to T]\n"
             + "  FILE          a Convoy binary snapshot (.cvysnap)\n"
             + "  --markdown    Markdown instead of plain text (--text: plain text, the default)\n"
             + "  -o OUT        write the report into OUT instead of stdout\n"
+            + CommandLine.WINDOW_USAGE
             + "  --debug       on an internal error, print its stack trace";
 
     private Report() {
@@ -38,7 +39,7 @@ public final class Report {
     public static int run(String[] args, PrintStream out, PrintStream err) {
         CommandLine.Parsed p = new CommandLine("report", USAGE).valued("output", "-o", "--output")
                 .valued("format", "--format").fixed("--markdown", "format", "markdown").fixed("--md", "format", "markdown")
-                .fixed("--text", "format", "text").fixed("--debug", "debug", "true").parse(args, out, err);
+                .fixed("--text", "format", "text").windowed().fixed("--debug", "debug", "true").parse(args, out, err);
         if (p.exit() >= 0) {
             return p.exit();
         }
@@ -54,7 +55,12 @@ public final class Report {
         return Input.run("report", in, p.get("debug") != null, err, () -> {
             Convert.Progress progress = new Convert.Progress("report", err,
                     Files.size(in) >= Convert.PROGRESS_THRESHOLD);
-            Recording r = SnapshotReader.read(in, progress::read); // memory-mapped, as convert reads it
+            Recording r;
+            try {
+                r = CommandLine.window(p, SnapshotReader.read(in, progress::read)); // memory-mapped, as convert reads it
+            } catch (IllegalArgumentException e) {
+                return usage(err, e.getMessage());
+            }
             progress.readDone(r, "analysing");
             String report = ContentionReport.of(r).render(style);
             if (output == null) {

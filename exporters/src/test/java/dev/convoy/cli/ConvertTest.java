@@ -124,4 +124,37 @@ class ConvertTest {
         assertEquals(1, debug.code());
         assertTrue(debug.err().contains("no such file"), debug.err());
     }
+
+    @Test
+    void aWindowConvertsExactlyTheRecordsOfItsTimes() throws Exception {
+        Path in = dir.resolve("w.cvysnap");
+        Files.write(in, snapshot);
+        dev.convoy.model.Recording whole = dev.convoy.snapshot.SnapshotReader.read(in);
+        long start = whole.startMonotonicNs();
+        long end = whole.snapshotMonotonicNs();
+        long fromMs = (end - start) / 3 / 1_000_000;
+        long toMs = (end - start) / 4 / 1_000_000;
+        Path out = dir.resolve("cut.cvysnap");
+        Run r = convert(in.toString(), "--format", "snapshot", "-o", out.toString(), "--from", "-" + fromMs + "ms",
+                "--to", "-" + toMs + "ms");
+        assertEquals(0, r.code(), r.err());
+        dev.convoy.model.Recording cut = dev.convoy.snapshot.SnapshotReader.read(out);
+        long lo = end - fromMs * 1_000_000;
+        long hi = end - toMs * 1_000_000;
+        assertEquals(Long.toString(lo), cut.info().get("start.monotonic.ns"));
+        assertEquals(Long.toString(hi), cut.info().get("snapshot.monotonic.ns"));
+        long expected = 0;
+        for (dev.convoy.model.RecordedThread t : whole.threads()) {
+            List<Long> in0 = t.events().stream().map(dev.convoy.model.Event::ts).filter(ts -> ts >= lo && ts <= hi)
+                    .toList();
+            expected += in0.size();
+            List<Long> got = cut.threads().stream().filter(x -> x.ringId() == t.ringId()).findFirst()
+                    .map(x -> x.events().stream().map(dev.convoy.model.Event::ts).toList()).orElse(List.of());
+            assertEquals(in0, got, t.name());
+        }
+        assertEquals(expected, cut.threads().stream().mapToLong(x -> x.events().size()).sum());
+        Run bad = convert(in.toString(), "--format", "chrome", "--since", "5m", "--from", "-1s");
+        assertEquals(2, bad.code());
+        assertTrue(bad.err().contains("--since takes the last part"), bad.err());
+    }
 }

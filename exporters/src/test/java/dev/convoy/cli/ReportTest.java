@@ -98,4 +98,19 @@ class ReportTest {
         assertEquals("report: " + dir + " is a directory, not a snapshot\n", err());
         assertEquals("", out());
     }
+
+    @Test
+    void aWindowReportsOnlyItsPartAndABadOneIsAUsageError() throws Exception {
+        Path f = snapshot();
+        dev.convoy.model.Recording whole = SnapshotReader.read(f);
+        long end = whole.snapshotMonotonicNs();
+        long start = whole.startMonotonicNs();
+        long half = (end - start) / 2 / 1_000_000;
+        assertEquals(0, run(f.toString(), "--since", half + "ms"));
+        dev.convoy.model.Recording cut = new dev.convoy.model.Window(end - half * 1_000_000, end).cut(whole);
+        assertEquals(ContentionReport.of(cut).text(), out());
+        assertEquals(2, run(f.toString(), "--since", "soon"));
+        assertTrue(err().contains("report: 'soon' is not a duration"), err());
+        assertTrue(err().contains("usage: report FILE"), err());
+    }
 }
