@@ -28,6 +28,8 @@ import com.sun.tools.attach.VirtualMachineDescriptor;
 import dev.convoy.agent.AgentOptions;
 import dev.convoy.export.AtomicFiles;
 import dev.convoy.export.Output;
+import dev.convoy.model.Recording;
+import dev.convoy.model.Window;
 import dev.convoy.snapshot.SnapshotReader;
 
 /**
@@ -56,9 +58,12 @@ public final class ConvoyCli {
               start PID                       start recording
               stop PID                        stop recording (the rings keep what was recorded)
               contanalysis PID on|off         turn contention analysis on or off
-              dump PID --format F [-o OUT]    take a snapshot and write it here as F = chrome, tptp,
-                                              csv, flamegraph, collapsed or snapshot; OUT defaults to ./convoy-PID plus the
-                                              format's suffix (csv: OUT.meta.csv and OUT.events.csv)""";
+              dump PID --format F [-o OUT] [--since D | --from T --to T]
+                                              take a snapshot and write it here as F = chrome, tptp,
+                                              csv, jfr, flamegraph, collapsed or snapshot; OUT defaults to ./convoy-PID plus the
+                                              format's suffix (csv: OUT.meta.csv and OUT.events.csv);
+                                              --since 10m: the last 10 minutes of the history;
+                                              --from/--to 2026-11-28T14:05:00Z, 14:05 or -10m""";
 
     private static final String[] STATUS_ATTRIBUTES = {"Version", "Recording", "OffReason", "RecordingStartTime",
         "ContentionAnalysis", "EventsRecorded", "EventsOverwritten", "EventsDropped", "ThreadsRecorded",
@@ -95,7 +100,12 @@ public final class ConvoyCli {
     }
 
     /** A parsed command line. */
-    record Command(String name, long pid, String options, String value, Set<Output> format, String output) {
+    record Command(String name, long pid, String options, String value, Set<Output> format, String output,
+                   String since, String from, String to) {
+        Command(String name, long pid, String options, String value, Set<Output> format, String output) {
+            this(name, pid, options, value, format, output, null, null, null);
+        }
+
 
         static Command parse(String[] args) throws CliException {
             if (args.length == 0) {
@@ -149,17 +159,22 @@ public final class ConvoyCli {
             long pid = pid("dump", rest);
             String format = null;
             String output = null;
+            String since = null;
+            String from = null;
+            String to = null;
             for (int i = 1; i < rest.size(); i++) {
                 String a = rest.get(i);
-                if (a.equals("--format") || a.equals("-f") || a.equals("-o") || a.equals("--output")) {
+                if (List.of("--format", "-f", "-o", "--output", "--since", "--from", "--to").contains(a)) {
                     if (i + 1 >= rest.size()) {
                         throw CliException.usage("dump: " + a + " needs a value");
                     }
                     String v = rest.get(++i);
-                    if (a.equals("-o") || a.equals("--output")) {
-                        output = v;
-                    } else {
-                        format = v;
+                    switch (a) {
+                        case "-o", "--output" -> output = v;
+                        case "--since" -> since = v;
+                        case "--from" -> from = v;
+                        case "--to" -> to = v;
+                        default -> format = v;
                     }
                 } else if (a.startsWith("--format=")) {
                     format = a.substring("--format=".length());
@@ -181,7 +196,18 @@ public final class ConvoyCli {
             if (output != null && output.isBlank()) {
                 throw CliException.usage("dump: -o needs a file name");
             }
-            return new Command("dump", pid, null, null, f, output);
+            if (since != null && (from != null || to != null)) {
+                throw CliException.usage("dump: --since takes the last part of the recording: give it alone, or "
+                        + "--from and --to");
+            }
+            try {
+                if (since != null) {
+                    Window.durationNs(since);
+                }
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage("dump: --since " + e.getMessage());
+            }
+            return new Command("dump", pid, null, null, f, output, since, from, to);
         }
 
         private static long pid(String command, List<String> rest) throws CliException {
@@ -223,7 +249,7 @@ public final class ConvoyCli {
                                 recorder.set("ContentionAnalysis", value.equals("on"));
                                 out.println("contention analysis " + value + " in " + pid);
                             }
-                            case "dump" -> dump(target, recorder, format, output, out);
+                            case "dump" -> dump(target, recorder, format, output, out, this);
                             default -> throw new AssertionError(name);
                         }
                     }
@@ -400,18 +426,28 @@ public final class ConvoyCli {
      * Several files (the CSV pair) must come from one snapshot: the binary snapshot is
      * streamed and every file is written here from it, by the same writer the agent uses.
      */
-    static void dump(TargetJvm target, RecorderClient recorder, Set<Output> format, String output, PrintStream out)
-            throws CliException {
+    static void dump(TargetJvm target, RecorderClient recorder, Set<Output> format, String output, PrintStream out,
+                     Command window) throws CliException {
+        boolean windowed = window != null && (window.since() != null || window.from() != null || window.to() != null);
         Path dest = Paths.get(output != null ? output : Output.defaultName("convoy-" + target.pid(), format))
                 .toAbsolutePath();
         try {
             // Freeze a fresh snapshot: the streams then read it, not one frozen earlier by someone else.
             recorder.invoke("snapshot", new Object[0], new String[0]);
             List<Path> written;
-            if (format.size() > 1) {
+            if (format.size() > 1 || windowed) {
+                // the binary snapshot, cut and converted here: the target's heap holds no output
                 ByteArrayOutputStream snapshot = new ByteArrayOutputStream(1 << 20);
                 recorder.copyStream(Output.SNAPSHOT.id(), snapshot);
-                written = Output.write(SnapshotReader.read(snapshot.toByteArray()), format, dest);
+                Recording r = SnapshotReader.read(snapshot.toByteArray());
+                if (windowed) {
+                    try {
+                        r = Window.of(r, window.since(), window.from(), window.to()).cut(r);
+                    } catch (IllegalArgumentException e) {
+                        throw CliException.usage("dump: " + e.getMessage());
+                    }
+                }
+                written = Output.write(r, format, dest);
             } else {
                 Output one = format.iterator().next();
                 CliException[] failure = new CliException[1];

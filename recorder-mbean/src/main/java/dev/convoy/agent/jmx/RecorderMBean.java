@@ -38,6 +38,7 @@ import dev.convoy.agent.RecorderSession;
 import dev.convoy.report.ContentionReport;
 import dev.convoy.analysis.Deadlocks;
 import dev.convoy.export.Output;
+import dev.convoy.model.Window;
 import dev.convoy.model.Recording;
 
 /**
@@ -171,6 +172,14 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
                     param("format", SimpleType.STRING, "one of " + formats),
                     param("path", SimpleType.STRING, "file name or relative path inside the dump directory "
                             + "(for csv, the base of NAME.meta.csv and NAME.events.csv)")),
+            op("dumpWindow", "Like dump, for a window of the recording's history: the last part ('10m', '90s', "
+                    + "'2h') or FROM/TO, each a time as 2026-11-28T14:05:00Z, 2026-11-28T14:05, 14:05 (this JVM's "
+                    + "time zone) or -10m (before the snapshot), either side empty for the recording's edge",
+                    STRINGS, MBeanOperationInfo.ACTION,
+                    param("format", SimpleType.STRING, "one of " + formats),
+                    param("path", SimpleType.STRING, "file name or relative path inside the dump directory "
+                            + "(for csv, the base of NAME.meta.csv and NAME.events.csv)"),
+                    param("window", SimpleType.STRING, "10m, or FROM/TO, e.g. 14:05/14:10 or -15m/-5m")),
             op("openStream", "Opens one dump file of the frozen snapshot (a fresh one if none) as a stream for "
                     + "readStream; returns its id",
                     SimpleType.LONG, MBeanOperationInfo.ACTION,
@@ -294,6 +303,8 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             case "restartTiming" -> run(0, p, session::restartTiming);
             case "snapshot" -> call(0, p, this::snapshot);
             case "dump" -> call(2, p, () -> dump(string(p[0], "format"), string(p[1], "path")));
+            case "dumpWindow" -> call(3, p, () -> dumpWindow(string(p[0], "format"), string(p[1], "path"),
+                    string(p[2], "window")));
             case "openStream" -> call(1, p, () -> openStream(string(p[0], "format")));
             case "readStream" -> call(1, p, () -> streams.read(id(p[0])));
             case "closeStream" -> run(1, p, () -> streams.close(id(p[0])));
@@ -383,8 +394,27 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
     }
 
     private String[] dump(String formatName, String path) throws IOException {
+        return dump(formatName, path, current());
+    }
+
+    /** dump of a window: {@code D} (the last D) or {@code FROM/TO} (see the operation's description). */
+    private String[] dumpWindow(String formatName, String path, String window) throws IOException {
+        Output.select(formatName); // a bad format is named before the window is read
+        Recording r = current();
+        String w = window.trim();
+        int slash = w.indexOf('/');
+        Window cut = slash < 0 ? Window.of(r, w, null, null)
+                : Window.of(r, null, blankToNull(w.substring(0, slash)), blankToNull(w.substring(slash + 1)));
+        return dump(formatName, path, cut.cut(r));
+    }
+
+    private static String blankToNull(String s) {
+        return s.isBlank() ? null : s.trim();
+    }
+
+    private String[] dump(String formatName, String path, Recording recording) throws IOException {
         Set<Output> outputs = Output.select(formatName);
-        List<Path> written = dumpDirectory.write(path, outputs, current());
+        List<Path> written = dumpDirectory.write(path, outputs, recording);
         String[] paths = written.stream().map(Path::toString).toArray(String[]::new);
         Notification n = new Notification(DUMP_WRITTEN, OBJECT_NAME, sequence.incrementAndGet(),
                 "Convoy dump written: " + String.join(", ", paths));

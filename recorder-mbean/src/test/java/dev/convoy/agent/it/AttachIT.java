@@ -232,6 +232,20 @@ class AttachIT {
                 assertEquals(other.javaThreadId(), state.ownerThreadId(), () -> self.name() + ": " + state);
             }
 
+            // A window: the snapshot's last 200 ms, cut here, holds what the window's times hold.
+            Path win = out.resolve("window.cvysnap");
+            assertEquals(win + "\n", convoy("dump", pid, "--format", "snapshot", "-o", win, "--since", "200ms").ok()
+                    .out());
+            Recording cut = SnapshotReader.read(win);
+            long lo = Long.parseLong(cut.info().get("start.monotonic.ns"));
+            long hi = Long.parseLong(cut.info().get("snapshot.monotonic.ns"));
+            assertTrue(hi - lo <= 200_000_000L && cut.info().get("window") != null, () -> cut.info().toString());
+            assertTrue(cut.threads().stream().allMatch(t -> t.events().stream().allMatch(e -> e.ts() >= lo
+                    && e.ts() <= hi)), "nothing outside the window");
+            Cli badWindow = convoy("dump", pid, "--format", "chrome", "--since", "a while");
+            assertEquals(ConvoyCli.EXIT_USAGE, badWindow.code(), badWindow::toString);
+            assertTrue(badWindow.err().contains("'a while' is not a duration"), badWindow::toString);
+
             Cli again = convoy("attach", pid, "stackdepth=16").ok();
             assertTrue(again.out().startsWith("Convoy is already attached to " + pid), again::toString);
 

@@ -146,6 +146,27 @@ class JmxIT {
                 assertEquals(2, SnapshotReader.read(written.get("snapshot").get(0)).threads().stream()
                         .filter(t -> t.name().equals(Deadlock.THREAD_A) || t.name().equals(Deadlock.THREAD_B)).count());
 
+                // A window of the same frozen snapshot holds exactly the records of its times.
+                dev.convoy.model.Recording whole = SnapshotReader.read(written.get("snapshot").get(0));
+                String[] windowed = (String[]) invoke(c, "dumpWindow", "snapshot", "sub/window", "-400ms/-100ms");
+                dev.convoy.model.Recording cut = SnapshotReader.read(Path.of(windowed[0]));
+                long end = whole.snapshotMonotonicNs();
+                long lo = Math.max(whole.startMonotonicNs(), end - 400_000_000L);
+                long hi = end - 100_000_000L;
+                assertEquals(Long.toString(lo), cut.info().get("start.monotonic.ns"));
+                assertEquals(Long.toString(hi), cut.info().get("snapshot.monotonic.ns"));
+                for (dev.convoy.model.RecordedThread t : whole.threads()) {
+                    List<Long> expected = t.events().stream().map(dev.convoy.model.Event::ts)
+                            .filter(ts -> ts >= lo && ts <= hi).toList();
+                    List<Long> got = cut.threads().stream().filter(x -> x.ringId() == t.ringId()).findFirst()
+                            .map(x -> x.events().stream().map(dev.convoy.model.Event::ts).toList()).orElse(List.of());
+                    assertEquals(expected, got, t.name());
+                }
+                assertTrue(refusal(c, "dumpWindow", "chrome", "w", "soon").contains("'soon' is not a duration"));
+                assertTrue(refusal(c, "dumpWindow", "chrome", "w", "-100ms/-400ms").contains("ends before it begins"));
+                Awaitility.await("dump notifications").atMost(Duration.ofSeconds(30))
+                        .until(() -> notes.stream().filter(n -> n.getType().equals("dev.convoy.dump.written")).count() == 5);
+
                 // The frozen snapshot streamed in chunks is exactly the file dump() wrote.
                 Map<String, Path> streamed = Map.of("snapshot", written.get("snapshot").get(0),
                         "chrome", written.get("chrome").get(0),
@@ -204,7 +225,8 @@ class JmxIT {
         assertEquals(List.of("format", "path"), Arrays.stream(dump.getSignature()).map(p -> p.getName()).toList(),
                 "JConsole shows parameter names, not p0 and p1");
         assertTrue(Arrays.stream(dump.getSignature()).noneMatch(p -> p.getDescription().isBlank()));
-        assertEquals(List.of("closeStream", "dump", "openStream", "readStream", "report", "reset", "restartTiming",
+        assertEquals(List.of("closeStream", "dump", "dumpWindow", "openStream", "readStream", "report", "reset",
+                        "restartTiming",
                         "snapshot", "start", "stop"),
                 Arrays.stream(info.getOperations()).map(MBeanOperationInfo::getName).sorted().toList());
         assertEquals(2, info.getNotifications()[0].getNotifTypes().length);
