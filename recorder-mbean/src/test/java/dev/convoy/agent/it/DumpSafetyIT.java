@@ -119,8 +119,8 @@ class DumpSafetyIT {
     }
 
     /**
-     * {@code dumponexit=all} into a 1 MiB file system: the binary snapshot (a few hundred KiB)
-     * is written first; the text formats that do not fit fail one by one, each named, and no
+     * {@code dumponexit=all} into a 16 MiB file system: the binary snapshot (about 10 MiB: the whole
+     * history of the demo) is written first; the text formats that do not fit fail one by one, each named, and no
      * temporary file is left.
      */
     @ParameterizedTest(name = "{0}")
@@ -132,7 +132,7 @@ class DumpSafetyIT {
         Path script = work.resolve("small-disk.sh");
         Files.writeString(script, """
                 set -u
-                mount -t tmpfs -o size=1m convoy-it "$1" || exit 97
+                mount -t tmpfs -o size=16m convoy-it "$1" || exit 97
                 copy="$2"; dir="$1"; shift 2
                 cd "$dir" && "$@"
                 rc=$?
