@@ -70,15 +70,15 @@ public final class CriticalPath {
     private final RecordedThread endThread;
     private final long startNs;
     private final long endNs;
-    private final boolean stoppedAtLoss;
+    private final RecordedThread lossThread;
 
     private CriticalPath(List<Segment> segments, RecordedThread endThread, long startNs, long endNs,
-                         boolean stoppedAtLoss) {
+                         RecordedThread lossThread) {
         this.segments = List.copyOf(segments);
         this.endThread = endThread;
         this.startNs = startNs;
         this.endNs = endNs;
-        this.stoppedAtLoss = stoppedAtLoss;
+        this.lossThread = lossThread;
     }
 
     /** The path of a recording, ending at the default end (see the class comment). */
@@ -112,7 +112,7 @@ public final class CriticalPath {
                     p.monitor(s), iv < 0 ? null : intervals.get(p.ring(s), iv),
                     via < 0 ? null : interaction.apply(via)));
         }
-        return new CriticalPath(segments, p.endThread(), p.pathStartNs(), p.pathEndNs(), p.stoppedAtLoss());
+        return new CriticalPath(segments, p.endThread(), p.pathStartNs(), p.pathEndNs(), p.lossThread());
     }
 
     /** The segments in time order, contiguous from {@link #startNs()} to {@link #endNs()}. */
@@ -135,7 +135,12 @@ public final class CriticalPath {
 
     /** Whether the walk stopped at a loss of the records of the thread it had reached: the path before is not known. */
     public boolean stoppedAtLoss() {
-        return stoppedAtLoss;
+        return lossThread != null;
+    }
+
+    /** The thread whose lost records stopped the walk at {@link #startNs()}, null when it did not stop at a loss. */
+    public RecordedThread lossThread() {
+        return lossThread;
     }
 
     /** The end of the recording's work. */

@@ -206,6 +206,9 @@ public final class InteractionTable extends Columns {
             IntervalTable g = rings[to];
             RecordedThread started = thread(to);
             long at = g.firstStart >= 0 ? started.ts(g.firstStart) : started.startNs();
+            if (caller.ts(i) > at) {
+                continue; // a call after the thread started did not start it (no arrow backwards in time)
+            }
             int id = interaction(Kind.START, k, caller.ts(i), to, at, started.threadObject(), i,
                     g.firstStart >= 0 ? -2 - g.firstStart : -1);
             startOf[to] = id;

@@ -652,15 +652,15 @@ public final class MonitorOwnership {
                 int recorded = handoff ? recordedReleaser(k, index, ts) : NOT_RECORDED;
                 if (recorded >= 0) {
                     exactReleaser(recorded, m, obj, ts);
-                } else if (handoff && recorded == NOT_RECORDED && m.last >= 0 && m.last != k
-                        && !r.anyLossOverlaps(m.holderNs, ts)) { // records lost since: another may have held it
+                } else if (handoff && recorded == NOT_RECORDED && m.last >= 0 && m.last != k) {
                     int o = m.last;
                     long at = m.released ? m.releaseNs : ts;
                     at = Math.min(at, end(o)); // it let go by its end at the latest
                     boolean inside = m.released && m.releaseInside && at == m.releaseNs
                             || blockedOn[o] == obj && blockedSince[o] < at
                             || waitingOn[o] == obj && waitingSince[o] < at;
-                    if (!inside) {
+                    // records lost since its last holding fact (or its release): another may have held it
+                    if (!inside && !r.anyLossOverlaps(Math.min(m.holderNs, at), ts)) {
                         releasedBy = threads[o];
                         releaseNs = at;
                     }

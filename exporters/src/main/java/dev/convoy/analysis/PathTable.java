@@ -28,6 +28,7 @@ public final class PathTable extends Columns {
     private int[] sIv = new int[16]; // interval of the segment's ring, -1 none
     private int pathEnd = -1;
     private boolean stoppedAtLoss;
+    private int lossRing = -1;
     private long pathStartNs;
     private long pathEndNs;
 
@@ -140,6 +141,7 @@ public final class PathTable extends Columns {
             State s = SpanTable.state(g, iv);
             if (s == State.UNKNOWN) {
                 stoppedAtLoss = true; // records lost: what the thread waited for before is not known
+                lossRing = cur;
                 break;
             }
             if (iv < 0) {
@@ -275,6 +277,11 @@ public final class PathTable extends Columns {
      */
     public boolean stoppedAtLoss() {
         return stoppedAtLoss;
+    }
+
+    /** The thread whose lost records stopped the walk ({@link #stoppedAtLoss()}), else null. */
+    public RecordedThread lossThread() {
+        return lossRing < 0 ? null : x.thread(lossRing);
     }
 
     /** The end of the critical path. */

@@ -10,6 +10,7 @@ import dev.convoy.analysis.LongMap;
 import dev.convoy.analysis.MonitorOwnership;
 import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
+import dev.convoy.model.Loss;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotFormat;
@@ -196,6 +197,10 @@ public final class ChromeTraceWriter {
     private static final byte[] H_GC = head(GC, CAT_GC, PH_X);
     private static final byte[] H_SLEEP = head(SLEEP, SLEEP, PH_X);
     private static final byte[] H_UNPARK_CALL = head(UNPARK_CALL, CAT_UNPARK, PH_I);
+    /** A loss of a thread's records: its state then is unknown, a slice distinct from every state's. */
+    private static final byte[] H_LOST = head(q("unknown (records lost)"), q("lost"), PH_X);
+    private static final byte[] K_KIND = k("kind");
+    private static final byte[] K_RECORDS = k("records");
     /** Per arrow kind: the heads of its destination instant, its s and its f. */
     private static final byte[][][] ARROW_HEADS = new byte[Kind.values().length][][];
 
@@ -293,13 +298,14 @@ public final class ChromeTraceWriter {
             for (Map.Entry<String, String> i : r.info().entrySet()) {
                 o.key(k(Text.wellFormed(i.getKey()))).string(Text.wellFormed(i.getValue()));
             }
+            lossTotals();
             o.ch('}').ch('}');
         }
 
         /**
          * Everything but metadata in time order: at equal times thread starts, then records,
-         * arrow sources (handoff releases, ended threads), arrow destinations, critical-path
-         * segments, thread ends.
+         * losses of records, arrow sources (handoff releases, ended threads), arrow destinations,
+         * critical-path segments, thread ends.
          */
         void timeline() throws IOException {
             long[] startMarks = RingState.marks(r, t -> !t.isSystem() && !t.isLate(), RecordedThread::startNs);
@@ -307,6 +313,8 @@ public final class ChromeTraceWriter {
                     RecordedThread::endNs);
             int[] sources = in.sortedBy(true, id -> in.kind(id) == Kind.HANDOFF || in.kind(id) == Kind.JOIN_END);
             int[] dests = in.sortedBy(false, id -> true);
+            List<int[]> losses = lossMarks();
+            int li = 0;
             int si = 0;
             int ei = 0;
             int so = 0;
@@ -324,6 +332,10 @@ public final class ChromeTraceWriter {
                 if (more && (pick < 0 || c.ts() < best)) {
                     pick = 1;
                     best = c.ts();
+                }
+                if (li < losses.size() && (pick < 0 || lossFrom(losses.get(li)) < best)) {
+                    pick = 6;
+                    best = lossFrom(losses.get(li));
                 }
                 if (so < sources.length && (pick < 0 || in.fromNs(sources[so]) < best)) {
                     pick = 2;
@@ -359,11 +371,50 @@ public final class ChromeTraceWriter {
                         int ring = RingState.ring(endMarks, ei++);
                         threadMark(H_THREAD_END, ring, threads[ring].endNs());
                     }
+                    case 6 -> {
+                        int[] m = losses.get(li++);
+                        lossSlice(m[0], threads[m[0]].losses().get(m[1]));
+                    }
                     default -> {
                         return;
                     }
                 }
             }
+        }
+
+        /** The records written and lost (the totals every output gives), and the threads with lost records. */
+        void lossTotals() throws IOException {
+            o.key(k("records_written")).number(r.recordsWritten());
+            o.key(k("records_lost_overwritten")).number(r.recordsOverwritten());
+            o.key(k("records_lost_aged")).number(r.recordsAged());
+            o.key(k("records_dropped")).number(Math.max(0, r.recordsDropped()));
+            o.key(k("records_torn")).number(Math.max(0, r.recordsTorn()));
+            o.key(k("threads_with_lost_records")).number(r.threadsWithLosses().size());
+            o.key(k("records_summary")).string(Text.wellFormed(r.lossSummary()));
+        }
+
+        /** Every ring's losses {ring, loss index} by their start (ties: ring order, then loss order). */
+        List<int[]> lossMarks() {
+            List<int[]> marks = new ArrayList<>();
+            for (int k = 0; k < threads.length; k++) {
+                for (int l = 0; l < threads[k].losses().size(); l++) {
+                    marks.add(new int[] {k, l});
+                }
+            }
+            marks.sort(Comparator.comparingLong(m -> threads[m[0]].losses().get(m[1]).fromNs()));
+            return marks;
+        }
+
+        /** The slice of a loss of a thread's records: "unknown (records lost)", args kind and records. */
+        void lossSlice(int ring, Loss l) throws IOException {
+            long ts = rel(l.fromNs());
+            long end = Math.max(ts, rel(l.toNs()));
+            o.element().raw(H_LOST).micros(ts).raw(DUR).micros(nest(tid(ring), ts, end) - ts).raw(pidTid[ring]);
+            o.raw(ARGS).open().key(K_KIND).string(l.kindName()).key(K_RECORDS).number(l.records()).ch('}').ch('}');
+        }
+
+        long lossFrom(int[] mark) {
+            return threads[mark[0]].losses().get(mark[1]).fromNs();
         }
 
         void threadMark(byte[] head, int ring, long ns) throws IOException {

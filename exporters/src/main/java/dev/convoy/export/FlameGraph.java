@@ -69,9 +69,14 @@ public final class FlameGraph {
         return new String(resource(path), StandardCharsets.UTF_8);
     }
 
-    /** Writes the HTML page of a recording's flame graphs; the stream is not closed. */
+    /**
+     * Writes the HTML page of a recording's flame graphs, under its title the records written and
+     * lost ({@link Recording#lossSummary()}: the time of lost records is in no frame); the stream is
+     * not closed.
+     */
     public static void write(Recording r, OutputStream out) throws IOException {
-        write(FlameStacks.of(r), title(r), out);
+        write(FlameStacks.of(r), title(r), r.lossSummary()
+                + (r.threadsWithLosses().isEmpty() ? "" : " The time of lost records is in no frame."), out);
     }
 
     /** The page's title: "Convoy flame graph: MAIN (pid N)". */
@@ -84,6 +89,14 @@ public final class FlameGraph {
 
     /** Writes the HTML page of some stacks under a title; the stream is not closed. */
     public static void write(FlameStacks stacks, String title, OutputStream out) throws IOException {
+        write(stacks, title, "", out);
+    }
+
+    /**
+     * Writes the HTML page of some stacks under a title and a line saying what was recorded and
+     * lost (none when empty); the stream is not closed.
+     */
+    public static void write(FlameStacks stacks, String title, String records, OutputStream out) throws IOException {
         ByteArrayOutputStream json = new ByteArrayOutputStream();
         try (JsonGenerator g = JSON.createGenerator(json, JsonEncoding.UTF8)) {
             g.setCharacterEscapes(HtmlSafe.INSTANCE);
@@ -92,6 +105,8 @@ public final class FlameGraph {
         String page = text(TEMPLATE)
                 .replace("{{licenses}}", comment(text(D3_LICENSE)) + "\n" + comment(text(RENDERER_LICENSE)))
                 .replace("{{title}}", html(title))
+                .replace("{{records}}", records.isEmpty() ? "" : "<p class=\"small\" id=\"convoy-records\">"
+                        + html(records) + "</p>")
                 .replace("{{css}}", inline(text(RENDERER_CSS), "</style") + "\n" + inline(text(CSS), "</style"))
                 .replace("{{scripts}}", "<script>" + inline(text(D3), "</script") + "</script>\n<script>"
                         + inline(text(RENDERER), "</script") + "</script>\n<script>" + inline(text(SCRIPT), "</script")

@@ -16,11 +16,13 @@ import dev.convoy.export.jfr.ValueWriter;
 import dev.convoy.model.ClassInfo;
 import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
+import dev.convoy.model.Loss;
 import dev.convoy.model.MethodInfo;
 import dev.convoy.model.ObjectInfo;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.model.StackTrace;
+import dev.convoy.snapshot.SnapshotFormat;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Arrays;
@@ -41,7 +43,8 @@ import java.util.function.Consumer;
  * {@code jdk.ThreadStart} and {@code jdk.ThreadEnd} per ring (the threads the CSV event log
  * gives ThreadStarted and ThreadEnded); {@code dev.convoy.Notify} and {@code dev.convoy.Unpark}
  * per call; {@code dev.convoy.Interaction} per interaction of contention analysis and
- * {@code dev.convoy.CriticalPath} per segment of the critical path. An interval still open at
+ * {@code dev.convoy.CriticalPath} per segment of the critical path; {@code dev.convoy.DataLoss} per
+ * loss of a thread's records (and for the records lost without a thread). An interval still open at
  * snapshot time ends at the snapshot and has {@code unfinished = true}. A previous owner is
  * {@code previousOwner} only where exact; an inferred one is Convoy's {@code inferredOwner}. The
  * releaser of a handoff is the {@code eventThread} of its {@code dev.convoy.Interaction}, whose
@@ -120,6 +123,7 @@ public final class JfrWriter {
         final Type unpark;
         final Type interaction;
         final Type criticalPath;
+        final Type dataLoss;
 
         final ChunkWriter chunk;
 
@@ -304,6 +308,16 @@ public final class JfrWriter {
                                 .annotate(description, "The thread that acted is recorded; false for a handoff whose "
                                         + "releaser is inferred");
                     });
+            dataLoss = event("dev.convoy.DataLoss", "Data Loss",
+                    "Records Convoy lost: of the thread (eventThread) from its last record before them (startTime) "
+                            + "to its first record after them (startTime + duration), whose state then is unknown; "
+                            + "without a thread, records of threads the recording no longer holds, or never recorded",
+                    e -> {
+                        field(e, "kind", tString, "Kind").annotate(description, "overwritten: by the thread's ring "
+                                + "before the recorder kept them; aged: out of the history (maxsize, maxage); dropped: "
+                                + "never recorded (their object could not be identified); torn: skipped by a snapshot");
+                        field(e, "records", tLong, "Records Lost");
+                    });
             chunk = new ChunkWriter(md);
 
             parents = new int[threads.size()];
@@ -393,6 +407,35 @@ public final class JfrWriter {
             PathTable path = x.path();
             for (int sg = 0; sg < path.count(); sg++) {
                 segment(path, sg);
+            }
+            losses();
+        }
+
+        /**
+         * A {@code dev.convoy.DataLoss} per loss of a thread's records, and, without a thread over the
+         * whole recording, the records lost of threads the recording no longer holds (the INFO totals
+         * beyond the losses listed), the records dropped and those torn.
+         */
+        void losses() {
+            for (int k = 0; k < threads.size(); k++) {
+                for (Loss l : threads.get(k).losses()) {
+                    dataLoss(l.fromNs(), l.toNs(), threadKeys[k], l.kindName(), l.records());
+                }
+            }
+            long from = r.startMonotonicNs();
+            long to = r.snapshotMonotonicNs();
+            dataLoss(from, to, 0, Loss.kindName(SnapshotFormat.LOSS_OVERWRITTEN),
+                    r.recordsOverwritten() - r.lostRecords(SnapshotFormat.LOSS_OVERWRITTEN));
+            dataLoss(from, to, 0, Loss.kindName(SnapshotFormat.LOSS_AGED),
+                    r.recordsAged() - r.lostRecords(SnapshotFormat.LOSS_AGED));
+            dataLoss(from, to, 0, "dropped", r.recordsDropped());
+            dataLoss(from, to, 0, "torn", r.recordsTorn());
+        }
+
+        void dataLoss(long from, long to, long thread, String kind, long records) {
+            if (records > 0) {
+                chunk.event(dataLoss).putLong(ticks(from)).putLong(Math.max(0, to - from)).putKey(tThread, thread)
+                        .putKey(tStack, 0).putPooledString(kind).putLong(records).end();
             }
         }
 

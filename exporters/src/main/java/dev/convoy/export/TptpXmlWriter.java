@@ -12,6 +12,7 @@ import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
 import dev.convoy.model.MethodInfo;
 import dev.convoy.model.ObjectInfo;
+import dev.convoy.model.Loss;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.model.StackTrace;
@@ -125,6 +126,7 @@ public final class TptpXmlWriter {
                     "version", r.info().getOrDefault("agent.version", ""), "time", start);
             empty("traceStart", "traceId", uuid(seed + "trace"), "agentIdRef", agentId, "time", start);
             empty("option", "key", "TRACE_IDREFS", "value", "false");
+            losses();
 
             timeline();
             String end = time(r.snapshotMonotonicNs());
@@ -133,6 +135,23 @@ public final class TptpXmlWriter {
             w.writeEndElement();
             nl();
             w.writeEndDocument();
+        }
+
+        /**
+         * What was lost, as options (the DTD has no element for it, and TPTP's model no unknown
+         * state): {@code convoy.records} the totals, as {@link Recording#lossSummary()} says them, then
+         * one {@code convoy.loss} per loss of a thread's records: its threadId (the threadStart's, a
+         * ring id), kind, from and to (the trace's time format) and records. A TPTP viewer shows the
+         * thread running in that time; it is not known.
+         */
+        void losses() throws XMLStreamException {
+            empty("option", "key", "convoy.records", "value", r.lossSummary());
+            for (RecordedThread t : r.threads()) {
+                for (Loss l : t.losses()) {
+                    empty("option", "key", "convoy.loss", "value", "threadId=" + t.ringId() + " kind=" + l.kindName()
+                            + " from=" + time(l.fromNs()) + " to=" + time(l.toNs()) + " records=" + l.records());
+                }
+            }
         }
 
         /**

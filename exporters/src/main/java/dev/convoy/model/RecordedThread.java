@@ -231,6 +231,15 @@ public final class RecordedThread {
         return n;
     }
 
+    /** Time of all {@link #losses()}, ns: the thread's time whose state is unknown. */
+    public long lostNs() {
+        long n = 0;
+        for (Loss l : losses) {
+            n += l.durationNs();
+        }
+        return n;
+    }
+
     /**
      * From when this thread's history is complete: the {@code toNs} of its last loss, or its
      * {@link #startNs()} when it has none.

@@ -493,6 +493,75 @@ public final class Recording {
         return Math.max(Math.max(0, infoLong("records.aged", 0)), lostRecords(SnapshotFormat.LOSS_AGED));
     }
 
+    /** Events not recorded at all (their object could not be identified): INFO {@code records.dropped}, else the rings' sum. */
+    public long recordsDropped() {
+        long v = infoLong("records.dropped", -1);
+        if (v >= 0) {
+            return v;
+        }
+        long n = 0;
+        for (RecordedThread t : threads) {
+            n += t.dropped();
+        }
+        return n;
+    }
+
+    /** Records a snapshot skipped because a concurrent write tore them: INFO {@code records.torn}, else the rings' sum. */
+    public long recordsTorn() {
+        long v = infoLong("records.torn", -1);
+        if (v >= 0) {
+            return v;
+        }
+        long n = 0;
+        for (RecordedThread t : threads) {
+            n += t.torn();
+        }
+        return n;
+    }
+
+    /** The rings with at least one loss. */
+    public List<RecordedThread> threadsWithLosses() {
+        return threads.stream().filter(t -> !t.losses().isEmpty()).toList();
+    }
+
+    /**
+     * What every output says of the records: {@code "Records: N written, nothing lost."}, or
+     * {@code "Records: N written, M lost (A overwritten in the threads' rings before the recorder
+     * kept them, B aged out of the history, C dropped, D torn); K threads have lost records, their
+     * state then is unknown."} (the kinds that are 0 left out).
+     */
+    public String lossSummary() {
+        long overwritten = recordsOverwritten();
+        long aged = recordsAged();
+        long dropped = Math.max(0, recordsDropped());
+        long torn = Math.max(0, recordsTorn());
+        long lost = overwritten + aged + dropped + torn;
+        StringBuilder b = new StringBuilder("Records: ").append(recordsWritten()).append(" written, ");
+        if (lost == 0) {
+            return b.append("nothing lost.").toString();
+        }
+        List<String> parts = new java.util.ArrayList<>();
+        if (overwritten > 0) {
+            parts.add(overwritten + " overwritten in the threads' rings before the recorder kept them");
+        }
+        if (aged > 0) {
+            parts.add(aged + " aged out of the history");
+        }
+        if (dropped > 0) {
+            parts.add(dropped + " dropped (never recorded)");
+        }
+        if (torn > 0) {
+            parts.add(torn + " torn");
+        }
+        b.append(lost).append(" lost (").append(String.join(", ", parts)).append(")");
+        int threads = threadsWithLosses().size();
+        if (threads > 0) {
+            b.append("; ").append(threads).append(threads == 1 ? " thread has lost records, its state then is unknown"
+                    : " threads have lost records, their state then is unknown");
+        }
+        return b.append('.').toString();
+    }
+
     /** Records missing over all {@link #losses()}, of every kind. */
     public long recordsLost() {
         long n = 0;

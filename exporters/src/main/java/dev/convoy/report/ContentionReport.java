@@ -40,8 +40,10 @@ import java.util.Map;
  * <li>the critical path summary ({@link CriticalPath}): its length, the time per state and
  *     the time blocked or waiting on each monitor, and its longest waits.</li>
  * </ol>
- * The content is deterministic: a function of the recording alone, rows ordered by time
- * (descending), ties by name.
+ * Its header says how many records were written and lost, and, for the threads with lost
+ * records, how many and from when their history is complete (their time in a loss is unknown,
+ * counted in no blocked or waited time). The content is deterministic: a function of the
+ * recording alone, rows ordered by time (descending), ties by name.
  */
 public final class ContentionReport {
 
@@ -338,6 +340,20 @@ public final class ContentionReport {
     public List<Segment> longestWaits() {
         return path.waits().stream().filter(s -> s.durationNs() > 0).sorted(Comparator.comparingLong((Segment s) -> -s.durationNs())
                 .thenComparingLong(Segment::startNs)).limit(TOP).toList();
+    }
+
+    /**
+     * The threads with lost records ({@link RecordedThread#losses()}), the GC ring included: most
+     * unknown time first, then name, then ring id; at most {@link #TOP}.
+     */
+    public List<RecordedThread> threadsWithLosses() {
+        return r.threadsWithLosses().stream().sorted(Comparator.comparingLong((RecordedThread t) -> -t.lostNs())
+                .thenComparing(RecordedThread::name).thenComparingLong(RecordedThread::ringId)).limit(TOP).toList();
+    }
+
+    /** Number of threads with lost records beyond {@link #threadsWithLosses()}. */
+    public int moreThreadsWithLosses() {
+        return Math.max(0, r.threadsWithLosses().size() - TOP);
     }
 
     /** Number of threads the critical path passes through. */

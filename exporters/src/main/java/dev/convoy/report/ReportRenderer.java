@@ -10,6 +10,7 @@ import dev.convoy.analysis.MonitorStatistics.ClassRow;
 import dev.convoy.analysis.MonitorStatistics.ThreadRow;
 import dev.convoy.analysis.ThreadStates.State;
 import dev.convoy.model.Frame;
+import dev.convoy.model.Loss;
 import dev.convoy.model.MonitorState;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
@@ -56,12 +57,51 @@ public final class ReportRenderer {
                 ? "Contention analysis events: recorded (notify, start, join, sleep, interrupt)."
                 : "Contention analysis events: none (record with contanalysis=on to see who notified, "
                 + "started, joined and interrupted whom).");
+        losses();
 
         monitors();
         threads();
         deadlocks();
         criticalPath();
         return o.toString();
+    }
+
+    /**
+     * What was lost: the totals, and per thread with lost records how many, the time they cover
+     * (unknown, in no state) and from when its history is complete.
+     */
+    private void losses() {
+        long historyFrom = r.historyFromNs();
+        o.line(r.lossSummary() + (historyFrom >= 0 ? " The history holds records from " + offset(historyFrom)
+                + "; older ones aged out." : ""));
+        List<RecordedThread> lost = report.threadsWithLosses();
+        if (lost.isEmpty()) {
+            return;
+        }
+        o.subsection("Threads with lost records (their state in that time is unknown)");
+        List<List<String>> rows = new ArrayList<>();
+        for (RecordedThread t : lost) {
+            long overwritten = 0;
+            long aged = 0;
+            long other = 0;
+            for (Loss l : t.losses()) {
+                if (l.overwritten()) {
+                    overwritten += l.records();
+                } else if (l.aged()) {
+                    aged += l.records();
+                } else {
+                    other += l.records();
+                }
+            }
+            rows.add(List.of(t.isSystem() ? "GC" : t.label(), Long.toString(t.lostRecords()),
+                    Long.toString(overwritten), Long.toString(aged) + (other > 0 ? " (+" + other + " other)" : ""),
+                    duration(t.lostNs()), offset(t.completeFromNs())));
+        }
+        o.table(List.of("thread", "records lost", "overwritten", "aged out", "unknown time", "complete from"),
+                List.of(false, true, true, true, true, true), rows);
+        if (report.moreThreadsWithLosses() > 0) {
+            o.line("(" + report.moreThreadsWithLosses() + " more threads with lost records not shown)");
+        }
     }
 
     private void monitors() {
@@ -106,13 +146,24 @@ public final class ReportRenderer {
             return;
         }
         List<List<String>> rows = new ArrayList<>();
+        boolean lost = !r.threadsWithLosses().isEmpty();
         for (KeptWaiting k : top) {
             ThreadRow t = k.row();
-            rows.add(List.of(t.thread().label(), Long.toString(t.blockedCount()), duration(t.blockedNs()),
-                    Long.toString(t.waitedCount()), duration(t.waitedNs()), duration(ContentionReport.total(t))));
+            List<String> row = new ArrayList<>(List.of(t.thread().label(), Long.toString(t.blockedCount()),
+                    duration(t.blockedNs()), Long.toString(t.waitedCount()), duration(t.waitedNs()),
+                    duration(ContentionReport.total(t))));
+            if (lost) {
+                row.add(t.thread().losses().isEmpty() ? "-" : duration(t.thread().lostNs()));
+            }
+            rows.add(row);
         }
-        o.table(List.of("thread", "blocks", "blocked", "waits", "waited", "total"),
-                List.of(false, true, true, true, true, true), rows);
+        if (lost) { // the time of its lost records: counted in neither blocked nor waited
+            o.table(List.of("thread", "blocks", "blocked", "waits", "waited", "total", "unknown"),
+                    List.of(false, true, true, true, true, true, true), rows);
+        } else {
+            o.table(List.of("thread", "blocks", "blocked", "waits", "waited", "total"),
+                    List.of(false, true, true, true, true, true), rows);
+        }
         o.subsection("Who kept them waiting");
         List<List<String>> causes = new ArrayList<>();
         for (KeptWaiting k : top) {
@@ -173,7 +224,9 @@ public final class ReportRenderer {
         o.line("Length " + duration(path.lengthNs()) + ", from " + first.thread().label() + " at "
                 + offset(path.startNs()) + " to the end of " + path.endThread().label() + " at "
                 + offset(path.endNs()) + ", through " + report.pathThreads() + " threads in "
-                + path.segments().size() + " segments.");
+                + path.segments().size() + " segments."
+                + (path.stoppedAtLoss() ? " Before " + offset(path.startNs()) + " the path is unknown: records of "
+                + path.lossThread().label() + " were lost." : ""));
         List<List<String>> states = new ArrayList<>();
         for (Map.Entry<State, Long> e : path.nsByState().entrySet()) {
             states.add(List.of(e.getKey().name().toLowerCase(Locale.ROOT), duration(e.getValue()),

@@ -106,6 +106,7 @@ class ChromeStreamingTest {
 
     static void sameEvents(RecordingBuilder b) throws Exception {
         Recording r = SnapshotReader.read(b.toBytes());
+        dev.convoy.testing.Arrows.check(r); // and the arrows of these recordings keep the rules
         ByteArrayOutputStream expected = new ByteArrayOutputStream();
         new ReferenceChromeTraceWriter().write(r, expected);
         ByteArrayOutputStream actual = new ByteArrayOutputStream();
@@ -170,6 +171,7 @@ class ChromeStreamingTest {
         SplittableRandom rnd = new SplittableRandom(seed);
         SplittableRandom owners = new SplittableRandom(~seed); // its own stream: the rest is as before FLAG_OWNER
         SplittableRandom releasers = new SplittableRandom(seed ^ 0x5DEE_CE66_DL); // and FLAG_RELEASER's
+        SplittableRandom losses = new SplittableRandom(seed * 31 + 7); // and the losses'
         RecordingBuilder b = Fixtures.base();
         int threads = 3 + rnd.nextInt(6);
         int monitors = 1 + rnd.nextInt(4);
@@ -256,7 +258,25 @@ class ChromeStreamingTest {
                 ev.get(i)[0] = ev.get(i + 1)[0];
                 ev.get(i + 1)[0] = tmp;
             }
-            for (long[] e : ev.subList(drop, ev.size())) {
+            // losses (SECTION_LOSSES): the wrapped ring's oldest records, and now and then a run in the middle
+            List<long[]> kept = new ArrayList<>(ev.subList(drop, ev.size()));
+            long lastTo = Long.MIN_VALUE;
+            if (drop > 0 && !kept.isEmpty()) {
+                long from = Math.min(late ? Fixtures.T0 : start, kept.get(0)[0]);
+                tb.loss(LOSS_OVERWRITTEN, from, kept.get(0)[0], drop);
+                lastTo = kept.get(0)[0];
+            }
+            if (kept.size() > 4 && losses.nextInt(3) == 0) {
+                int i = 1 + losses.nextInt(kept.size() - 3);
+                int run = 1 + losses.nextInt(Math.min(3, kept.size() - i - 1));
+                long from = kept.get(i - 1)[0];
+                long to = kept.get(i + run)[0];
+                if (from >= lastTo && from <= to) {
+                    kept.subList(i, i + run).clear();
+                    tb.loss(losses.nextBoolean() ? LOSS_OVERWRITTEN : LOSS_AGED, from, to, run);
+                }
+            }
+            for (long[] e : kept) {
                 if (e[1] == EVENT_MONITOR_ENTER && owners.nextInt(3) == 0) {
                     int o = owners.nextInt(threads + 2);
                     e[2] = FLAG_OWNER;

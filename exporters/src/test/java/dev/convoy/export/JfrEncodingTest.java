@@ -42,7 +42,8 @@ class JfrEncodingTest {
 
     static final Set<String> TYPES = Set.of("jdk.JavaMonitorEnter", "jdk.JavaMonitorWait", "jdk.ThreadPark",
             "jdk.ThreadSleep", "dev.convoy.ThreadJoin", "jdk.GarbageCollection", "jdk.ThreadStart", "jdk.ThreadEnd",
-            "dev.convoy.Notify", "dev.convoy.Unpark", "dev.convoy.Interaction", "dev.convoy.CriticalPath");
+            "dev.convoy.Notify", "dev.convoy.Unpark", "dev.convoy.Interaction", "dev.convoy.CriticalPath",
+            "dev.convoy.DataLoss");
 
     static final int S_EMPTY = 20;
     static final int S_DEEP = 21;
@@ -74,7 +75,8 @@ class JfrEncodingTest {
                 .event(t(200), EVENT_SLEEP, S_DEEP, 0, 5)
                 .event(t(300), EVENT_SLEPT, 0, 0, 0);
         b.thread(161, 61, 1302, "ForkJoinPool-1-worker-1").span(t(5), 0)
-                .event(t(5), EVENT_THREAD_START, 0, 1302, 61);
+                .event(t(5), EVENT_THREAD_START, 0, 1302, 61)
+                .loss(LOSS_AGED, t(5), SNAP, 9);
         b.thread(162, 77, 1303, "").span(t(10), 0).flags(RING_VIRTUAL).group("VirtualThreads", "")
                 .event(t(10), EVENT_THREAD_START, 0, 1303, 77)
                 .event(t(130), EVENT_MONITOR_ENTER, S_RUN, M1, 0)

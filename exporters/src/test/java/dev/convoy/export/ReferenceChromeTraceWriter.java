@@ -146,6 +146,13 @@ final class ReferenceChromeTraceWriter {
             for (Map.Entry<String, String> i : r.info().entrySet()) {
                 g.writeStringField(Text.wellFormed(i.getKey()), Text.wellFormed(i.getValue()));
             }
+            g.writeNumberField("records_written", r.recordsWritten());
+            g.writeNumberField("records_lost_overwritten", r.recordsOverwritten());
+            g.writeNumberField("records_lost_aged", r.recordsAged());
+            g.writeNumberField("records_dropped", Math.max(0, r.recordsDropped()));
+            g.writeNumberField("records_torn", Math.max(0, r.recordsTorn()));
+            g.writeNumberField("threads_with_lost_records", r.threadsWithLosses().size());
+            g.writeStringField("records_summary", Text.wellFormed(r.lossSummary()));
             g.writeEndObject();
             g.writeEndObject();
         }
@@ -184,6 +191,17 @@ final class ReferenceChromeTraceWriter {
                 // an end older than the begin (records out of time order): duration 0
                 e.dur = Math.max(0, Math.max(0, in.endNs() - start) - e.ts);
                 slices.add(e);
+            }
+            for (RecordedThread t : r.threads()) {
+                for (dev.convoy.model.Loss l : t.losses()) {
+                    Ev e = add("X", "unknown (records lost)", "lost", t, l.fromNs());
+                    e.dur = Math.max(0, Math.max(0, l.toNs() - start) - e.ts);
+                    Map<String, Object> a = new LinkedHashMap<>();
+                    a.put("kind", l.kindName());
+                    a.put("records", l.records());
+                    e.args = a;
+                    slices.add(e);
+                }
             }
             criticalPath(slices);
             nest(slices);

@@ -46,6 +46,7 @@ class ContentionReportTest {
 
             Recording: com.example.Main, pid 4242, 10.00 ms, 8 threads, 2 blocks, 8 waits, 0 deadlocks.
             Contention analysis events: recorded (notify, start, join, sleep, interrupt).
+            Records: 54 written, nothing lost.
 
             Most contended monitors
             -----------------------
@@ -235,6 +236,66 @@ class ContentionReportTest {
         assertEquals(ContentionReport.of(contention).text(), ContentionReport.of(read(
                 Fixtures.contention(Fixtures.base()).toBytes())).text());
         assertEquals(ContentionReport.of(all).markdown(), ContentionReport.of(all).render(Style.MARKDOWN));
+    }
+
+    /**
+     * The header of a recording with lost records ({@link Fixtures#losses}): the totals written
+     * and lost, when the history is complete from, and per thread with lost records how many, of
+     * which kind, the time they cover (unknown, in no state) and from when its history is
+     * complete; the threads table gives that unknown time, not as blocked, waited or running.
+     */
+    @Test
+    void headerSaysWhatWasLost() {
+        Recording lost = read(Fixtures.losses(Fixtures.base()).toBytes());
+        String text = ContentionReport.of(lost).text();
+        String expected = """
+            Recording: com.example.Main, pid 4242, 10.00 ms, 5 threads, 6 blocks, 2 waits, 0 deadlocks.
+            Contention analysis events: recorded (notify, start, join, sleep, interrupt).
+            Records: 1500 written, 800 lost (700 overwritten in the threads' rings before the recorder kept them, \
+            100 aged out of the history); 2 threads have lost records, their state then is unknown. \
+            The history holds records from +200.0 us; older ones aged out.
+
+            Threads with lost records (their state in that time is unknown):
+
+              thread      records lost  overwritten  aged out  unknown time  complete from
+              ----------  ------------  -----------  --------  ------------  -------------
+              lost-early           300          200       100      390.0 us      +400.0 us
+              notifier             500          500         0      200.0 us      +350.0 us
+            """;
+        assertTrue(text.contains(expected), text);
+        String threads = """
+              thread      blocks   blocked  waits    waited     total   unknown
+              ----------  ------  --------  -----  --------  --------  --------
+              parker           2  9.000 us      1  210.0 us  219.0 us         -
+              waiter           0      0 ns      1  200.0 us  200.0 us         -
+              blocked          2  185.0 us      0      0 ns  185.0 us         -
+              lost-early       1  30.00 us      0      0 ns  30.00 us  390.0 us
+              notifier         1  10.00 us      0      0 ns  10.00 us  200.0 us
+            """;
+        assertTrue(text.contains(threads), "the notifier's block stops where its records were lost:\n" + text);
+        List<String> md = ContentionReport.of(lost).markdown().lines().toList();
+        assertTrue(md.contains("### Threads with lost records (their state in that time is unknown)"), md::toString);
+        assertTrue(md.contains("| lost-early | 300 | 200 | 100 | 390.0 us | +400.0 us |"), md::toString);
+
+        assertTrue(ContentionReport.of(contention).text().contains("\nRecords: 54 written, nothing lost.\n"));
+        // a file before 1.5: its one loss is made of the counter, and said
+        String old = ContentionReport.of(all).text();
+        assertTrue(old.contains("Records: 35 written, 8 lost (5 overwritten in the threads' rings before the recorder "
+                + "kept them, 2 dropped (never recorded), 1 torn); 1 thread has lost records, its state then is unknown."),
+                old);
+        assertTrue(old.contains("  victim             5            5         0      200.0 us      +200.0 us"), old);
+    }
+
+    @Test
+    void theCriticalPathSaysWhereItsRecordsWereLost() {
+        dev.convoy.testing.RecordingBuilder b = Fixtures.base();
+        b.thread(Fixtures.R_MAIN, 1, Fixtures.O_MAIN, "main").span(Fixtures.T0, 0)
+                .loss(dev.convoy.snapshot.SnapshotFormat.LOSS_OVERWRITTEN, Fixtures.T0, Fixtures.t(500), 40)
+                .event(Fixtures.t(500), dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_ENTER, 0, Fixtures.M1, 0)
+                .event(Fixtures.t(600), dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_ENTERED, 0, Fixtures.M1, 0);
+        String text = ContentionReport.of(b.build()).text();
+        assertTrue(text.contains("Length 9.500 ms, from main at +500.0 us to the end of main at +10.00 ms, through 1 "
+                + "threads in 2 segments. Before +500.0 us the path is unknown: records of main were lost."), text);
     }
 
     @Test

@@ -27,7 +27,9 @@ import java.util.Map;
  * <li>{@link Reason#BLOCKED_ON_MONITOR}, {@link Reason#WAITING_ON_MONITOR}: a thread blocked on,
  *     or waiting on, that very monitor at that moment: from its MONITOR_ENTER (MONITOR_WAIT) on
  *     it to its next MONITOR_ENTERED or MONITOR_ENTER (MONITOR_WAITED or MONITOR_WAIT), whatever
- *     their monitor, or its THREAD_END, else its ring's end or forever; parks do not count. At an
+ *     their monitor, or its THREAD_END, or where a loss of its records begins (its state in the
+ *     loss is unknown, {@code RecordedThread.losses()}), else its ring's end or forever; parks do
+ *     not count. At an
  *     enter "at that moment" is strictly between in event order; at a release, strictly
  *     between in time.</li>
  * </ul>
@@ -169,11 +171,17 @@ public final class OwnerConsistency {
             order[k] = new int[threads.get(k).eventCount()];
         }
         long p = 0;
+        long[] tsAt = new long[16]; // the time of each position, for where a loss begins in event order
         Recording.Cursor c = r.cursor();
         while (c.next()) {
+            if (p == tsAt.length) {
+                tsAt = java.util.Arrays.copyOf(tsAt, 2 * tsAt.length);
+            }
+            tsAt[(int) p] = c.ts();
             pos[c.ring()][c.record()] = p++;
             order[c.ring()][filled[c.ring()]++] = c.record();
         }
+        int positions = (int) p;
         // per ring: its first THREAD_END (position, time) and its blocked and waiting states
         long[] endPos = new long[threads.size()];
         long[] endTs = new long[threads.size()];
@@ -186,10 +194,16 @@ public final class OwnerConsistency {
             long[] open = {0, 0}; // monitor blocked on, waiting on
             long[] fromPos = new long[2];
             long[] fromNs = new long[2];
+            List<dev.convoy.model.Loss> losses = t.losses();
+            int lost = 0;
             for (int i : order[k]) {
                 int type = t.rawType(i);
                 long at = pos[k][i];
                 long ts = t.ts(i);
+                while (lost < losses.size() && losses.get(lost).fromNs() < ts) {
+                    long from = losses.get(lost++).fromNs();
+                    endAtLoss(out, open, fromPos, fromNs, firstAfter(tsAt, positions, from), from);
+                }
                 int which = type == EVENT_MONITOR_ENTER || type == EVENT_MONITOR_ENTERED ? 0
                         : type == EVENT_MONITOR_WAIT || type == EVENT_MONITOR_WAITED ? 1 : -1;
                 if (type == EVENT_THREAD_END) {
@@ -214,6 +228,10 @@ public final class OwnerConsistency {
                         fromNs[which] = ts;
                     }
                 }
+            }
+            if (lost < losses.size()) {
+                long from = losses.get(lost).fromNs();
+                endAtLoss(out, open, fromPos, fromNs, firstAfter(tsAt, positions, from), from);
             }
             long until = t.endNs() != 0 ? t.endNs() : Long.MAX_VALUE;
             for (int w = 0; w < 2; w++) {
@@ -319,6 +337,32 @@ public final class OwnerConsistency {
         }
         return new Result(enters, exact, none, inferred, unknown, unchecked, handoffs, exactReleasers,
                 List.copyOf(found));
+    }
+
+    /** Ends the open blocked and waiting states where a loss begins: at event position {@code at}, time {@code from}. */
+    private static void endAtLoss(List<State> out, long[] open, long[] fromPos, long[] fromNs, long at, long from) {
+        for (int w = 0; w < 2; w++) {
+            if (open[w] != 0) {
+                out.add(new State(w == 0, open[w], fromPos[w], Math.max(at, fromPos[w] + 1), fromNs[w],
+                        Math.max(from, fromNs[w])));
+                open[w] = 0;
+            }
+        }
+    }
+
+    /** The first event position whose time is after {@code ns} ({@code positions} if none). */
+    private static long firstAfter(long[] tsAt, int positions, long ns) {
+        int lo = 0;
+        int hi = positions;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (tsAt[mid] <= ns) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     private static Impossible impossible(Role role, RecordedThread t, int record, long monitor, long ns,
