@@ -1211,6 +1211,15 @@ void agent_counters(JNIEnv *jni, int64_t out[CV_COUNTER_COUNT]) {
     out[CV_COUNTER_STACK_FALLBACKS] = (int64_t)capture_fallbacks();
 }
 
+size_t agent_stalled(cv_stalled *out, size_t cap) {
+    if (!g_cv.started || g_cv.config.empty_callbacks) return 0;
+    return threads_stalled(out, cap);
+}
+
+uint64_t agent_now_ns(void) {
+    return cv_now_ns();
+}
+
 int agent_snapshot(JNIEnv *jni, const cv_monitor_states *states, cv_buf *out, cv_error *err) {
     if (!g_cv.started || g_cv.config.empty_callbacks) {
         return cv_fail(err, "the recorder is not started (or runs with empty callbacks)");

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "counters.h"
+#include "threads.h"
 #include "log.h"
 #include "buf.h"
 #include "snapshot.h"
@@ -60,6 +61,10 @@ int agent_bind_probes(JNIEnv *jni, jclass probes, cv_error *err);
 /* The counters of counters.h, indexed by CV_COUNTER_*; all 0 before start. Sweeps the object
  * table first (objects_sweep), so that the objects in use are the live ones. */
 void agent_counters(JNIEnv *jni, int64_t out[CV_COUNTER_COUNT]);
+/* threads_stalled (threads.h); 0 when the recorder is not started. */
+size_t agent_stalled(cv_stalled *out, size_t cap);
+/* The clock of the records (monotonic ns). */
+uint64_t agent_now_ns(void);
 /* A snapshot (schema/snapshot-format.md) of everything recorded, into `out`. */
 int agent_snapshot(JNIEnv *jni, const cv_monitor_states *states, cv_buf *out, cv_error *err);
 

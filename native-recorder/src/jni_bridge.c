@@ -261,6 +261,52 @@ Java_dev_convoy_agent_NativeRecorder_counters0(JNIEnv *jni, jclass cls) {
     return arr; /* NULL with OutOfMemoryError pending */
 }
 
+/* nowNs0(): the recorder's monotonic clock (records' time), ns. */
+JNIEXPORT jlong JNICALL Java_dev_convoy_agent_NativeRecorder_nowNs0(JNIEnv *jni, jclass cls) {
+    (void)jni; (void)cls;
+    return (jlong)agent_now_ns();
+}
+
+/* stalled0(): threads_stalled as a long[] of 6 values a thread: Java thread id, type, flags, object
+ * id, since (monotonic ns), owner; empty when the recorder is not started. */
+JNIEXPORT jlongArray JNICALL
+Java_dev_convoy_agent_NativeRecorder_stalled0(JNIEnv *jni, jclass cls) {
+    (void)cls;
+    size_t cap = 256;
+    cv_stalled *v = NULL;
+    size_t n = 0;
+    for (;;) {
+        free(v);
+        v = malloc(cap * sizeof(cv_stalled));
+        if (!v) {
+            throw_new(jni, "java/lang/OutOfMemoryError", "stalled0");
+            return NULL;
+        }
+        n = agent_stalled(v, cap);
+        if (n <= cap) break;
+        cap = n + n / 2;
+    }
+    jlong *flat = malloc((n ? n : 1) * 6 * sizeof(jlong));
+    if (!flat) {
+        free(v);
+        throw_new(jni, "java/lang/OutOfMemoryError", "stalled0");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        flat[6 * i] = v[i].java_tid;
+        flat[6 * i + 1] = v[i].type;
+        flat[6 * i + 2] = v[i].flags;
+        flat[6 * i + 3] = (jlong)v[i].obj;
+        flat[6 * i + 4] = (jlong)v[i].since_ns;
+        flat[6 * i + 5] = v[i].owner;
+    }
+    jlongArray arr = (*jni)->NewLongArray(jni, (jsize)(6 * n));
+    if (arr) (*jni)->SetLongArrayRegion(jni, arr, 0, (jsize)(6 * n), flat);
+    free(flat);
+    free(v);
+    return arr;
+}
+
 /* openDirectory0(int parent, String name, boolean create): cv_dir_open (parent < 0) or
  * cv_dir_open_at; a failure throws an IOException naming the directory and the reason:
  * NotDirectoryException for a link or a file in the way, NoSuchFileException for a missing one. */
@@ -314,6 +360,8 @@ static int register_natives(JNIEnv *jni) {
          (void *)Java_dev_convoy_agent_NativeRecorder_defineBootClass0},
         {"snapshot0", "([J[I[I[J)[B", (void *)Java_dev_convoy_agent_NativeRecorder_snapshot0},
         {"counters0", "()[J", (void *)Java_dev_convoy_agent_NativeRecorder_counters0},
+        {"stalled0", "()[J", (void *)Java_dev_convoy_agent_NativeRecorder_stalled0},
+        {"nowNs0", "()J", (void *)Java_dev_convoy_agent_NativeRecorder_nowNs0},
         {"openDirectory0", "(ILjava/lang/String;Z)I", (void *)Java_dev_convoy_agent_NativeRecorder_openDirectory0},
         {"closeDirectory0", "(I)V", (void *)Java_dev_convoy_agent_NativeRecorder_closeDirectory0},
     };

@@ -974,3 +974,30 @@ void threads_history_unpin(JNIEnv *jni, cv_thread_view *views, size_t count, cv_
     history_unpin(&history, chunks);
     threads_unpin(jni, views, count);
 }
+
+size_t threads_stalled(cv_stalled *out, size_t cap) {
+    size_t n = 0;
+    pthread_mutex_lock(&registry_lock);
+    for (cv_thread *t = registry; t; t = t->next) {
+        if (t->flags & RING_ENDED) continue;
+        uint64_t head = ring_written(t->ring);
+        cv_record r;
+        /* The ring is not replaced while registry_lock is held (RING OWNERSHIP AND GROWTH). */
+        if (head == 0 || head - 1 < ring_lost(t->ring, head) || !ring_read_at(t->ring, head - 1, &r)) continue;
+        uint8_t type = (uint8_t)(r.meta & 0xFF);
+        uint8_t flags = (uint8_t)((r.meta >> 8) & 0xFF);
+        if (type != EVENT_MONITOR_ENTER && type != EVENT_MONITOR_WAIT && type != EVENT_PARK) continue;
+        if (n < cap) {
+            cv_stalled *x = &out[n];
+            x->java_tid = t->java_tid;
+            x->type = type;
+            x->flags = flags;
+            x->obj = r.obj;
+            x->since_ns = r.ts;
+            x->owner = type == EVENT_PARK ? r.arg2 : (type == EVENT_MONITOR_ENTER && (flags & FLAG_OWNER)) ? r.arg2 : 0;
+        }
+        n++;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return n;
+}

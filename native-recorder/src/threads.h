@@ -227,6 +227,23 @@ void threads_timing(cv_timing_total out[CV_TEV_COUNT]);
 size_t threads_timing_slowest(cv_timing_slow *out, size_t cap);
 /* Captures the stack caches answered, over every state, evicted ones included. */
 uint64_t threads_stack_hits(void);
+/* A thread whose newest record begins a block, wait or park that has not ended (threads_stalled). */
+typedef struct {
+    int64_t  java_tid;
+    uint32_t type;        /* EVENT_MONITOR_ENTER, EVENT_MONITOR_WAIT or EVENT_PARK */
+    uint32_t flags;       /* the record's flags (FLAG_OWNER, FLAG_LOCK) */
+    uint64_t obj;         /* the monitor or blocker */
+    uint64_t since_ns;    /* the record's time */
+    int64_t  owner;       /* ENTER with FLAG_OWNER, PARK: the owner's Java thread id as recorded then
+                             (-1 none); else 0 (unknown) */
+} cv_stalled;
+
+/* Live threads whose newest record is an ENTER, WAIT or PARK, as read from their rings now (no VM
+ * call, no lock a callback takes but registry_lock): at most cap into out; returns how many there
+ * are (possibly more than cap). The record may be a moment from its end: its thread may be taking
+ * the monitor as it is read. */
+size_t threads_stalled(cv_stalled *out, size_t cap);
+
 /* Events that found no ring at all (no state could be had within the cap). */
 uint64_t threads_dropped_no_ring(void);
 

@@ -16,6 +16,7 @@ jbyteArray JNICALL Java_dev_convoy_agent_NativeRecorder_snapshot0(JNIEnv *jni, j
                                                                    jintArray states, jintArray hashes,
                                                                    jlongArray owners);
 jlongArray JNICALL Java_dev_convoy_agent_NativeRecorder_counters0(JNIEnv *jni, jclass cls);
+jlongArray JNICALL Java_dev_convoy_agent_NativeRecorder_stalled0(JNIEnv *jni, jclass cls);
 jint JNICALL Java_dev_convoy_agent_NativeRecorder_setReleasers0(JNIEnv *jni, jclass cls, jint arm);
 
 typedef struct {
@@ -39,7 +40,7 @@ static const char *thrown;            /* class name of the pending exception, or
 static char thrown_message[256];
 static fake_array returned;           /* the array a native returned (NewByteArray/NewLongArray) */
 static unsigned char returned_bytes[64];
-static jlong returned_longs[64];
+static jlong returned_longs[2048];
 
 /* What the stub agent_snapshot saw. */
 static int snapshot_calls;
@@ -162,6 +163,18 @@ int agent_bind_probes(JNIEnv *env, jclass probes, cv_error *err) { return 0; }
 void agent_counters(JNIEnv *env, int64_t out[CV_COUNTER_COUNT]) {
     for (int i = 0; i < CV_COUNTER_COUNT; i++) out[i] = 100 + i;
 }
+
+/* The stub's stalled threads: stalled_count of them, entry i with Java id 1000 + i. */
+static size_t stalled_count;
+static int stalled_calls;
+size_t agent_stalled(cv_stalled *out, size_t cap) {
+    stalled_calls++;
+    for (size_t i = 0; i < stalled_count && i < cap; i++) {
+        out[i] = (cv_stalled){(int64_t)(1000 + i), 3, 8, 77 + i, 5000 + i, -1};
+    }
+    return stalled_count;
+}
+uint64_t agent_now_ns(void) { return 42; }
 
 int agent_snapshot(JNIEnv *env, const cv_monitor_states *states, cv_buf *out, cv_error *err) {
     snapshot_calls++;
@@ -293,4 +306,27 @@ TEST(jni_counters0_returns_the_counters_in_the_order_of_counters_h) {
     for (int i = 0; i < CV_COUNTER_COUNT; i++) CHECK_EQ_U64(returned_longs[i], 100 + i);
     CHECK_EQ_U64(CV_COUNTER_RECORDS_WRITTEN, 0);
     CHECK_EQ_U64(CV_COUNTER_STACK_FALLBACKS, CV_COUNTER_COUNT - 1);
+}
+
+TEST(jni_stalled0_returns_every_stalled_thread_even_beyond_its_first_guess) {
+    reset_mock();
+    stalled_count = 300;   /* more than the first buffer of 256: asked again with room for all */
+    stalled_calls = 0;
+    jlongArray r = Java_dev_convoy_agent_NativeRecorder_stalled0(jni, NULL);
+    CHECK(r != NULL);
+    CHECK_EQ_INT(stalled_calls, 2);
+    CHECK_EQ_U64(returned.len, 6 * 300);
+    if (returned.len == 6 * 300) {
+        CHECK_EQ_INT(returned_longs[0], 1000);
+        CHECK_EQ_INT(returned_longs[1], 3);
+        CHECK_EQ_INT(returned_longs[2], 8);
+        CHECK_EQ_INT(returned_longs[3], 77);
+        CHECK_EQ_INT(returned_longs[4], 5000);
+        CHECK_EQ_INT(returned_longs[5], -1);
+        CHECK_EQ_INT(returned_longs[6 * 299], 1299);
+    }
+    stalled_count = 0;
+    r = Java_dev_convoy_agent_NativeRecorder_stalled0(jni, NULL);
+    CHECK(r != NULL);
+    CHECK_EQ_U64(returned.len, 0);
 }

@@ -30,6 +30,11 @@ import dev.convoy.export.Output;
  * dumponexit=FORMATS     dump when the JVM exits: none (default), all, or formats
  *                        joined by '+': chrome+tptp+csv+snapshot
  * dumpname=NAME          base name of dump files (default convoy-PID)
+ * dumpon=TRIGGERS        dump a window of the history without anyone asking, triggers joined by
+ *                        '+': deadlock, block:DURATION (a thread blocked on a monitor or a lock
+ *                        longer than that), every:DURATION (default none)
+ * dumpwindow=DURATION    how much history before its trigger such a dump holds (default 1m)
+ * dumpkeep=N             such dumps kept in the dump directory, the oldest deleted (default 10)
  * callbacks=full|empty   'empty' registers JVMTI callbacks that do nothing: the
  *                        benchmark floor, records nothing (default full)
  * owners=vm|inferred     'vm' reads a monitor's exact owner from the JVM at each contended
@@ -87,7 +92,7 @@ public final class AgentOptions {
     }
 
     static final List<String> KEYS = List.of("recording", "buffer", "memory", "maxsize", "maxage", "stackdepth", "dumpdir",
-            "dumponexit", "dumpname", "callbacks", "owners", "releasers", "idcache", "stackcache", "heldrefs", "contanalysis", "vthreadevents",
+            "dumponexit", "dumpname", "dumpon", "dumpwindow", "dumpkeep", "callbacks", "owners", "releasers", "idcache", "stackcache", "heldrefs", "contanalysis", "vthreadevents",
             "stacks", "timing", "http", "httptoken");
 
     static final long MIN_BUFFER = 4 << 10;
@@ -114,6 +119,9 @@ public final class AgentOptions {
     private long memoryCap = 64L << 20;
     private long historyBytes = 32L << 20;
     private long historyAgeNs;
+    private Triggers.Spec dumpOn = Triggers.Spec.NONE;
+    private long dumpWindowNs = 60_000_000_000L;
+    private int dumpKeep = 10;
     private int stackDepth = 64;
     private Path dumpDir = Paths.get("convoy-out");
     private Set<Output> dumpOnExit = EnumSet.noneOf(Output.class);
@@ -179,6 +187,14 @@ public final class AgentOptions {
             case "memory" -> memoryCap = memory(key, value);
             case "maxsize" -> historyBytes = size(key, value, MIN_HISTORY, MAX_HISTORY);
             case "maxage" -> historyAgeNs = duration(key, value);
+            case "dumpon" -> dumpOn = triggers(key, value);
+            case "dumpwindow" -> {
+                dumpWindowNs = duration(key, value);
+                if (dumpWindowNs == 0) {
+                    throw new InvalidOptionException("option 'dumpwindow' must be a duration above 0, e.g. dumpwindow=1m");
+                }
+            }
+            case "dumpkeep" -> dumpKeep = integer(key, value, 1, 1000);
             case "stackdepth" -> stackDepth = integer(key, value, 0, MAX_STACK_DEPTH);
             case "dumpdir" -> {
                 if (value.isEmpty()) {
@@ -314,6 +330,9 @@ public final class AgentOptions {
         if (emptyCallbacks && !dumpOnExit.isEmpty()) {
             throw new InvalidOptionException("option 'dumponexit' needs a recording, but callbacks=empty records nothing");
         }
+        if (emptyCallbacks && !dumpOn.isEmpty()) {
+            throw new InvalidOptionException("option 'dumpon' needs a recording, but callbacks=empty records nothing");
+        }
         if (emptyCallbacks && contentionAnalysis) {
             throw new InvalidOptionException("option 'contanalysis' needs a recording, but callbacks=empty records nothing");
         }
@@ -377,6 +396,59 @@ public final class AgentOptions {
         }
     }
 
+    /** dumpon: deadlock, block:DURATION, every:DURATION joined by '+'. */
+    private static Triggers.Spec triggers(String key, String value) {
+        boolean deadlock = false;
+        long block = 0;
+        long every = 0;
+        String v = value.toLowerCase(Locale.ROOT);
+        if (v.equals("none")) {
+            return Triggers.Spec.NONE;
+        }
+        for (String t : v.split("\\+", -1)) {
+            int colon = t.indexOf(':');
+            String name = colon < 0 ? t : t.substring(0, colon);
+            String arg = colon < 0 ? null : t.substring(colon + 1);
+            switch (name) {
+                case "deadlock" -> {
+                    if (arg != null) {
+                        throw new InvalidOptionException("option '" + key + "': 'deadlock' takes no value");
+                    }
+                    deadlock = true;
+                }
+                case "block", "every" -> {
+                    if (arg == null || arg.isEmpty()) {
+                        throw new InvalidOptionException("option '" + key + "': '" + name + "' needs a duration, e.g. "
+                                + key + "=" + name + (name.equals("block") ? ":500ms" : ":10m"));
+                    }
+                    long ns;
+                    try {
+                        ns = arg.endsWith("ms") && arg.matches("[0-9]{1,7}ms") ? Long.parseLong(arg.substring(0,
+                                arg.length() - 2)) * 1_000_000L : duration(key, arg);
+                    } catch (InvalidOptionException e) {
+                        throw new InvalidOptionException("option '" + key + "': '" + arg + "' is not a duration; write a "
+                                + "whole number of ms, s, m, h or d, e.g. " + key + "=" + name + ":500ms");
+                    }
+                    if (ns <= 0) {
+                        throw new InvalidOptionException("option '" + key + "': " + name + " needs a duration above 0");
+                    }
+                    if (name.equals("block")) {
+                        block = ns;
+                    } else if (ns < 10_000_000_000L) {
+                        throw new InvalidOptionException("option '" + key + "': every:" + arg + " is too often; at least "
+                                + "every:10s");
+                    } else {
+                        every = ns;
+                    }
+                }
+                default -> throw new InvalidOptionException("option '" + key + "': unknown trigger '" + t + "'; write "
+                        + "none, or deadlock, block:DURATION and every:DURATION joined by '+', e.g. " + key
+                        + "=deadlock+block:500ms");
+            }
+        }
+        return new Triggers.Spec(deadlock, block, every);
+    }
+
     /** A duration: 0 (none), or a whole number with s, m, h or d; in ns. */
     static long duration(String key, String value) {
         String v = value.toLowerCase(Locale.ROOT);
@@ -400,6 +472,9 @@ public final class AgentOptions {
     static String humanDuration(long ns) {
         if (ns == 0) {
             return "0";
+        }
+        if (ns % 1_000_000_000L != 0) {
+            return ns / 1_000_000L + "ms";
         }
         long s = ns / 1_000_000_000L;
         if (s % 86400 == 0) {
@@ -470,6 +545,21 @@ public final class AgentOptions {
 
     public long memoryCap() {
         return memoryCap;
+    }
+
+    /** When to dump a window of the history by itself (option dumpon). */
+    public Triggers.Spec dumpOn() {
+        return dumpOn;
+    }
+
+    /** History before its trigger that a triggered dump holds, in ns (option dumpwindow). */
+    public long dumpWindowNs() {
+        return dumpWindowNs;
+    }
+
+    /** Triggered dumps kept in the dump directory (option dumpkeep). */
+    public int dumpKeep() {
+        return dumpKeep;
     }
 
     /** Bound of the history, in bytes (option maxsize). */
@@ -587,6 +677,9 @@ public final class AgentOptions {
         parts.add("dumpdir=" + dumpDir);
         parts.add("dumponexit=" + (dumpOnExit.isEmpty() ? "none" : Output.join(dumpOnExit)));
         parts.add("dumpname=" + dumpName());
+        if (!dumpOn.isEmpty()) {
+            parts.add("dumpon=" + dumpOn + ",dumpwindow=" + humanDuration(dumpWindowNs) + ",dumpkeep=" + dumpKeep);
+        }
         parts.add("callbacks=" + (emptyCallbacks ? "empty" : "full"));
         parts.add("owners=" + (vmOwners ? "vm" : "inferred"));
         parts.add("releasers=" + releasers);

@@ -38,6 +38,7 @@ public final class ConvoyAgent {
     private final ParkHook parkHook = new ParkHook();
     private final RecorderSession session;
     private final DumpDirectory dumpDirectory;
+    private final Triggers triggers;
     private final String offReason;
 
     private ConvoyAgent(AgentOptions options, Instrumentation inst, String offReason) {
@@ -46,6 +47,7 @@ public final class ConvoyAgent {
         this.contentionAnalysis = new ContentionAnalysis(inst);
         this.session = new RecorderSession(offReason);
         this.dumpDirectory = new DumpDirectory(options.dumpDir());
+        this.triggers = new Triggers(this, options.dumpOn(), options.dumpWindowNs(), options.dumpKeep());
     }
 
     /**
@@ -112,6 +114,7 @@ public final class ConvoyAgent {
             agent.setContentionAnalysis(true);
         }
         Releasers.start(options);
+        agent.triggers.start();
         if (!options.dumpOnExit().isEmpty()) {
             Runtime.getRuntime().addShutdownHook(new Thread(agent::dumpOnExit, "convoy-dump-on-exit"));
         }
@@ -215,6 +218,11 @@ public final class ConvoyAgent {
     /** Snapshots, counters and the recording switch, for the front-ends. */
     public RecorderSession session() {
         return session;
+    }
+
+    /** The dumps written by themselves when it matters (option dumpon); started with the recorder. */
+    public Triggers triggers() {
+        return triggers;
     }
 
     /** The directory dumps go to, and how they are written there. */

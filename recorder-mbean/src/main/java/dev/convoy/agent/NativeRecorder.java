@@ -3,7 +3,9 @@ package dev.convoy.agent;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 import dev.convoy.snapshot.SnapshotFormat;
 
@@ -292,6 +294,40 @@ public final class NativeRecorder {
         return new Counters(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13],
                 c[14]);
     }
+
+    /**
+     * A live thread whose newest record begins a block, a wait or a park that has not ended, as
+     * the recorder read it from the thread's ring (no VM call, no safepoint).
+     *
+     * @param javaThreadId the thread
+     * @param type         SnapshotFormat.EVENT_MONITOR_ENTER, EVENT_MONITOR_WAIT or EVENT_PARK
+     * @param flags        the record's flags (FLAG_OWNER, FLAG_LOCK)
+     * @param object       the monitor's or blocker's object id
+     * @param sinceNs      when it began, in the clock of {@link #nowNs()}
+     * @param owner        for an enter with FLAG_OWNER and a park: the owner's Java thread id when it
+     *                     began (-1 none); else 0, unknown
+     */
+    public record Stalled(long javaThreadId, int type, int flags, long object, long sinceNs, long owner) {
+    }
+
+    /** The threads stalled now ({@link Stalled}); empty when the recorder is not started. */
+    public static List<Stalled> stalled() {
+        long[] v = stalled0();
+        List<Stalled> out = new ArrayList<>(v.length / 6);
+        for (int i = 0; i + 5 < v.length; i += 6) {
+            out.add(new Stalled(v[i], (int) v[i + 1], (int) v[i + 2], v[i + 3], v[i + 4], v[i + 5]));
+        }
+        return out;
+    }
+
+    /** The recorder's clock, the time of its records: monotonic ns. */
+    public static long nowNs() {
+        return nowNs0();
+    }
+
+    private static native long[] stalled0();
+
+    private static native long nowNs0();
 
     private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                                       boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,

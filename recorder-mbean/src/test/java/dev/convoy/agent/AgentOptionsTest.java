@@ -102,7 +102,7 @@ class AgentOptionsTest {
     @Test
     void unknownKeyListsTheAllowedOnes() {
         assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, maxsize, maxage, stackdepth, dumpdir, "
-                + "dumponexit, dumpname, callbacks, owners, releasers, idcache, stackcache, heldrefs, contanalysis, vthreadevents, stacks, timing, "
+                + "dumponexit, dumpname, dumpon, dumpwindow, dumpkeep, callbacks, owners, releasers, idcache, stackcache, heldrefs, contanalysis, vthreadevents, stacks, timing, "
                 + "http, httptoken",
                 error("bufer=64k"));
     }

@@ -58,13 +58,15 @@ import dev.convoy.model.Recording;
  *
  * <p>Notifications: {@value #DUMP_WRITTEN} after {@code dump} wrote its files (user data:
  * the paths), {@value #DEADLOCK} when a snapshot shows a monitor deadlock (message: the
- * cycle).
+ * cycle), {@value #DUMP_TRIGGERED} when a trigger of option {@code dumpon} wrote a dump (user data:
+ * its path).
  */
 public final class RecorderMBean extends NotificationBroadcasterSupport implements DynamicMBean {
 
     public static final String OBJECT_NAME = "dev.convoy:type=Recorder";
     public static final String DUMP_WRITTEN = "dev.convoy.dump.written";
     public static final String DEADLOCK = "dev.convoy.deadlock";
+    public static final String DUMP_TRIGGERED = "dev.convoy.dump.triggered";
 
     private static final ArrayType<byte[]> BYTES = ArrayType.getPrimitiveArrayType(byte[].class);
     private static final ArrayType<String[]> STRINGS = stringArray();
@@ -78,9 +80,17 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
     private final MBeanInfo info;
 
     public RecorderMBean(ConvoyAgent agent) {
-        super(new MBeanNotificationInfo(new String[] {DUMP_WRITTEN, DEADLOCK}, Notification.class.getName(),
-                "dump written (user data: the paths); monitor deadlock seen in a snapshot (message: the cycle)"));
+        super(new MBeanNotificationInfo(new String[] {DUMP_WRITTEN, DEADLOCK, DUMP_TRIGGERED},
+                Notification.class.getName(), "dump written (user data: the paths); monitor deadlock seen in a "
+                        + "snapshot (message: the cycle); dump written by a trigger of option dumpon (message: the "
+                        + "reason, the file and what was seen; user data: the path)"));
         this.agent = agent;
+        agent.triggers().addListener(d -> {
+            Notification n = new Notification(DUMP_TRIGGERED, OBJECT_NAME, sequence.incrementAndGet(),
+                    "Convoy dump on " + d.reason() + ": " + d.file() + " (" + d.detail() + ")");
+            n.setUserData(d.file().toString());
+            sendNotification(n);
+        });
         this.session = agent.session();
         this.view = session.view();
         this.dumpDirectory = agent.dumpDirectory();
