@@ -74,14 +74,14 @@ public final class Scenarios {
     public static List<Scenario> demo() {
         return List.of(
                 LockStorm.create(4, 200_000),
-                ProducerConsumer.create(2, 2, 50_000, 8),
+                ProducerConsumer.create(2, 2, 5_000, 8),
                 NotifyAllHerd.create(8),
                 TimedWaits.create(200),
                 HandoffChain.create(8),
                 JoinChain.create(6),
                 Sleepers.create(2, 100, 3),
                 InterruptWaiter.create(),
-                JucBlocking.create(4, 20_000, 2_000),
+                JucBlocking.create(4, 5_000, 2_000),
                 Deadlock.create());
     }
 

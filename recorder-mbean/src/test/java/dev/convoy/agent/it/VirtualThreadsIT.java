@@ -149,14 +149,14 @@ class VirtualThreadsIT {
     }
 
     /**
-     * A virtual thread that records more than its first ring holds: the ring grows to
-     * {@code buffer} (4k: 84 records), then overwrites its oldest records like any ring. Every
-     * record written is either kept or counted as overwritten, and those kept are the newest,
-     * in order.
+     * A virtual thread that records more than its first ring holds: the ring grows to at least
+     * {@code buffer} (4k: 84 records), and the recorder moves its records into the history before
+     * they are overwritten. Every record written is either kept or counted in a listed loss, and
+     * those kept are in order.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
-    void aVirtualThreadsRingGrowsToBufferThenWraps(Jdks.Jdk jdk) throws Exception {
+    void aVirtualThreadsRingGrowsAndTheHistoryKeepsWhatItWrote(Jdks.Jdk jdk) throws Exception {
         assumeVirtualThreads(jdk);
         ChildJvm.Result res = ChildJvm.run(jdk, work, ChildJvm.dumping("buffer=4k"),
                 VirtualThreadParks.class.getName(), "20", "30").assertSucceeded();
@@ -165,11 +165,12 @@ class VirtualThreadsIT {
         for (long id : Recordings.longs(res.stdout(), "threadIds")) {
             RecordedThread t = Recordings.threadById(r, id);
             assertTrue(t.isVirtual(), t::toString);
-            assertEquals(84, t.capacity(), () -> t + " grew to the buffer's capacity");
-            assertTrue(t.written() > 84, t::toString);
+            // from 4 records to the buffer's 84 by doubling, and beyond if the recorder gave it a spare
+            assertTrue(t.capacity() >= 84, () -> t + " grew to at least the buffer's capacity");
+            assertTrue(t.written() > 84, () -> t + " wrote more than a 4k ring holds");
             assertEquals(0, t.torn(), t::toString);
-            assertEquals(t.written(), t.overwritten() + t.eventCount(), () -> t + ": each record kept or overwritten");
-            assertEquals(84, t.eventCount(), t::toString);
+            assertEquals(t.written(), t.overwritten() + t.eventCount(), () -> t + ": each record kept or lost");
+            assertEquals(t.overwritten(), t.lostRecords(), () -> t + ": every loss is listed");
             for (int i = 1; i < t.eventCount(); i++) {
                 assertTrue(t.ts(i - 1) <= t.ts(i), t::toString);
             }
