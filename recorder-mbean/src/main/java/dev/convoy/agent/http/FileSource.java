@@ -42,9 +42,11 @@ public final class FileSource implements Source {
         g.writeStringField("version", dev.convoy.agent.ConvoyAgent.VERSION);
         g.writeNumberField("pid", r.pid());
         g.writeObjectFieldStart("counters");
-        g.writeNumberField("eventsRecorded", r.infoLong("records.written", 0));
-        g.writeNumberField("eventsOverwritten", r.infoLong("records.overwritten", 0));
-        g.writeNumberField("eventsDropped", r.infoLong("records.dropped", 0));
+        g.writeNumberField("eventsRecorded", r.recordsWritten());
+        g.writeNumberField("eventsOverwritten", r.recordsOverwritten());
+        g.writeNumberField("eventsAgedOut", r.recordsAged());
+        g.writeNumberField("eventsDropped", Math.max(0, r.recordsDropped()));
+        g.writeNumberField("threadsWithLostRecords", r.threadsWithLosses().size());
         g.writeNumberField("threadsRecorded", r.threads().size());
         g.writeEndObject();
     }

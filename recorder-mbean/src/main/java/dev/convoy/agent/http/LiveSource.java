@@ -41,6 +41,7 @@ public final class LiveSource implements Source {
         g.writeObjectFieldStart("counters");
         g.writeNumberField("eventsRecorded", c.recordsWritten());
         g.writeNumberField("eventsOverwritten", c.recordsOverwritten());
+        g.writeNumberField("eventsAgedOut", c.recordsAged());
         g.writeNumberField("eventsDropped", c.recordsDropped());
         g.writeNumberField("threadsRecorded", c.threadsRecorded());
         g.writeNumberField("memoryInUseBytes", c.memoryInUse());

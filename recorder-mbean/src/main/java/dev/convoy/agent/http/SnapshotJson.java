@@ -22,8 +22,9 @@ import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotFormat;
 
 /**
- * The summary the page shows, as JSON: threads with their states, monitor statistics per
- * thread, per class (with caller methods) and per monitor, deadlocks, the critical path.
+ * The summary the page shows, as JSON: the records written and lost, threads with their states
+ * (UNKNOWN: the time of their lost records) and lost records, monitor statistics per thread, per
+ * class (with caller methods) and per monitor, deadlocks, the critical path.
  * Every count comes with the ids of the stacks behind it ({@code stacks}: id, count, ns),
  * most time first, which {@code /api/stacks/ID} resolves to frames. Times are in ns.
  */
@@ -69,9 +70,14 @@ final class SnapshotJson {
         g.writeStringField("endTime", instant(r.toEpochNs(snapshotNs)));
         g.writeNumberField("durationNs", snapshotNs - startNs);
         g.writeObjectFieldStart("records");
-        g.writeNumberField("written", r.infoLong("records.written", 0));
-        g.writeNumberField("overwritten", r.infoLong("records.overwritten", 0));
-        g.writeNumberField("dropped", r.infoLong("records.dropped", 0));
+        g.writeNumberField("written", r.recordsWritten());
+        g.writeNumberField("overwritten", r.recordsOverwritten());
+        g.writeNumberField("aged", r.recordsAged());
+        g.writeNumberField("dropped", Math.max(0, r.recordsDropped()));
+        g.writeNumberField("torn", Math.max(0, r.recordsTorn()));
+        g.writeNumberField("threadsWithLosses", r.threadsWithLosses().size());
+        g.writeNumberField("historyFromNs", r.historyFromNs() < 0 ? -1 : r.historyFromNs() - startNs);
+        g.writeStringField("summary", r.lossSummary());
         g.writeEndObject();
 
         g.writeArrayFieldStart("threads");
@@ -89,6 +95,8 @@ final class SnapshotJson {
             g.writeNumberField("blockedNs", row.blockedNs());
             g.writeNumberField("waitedCount", row.waitedCount());
             g.writeNumberField("waitedNs", row.waitedNs());
+            g.writeNumberField("lostRecords", t.lostRecords());
+            g.writeNumberField("completeFromNs", t.completeFromNs() - startNs);
             Map<ThreadStates.State, Long> byState = new LinkedHashMap<>();
             for (ThreadStates.Span s : states.of(t)) {
                 byState.merge(s.state(), s.durationNs(), Long::sum);

@@ -18,6 +18,7 @@ import dev.convoy.analysis.IntervalTable;
 import dev.convoy.analysis.PathTable;
 import dev.convoy.analysis.SpanTable;
 import dev.convoy.analysis.ThreadStates;
+import dev.convoy.model.Loss;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 
@@ -28,7 +29,8 @@ import dev.convoy.model.Recording;
  * rows &times; width whatever the number of records; the interactions with an end in the window
  * and the critical path's segments in it. Built once per snapshot (the index, the rows, the
  * interactions sorted by time); each query only reads it. Times in the answer are ns since the
- * recording start.
+ * recording start. A thread's time in a loss of its records is its UNKNOWN state, and its row
+ * lists those losses with their kind and records.
  *
  * <p>Decimation, per row: a span at least one pixel wide (after clipping to the window) is sent
  * as it is, with the stack of the interval that gives its state; consecutive spans narrower than
@@ -204,6 +206,7 @@ final class Timeline {
             RowWriter w = new RowWriter(g, sc, ring, index.spans(ring), index.intervals(ring), monitors);
             w.write();
             g.writeEndArray();
+            losses(g, sc, t);
             g.writeEndObject();
             spans += w.emitted;
             merged += w.mergedSpans;
@@ -223,8 +226,29 @@ final class Timeline {
     }
 
     /**
-     * One row's decimated spans: {@code [start, end, state, spans merged, stack, monitor, timed out]},
-     * timed out 1 for a wait or park its own timeout ended (a TIMEOUT interaction), else 0.
+     * {@code losses: [[from, to, kind, records], ...]}: the thread's losses of records that overlap
+     * the window (ns since the recording start, kind {@code overwritten} or {@code aged}); its state
+     * in them is UNKNOWN.
+     */
+    private void losses(JsonGenerator g, Scale sc, RecordedThread t) throws IOException {
+        g.writeArrayFieldStart("losses");
+        for (Loss l : t.losses()) {
+            if (l.fromNs() <= sc.to() && l.toNs() >= sc.from()) {
+                g.writeStartArray();
+                g.writeNumber(l.fromNs() - origin);
+                g.writeNumber(l.toNs() - origin);
+                g.writeString(l.kindName());
+                g.writeNumber(l.records());
+                g.writeEndArray();
+            }
+        }
+        g.writeEndArray();
+    }
+
+    /**
+     * One row's decimated spans: {@code [start, end, state, spans merged, stack, monitor, timed out,
+     * records lost]}, timed out 1 for a wait or park its own timeout ended (a TIMEOUT interaction),
+     * else 0; records lost: of the thread's losses the span overlaps (its UNKNOWN time), else 0.
      */
     private final class RowWriter {
         final JsonGenerator g;
@@ -315,8 +339,31 @@ final class Timeline {
             g.writeNumber(stack);
             g.writeNumber(monitor);
             g.writeNumber(timedOut ? 1 : 0);
+            g.writeNumber(lostIn(a, b));
             g.writeEndArray();
             emitted++;
+        }
+
+        /** The records of the thread's losses that overlap the time from {@code a} to {@code b}. */
+        private long lostIn(long a, long b) {
+            List<Loss> losses = iv.thread().losses();
+            int lo = 0;
+            int hi = losses.size();
+            while (lo < hi) { // the first loss that ends after a (losses are in time order)
+                int mid = (lo + hi) >>> 1;
+                if (losses.get(mid).toNs() <= a) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            long n = 0;
+            for (int i = Math.max(0, lo - 1); i < losses.size() && losses.get(i).fromNs() <= b; i++) {
+                if (losses.get(i).overlaps(a, b)) {
+                    n += losses.get(i).records();
+                }
+            }
+            return n;
         }
     }
 

@@ -124,6 +124,9 @@
 
   function renderSnapshot(d) {
     $('snapshot-time').textContent = d.startTime + ' to ' + d.endTime + ' (' + ms(d.durationNs) + ')';
+    // what was recorded and lost: the time of lost records is unknown, in no state
+    $('records-lost').textContent = d.records.summary + (d.records.historyFromNs >= 0
+      ? ' The history holds records from ' + ms(d.records.historyFromNs) + '.' : '');
     const dl = $('deadlocks');
     dl.textContent = '';
     if (d.deadlocks.length === 0) dl.textContent = 'none at snapshot time';
@@ -160,7 +163,8 @@
       (tr, c) => cell(tr, String(c.monitors), c.monitors),
       (tr, c) => cell(tr, String(c.threads), c.threads),
     ]);
-    fill('threads', d.threads.map((t) => Object.assign({ runningNs: (t.nsByState || {}).RUNNING || 0 }, t)), [
+    fill('threads', d.threads.map((t) => Object.assign({ runningNs: (t.nsByState || {}).RUNNING || 0,
+      unknownNs: (t.nsByState || {}).UNKNOWN || 0 }, t)), [
       (tr, t) => cell(tr, t.name, t.name, 'text'),
       (tr, t) => cell(tr, String(t.javaThreadId), t.javaThreadId),
       (tr, t) => cell(tr, t.state, t.state, 'text'),
@@ -170,6 +174,8 @@
       (tr, t) => cell(tr, stackLink(String(t.waitedCount), t.stacks, 'Thread ' + t.name), t.waitedCount),
       (tr, t) => cell(tr, ms(t.waitedNs), t.waitedNs),
       (tr, t) => cell(tr, ms(t.runningNs), t.runningNs),
+      (tr, t) => cell(tr, t.unknownNs ? ms(t.unknownNs) : '-', t.unknownNs),
+      (tr, t) => cell(tr, String(t.lostRecords), t.lostRecords),
     ]);
     const cp = d.criticalPath;
     $('critical-summary').textContent = cp.endThread

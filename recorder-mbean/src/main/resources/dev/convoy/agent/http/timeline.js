@@ -126,6 +126,42 @@
     if (c) c.stroke();
   }
 
+  // The time of lost records: hatched in the legend's colour, unlike every state's plain fill.
+  let hatchPattern = null;
+  function hatch(c) {
+    if (!hatchPattern) {
+      const p = document.createElement('canvas');
+      p.width = 6;
+      p.height = 6;
+      const g = p.getContext('2d');
+      g.fillStyle = '#f4f4f4';
+      g.fillRect(0, 0, 6, 6);
+      g.strokeStyle = COLORS.UNKNOWN || '#6d4c41';
+      g.lineWidth = 1.5;
+      g.beginPath();
+      g.moveTo(0, 6); g.lineTo(6, 0);
+      g.moveTo(-1, 1); g.lineTo(1, -1);
+      g.moveTo(5, 7); g.lineTo(7, 5);
+      g.stroke();
+      hatchPattern = c.createPattern(p, 'repeat');
+    }
+    return hatchPattern;
+  }
+
+  // "500 records lost (overwritten)": of the row's losses that the span [a, b] overlaps.
+  function lostText(row, a, b) {
+    const kinds = new Map();
+    let n = 0;
+    for (const l of row.losses || []) {
+      if (l[0] < b && a < l[1]) {
+        n += l[3];
+        kinds.set(l[2], (kinds.get(l[2]) || 0) + l[3]);
+      }
+    }
+    if (!n) return '';
+    return n + ' records lost (' + [...kinds].map(([k, v]) => kinds.size > 1 ? v + ' ' + k : k).join(', ') + ')';
+  }
+
   function drawBase(w, h) {
     const c = sized(base, w, h);
     drawAxis(w, c, h);
@@ -158,7 +194,7 @@
     }
     for (const [k, g] of groups) {
       c.globalAlpha = k % 2 ? 0.6 : 1;
-      c.fillStyle = COLORS[states[k >> 1]] || '#888';
+      c.fillStyle = states[k >> 1] === 'UNKNOWN' ? hatch(c) : COLORS[states[k >> 1]] || '#888';
       for (let i = 0; i < g.length; i += 3) c.fillRect(g[i], g[i + 1], g[i + 2], ROW_H - 5);
     }
     c.globalAlpha = 1;
@@ -321,6 +357,10 @@
     let text = row.name + ': ';
     if (s[3] > 1) {
       text += s[3] + ' spans merged (mostly ' + state.toLowerCase() + '), zoom in to see them';
+      if (s[7]) text += ', ' + lostText(row, s[0], s[1]);
+    } else if (state === 'UNKNOWN') {
+      text += 'unknown: ' + (lostText(row, s[0], s[1]) || s[7] + ' records lost')
+        + ', what the thread did then is not known';
     } else {
       text += state.toLowerCase();
       if (s[5]) text += (state === 'JOINING' ? ' on thread object ' : ' on ') + (data.monitors[s[5]] || '?') + ' #' + s[5];

@@ -132,6 +132,41 @@ class TimelineBrowserTest {
         assertFalse(deadlocked.equals(pixel(at(2_500_000, 0))), "across every row");
     }
 
+    /**
+     * A thread's lost records ({@code Fixtures.losses}: lost-early's 10 to 400 us, the notifier's
+     * 150 to 350 us) are drawn hatched, in no state's colour, and their tooltip says how many
+     * records were lost and how.
+     */
+    @Test
+    void lostRecordsAreDrawnAsUnknownAndSaySo() throws Exception {
+        open(dev.convoy.testing.Fixtures.losses(dev.convoy.testing.Fixtures.base()).toBytes());
+        browser.get(server.url());
+        awaitRequests(0);
+        List<String> rows = browser.findElements(By.cssSelector("#tl-rows li")).stream()
+                .map(e -> e.getDomProperty("textContent")).toList();
+        assertEquals(List.of("lost-early", "waiter", "notifier", "parker", "blocked"), rows);
+        List<String> states = new ArrayList<>();
+        for (String st : List.of("RUNNING", "BLOCKED", "WAITING", "SLEEPING", "JOINING", "DEADLOCKED", "DEAD")) {
+            states.add(legend(st));
+        }
+        for (long ns : new long[] {100_000, 250_000, 380_000}) {
+            String p = pixel(at(ns, 0));
+            assertFalse(states.contains(p), () -> "lost-early at " + ns + " ns is drawn " + p + ", a state's colour");
+        }
+        assertTrue(states.contains(pixel(at(700_000, 0))), "running after its history is complete");
+        assertFalse(states.contains(pixel(at(250_000, 2))), "the notifier's loss");
+        assertEquals(legend("BLOCKED"), pixel(at(145_000, 2)), "blocked until its records were lost");
+        mouseAt(at(100_000, 0)).perform();
+        waiting().until(d -> browser.findElement(By.id("tl-canvas")).getDomAttribute("title") != null
+                && browser.findElement(By.id("tl-canvas")).getDomAttribute("title").contains("unknown"));
+        String title = browser.findElement(By.id("tl-canvas")).getDomAttribute("title");
+        assertTrue(title.startsWith("lost-early: unknown: 300 records lost (100 aged, 200 overwritten), what the "
+                + "thread did then is not known, 390.0 \u00b5s from 10.0 \u00b5s"), title);
+        assertTrue(browser.findElement(By.id("records-lost")).getText()
+                .startsWith("Records: 1500 written, 800 lost (700 overwritten"), () ->
+                browser.findElement(By.id("records-lost")).getText());
+    }
+
     @Test
     void timelineDrawsTheRecordingZoomsAndOpensStacksFetchingOnlyFromTheServer() throws Exception {
         open();

@@ -14,7 +14,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,6 +37,7 @@ import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotFormat;
 import dev.convoy.snapshot.SnapshotReader;
+import dev.convoy.testing.Fixtures;
 import dev.convoy.testing.RecordingBuilder;
 import dev.convoy.testing.SyntheticRecordings;
 
@@ -244,7 +247,7 @@ class TimelineTest {
         int marked = 0;
         for (JsonNode row : a.get("rows")) {
             for (JsonNode span : row.get("spans")) {
-                assertEquals(7, span.size(), span::toString);
+                assertEquals(8, span.size(), span::toString);
                 marked += span.get(6).asInt();
                 if (row.get("name").asText().equals("waiter") && states.get(span.get(2).asInt()).equals("WAITING")) {
                     waits.add(span.get(0).asLong() + "-" + span.get(1).asLong() + ":" + span.get(6).asInt());
@@ -253,6 +256,61 @@ class TimelineTest {
         }
         assertEquals(List.of("400000-500000:1", "600000-700000:0"), waits);
         assertEquals(1, marked, "only the wait the timeout ended");
+    }
+
+    /**
+     * A thread's lost records ({@code Fixtures.losses}) are UNKNOWN spans, never RUNNING, each
+     * with the records it lost (8th element) and the row's losses (kind, records) for the
+     * tooltip; no arrow goes to its own thread, backwards or across a loss.
+     */
+    @Test
+    void lostRecordsAreUnknownSpansWithTheirRecordsAndNoArrowCrossesThem() throws IOException {
+        Recording r = SnapshotReader.read(Fixtures.losses(Fixtures.base()).toBytes());
+        Timeline t = Timeline.of(r);
+        JsonNode a = answer(t, t.parse(null, null, "8000"));
+        List<String> states = new ArrayList<>();
+        a.get("states").forEach(x -> states.add(x.asText()));
+        Map<String, JsonNode> rows = new HashMap<>();
+        a.get("rows").forEach(row -> rows.put(row.get("name").asText(), row));
+        assertEquals(List.of("UNKNOWN 10000-400000 300", "RUNNING 400000-450000 0", "BLOCKED 450000-480000 0",
+                "RUNNING 480000-10000000 0"), spans(rows.get("lost-early"), states),
+                "its first records lost: unknown from its start, not running");
+        assertEquals(List.of("RUNNING 20000-140000 0", "BLOCKED 140000-150000 0", "UNKNOWN 150000-350000 500",
+                "RUNNING 350000-10000000 0"), spans(rows.get("notifier"), states));
+        assertEquals("[[10000,200000,\"aged\",100],[200000,400000,\"overwritten\",200]]",
+                rows.get("lost-early").get("losses").toString());
+        assertEquals("[]", rows.get("waiter").get("losses").toString());
+        for (JsonNode row : a.get("rows")) { // no other state in a loss
+            for (JsonNode l : row.get("losses")) {
+                for (JsonNode sp : row.get("spans")) {
+                    boolean overlaps = sp.get(0).asLong() < l.get(1).asLong() && l.get(0).asLong() < sp.get(1).asLong();
+                    assertTrue(!overlaps || states.get(sp.get(2).asInt()).equals("UNKNOWN"), sp + " in " + l);
+                }
+            }
+        }
+        assertEquals(2, a.get("arrows").size(), "the releasers the VM recorded, nothing across the losses");
+        for (JsonNode arrow : a.get("arrows")) {
+            assertTrue(arrow.get(1).asInt() != arrow.get(3).asInt(), "an arrow to its own thread: " + arrow);
+            assertTrue(arrow.get(2).asLong() <= arrow.get(4).asLong(), "an arrow backwards: " + arrow);
+        }
+        // narrow: merged spans still count the records lost in them
+        JsonNode n = answer(t, t.parse("0", "1000000", "2"));
+        long lost = 0;
+        for (JsonNode row : n.get("rows")) {
+            for (JsonNode sp : row.get("spans")) {
+                lost += sp.get(7).asLong();
+            }
+        }
+        assertEquals(800, lost);
+    }
+
+    static List<String> spans(JsonNode row, List<String> states) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode sp : row.get("spans")) {
+            out.add(states.get(sp.get(2).asInt()) + " " + sp.get(0).asLong() + "-" + sp.get(1).asLong() + " "
+                    + sp.get(7).asLong());
+        }
+        return out;
     }
 
     @Test

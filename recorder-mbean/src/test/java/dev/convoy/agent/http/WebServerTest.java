@@ -243,6 +243,45 @@ class WebServerTest {
         assertTrue(path.has("lengthNs") && path.has("segments") && path.has("nsByState"), path::toString);
     }
 
+    /**
+     * What was lost, in the status counters and the summary: totals, and per thread its lost
+     * records, from when its history is complete and its UNKNOWN time (not RUNNING).
+     */
+    @Test
+    void statusAndSummarySayWhatWasLost() throws Exception {
+        JsonNode none = json(get("/api/snapshot")).get("records");
+        assertEquals("Records: 7 written, nothing lost.", none.get("summary").asText());
+        assertEquals(0, json(get("/api/status")).get("counters").get("eventsAgedOut").asLong());
+
+        server.close();
+        Path lost = dir.resolve("lost.cvysnap");
+        Files.write(lost, dev.convoy.testing.Fixtures.losses(dev.convoy.testing.Fixtures.base()).toBytes());
+        server = WebServer.start(new FileSource(lost), "127.0.0.1", 0, null, null);
+        JsonNode counters = json(get("/api/status")).get("counters");
+        assertEquals(1500, counters.get("eventsRecorded").asLong());
+        assertEquals(700, counters.get("eventsOverwritten").asLong());
+        assertEquals(100, counters.get("eventsAgedOut").asLong());
+        assertEquals(2, counters.get("threadsWithLostRecords").asLong());
+        JsonNode s = json(get("/api/snapshot"));
+        JsonNode records = s.get("records");
+        assertEquals(700, records.get("overwritten").asLong());
+        assertEquals(100, records.get("aged").asLong());
+        assertEquals(2, records.get("threadsWithLosses").asLong());
+        assertEquals(200_000, records.get("historyFromNs").asLong());
+        assertTrue(records.get("summary").asText().startsWith("Records: 1500 written, 800 lost"), records::toString);
+        JsonNode early = null;
+        for (JsonNode t : s.get("threads")) {
+            if (t.get("name").asText().equals("lost-early")) {
+                early = t;
+            }
+        }
+        assertEquals(300, early.get("lostRecords").asLong());
+        assertEquals(400_000, early.get("completeFromNs").asLong());
+        assertEquals(390_000, early.get("nsByState").get("UNKNOWN").asLong());
+        assertEquals(10_000_000 - 400_000 - 30_000, early.get("nsByState").get("RUNNING").asLong(),
+                "running only after its history is complete, less its block");
+    }
+
     @Test
     void stacksAreFramesAsText() throws Exception {
         HttpResponse<byte[]> r = get("/api/stacks/" + S_RUN);
