@@ -476,7 +476,7 @@ static int anonymous_owner(uintptr_t ref, int64_t *owner) {
         uint32_t top = (uint32_t)load_relaxed((const uint32_t *)(jt + (uint64_t)(ow.lock_stack_off + ow.lock_top_off)));
         if (top < base || top > ow.jt_size) continue;
         for (uint64_t at = base; at < top; at += 8) {
-            if (word(jt + at) == ref) {
+            if (vmstructs_local_ref(word(jt + at)) == ref) {
                 int64_t id = (int64_t)word(jt + (uint64_t)ow.owner_id_off);
                 if (found && found != id) many = 1;
                 found = id;
@@ -491,14 +491,16 @@ static int anonymous_owner(uintptr_t ref, int64_t *owner) {
 }
 
 /* The object `mon` belongs to, if it is the event's object (0 otherwise): the monitor's weak
- * handle and the event's local handle must hold the same reference (a GC moving the object in
- * between gives "not this object"). `mon` must be a monitor that cannot be freed meanwhile. */
+ * handle and the event's local handle must hold the same reference, each read as the collector
+ * stores it there (vmstructs.h: under ZGC the weak handle's is coloured), as a value
+ * vmstructs_local_ref gives; a GC moving the object in between, or a weak handle the GC has not
+ * updated yet, gives "not this object". `mon` must be a monitor that cannot be freed meanwhile. */
 static uintptr_t monitor_of(uintptr_t mon, jobject object) {
     uintptr_t weak = word(mon + (uint64_t)ow.object_off);
     uintptr_t local = (uintptr_t)object & ~(uintptr_t)3;
     if (!aligned(weak) || !aligned(local)) return 0;
-    uintptr_t ref = word(weak);
-    return ref != 0 && ref == word(local) ? ref : 0;
+    uintptr_t ref = vmstructs_local_ref(word(local));
+    return ref != 0 && vmstructs_root_ref(word(weak)) == ref ? ref : 0;
 }
 
 int owners_releaser(JNIEnv *jni, jobject object, uintptr_t mon, int64_t self, int64_t *releaser) {

@@ -2,6 +2,7 @@
 #include "vmstructs.h"
 
 #include <dlfcn.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "arch.h"
@@ -186,6 +187,144 @@ int vmstructs_int_constant(const char *name, int32_t *value) {
     return -1;
 }
 
+/* ---- references under ZGC ---- */
+
+vmstructs_refs_t vmstructs_refs = {VM_REFS_PLAIN, 0};
+static int refs_state;            /* 0: not decided, 1: decided, -1: refused */
+static const char *refs_why;
+
+const char *vmstructs_refs_name(void) {
+    switch (vmstructs_refs.kind) {
+    case VM_REFS_ZCOLORED: return "zgc-colored";
+    case VM_REFS_ZMULTI: return "zgc-multimapped";
+    default: return "plain";
+    }
+}
+
+/* The base of the libjvm that holds the JNI function table (0: unknown). */
+static uintptr_t jvm_base(JNIEnv *jni) {
+    Dl_info info;
+    return dladdr((void *)(*jni)->GetVersion, &info) ? (uintptr_t)info.dli_fbase : 0;
+}
+
+/* A word-aligned address inside the libjvm image (its data, where the VM's globals are). */
+static int in_jvm(uintptr_t base, uintptr_t a) {
+    Dl_info info;
+    return base != 0 && a != 0 && (a & 7) == 0 && dladdr((void *)a, &info) && (uintptr_t)info.dli_fbase == base;
+}
+
+#define ZG_ABSENT (-1)            /* the VM exports no such structure or field */
+#define ZG_BAD (-2)               /* it does, and it does not check out */
+
+/*
+ * One of ZGC's globals, through the structure it exports for the Serviceability Agent
+ * (PFXGlobalsForVMStructs::_instance_p, PFX being Z, or X for JDK 21's ZGC without generations):
+ * the value of the global that the field _PFXname of that structure points to. Every step is
+ * checked before it is read: the static field and its type, the structure's size, the field's
+ * offset and type, and each pointer (the instance, the global) inside the libjvm image, aligned.
+ * 0 read; ZG_ABSENT; ZG_BAD.
+ */
+static int zgc_global(JNIEnv *jni, const char *pfx, const char *name, const char *type, uintptr_t *value) {
+    char tname[64], sname[80], fname[80];
+    snprintf(tname, sizeof(tname), "%sGlobalsForVMStructs", pfx);
+    snprintf(sname, sizeof(sname), "%s*", tname);
+    snprintf(fname, sizeof(fname), "_%s%s", pfx, name);
+    uintptr_t base = jvm_base(jni), at = 0;
+    uint64_t size = 0;
+    int64_t off = 0;
+    const char *ts = NULL, *fts = NULL;
+    if (vmstructs_static_field(tname, "_instance_p", &at, &ts) != 0 || vmstructs_field(tname, fname, &off, &fts) != 0) {
+        return ZG_ABSENT;
+    }
+    if (!ts || strcmp(ts, sname) != 0 || !in_jvm(base, at) || vmstructs_type_size(tname, &size) != 0 || size < 8 ||
+        size > 4096 || !fts || strcmp(fts, type) != 0 || off < 0 || (off & 7) != 0 || (uint64_t)off + 8 > size) {
+        return ZG_BAD;
+    }
+    uintptr_t instance = load_relaxed((const uintptr_t *)at);
+    if (!in_jvm(base, instance) || !in_jvm(base, (instance + size - 8) & ~(uintptr_t)7)) return ZG_BAD;
+    uintptr_t global = load_relaxed((const uintptr_t *)(instance + (uint64_t)off));
+    if (!in_jvm(base, global)) return ZG_BAD;
+    *value = load_relaxed((const uintptr_t *)global);
+    return 0;
+}
+
+#define ZG_UNREADABLE "ZGC's globals (ZGlobalsForVMStructs) do not check out"
+#define ZG_UNKNOWN "ZGC's coloured pointers have a layout this recorder does not know"
+
+int vmstructs_references_probe(JNIEnv *jni, vmstructs_refs_t *out, const char **why) {
+    if (vmstructs_open(jni, why) != 0) return -1;
+    out->kind = VM_REFS_PLAIN;
+    out->offset_mask = 0;
+    uintptr_t shift = 0, good = 0, offsets = 0;
+    int r = zgc_global(jni, "Z", "PointerLoadShift", "size_t*", &shift);
+    if (r == ZG_BAD) {
+        *why = ZG_UNREADABLE;
+        return -1;
+    }
+    if (r == 0 && shift != 0) {
+        /* Generational ZGC (JDK 21 to 25), in use: it has set the load shift (another collector
+         * leaves it 0). The current good colour must be one remapped bit and the load shift its
+         * position plus one, as the decoding takes it (read again if a GC phase changed the
+         * colour between the reads). */
+        int ok = 0;
+        for (int i = 0; i < 3 && !ok; i++) {
+            uintptr_t again = 0;
+            if (zgc_global(jni, "Z", "PointerLoadGoodMask", "uintptr_t*", &good) != 0 ||
+                zgc_global(jni, "Z", "AddressOffsetMask", "uintptr_t*", &offsets) != 0 ||
+                zgc_global(jni, "Z", "PointerLoadShift", "size_t*", &again) != 0) {
+                *why = ZG_UNREADABLE;
+                return -1;
+            }
+            ok = again == shift && shift >= VM_ZPOINTER_REMAPPED_SHIFT + 1 && shift <= VM_ZPOINTER_REMAPPED_SHIFT + 4 &&
+                 ((good >> VM_ZPOINTER_REMAPPED_SHIFT) & 15u) == 1u << (shift - VM_ZPOINTER_REMAPPED_SHIFT - 1) &&
+                 offsets != 0;
+            shift = again;
+        }
+        if (!ok) {
+            *why = ZG_UNKNOWN;
+            return -1;
+        }
+        out->kind = VM_REFS_ZCOLORED;
+        return 0;
+    }
+    /* ZGC before generations (JDK 17's ZGlobalsForVMStructs, JDK 21's XGlobalsForVMStructs), in
+     * use: it has set the offset mask (another collector leaves it 0), which must be a run of
+     * low bits with the good colour a single bit above it. */
+    const char *pfx = r == 0 ? "X" : "Z";
+    r = zgc_global(jni, pfx, "AddressOffsetMask", "uintptr_t*", &offsets);
+    if (r == ZG_BAD) {
+        *why = ZG_UNREADABLE;
+        return -1;
+    }
+    if (r == 0 && offsets != 0) {
+        if (zgc_global(jni, pfx, "AddressGoodMask", "uintptr_t*", &good) != 0 || (offsets & (offsets + 1)) != 0 ||
+            offsets < 0xffffffffu || offsets >= ((uintptr_t)1 << 47) || good <= offsets || (good & (good - 1)) != 0) {
+            *why = ZG_UNKNOWN;
+            return -1;
+        }
+        out->kind = VM_REFS_ZMULTI;
+        out->offset_mask = offsets;
+    }
+    return 0;
+}
+
+int vmstructs_references(JNIEnv *jni, const char **why) {
+    if (refs_state > 0) return 0;
+    if (refs_state < 0) {
+        *why = refs_why;
+        return -1;
+    }
+    vmstructs_refs_t found;
+    if (vmstructs_references_probe(jni, &found, why) != 0) {
+        refs_state = -1;
+        refs_why = *why;
+        return -1;
+    }
+    vmstructs_refs = found;
+    refs_state = 1;
+    return 0;
+}
+
 int vmstructs_current_thread(jvmtiEnv *jvmti, JNIEnv *jni, uintptr_t *jt_out, intptr_t *env_offset,
                              const char **why) {
     uint64_t jt_size = 0;
@@ -207,8 +346,10 @@ int vmstructs_current_thread(jvmtiEnv *jvmti, JNIEnv *jni, uintptr_t *jt_out, in
         *why = "java.lang.Thread has no field eetop, or GetCurrentThread failed";
         return -1;
     }
+    if (vmstructs_references(jni, why) != 0) return -1;
     /* Thread.eetop must sit a fixed distance below the JNIEnv and point back to this Thread
-     * through _threadObj (an OopHandle or an oop: both resolve through one word). */
+     * through _threadObj (an OopHandle or an oop: both resolve through one word), the
+     * reference read as the collector stores it. */
     uintptr_t jt = (uintptr_t)(*jni)->GetLongField(jni, self, eetop);
     intptr_t off = (intptr_t)((uintptr_t)jni - jt);
     int ok = jt != 0 && (jt & 7) == 0 && off > 0 && (uint64_t)off < jt_size;
@@ -218,8 +359,9 @@ int vmstructs_current_thread(jvmtiEnv *jvmti, JNIEnv *jni, uintptr_t *jt_out, in
         ok = 0;
         for (int i = 0; i < 3 && !ok; i++) {
             uintptr_t slot = load_relaxed((const uintptr_t *)(jt + (uint64_t)thread_obj_off));
-            ok = slot != 0 && (slot & 7) == 0 && load_relaxed((const uintptr_t *)slot) != 0 &&
-                 load_relaxed((const uintptr_t *)slot) == load_relaxed((const uintptr_t *)handle);
+            if (slot == 0 || (slot & 7) != 0) break;
+            uintptr_t ref = vmstructs_root_ref(load_relaxed((const uintptr_t *)slot));
+            ok = ref != 0 && ref == vmstructs_local_ref(load_relaxed((const uintptr_t *)handle));
         }
     }
     (*jni)->DeleteLocalRef(jni, self);

@@ -6,15 +6,22 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
+
+import org.junit.jupiter.params.provider.Arguments;
 
 /**
  * The JDKs integration tests run on: the JDK running the build (17 by default) and
  * Temurin 25 at {@code -Dconvoy.test.jdk25} (default /usr/lib/jvm/temurin-25-jdk-amd64).
  * A JDK that is absent skips its tests with a message saying where it was looked for.
+ * {@link #withCollectors()} pairs each with the collectors whose references the recorder reads
+ * differently: G1 (plain addresses; the default) and ZGC (coloured, on JDK 25 in a form of
+ * their own, see native-recorder/src/vmstructs.h).
  */
 public final class Jdks {
 
@@ -47,6 +54,20 @@ public final class Jdks {
         public String toString() {
             return label;
         }
+    }
+
+    /** The collectors of {@link #withCollectors()}, as JVM options. */
+    public static final List<String> COLLECTORS = List.of("-XX:+UseG1GC", "-XX:+UseZGC");
+
+    /** Every JDK of {@link #all()} with every collector of {@link #COLLECTORS}: (Jdk, option). */
+    public static Stream<Arguments> withCollectors() {
+        List<Arguments> out = new ArrayList<>();
+        for (Jdk jdk : all().toList()) {
+            for (String gc : COLLECTORS) {
+                out.add(Arguments.of(jdk, gc));
+            }
+        }
+        return out.stream();
     }
 
     public static Stream<Jdk> all() {

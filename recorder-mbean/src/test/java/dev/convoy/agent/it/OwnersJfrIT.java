@@ -64,15 +64,16 @@ class OwnersJfrIT {
     record Result(int enters, int compared, int agree, int stale, List<String> disagreements) { }
 
     /** Compares the enters of the threads named {@code prefix}... (JFR records nothing on its own threads). */
-    private Result compare(Jdks.Jdk jdk, String prefix, String classpath, String main, String... args)
+    private Result compare(Jdks.Jdk jdk, String gc, String prefix, String classpath, String main, String... args)
             throws Exception {
         jdk.assumePresent();
         Path jfc = JfrSettings.everyEvent(work, "enters", "jdk.JavaMonitorEnter");
         ChildJvm.Result res = ChildJvm.runWith(jdk, work, Map.of(), classpath,
-                List.of("-Dconvoy.tmpdir=" + work.resolve("lib"),
+                List.of("-Dconvoy.tmpdir=" + work.resolve("lib"), gc,
                         "-XX:StartFlightRecording=filename=enters.jfr,dumponexit=true,settings=" + jfc),
                 ChildJvm.dumping("buffer=4m,memory=256m"), main, args).assertSucceeded();
         Recording r = res.recording();
+        assertEquals("vm", r.info().get("monitor.releasers"), () -> gc + ": " + r.info().get("monitor.releasers"));
         OwnerConsistency.Result consistency = OwnerConsistency.check(r);
         assertEquals(List.of(), consistency.inferred(), consistency::toString);
         Map<Long, List<Enter>> jfr = jfrEnters(jdk, res.dumpDir().resolve("enters.jfr"));
@@ -281,8 +282,8 @@ class OwnersJfrIT {
         }
     }
 
-    private static void check(Jdks.Jdk jdk, String app, Result res, int minPercent) {
-        System.out.println("[OwnersJfrIT] " + jdk + " " + app + ": " + res.agree() + " of " + res.compared()
+    private static void check(Jdks.Jdk jdk, String gc, String app, Result res, int minPercent) {
+        System.out.println("[OwnersJfrIT] " + jdk + " " + gc + " " + app + ": " + res.agree() + " of " + res.compared()
                 + " handoff sources equal JFR's previousOwner (" + res.enters() + " contended enters; " + res.stale()
                 + " where JFR names the entering thread itself, not compared)");
         assertTrue(res.compared() >= 10, () -> app + ": too few enters to compare: " + res);
@@ -291,10 +292,10 @@ class OwnersJfrIT {
                 + String.join("\n", res.disagreements()));
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
-    void lockStormHandoffsAreJfrsPreviousOwners(Jdks.Jdk jdk) throws Exception {
-        check(jdk, "lock storm", compare(jdk, "storm-", ChildJvm.testAppsClasspath(), LockStorm.class.getName(),
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("dev.convoy.agent.it.Jdks#withCollectors")
+    void lockStormHandoffsAreJfrsPreviousOwners(Jdks.Jdk jdk, String gc) throws Exception {
+        check(jdk, gc, "lock storm", compare(jdk, gc, "storm-", ChildJvm.testAppsClasspath(), LockStorm.class.getName(),
                 "16", "200000"), 99);
     }
 
@@ -327,12 +328,12 @@ class OwnersJfrIT {
         assertEquals(null, pair(new long[] {1, 2, 3}, new long[] {1}));
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
-    void h2HandoffsAreJfrsPreviousOwners(Jdks.Jdk jdk) throws Exception {
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("dev.convoy.agent.it.Jdks#withCollectors")
+    void h2HandoffsAreJfrsPreviousOwners(Jdks.Jdk jdk, String gc) throws Exception {
         String cp = ChildJvm.testAppsClasspath() + File.pathSeparator
                 + Paths.get(org.h2.Driver.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        check(jdk, "H2", compare(jdk, "h2-client-", cp, Workloads.class.getName(), "h2", "clients=8", "warmup=1",
+        check(jdk, gc, "H2", compare(jdk, gc, "h2-client-", cp, Workloads.class.getName(), "h2", "clients=8", "warmup=1",
                 "seconds=3"), 99);
     }
 }

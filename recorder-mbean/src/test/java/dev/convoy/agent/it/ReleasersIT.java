@@ -75,18 +75,18 @@ class ReleasersIT {
         assertTrue(releasers.stream().filter(n -> n.startsWith("storm-")).count() >= 8, releasers::toString);
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
-    void aJfrRecordingOfMonitorEntersArmsTheRead(Jdks.Jdk jdk) throws Exception {
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("dev.convoy.agent.it.Jdks#withCollectors")
+    void aJfrRecordingOfMonitorEntersArmsTheRead(Jdks.Jdk jdk, String gc) throws Exception {
         // The JDK's default settings enable jdk.JavaMonitorEnter (threshold 20 ms).
-        Run run = storm(jdk, "", "-XX:StartFlightRecording=filename=" + work.resolve("user.jfr"));
+        Run run = storm(jdk, "", gc, "-XX:StartFlightRecording=filename=" + work.resolve("user.jfr"));
         readOnNearlyEveryEnter(run.recording());
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
-    void releasersJfrStartsARecordingThatWritesNothing(Jdks.Jdk jdk) throws Exception {
-        Run run = storm(jdk, ",releasers=jfr");
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("dev.convoy.agent.it.Jdks#withCollectors")
+    void releasersJfrStartsARecordingThatWritesNothing(Jdks.Jdk jdk, String gc) throws Exception {
+        Run run = storm(jdk, ",releasers=jfr", gc);
         readOnNearlyEveryEnter(run.recording());
         try (var files = Files.walk(work)) {
             assertEquals(List.of(), files.filter(p -> p.toString().endsWith(".jfr")).toList());
