@@ -22,6 +22,8 @@
 #include "agent.h"
 #include "arch.h"
 #include "capture.h"
+#include "dirs.h"
+#include "history.h"
 #include "idcache.h"
 #include "objects.h"
 #include "owners.h"
@@ -36,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <errno.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -76,6 +80,9 @@ static struct {
 } g_cv;
 
 #define GC_RING_RECORDS 4096
+
+static int repo_fd = -1;   /* the repository's directory (option repository), -1 none */
+static void repository_work(JNIEnv *jni);
 
 /* Serializes agent_set_recording and agent_reset: the `recording` flag and the JVMTI event
  * switch are changed together, so that concurrent callers cannot leave them disagreeing. */
@@ -739,10 +746,19 @@ static void JNICALL on_gc_start(jvmtiEnv *jvmti) { (void)jvmti; record_gc(EVENT_
 static void JNICALL on_gc_finish(jvmtiEnv *jvmti) { (void)jvmti; record_gc(EVENT_GC_FINISH); }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) {
-    (void)jvmti; (void)jni;
+    (void)jvmti;
     /* State is never freed: callbacks already past the check finish safely. */
     store_release(&g_cv.live, 0);
     objects_hold_wake();
+    if (repo_fd >= 0) {
+        /* The repository gets the history's last records too: drained, sealed, written. */
+        threads_drain(jni);
+        cv_history *h = threads_history();
+        history_lock(h);
+        history_seal(h);
+        history_unlock(h);
+        repository_work(jni);
+    }
 }
 
 /* The maker of held objects' weak references (objects.h, "Held references"): a round every
@@ -751,6 +767,92 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) {
 static void JNICALL maker_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
     (void)jvmti; (void)arg;
     while (load_acquire(&g_cv.live)) objects_hold_wait(objects_hold_make(jni) ? 10 : 100);
+}
+
+/* ---- The repository: the history's sealed chunks as files (history.h) ---- */
+
+static pthread_mutex_t repo_lock = PTHREAD_MUTEX_INITIALIZER;  /* one writer at a time */
+static uint64_t repo_failures;                             /* under repo_lock */
+
+static void chunk_name(char *out, size_t n, uint64_t seq, int tmp) {
+    snprintf(out, n, "chunk-%010llu.cvysnap%s", (unsigned long long)seq, tmp ? ".tmp" : "");
+}
+
+/* Writes the chunk's file whole or not at all: a temporary file, synced, renamed into place, the
+ * directory synced. 0, or -errno. */
+static int write_chunk_file(uint64_t seq, const cv_buf *b) {
+    char tmp[64], name[64];
+    chunk_name(tmp, sizeof(tmp), seq, 1);
+    chunk_name(name, sizeof(name), seq, 0);
+    int fd = openat(repo_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return -errno;
+    size_t off = 0;
+    int rc = 0;
+    while (off < b->len) {
+        ssize_t w = write(fd, b->data + off, b->len - off);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            rc = -errno;
+            break;
+        }
+        off += (size_t)w;
+    }
+    if (rc == 0 && fsync(fd) != 0) rc = -errno;
+    if (close(fd) != 0 && rc == 0) rc = -errno;
+    if (rc == 0 && renameat(repo_fd, tmp, repo_fd, name) != 0) rc = -errno;
+    if (rc != 0) {
+        unlinkat(repo_fd, tmp, 0);
+        return rc;
+    }
+    fsync(repo_fd);
+    return 0;
+}
+
+static void fill_source(cv_snapshot_source *src);
+
+/* Deletes the files of chunks that aged out and writes those sealed since; on the drain thread
+ * after each pass, and at VMDeath. A chunk that cannot be written (a full disk) stays in memory;
+ * its file is never half there. */
+static void repository_work(JNIEnv *jni) {
+    if (repo_fd < 0) return;
+    pthread_mutex_lock(&repo_lock);
+    cv_history *h = threads_history();
+    uint64_t doomed[64];
+    size_t n;
+    do {
+        history_lock(h);
+        n = history_take_doomed(h, doomed, 64);
+        history_unlock(h);
+        for (size_t i = 0; i < n; i++) {
+            char name[64];
+            chunk_name(name, sizeof(name), doomed[i], 0);
+            unlinkat(repo_fd, name, 0);
+        }
+    } while (n == 64);
+    for (;;) {
+        uint32_t used = 0;
+        history_lock(h);
+        cv_chunk *c = history_next_to_write(h, &used);
+        history_unlock(h);
+        if (!c) break;
+        cv_snapshot_source src;
+        fill_source(&src);
+        src.chunk = c;
+        cv_buf b;
+        buf_init(&b);
+        b.limit = CV_SNAPSHOT_MAX_BYTES;
+        cv_error err;
+        memset(&err, 0, sizeof(err));
+        int rc = snapshot_encode_chunk(jni, &src, c, used, &b, &err) == 0 ? write_chunk_file(c->seq, &b) : -ENOMEM;
+        history_file_done(h, c, rc == 0);
+        buf_free(&b);
+        if (rc != 0 && repo_failures++ % 100 == 0) {
+            cv_log_warn("the history's chunk %llu was not written to the repository (%s): it is kept in memory only "
+                        "(%llu not written so far)", (unsigned long long)c->seq,
+                        rc == -ENOMEM ? err.message : strerror(-rc), (unsigned long long)repo_failures);
+        }
+    }
+    pthread_mutex_unlock(&repo_lock);
 }
 
 /* The drain (threads.h, "The history"): passes at most 5 ms apart, sooner while the rings fill
@@ -769,6 +871,7 @@ static void JNICALL drain_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
     uint64_t last = cv_now_ns();
     while (load_acquire(&g_cv.live)) {
         uint32_t fullest = threads_drain(jni);
+        repository_work(jni);
         uint64_t now = cv_now_ns();
         uint64_t elapsed = now - last;
         last = now;
@@ -1144,7 +1247,20 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
 
     g_cv.start_mono = cv_now_ns();
     g_cv.start_epoch = cv_epoch_ns();
-    if (!config->empty_callbacks) threads_history_init(config->history_bytes, config->history_age_ns, g_cv.gc_ring, g_cv.start_mono);
+    if (!config->empty_callbacks) {
+        threads_history_init(config->history_bytes, config->history_age_ns, g_cv.gc_ring, g_cv.start_mono);
+        if (config->repository[0]) {
+            int fd = cv_dir_open(config->repository);
+            if (fd < 0) {
+                return cv_fail(err, "cannot open the repository %s: %s", config->repository, strerror(-fd));
+            }
+            repo_fd = fd;
+            cv_history *h = threads_history();
+            history_lock(h);
+            history_files(h, 1);
+            history_unlock(h);
+        }
+    }
     store_release(&g_cv.live, 1);
 
     if (set_callbacks(jvmti, config->empty_callbacks, config->timing && !config->empty_callbacks, err)) return -1;
@@ -1220,37 +1336,43 @@ uint64_t agent_now_ns(void) {
     return cv_now_ns();
 }
 
+/* What the encoder needs of the agent (snapshot.h). */
+static void fill_source(cv_snapshot_source *src) {
+    memset(src, 0, sizeof(*src));
+    src->jvmti = g_cv.jvmti;
+    src->agent_version = CV_VERSION;
+    src->options = g_cv.config.options;
+    src->id_cache = g_cv.id_cache ? "on"
+                    : g_cv.config.id_cache == 0 ? "off: option idcache=off"
+                    : g_cv.config.id_cache == 2 ? "off: the collector moves objects outside its pauses"
+                                                : "off: no GC events";
+    src->held_off = g_cv.held_off;
+    src->stack_depth = g_cv.config.stack_depth;
+    src->buffer_bytes = g_cv.config.buffer_bytes;
+    src->buffer_capacity = ring_capacity_for(g_cv.config.buffer_bytes);
+    src->drain_nice = load_relaxed(&g_cv.drain_nice);
+    src->repository = g_cv.config.repository[0] ? g_cv.config.repository : NULL;
+    src->memory_cap = g_cv.config.memory_cap;
+    src->start_mono = g_cv.start_mono;
+    src->start_epoch = g_cv.start_epoch;
+    src->reset_mono = load_acquire(&g_cv.reset_mono);
+    src->gc_ring = g_cv.gc_ring;
+    src->stacks = g_cv.stacks;
+    if (g_cv.config.timing) {
+        src->timing = 1;
+        src->timing_ticks0 = g_cv.timing_ticks0;
+        src->timing_mono0 = g_cv.timing_mono0;
+        src->timing_ns_per_tick = timing_ns_per_tick();
+        src->timing_seconds = (double)(cv_now_ns() - g_cv.timing_mono0) / 1e9;
+        src->timing_stamp_ns = g_cv.stamp_ticks * src->timing_ns_per_tick;
+    }
+}
+
 int agent_snapshot(JNIEnv *jni, const cv_monitor_states *states, cv_buf *out, cv_error *err) {
     if (!g_cv.started || g_cv.config.empty_callbacks) {
         return cv_fail(err, "the recorder is not started (or runs with empty callbacks)");
     }
     cv_snapshot_source src;
-    memset(&src, 0, sizeof(src));
-    src.jvmti = g_cv.jvmti;
-    src.agent_version = CV_VERSION;
-    src.options = g_cv.config.options;
-    src.id_cache = g_cv.id_cache ? "on"
-                   : g_cv.config.id_cache == 0 ? "off: option idcache=off"
-                   : g_cv.config.id_cache == 2 ? "off: the collector moves objects outside its pauses"
-                                               : "off: no GC events";
-    src.held_off = g_cv.held_off;
-    src.stack_depth = g_cv.config.stack_depth;
-    src.buffer_bytes = g_cv.config.buffer_bytes;
-    src.buffer_capacity = ring_capacity_for(g_cv.config.buffer_bytes);
-    src.drain_nice = load_relaxed(&g_cv.drain_nice);
-    src.memory_cap = g_cv.config.memory_cap;
-    src.start_mono = g_cv.start_mono;
-    src.start_epoch = g_cv.start_epoch;
-    src.reset_mono = load_acquire(&g_cv.reset_mono);
-    src.gc_ring = g_cv.gc_ring;
-    src.stacks = g_cv.stacks;
-    if (g_cv.config.timing) {
-        src.timing = 1;
-        src.timing_ticks0 = g_cv.timing_ticks0;
-        src.timing_mono0 = g_cv.timing_mono0;
-        src.timing_ns_per_tick = timing_ns_per_tick();
-        src.timing_seconds = (double)(cv_now_ns() - g_cv.timing_mono0) / 1e9;
-        src.timing_stamp_ns = g_cv.stamp_ticks * src.timing_ns_per_tick;
-    }
+    fill_source(&src);
     return snapshot_encode(jni, &src, states, out, err);
 }

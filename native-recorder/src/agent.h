@@ -37,6 +37,7 @@ typedef struct {
                                  references"): 1 on, 0 off */
     uint64_t history_bytes;   /* the history's bound (history.h): option maxsize */
     uint64_t history_age_ns;  /* and its age: option maxage, 0 = none */
+    char     repository[1024]; /* directory the history's chunks are written to as files; "" none */
     char     options[1024];   /* the option text in effect, for INFO */
 } cv_config;
 

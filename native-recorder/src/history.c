@@ -27,6 +27,7 @@ void history_init(cv_history *h, uint64_t max_bytes, uint64_t max_age_ns) {
 }
 
 void history_destroy(cv_history *h) {
+    free(h->doomed);
     cv_chunk *c = h->head;
     while (c) {
         cv_chunk *next = c->next;
@@ -101,10 +102,23 @@ static void count_aged(cv_history *h, const cv_chunk *c) {
     if (c->last_ts > h->from_ns) h->from_ns = c->last_ts;
 }
 
+static void doom(cv_history *h, uint64_t seq) {
+    if (h->ndoomed == h->capdoomed) {
+        size_t cap = h->capdoomed ? h->capdoomed * 2 : 16;
+        uint64_t *bigger = realloc(h->doomed, cap * sizeof(uint64_t));
+        if (!bigger) return;   /* the file stays: found and deleted by no one, it is still whole */
+        h->doomed = bigger;
+        h->capdoomed = cap;
+    }
+    h->doomed[h->ndoomed++] = seq;
+}
+
 /* Takes the oldest chunk off the list (it must not be the open run's). */
 static void drop_oldest(cv_history *h, int aged) {
     cv_chunk *c = h->head;
     if (!c) return;
+    if (c->file == HIST_FILE_WRITTEN) doom(h, c->seq);
+    if (c->file == HIST_FILE_PENDING) c->file = HIST_FILE_NONE;   /* gone before it was written */
     h->head = c->next;
     if (h->tail == c) h->tail = NULL;
     h->bytes -= c->cap;
@@ -122,6 +136,10 @@ static void drop_oldest(cv_history *h, int aged) {
  * oldest. 0 if no memory. */
 static int new_chunk(cv_history *h) {
     close_run(h);
+    if (h->tail && !h->tail->sealed) {
+        h->tail->sealed = 1;
+        if (h->files) h->tail->file = HIST_FILE_PENDING;
+    }
     while (h->head && h->bytes + h->chunk_bytes > h->max_bytes) drop_oldest(h, 1);
     cv_chunk *c = malloc(sizeof(cv_chunk) + h->chunk_bytes);
     if (!c) {
@@ -141,7 +159,7 @@ static int new_chunk(cv_history *h) {
 /* Room for `need` bytes in the current chunk, after closing the open run. */
 static int reserve(cv_history *h, uint32_t need) {
     close_run(h);
-    if (room(h->tail) >= need) return 1;
+    if (h->tail && !h->tail->sealed && room(h->tail) >= need) return 1;
     return new_chunk(h);
 }
 
@@ -178,7 +196,7 @@ static uint32_t thread_bytes(const cv_hist_thread *d) {
  * there if it is not yet. 0 if no memory. */
 static int described(cv_history *h, const cv_hist_thread *d, uint64_t *desc_seq, uint32_t need) {
     uint32_t tb = thread_bytes(d);
-    if (!h->tail || room(h->tail) < need + (*desc_seq == h->tail->seq ? 0 : tb)) {
+    if (!h->tail || h->tail->sealed || room(h->tail) < need + (*desc_seq == h->tail->seq ? 0 : tb)) {
         if (!reserve(h, need + tb)) return 0;
     }
     if (*desc_seq != h->tail->seq) {
@@ -215,7 +233,7 @@ void history_flush_loss(cv_history *h, const cv_hist_thread *desc, cv_hist_curso
 
 /* Appends one record to the thread's open run (opening one). 0 if no memory. */
 static int append(cv_history *h, const cv_hist_thread *d, cv_hist_cursor *c, const cv_record *r) {
-    if (!(h->run_count_at && h->run_ring == d->ring_id && room(h->tail) >= RECORD_MAX)) {
+    if (!(h->run_count_at && h->run_ring == d->ring_id && !h->tail->sealed && room(h->tail) >= RECORD_MAX)) {
         if (!described(h, d, &c->desc_seq, 16 + RECORD_MAX)) return 0;
         close_run(h);
         cv_chunk *k = h->tail;
@@ -295,6 +313,48 @@ void history_clear(cv_history *h) {
     while (h->head) drop_oldest(h, 0);
     h->tail = NULL;
     h->aged_records = h->aged_chunks = h->lost_records = h->from_ns = 0;
+}
+
+void history_files(cv_history *h, int on) {
+    h->files = on;
+}
+
+void history_seal(cv_history *h) {
+    close_run(h);
+    if (h->tail && !h->tail->sealed && h->tail->used > 0) {
+        h->tail->sealed = 1;
+        if (h->files) h->tail->file = HIST_FILE_PENDING;
+    }
+}
+
+cv_chunk *history_next_to_write(cv_history *h, uint32_t *used) {
+    for (cv_chunk *c = h->head; c; c = c->next) {
+        if (c->sealed && c->file == HIST_FILE_PENDING) {
+            c->pins++;
+            *used = c->used;
+            return c;
+        }
+    }
+    return NULL;
+}
+
+void history_file_done(cv_history *h, cv_chunk *c, int ok) {
+    pthread_mutex_lock(&h->lock);
+    if (c->aged) {
+        if (ok) doom(h, c->seq);   /* aged out while it was written */
+    } else {
+        c->file = ok ? HIST_FILE_WRITTEN : HIST_FILE_FAILED;
+    }
+    if (--c->pins == 0 && c->aged) free(c);
+    pthread_mutex_unlock(&h->lock);
+}
+
+size_t history_take_doomed(cv_history *h, uint64_t *out, size_t cap) {
+    size_t n = h->ndoomed < cap ? h->ndoomed : cap;
+    memcpy(out, h->doomed, n * sizeof(uint64_t));
+    memmove(h->doomed, h->doomed + n, (h->ndoomed - n) * sizeof(uint64_t));
+    h->ndoomed -= n;
+    return n;
 }
 
 int history_pin(cv_history *h, cv_hist_view *v) {

@@ -44,6 +44,12 @@
 
 #include "ring.h"
 
+/* A chunk's file in the repository (history_files). */
+#define HIST_FILE_NONE    0
+#define HIST_FILE_PENDING 1   /* sealed, not yet written */
+#define HIST_FILE_WRITTEN 2
+#define HIST_FILE_FAILED  3   /* could not be written (a full disk): kept in memory only */
+
 #define HIST_THREAD 'T'
 #define HIST_RUN    'R'
 #define HIST_LOSS   'L'
@@ -68,8 +74,10 @@ typedef struct cv_chunk {
     uint64_t seq;             /* chunk number, from 1 */
     uint64_t first_ts, last_ts; /* oldest and newest record time in it (0: none yet) */
     uint32_t cap, used;
-    uint32_t pins;            /* snapshots reading it; under lock */
+    uint32_t pins;            /* snapshots (and the repository's writer) reading it; under lock */
     uint32_t aged;            /* off the list, freed by the last unpin */
+    uint8_t  sealed;          /* full, or sealed at exit: no more appends */
+    uint8_t  file;            /* repository: HIST_FILE_* */
     uint8_t  data[];
 } cv_chunk;
 
@@ -97,6 +105,9 @@ typedef struct {
     uint64_t  lost_records;   /* records lost to overwriting, over every ring */
     uint64_t  from_ns;        /* newest record time of the chunks aged out (0: none) */
     uint64_t  alloc_failures; /* appends refused: no memory for a chunk */
+    int       files;          /* a repository mirrors the chunks: sealed ones are written there */
+    uint64_t *doomed;         /* seqs of written chunks that aged out: their files to delete */
+    size_t    ndoomed, capdoomed;
     /* the open run */
     uint64_t  run_ring;
     size_t    run_count_at;   /* offset of its count in tail (0: no run open) */
@@ -139,6 +150,22 @@ void history_age(cv_history *h, uint64_t now_ns);
 /* Under the lock: every chunk goes, and nothing is counted as aged (a reset). Pinned ones are
  * freed by their last unpin. */
 void history_clear(cv_history *h);
+
+/* ---- The repository: each sealed chunk also as a file (history_files on) ----
+ * Chunks are sealed when full (an append starts the next) or by history_seal (at exit). The
+ * repository's writer, outside the lock, takes the next sealed chunk to write (pinned), writes its
+ * file and reports the outcome; a written chunk that ages out leaves its seq in `doomed`, whose
+ * file the writer deletes. */
+void history_files(cv_history *h, int on);
+/* Under the lock: closes the current chunk to appends (the next append starts a new one). */
+void history_seal(cv_history *h);
+/* Under the lock: the oldest sealed chunk whose file is pending, pinned, with its bytes in *used;
+ * NULL if none. */
+cv_chunk *history_next_to_write(cv_history *h, uint32_t *used);
+/* Takes the lock itself: the file of `c` was written (ok) or not; unpins it. */
+void history_file_done(cv_history *h, cv_chunk *c, int ok);
+/* Under the lock: moves up to cap seqs of files to delete into out; returns how many. */
+size_t history_take_doomed(cv_history *h, uint64_t *out, size_t cap);
 
 /* A snapshot's view: the chunks as they were, oldest first, each with its bytes. */
 typedef struct {

@@ -51,7 +51,8 @@ Java_dev_convoy_agent_NativeRecorder_start0(JNIEnv *jni, jclass cls, jint buffer
                                             jboolean empty_callbacks, jboolean vm_owners,
                                             jint vthread_events, jboolean timing, jint stack_capture,
                                             jint id_cache, jint stack_cache, jboolean held_refs,
-                                            jlong max_size, jlong max_age_ns, jstring options) {
+                                            jlong max_size, jlong max_age_ns, jstring repository,
+                                            jstring options) {
     (void)cls;
     cv_config c;
     memset(&c, 0, sizeof(c));
@@ -69,6 +70,18 @@ Java_dev_convoy_agent_NativeRecorder_start0(JNIEnv *jni, jclass cls, jint buffer
     c.held_refs = held_refs == JNI_TRUE;
     c.history_bytes = (uint64_t)max_size;
     c.history_age_ns = (uint64_t)max_age_ns;
+    if (repository) {
+        const char *r = (*jni)->GetStringUTFChars(jni, repository, NULL);
+        if (!r) return; /* OutOfMemoryError pending */
+        size_t n = strlen(r);
+        if (n >= sizeof(c.repository)) {
+            (*jni)->ReleaseStringUTFChars(jni, repository, r);
+            throw_new(jni, "java/lang/IllegalArgumentException", "the repository's path is longer than 1023 bytes");
+            return;
+        }
+        memcpy(c.repository, r, n + 1);
+        (*jni)->ReleaseStringUTFChars(jni, repository, r);
+    }
     if (options) {
         const char *s = (*jni)->GetStringUTFChars(jni, options, NULL);
         if (!s) return; /* OutOfMemoryError pending */
@@ -349,7 +362,7 @@ JNIEXPORT void JNICALL Java_dev_convoy_agent_NativeRecorder_closeDirectory0(JNIE
  * also checks every signature against NativeRecorder's declarations. */
 static int register_natives(JNIEnv *jni) {
     static const JNINativeMethod methods[] = {
-        {"start0", "(IJIZZZIZIIIZJJLjava/lang/String;)V", (void *)Java_dev_convoy_agent_NativeRecorder_start0},
+        {"start0", "(IJIZZZIZIIIZJJLjava/lang/String;Ljava/lang/String;)V", (void *)Java_dev_convoy_agent_NativeRecorder_start0},
         {"setRecording0", "(Z)V", (void *)Java_dev_convoy_agent_NativeRecorder_setRecording0},
         {"isRecording0", "()Z", (void *)Java_dev_convoy_agent_NativeRecorder_isRecording0},
         {"setReleasers0", "(I)I", (void *)Java_dev_convoy_agent_NativeRecorder_setReleasers0},

@@ -34,6 +34,44 @@ static void put_header(cv_buf *b) {
     buf_u32(b, 0);
 }
 
+/* ---- A set of ids (stack ids, object ids): open addressing, 0 is never stored ---- */
+
+typedef struct {
+    uint64_t *v;
+    size_t    n, cap;     /* cap a power of two, or 0 */
+    int       failed;
+} id_set;
+
+static size_t id_slot(const id_set *s, uint64_t id) {
+    size_t i = (size_t)(id * 0x9E3779B97F4A7C15ull) & (s->cap - 1);
+    while (s->v[i] && s->v[i] != id) i = (i + 1) & (s->cap - 1);
+    return i;
+}
+
+static void id_add(id_set *s, uint64_t id) {
+    if (!id || s->failed) return;
+    if ((s->n + 1) * 2 > s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 256;
+        uint64_t *v = calloc(cap, sizeof(uint64_t));
+        if (!v) { s->failed = 1; return; }
+        uint64_t *old = s->v;
+        size_t oldcap = s->cap;
+        s->v = v;
+        s->cap = cap;
+        s->n = 0;
+        for (size_t i = 0; i < oldcap; i++) {
+            if (old[i]) { s->v[id_slot(s, old[i])] = old[i]; s->n++; }
+        }
+        free(old);
+    }
+    size_t i = id_slot(s, id);
+    if (!s->v[i]) { s->v[i] = id; s->n++; }
+}
+
+static int id_has(const id_set *s, uint64_t id) {
+    return s->cap && id && s->v[id_slot(s, id)] == id;
+}
+
 /* ---- THREADS, LOSSES and MONITORS: from the history, while it and the states are pinned ---- */
 
 typedef struct {
@@ -46,6 +84,10 @@ typedef struct {
     uint64_t snap_mono;      /* the snapshot's time: no record in it is later */
     uint64_t snap_epoch;
     cv_history_totals history;
+    int      chunk_mode;     /* a repository chunk: one chunk alone, no live thread, no aged front */
+    id_set   stacks;         /* chunk mode: the stack ids its records name */
+    id_set   objects;        /* chunk mode: the object ids its records and threads name */
+    uint64_t written, lost;  /* chunk mode: its threads' records written and lost */
 } ring_copy;
 
 typedef struct {
@@ -130,7 +172,7 @@ static void add_loss(stream_map *m, stream *st, uint32_t kind, uint64_t from, ui
 }
 
 /* Pass 1 over the pinned chunks: each thread's identity, counts and losses. */
-static int scan_history(stream_map *m, const cv_hist_view *hv, uint64_t since, uint64_t snap) {
+static int scan_history(stream_map *m, const cv_hist_view *hv, uint64_t since, uint64_t snap, ring_copy *c) {
     for (size_t i = 0; i < hv->count; i++) {
         cv_hist_reader r;
         history_reader(&r, hv->chunks[i]->data, hv->used[i]);
@@ -141,6 +183,7 @@ static int scan_history(stream_map *m, const cv_hist_view *hv, uint64_t since, u
                 if (!st) return -1;
                 st->desc = r.thread;
                 st->has_desc = 1;
+                if (c->chunk_mode) id_add(&c->objects, r.thread.thread_obj);
             } else if (kind == HIST_RUN) {
                 stream *st = stream_get(m, r.ring_id);
                 if (!st) return -1;
@@ -153,6 +196,10 @@ static int scan_history(stream_map *m, const cv_hist_view *hv, uint64_t since, u
                         if (!st->kept) st->first_ts = x.ts;
                         st->kept++;
                         st->last = x;
+                        if (c->chunk_mode) {
+                            id_add(&c->stacks, x.meta >> 32);
+                            id_add(&c->objects, x.obj);
+                        }
                     }
                 }
                 if (got < 0) return -1;
@@ -204,7 +251,7 @@ static uint64_t complete_losses(ring_copy *c, stream_map *m, stream *st, uint64_
     for (size_t k = 0; k < st->nlosses; k++) explicit += st->losses[k].records;
     uint64_t pending = cur ? cur->pending_lost : 0;
     uint64_t accounted = st->kept + st->outside + st->lost_outside + explicit + pending;
-    uint64_t aged = moved > accounted ? moved - accounted : 0;
+    uint64_t aged = !c->chunk_mode && moved > accounted ? moved - accounted : 0;
     uint64_t front_to = st->kept ? st->first_ts : snap;
     uint64_t front = aged, sum = 0;
     for (size_t k = 0; k < st->nlosses; k++) {
@@ -251,6 +298,9 @@ static void put_thread(cv_buf *b, ring_copy *c, stream_map *m, stream *st, const
                        const char *name, uint64_t written, uint64_t dropped, uint32_t capacity,
                        const cv_hist_cursor *cur, uint64_t from_start) {
     uint64_t overwritten = complete_losses(c, m, st, written, cur, from_start, c->snap_mono);
+    if (c->chunk_mode) written = st->kept + overwritten;   /* this chunk's part of the thread */
+    c->written += written;
+    c->lost += overwritten;
     buf_u64(b, st->ring_id);
     buf_u64(b, (uint64_t)id->java_tid);
     buf_u64(b, thread_obj);
@@ -315,7 +365,7 @@ static int put_threads(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, cv
     memset(&m, 0, sizeof(m));
     int rc = -1;
     stream **order = NULL;
-    if (scan_history(&m, hv, since, snap)) {
+    if (scan_history(&m, hv, since, snap, c)) {
         cv_fail(err, m.failed ? "out of memory reading the history" : "the history holds a malformed entry");
         goto done;
     }
@@ -343,11 +393,14 @@ static int put_threads(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, cv
     size_t first_only = norder;
     for (size_t k = 0; k < m.count; k++) {
         stream *st = &m.s[k];
-        if (st->view < 0 && st->ring_id != 0 && st->has_desc && (st->kept || st->desc.end_ns >= since)) order[norder++] = st;
+        if (st->view < 0 && st->ring_id != 0 && st->has_desc &&
+            (st->kept || st->nlosses || (!c->chunk_mode && st->desc.end_ns >= since))) {
+            order[norder++] = st;
+        }
     }
     qsort(order + first_only, norder - first_only, sizeof(stream *), cmp_ring);
     stream *gc = &m.s[m.slots[slot_of(&m, 0)] - 1];
-    order[norder++] = gc;
+    if (!c->chunk_mode || gc->kept || gc->nlosses) order[norder++] = gc;
     for (size_t k = 0; k < norder; k++) {
         const stream *st = order[k];
         bound += 128 + 3 * (CV_NAME_MAX_BYTES + 8) + (size_t)st->kept * CV_RECORD_BYTES;
@@ -363,8 +416,9 @@ static int put_threads(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, cv
             id.flags = RING_SYSTEM;
             id.start_ns = src->start_mono;
             id.group = id.parent_group = "";
-            put_thread(b, c, &m, st, &id, 0, "GC", gc_cur->drained - (st->has_desc ? st->desc.base : 0), 0,
-                       src->gc_ring->capacity, gc_cur, rec_start);
+            put_thread(b, c, &m, st, &id, 0, "GC",
+                       c->chunk_mode ? 0 : gc_cur->drained - (st->has_desc ? st->desc.base : 0), 0,
+                       src->gc_ring->capacity, c->chunk_mode ? NULL : gc_cur, rec_start);
         } else if (st->view >= 0) {
             cv_thread_view *v = &views[st->view];
             char *live_name = NULL;
@@ -397,7 +451,8 @@ static int put_threads(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, cv
             id.group = group ? group : "";
             id.parent_group = parent ? parent : "";
             uint64_t from = (d->flags & RING_LATE) || d->start_ns < rec_start ? rec_start : d->start_ns;
-            put_thread(b, c, &m, st, &id, d->thread_obj, name ? name : "", d->written - d->base, d->dropped,
+            put_thread(b, c, &m, st, &id, d->thread_obj, name ? name : "",
+                       c->chunk_mode ? 0 : d->written - d->base, c->chunk_mode ? 0 : d->dropped,
                        src->buffer_capacity, NULL, from);
             free(name);
             free(group);
@@ -563,8 +618,9 @@ static void put_timing(cv_buf *b, uint32_t *n, const cv_snapshot_source *src) {
 }
 
 static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *c) {
-    /* After a reset the recording starts at the reset. */
+    /* After a reset the recording starts at the reset; a chunk at its first record. */
     uint64_t start_mono = src->reset_mono ? src->reset_mono : src->start_mono;
+    if (c->chunk_mode && src->chunk) start_mono = src->chunk->first_ts > start_mono ? src->chunk->first_ts : start_mono;
     uint64_t start_epoch = src->start_epoch + (start_mono - src->start_mono);
     cv_thread_totals tt;
     threads_totals(&tt);
@@ -589,17 +645,24 @@ static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *
     put_kv_u64(b, &n, "stack.depth", src->stack_depth);
     put_kv_u64(b, &n, "buffer.bytes", src->buffer_bytes);
     put_kv_u64(b, &n, "memory.cap.bytes", src->memory_cap);
-    put_kv_u64(b, &n, "records.written", tt.written + ring_written(src->gc_ring));
-    put_kv_u64(b, &n, "records.overwritten", c->history.lost_records);
-    put_kv_u64(b, &n, "records.aged", c->history.aged_records);
+    put_kv_u64(b, &n, "records.written", c->chunk_mode ? c->written : tt.written + ring_written(src->gc_ring));
+    put_kv_u64(b, &n, "records.overwritten", c->chunk_mode ? c->lost : c->history.lost_records);
+    put_kv_u64(b, &n, "records.aged", c->chunk_mode ? 0 : c->history.aged_records);
     put_kv_u64(b, &n, "records.dropped", tt.dropped + threads_dropped_no_ring());
     put_kv_u64(b, &n, "records.torn", c->torn);
-    char history[192];
-    snprintf(history, sizeof(history), "memory maxsize=%llu maxage=%llu chunks=%llu bytes=%llu drain_nice=%d",
+    char history[1280];
+    snprintf(history, sizeof(history), "memory maxsize=%llu maxage=%llu chunks=%llu bytes=%llu drain_nice=%d%s%s",
              (unsigned long long)c->history.max_bytes, (unsigned long long)c->history.max_age_ns,
-             (unsigned long long)c->history.chunks, (unsigned long long)c->history.bytes, src->drain_nice);
+             (unsigned long long)c->history.chunks, (unsigned long long)c->history.bytes, src->drain_nice,
+             src->repository ? " repository=" : "", src->repository ? src->repository : "");
     put_kv(b, &n, "history", history);
     if (c->history.from_ns) put_kv_u64(b, &n, "history.from.ns", c->history.from_ns);
+    if (c->chunk_mode && src->chunk) {
+        char chunk[96];
+        snprintf(chunk, sizeof(chunk), "seq=%llu first=%llu last=%llu", (unsigned long long)src->chunk->seq,
+                 (unsigned long long)src->chunk->first_ts, (unsigned long long)src->chunk->last_ts);
+        put_kv(b, &n, "chunk", chunk);
+    }
     put_kv_u64(b, &n, "threads.evicted", tt.evicted);
     put_kv_u64(b, &n, "threads.retired", tt.retired);
     put_kv_u64(b, &n, "stacks.dropped", stacks_dropped(src->stacks));
@@ -637,6 +700,7 @@ typedef struct {
     cv_buf      *b;
     uint32_t     count;
     method_list *methods;
+    const id_set *only;   /* NULL: every stack */
 } stack_ctx;
 
 static void add_method(method_list *m, uint64_t id) {
@@ -655,6 +719,7 @@ static void add_method(method_list *m, uint64_t id) {
 
 static void visit_stack(void *p, uint32_t id, uint32_t flags, const cv_frame *frames, uint32_t depth) {
     stack_ctx *c = p;
+    if (c->only && !id_has(c->only, id)) return;
     buf_u32(c->b, id);
     buf_u32(c->b, flags);
     buf_u32(c->b, depth);
@@ -666,8 +731,8 @@ static void visit_stack(void *p, uint32_t id, uint32_t flags, const cv_frame *fr
     c->count++;
 }
 
-static void put_stacks(cv_buf *b, cv_stacks *stacks, method_list *methods) {
-    stack_ctx c = {b, 0, methods};
+static void put_stacks(cv_buf *b, cv_stacks *stacks, method_list *methods, const id_set *only) {
+    stack_ctx c = {b, 0, methods, only};
     size_t mark = buf_counted_section_begin(b, SECTION_STACKS);
     stacks_foreach(stacks, visit_stack, &c);
     buf_counted_section_end(b, mark, c.count);
@@ -728,6 +793,7 @@ typedef struct {
     cv_buf    classes;    /* SECTION_CLASSES' entries */
     cv_buf    objects;    /* SECTION_OBJECTS' entries */
     uint32_t  nclasses, nobjects;
+    const id_set *only;   /* NULL: every object; else these, and every class */
 } object_copy;
 
 static void put_class(object_copy *c, const cv_object *o) {
@@ -750,6 +816,7 @@ static void put_class(object_copy *c, const cv_object *o) {
 
 static void visit_object(void *p, const cv_object *o) {
     object_copy *c = p;
+    if (c->only && o->kind != OBJ_CLASS && !id_has(c->only, o->id)) return;
     if (o->kind == OBJ_CLASS) put_class(c, o);
     buf_u64(&c->objects, o->id);
     buf_u32(&c->objects, o->hash);
@@ -763,9 +830,10 @@ static void visit_object(void *p, const cv_object *o) {
  * every object a copied record names is in OBJECTS, and every object's class in CLASSES,
  * unless the table was full (objects.dropped). Two passes would miss the class of an
  * object tagged between them. Returns -1 if memory ran out. */
-static int put_classes_and_objects(jvmtiEnv *jvmti, JNIEnv *jni, cv_buf *b) {
+static int put_classes_and_objects(jvmtiEnv *jvmti, JNIEnv *jni, cv_buf *b, const id_set *only) {
     object_copy c;
     memset(&c, 0, sizeof(c));
+    c.only = only;
     c.jvmti = jvmti;
     c.jni = jni;
     buf_init(&c.classes);
@@ -796,10 +864,10 @@ int snapshot_encode(JNIEnv *jni, const cv_snapshot_source *src, const cv_monitor
     put_info(b, src, &rings);
     method_list methods;
     memset(&methods, 0, sizeof(methods));
-    put_stacks(b, src->stacks, &methods);
+    put_stacks(b, src->stacks, &methods, NULL);
     put_methods(src->jvmti, jni, b, &methods);
     free(methods.ids);
-    int objects_failed = put_classes_and_objects(src->jvmti, jni, b);
+    int objects_failed = put_classes_and_objects(src->jvmti, jni, b, NULL);
     put_section(b, SECTION_MONITORS, &rings.monitors, rings.nmonitors);
     put_section(b, SECTION_LOSSES, &rings.losses, rings.nlosses);
     put_end(b);
@@ -809,7 +877,48 @@ int snapshot_encode(JNIEnv *jni, const cv_snapshot_source *src, const cv_monitor
     buf_free(&rings.losses);
     if (b->too_big) {
         return cv_fail(err, "the snapshot would be larger than %llu bytes, the most a Java byte[] holds; "
-                       "lower the memory cap", (unsigned long long)b->limit);
+                       "lower maxsize", (unsigned long long)b->limit);
     }
     return failed ? cv_fail(err, "out of memory while encoding the snapshot") : 0;
+}
+
+int snapshot_encode_chunk(JNIEnv *jni, const cv_snapshot_source *src, const cv_chunk *chunk, uint32_t used,
+                          cv_buf *b, cv_error *err) {
+    ring_copy c;
+    memset(&c, 0, sizeof(c));
+    buf_init(&c.monitors);
+    buf_init(&c.losses);
+    c.chunk_mode = 1;
+    cv_history *h = threads_history();
+    history_lock(h);
+    history_totals(h, &c.history);
+    history_unlock(h);
+    c.snap_mono = chunk->last_ts;
+    c.snap_epoch = src->start_epoch + (chunk->last_ts - src->start_mono);
+    cv_chunk *one = (cv_chunk *)chunk;
+    cv_hist_view hv = {&one, &used, 1};
+    cv_hist_cursor none;
+    memset(&none, 0, sizeof(none));
+    put_header(b);
+    int rc = put_threads(b, jni, src, NULL, 0, &hv, &none, 0, NULL, &c, err);
+    if (rc == 0) {
+        put_info(b, src, &c);
+        method_list methods;
+        memset(&methods, 0, sizeof(methods));
+        put_stacks(b, src->stacks, &methods, &c.stacks);
+        put_methods(src->jvmti, jni, b, &methods);
+        free(methods.ids);
+        int objects_failed = put_classes_and_objects(src->jvmti, jni, b, &c.objects);
+        put_section(b, SECTION_MONITORS, &c.monitors, 0);
+        put_section(b, SECTION_LOSSES, &c.losses, c.nlosses);
+        put_end(b);
+        if (b->failed || c.losses.failed || methods.failed || objects_failed || c.stacks.failed || c.objects.failed) {
+            rc = cv_fail(err, "out of memory while encoding a chunk");
+        }
+    }
+    buf_free(&c.monitors);
+    buf_free(&c.losses);
+    free(c.stacks.v);
+    free(c.objects.v);
+    return rc;
 }

@@ -41,6 +41,8 @@ typedef struct {
     uint32_t       buffer_bytes;
     uint32_t       buffer_capacity; /* records in a ring of buffer_bytes */
     int            drain_nice;      /* the drain thread's nice value (INFO history) */
+    const struct cv_chunk *chunk;   /* snapshot_encode_chunk: the chunk encoded (INFO chunk) */
+    const char    *repository;      /* the repository's directory, NULL none (INFO history) */
     uint64_t       memory_cap;
     uint64_t       start_mono;     /* when the recorder started: monotonic ns, */
     uint64_t       start_epoch;    /* and ns since 1970 UTC */
@@ -61,5 +63,12 @@ typedef struct {
 
 int snapshot_encode(JNIEnv *jni, const cv_snapshot_source *src, const cv_monitor_states *states,
                     cv_buf *out, cv_error *err);
+
+/* One chunk of the history (its first `used` bytes, pinned) as a self-contained snapshot file of the
+ * repository: its threads (identity as its 'T' entries give them), records and losses, only the
+ * stacks and objects they name (and every class), no monitor state; INFO start.monotonic.ns and
+ * snapshot.monotonic.ns are its first and last record's times, `chunk` names it (src->chunk). */
+int snapshot_encode_chunk(JNIEnv *jni, const cv_snapshot_source *src, const struct cv_chunk *chunk, uint32_t used,
+                          cv_buf *out, cv_error *err);
 
 #endif

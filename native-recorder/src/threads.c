@@ -786,6 +786,10 @@ void threads_history_init(uint64_t max_bytes, uint64_t max_age_ns, const cv_ring
     history_on = 1;
 }
 
+cv_history *threads_history(void) {
+    return &history;
+}
+
 static cv_hist_thread gc_describe(void) {
     cv_hist_thread d;
     memset(&d, 0, sizeof(d));

@@ -166,6 +166,8 @@ int threads_init(JNIEnv *jni, uint64_t ring_budget, uint32_t buffer_bytes, uint3
  * is drained once more, and its identity written, before make_room evicts it, so an ended
  * thread's records outlive its ring. The GC ring is drained as the stream of ring id 0. */
 void threads_history_init(uint64_t max_bytes, uint64_t max_age_ns, const cv_ring *gc_ring, uint64_t start_ns);
+/* The history itself (for the repository's writer, which takes its lock). */
+cv_history *threads_history(void);
 /* Moves what is new in every ring into the history, ages it (max_age); serialized with itself.
  * Returns the fullest ring's share, in thousandths, of its capacity that this pass found new:
  * how soon the next pass should come. */

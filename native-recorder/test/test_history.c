@@ -291,3 +291,63 @@ TEST(history_reader_refuses_bytes_that_are_no_entry) {
     cv_record x;
     CHECK_EQ_INT(history_record(&r, &x), -1);
 }
+
+TEST(history_repository_writes_sealed_chunks_in_order_and_deletes_the_files_of_those_that_age_out) {
+    cv_history h;
+    history_init(&h, 4 * 64 * 1024, 0);
+    history_files(&h, 1);
+    cv_ring *ring = new_ring(8192);
+    cv_hist_cursor c = {0};
+    cv_hist_thread d = desc(1, "t");
+    uint64_t ts = 1;
+    /* fill until two chunks are sealed */
+    while (h.chunks < 3) {
+        for (int i = 0; i < 1000; i++) {
+            cv_record r = rec(ts++, 3, 1, (uint64_t)i * 7919, i, 0);
+            ring_write(ring, &r);
+        }
+        history_lock(&h);
+        history_drain_ring(&h, ring, &c, &d);
+        history_unlock(&h);
+    }
+    uint32_t used = 0;
+    history_lock(&h);
+    cv_chunk *first = history_next_to_write(&h, &used);
+    history_unlock(&h);
+    CHECK(first != NULL && first->seq == 1 && first->sealed && used == first->used);
+    history_file_done(&h, first, 1);
+    history_lock(&h);
+    cv_chunk *second = history_next_to_write(&h, &used);
+    history_unlock(&h);
+    CHECK(second != NULL && second->seq == 2);
+    history_file_done(&h, second, 0);           /* a full disk: kept in memory, never retried */
+    history_lock(&h);
+    CHECK(history_next_to_write(&h, &used) == NULL);   /* the current chunk is not sealed */
+    history_seal(&h);                                  /* at exit */
+    cv_chunk *last = history_next_to_write(&h, &used);
+    history_unlock(&h);
+    CHECK(last != NULL && last->seq == h.tail->seq);
+    uint64_t last_seq = last ? last->seq : 0;
+    history_file_done(&h, last, 1);
+    /* Age everything out: only the files written are to delete. */
+    for (int k = 0; k < 6; k++) {
+        for (int i = 0; i < 4000; i++) {
+            cv_record r = rec(ts++, 3, 1, (uint64_t)i * 7919, i, 0);
+            ring_write(ring, &r);
+        }
+        history_lock(&h);
+        history_drain_ring(&h, ring, &c, &d);
+        history_unlock(&h);
+    }
+    uint64_t doomed[8];
+    history_lock(&h);
+    size_t n = history_take_doomed(&h, doomed, 8);
+    history_unlock(&h);
+    CHECK_EQ_U64(n, 2);
+    if (n == 2) {
+        CHECK_EQ_U64(doomed[0], 1);
+        CHECK_EQ_U64(doomed[1], last_seq);
+    }
+    free(ring);
+    history_destroy(&h);
+}

@@ -33,7 +33,7 @@ public final class Convert {
 
     static final String USAGE = "usage: convert FILE --format " + String.join("|", Output.names().split(", "))
             + " [-o OUT] [--since D | --from T --to T]\n"
-            + "  FILE          a Convoy binary snapshot\n"
+            + "  FILE          a Convoy binary snapshot, or a repository folder (option repository)\n"
             + "  --format F    output format (" + Output.names() + ")\n"
             + "  -o OUT        output path (csv: base of OUT.meta.csv and OUT.events.csv);\n"
             + "                default: FILE without its extension plus the format's suffix\n"
@@ -70,13 +70,13 @@ public final class Convert {
         Path in = Path.of(file);
         Path target = output != null ? Path.of(output) : defaultOutput(in, f);
         return Input.run("convert", in, cl.get("debug") != null, err, () -> {
-            long size = Files.size(in);
+            long size = Files.isDirectory(in) ? 0 : Files.size(in);
             boolean large = size >= PROGRESS_THRESHOLD;
             Progress progress = new Progress("convert", err, large);
             // memory-mapped: the records stay in the file's pages, not on the heap
             Recording r;
             try {
-                r = CommandLine.window(cl, SnapshotReader.read(in, progress::read));
+                r = CommandLine.window(cl, Input.read(in, progress::read));
             } catch (IllegalArgumentException e) {
                 return usage(err, e.getMessage());
             }

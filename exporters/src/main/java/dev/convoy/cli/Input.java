@@ -1,6 +1,9 @@
 package dev.convoy.cli;
 
+import dev.convoy.model.Recording;
+import dev.convoy.snapshot.Repository;
 import dev.convoy.snapshot.SnapshotFormatException;
+import dev.convoy.snapshot.SnapshotReader;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.AccessDeniedException;
@@ -25,14 +28,23 @@ final class Input {
     private Input() {
     }
 
+    /**
+     * The recording in {@code in}: a snapshot file (memory-mapped) or a repository folder (its
+     * chunks read together, {@link Repository}).
+     */
+    static Recording read(Path in, SnapshotReader.Progress progress) throws IOException {
+        return Files.isDirectory(in) ? Repository.read(in) : SnapshotReader.read(in, progress);
+    }
+
     /** Checks {@code in}, runs {@code work}, and turns any failure into its one-line message. */
     static int run(String command, Path in, boolean debug, PrintStream err, Work work) {
         try {
-            if (Files.isDirectory(in)) {
-                err.println(command + ": " + in + " is a directory, not a snapshot");
+            if (Files.isDirectory(in) && !Repository.isRepository(in)) {
+                err.println(command + ": " + in + " is a directory, not a snapshot nor a repository folder "
+                        + "(chunk-NNNNNNNNNN.cvysnap files)");
                 return Convert.EXIT_ERROR;
             }
-            if (Files.exists(in) && !Files.isRegularFile(in)) {
+            if (Files.exists(in) && !Files.isRegularFile(in) && !Files.isDirectory(in)) {
                 err.println(command + ": " + in + " is not a regular file (a pipe, socket or device), not a snapshot");
                 return Convert.EXIT_ERROR;
             }

@@ -21,7 +21,7 @@ import java.nio.file.Path;
 public final class Report {
 
     static final String USAGE = "usage: report FILE [--markdown] [-o OUT] [--since D | --from T --to T]\n"
-            + "  FILE          a Convoy binary snapshot (.cvysnap)\n"
+            + "  FILE          a Convoy binary snapshot (.cvysnap), or a repository folder\n"
             + "  --markdown    Markdown instead of plain text (--text: plain text, the default)\n"
             + "  -o OUT        write the report into OUT instead of stdout\n"
             + CommandLine.WINDOW_USAGE
@@ -54,10 +54,10 @@ public final class Report {
         Path in = Path.of(file);
         return Input.run("report", in, p.get("debug") != null, err, () -> {
             Convert.Progress progress = new Convert.Progress("report", err,
-                    Files.size(in) >= Convert.PROGRESS_THRESHOLD);
+                    !Files.isDirectory(in) && Files.size(in) >= Convert.PROGRESS_THRESHOLD);
             Recording r;
             try {
-                r = CommandLine.window(p, SnapshotReader.read(in, progress::read)); // memory-mapped, as convert reads it
+                r = CommandLine.window(p, Input.read(in, progress::read)); // memory-mapped, as convert reads it
             } catch (IllegalArgumentException e) {
                 return usage(err, e.getMessage());
             }

@@ -25,6 +25,8 @@ import dev.convoy.export.Output;
  *                        to 256m): the oldest records age out first, counted
  * maxage=DURATION        records older than this age out of the history (default 0: none;
  *                        e.g. 30s, 10m, 2h, 1d)
+ * repository=DIR         also write the history's chunks, as they fill, as files into a new
+ *                        folder of DIR (default: none, the history stays in memory)
  * stackdepth=N           frames per stack trace, 0 = none (default 64; at most 2048)
  * dumpdir=DIR            where dumps are written (default ./convoy-out)
  * dumponexit=FORMATS     dump when the JVM exits: none (default), all, or formats
@@ -91,7 +93,7 @@ public final class AgentOptions {
         }
     }
 
-    static final List<String> KEYS = List.of("recording", "buffer", "memory", "maxsize", "maxage", "stackdepth", "dumpdir",
+    static final List<String> KEYS = List.of("recording", "buffer", "memory", "maxsize", "maxage", "repository", "stackdepth", "dumpdir",
             "dumponexit", "dumpname", "dumpon", "dumpwindow", "dumpkeep", "callbacks", "owners", "releasers", "idcache", "stackcache", "heldrefs", "contanalysis", "vthreadevents",
             "stacks", "timing", "http", "httptoken");
 
@@ -119,6 +121,7 @@ public final class AgentOptions {
     private long memoryCap = 64L << 20;
     private long historyBytes = 32L << 20;
     private long historyAgeNs;
+    private Path repository;
     private Triggers.Spec dumpOn = Triggers.Spec.NONE;
     private long dumpWindowNs = 60_000_000_000L;
     private int dumpKeep = 10;
@@ -187,6 +190,12 @@ public final class AgentOptions {
             case "memory" -> memoryCap = memory(key, value);
             case "maxsize" -> historyBytes = size(key, value, MIN_HISTORY, MAX_HISTORY);
             case "maxage" -> historyAgeNs = duration(key, value);
+            case "repository" -> {
+                if (value.isEmpty()) {
+                    throw new InvalidOptionException("option 'repository' needs a directory, e.g. repository=/var/tmp/convoy");
+                }
+                repository = Paths.get(value);
+            }
             case "dumpon" -> dumpOn = triggers(key, value);
             case "dumpwindow" -> {
                 dumpWindowNs = duration(key, value);
@@ -547,6 +556,11 @@ public final class AgentOptions {
         return memoryCap;
     }
 
+    /** Where the history's chunks are also written as files (option repository), or null. */
+    public Path repository() {
+        return repository;
+    }
+
     /** When to dump a window of the history by itself (option dumpon). */
     public Triggers.Spec dumpOn() {
         return dumpOn;
@@ -673,6 +687,9 @@ public final class AgentOptions {
         parts.add("memory=" + human(memoryCap));
         parts.add("maxsize=" + human(historyBytes));
         parts.add("maxage=" + humanDuration(historyAgeNs));
+        if (repository != null) {
+            parts.add("repository=" + repository);
+        }
         parts.add("stackdepth=" + stackDepth);
         parts.add("dumpdir=" + dumpDir);
         parts.add("dumponexit=" + (dumpOnExit.isEmpty() ? "none" : Output.join(dumpOnExit)));

@@ -104,7 +104,7 @@ public final class ConvoyAgent {
                 options.emptyCallbacks(), options.vmOwners(), options.virtualThreadEvents(), options.timing(),
                 options.stackCapture(), options.idCache() ? (collectsInPausesOnly() ? 1 : 2) : 0,
                 options.stackCache() ? 1 : 0, options.heldRefs(), options.historyBytes(), options.historyAgeNs(),
-                options.effective());
+                runRepository(options), options.effective());
         ConvoyAgent agent = new ConvoyAgent(options, inst, null);
         agent.dumpDirectory.removeStaleTemporaryFiles();
         if (!options.emptyCallbacks()) {
@@ -120,6 +120,30 @@ public final class ConvoyAgent {
         }
         instance = agent;
         return agent;
+    }
+
+    /**
+     * This run's folder of the repository (option repository): {@code DIR/yyyyMMdd-HHmmss-PID}, made
+     * now (0700), into which the native recorder writes the history's chunks; null without the option.
+     *
+     * @throws IllegalStateException if it cannot be made
+     */
+    static String runRepository(AgentOptions options) {
+        if (options.repository() == null) {
+            return null;
+        }
+        String name = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", java.util.Locale.ROOT)
+                .format(java.time.LocalDateTime.now()) + "-" + ProcessHandle.current().pid();
+        Path dir = options.repository().toAbsolutePath().resolve(name);
+        try {
+            java.nio.file.Files.createDirectories(options.repository());
+            java.nio.file.Files.createDirectory(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+        } catch (IOException | UnsupportedOperationException e) {
+            throw new IllegalStateException("cannot make the repository's folder " + dir + ": " + e
+                    + "; choose a directory you can write with option repository");
+        }
+        return dir.toString();
     }
 
     /** The collectors that move and free objects only in their pauses, by their MXBean names. */

@@ -119,15 +119,18 @@ public final class NativeRecorder {
      * @param historyBytes   bound of the history the rings are drained into (option {@code maxsize};
      *                       native-recorder/src/history.h)
      * @param historyAgeNs   age bound of the history in ns, 0 for none (option {@code maxage})
+     * @param repository     an existing directory of this JVM's own the history's sealed chunks are
+     *                       also written to as files ({@code chunk-N.cvysnap}), or null
      * @param options        the option text in effect, stored in snapshots
      * @throws IllegalStateException if the recorder already runs or JVMTI refuses
      */
     public static void start(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                              boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
                              boolean timing, int stackCapture, int idCache, int stackCache,
-                             boolean heldRefs, long historyBytes, long historyAgeNs, String options) {
+                             boolean heldRefs, long historyBytes, long historyAgeNs, String repository,
+                             String options) {
         start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, virtualThreadEvents, timing,
-                stackCapture, idCache, stackCache, heldRefs, historyBytes, historyAgeNs, options);
+                stackCapture, idCache, stackCache, heldRefs, historyBytes, historyAgeNs, repository, options);
     }
 
     /**
@@ -332,7 +335,8 @@ public final class NativeRecorder {
     private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                                       boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
                                       boolean timing, int stackCapture, int idCache, int stackCache,
-                                      boolean heldRefs, long historyBytes, long historyAgeNs, String options);
+                                      boolean heldRefs, long historyBytes, long historyAgeNs, String repository,
+                                      String options);
 
     private static native void setRecording0(boolean on);
 

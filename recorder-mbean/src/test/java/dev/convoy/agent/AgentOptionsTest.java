@@ -97,11 +97,16 @@ class AgentOptionsTest {
         assertTrue(error("maxage=10").contains("is not a duration"), error("maxage=10"));
         assertTrue(error("maxage=0m").contains("is not a duration"), error("maxage=0m"));
         assertTrue(error("maxage=-5s").contains("is not a duration"), error("maxage=-5s"));
+        assertEquals(null, d.repository());
+        AgentOptions r = AgentOptions.parse("repository=/var/tmp/convoy");
+        assertEquals(Paths.get("/var/tmp/convoy"), r.repository());
+        assertTrue(r.effective().contains(",repository=/var/tmp/convoy,"), r.effective());
+        assertTrue(error("repository=").contains("needs a directory"), error("repository="));
     }
 
     @Test
     void unknownKeyListsTheAllowedOnes() {
-        assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, maxsize, maxage, stackdepth, dumpdir, "
+        assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, maxsize, maxage, repository, stackdepth, dumpdir, "
                 + "dumponexit, dumpname, dumpon, dumpwindow, dumpkeep, callbacks, owners, releasers, idcache, stackcache, heldrefs, contanalysis, vthreadevents, stacks, timing, "
                 + "http, httptoken",
                 error("bufer=64k"));

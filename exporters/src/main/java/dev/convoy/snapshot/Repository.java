@@ -1,0 +1,194 @@
+package dev.convoy.snapshot;
+
+import dev.convoy.model.ClassInfo;
+import dev.convoy.model.Loss;
+import dev.convoy.model.MethodInfo;
+import dev.convoy.model.ObjectInfo;
+import dev.convoy.model.RecordedThread;
+import dev.convoy.model.Recording;
+import dev.convoy.model.StackTrace;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A repository folder (agent option {@code repository}): the history's chunks as the recorder
+ * sealed them, {@code chunk-NNNNNNNNNN.cvysnap}, each a snapshot of its own (schema/snapshot-format.md,
+ * INFO {@code chunk}), read together as one recording.
+ *
+ * <p>{@link #read} merges the chunks in their order: a thread's records and losses in chunk order,
+ * its identity from its newest chunk; the stack, method, class and object tables of all of them;
+ * INFO from the newest, with the start of the oldest. Chunks are numbered from 1 in a run: when
+ * the oldest kept is not the first (older ones aged out of the history, their files deleted),
+ * INFO {@code history.from.ns} says from when the history is complete; a number missing in between
+ * (a chunk the disk had no room for) is named in INFO {@code repository.missing} and its time is a
+ * loss of every thread (LOSS_AGED, its records unknown: at least one).
+ */
+public final class Repository {
+
+    private static final Pattern CHUNK = Pattern.compile("chunk-(\\d{10})\\.cvysnap");
+
+    private Repository() {
+    }
+
+    /** Whether {@code dir} is a folder that holds chunk files. */
+    public static boolean isRepository(Path dir) throws IOException {
+        return Files.isDirectory(dir) && !chunks(dir).isEmpty();
+    }
+
+    /** The chunk files of the folder, in their order. */
+    public static List<Path> chunks(Path dir) throws IOException {
+        Map<Long, Path> bySeq = new java.util.TreeMap<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "chunk-*.cvysnap")) {
+            for (Path p : files) {
+                Matcher m = CHUNK.matcher(p.getFileName().toString());
+                if (m.matches() && Files.isRegularFile(p)) {
+                    bySeq.put(Long.parseLong(m.group(1)), p);
+                }
+            }
+        }
+        return new ArrayList<>(bySeq.values());
+    }
+
+    /**
+     * The recording of every chunk in the folder.
+     *
+     * @throws IOException if the folder holds no chunk, or one cannot be read
+     * @throws SnapshotFormatException if a chunk is not a valid snapshot (the message names it)
+     */
+    public static Recording read(Path dir) throws IOException {
+        List<Path> files = chunks(dir);
+        if (files.isEmpty()) {
+            throw new IOException(dir + " holds no chunk of a repository (chunk-NNNNNNNNNN.cvysnap)");
+        }
+        List<Recording> parts = new ArrayList<>(files.size());
+        List<Long> seqs = new ArrayList<>(files.size());
+        for (Path f : files) {
+            try {
+                parts.add(SnapshotReader.read(f));
+            } catch (SnapshotFormatException e) {
+                throw new SnapshotFormatException(e.offset(), "in " + f.getFileName() + ": "
+                        + e.getMessage().replaceFirst("^offset \\d+: ", ""));
+            }
+            Matcher m = CHUNK.matcher(f.getFileName().toString());
+            m.matches();
+            seqs.add(Long.parseLong(m.group(1)));
+        }
+        return merge(parts, seqs);
+    }
+
+    /** The recordings of consecutive chunks as one (see the class comment). */
+    static Recording merge(List<Recording> parts, List<Long> seqs) {
+        Recording newest = parts.get(parts.size() - 1);
+        Map<String, String> info = new LinkedHashMap<>(newest.info());
+        info.remove("chunk");
+        long start = parts.get(0).startMonotonicNs();
+        long epochMinusMono = newest.startEpochNs() - newest.startMonotonicNs();
+        info.put("start.monotonic.ns", Long.toString(start));
+        info.put("start.epoch.ns", Long.toString(start + epochMinusMono));
+        List<Long> missing = new ArrayList<>();
+        List<long[]> gaps = new ArrayList<>(); // {from, to} of missing chunks
+        for (int i = 1; i < seqs.size(); i++) {
+            for (long s = seqs.get(i - 1) + 1; s < seqs.get(i); s++) {
+                missing.add(s);
+            }
+            if (seqs.get(i) > seqs.get(i - 1) + 1) {
+                gaps.add(new long[] {parts.get(i - 1).snapshotMonotonicNs(), parts.get(i).startMonotonicNs()});
+            }
+        }
+        if (seqs.get(0) > 1) {
+            info.put("history.from.ns", Long.toString(start));
+        }
+        info.put("repository", "chunks=" + parts.size() + " first=" + seqs.get(0) + " last=" + seqs.get(seqs.size() - 1));
+        if (!missing.isEmpty()) {
+            info.put("repository.missing", missing.toString().replaceAll("[\\[\\] ]", ""));
+        }
+
+        Map<Long, List<RecordedThread>> byRing = new LinkedHashMap<>();
+        Map<Integer, StackTrace> stacks = new LinkedHashMap<>();
+        Map<Long, MethodInfo> methods = new LinkedHashMap<>();
+        Map<Long, ClassInfo> classes = new LinkedHashMap<>();
+        Map<Long, ObjectInfo> objects = new LinkedHashMap<>();
+        for (Recording p : parts) {
+            for (RecordedThread t : p.threads()) {
+                byRing.computeIfAbsent(t.ringId(), k -> new ArrayList<>()).add(t);
+            }
+            stacks.putAll(p.stacks());
+            methods.putAll(p.methods());
+            classes.putAll(p.classes());
+            objects.putAll(p.objects());
+        }
+        List<RecordedThread> threads = new ArrayList<>();
+        long written = 0;
+        long overwritten = 0;
+        long aged = 0;
+        for (List<RecordedThread> pieces : byRing.values()) {
+            RecordedThread last = pieces.get(pieces.size() - 1);
+            int count = 0;
+            for (RecordedThread t : pieces) {
+                count += t.eventCount();
+            }
+            ByteBuffer records = ByteBuffer.allocate(count * SnapshotFormat.RECORD_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            List<Loss> losses = new ArrayList<>();
+            long threadWritten = 0;
+            long dropped = 0;
+            long torn = 0;
+            for (RecordedThread t : pieces) {
+                for (int i = 0; i < t.eventCount(); i++) {
+                    records.putLong(t.ts(i)).put((byte) t.rawType(i)).put((byte) t.flags(i)).putShort((short) 0)
+                            .putInt(t.stackId(i)).putLong(t.obj(i)).putLong(t.arg(i)).putLong(t.arg2(i));
+                }
+                losses.addAll(t.losses());
+                threadWritten += t.written();
+                dropped = Math.max(dropped, t.dropped());
+                torn += t.torn();
+            }
+            // A missing chunk is a time this thread's records may have been in: unknown.
+            for (long[] g : gaps) {
+                if (last.startNs() <= g[1] && (last.endNs() == 0 || last.endNs() >= g[0])) {
+                    losses.add(new Loss(SnapshotFormat.LOSS_AGED, g[0], g[1], 1));
+                    threadWritten += 1;
+                }
+            }
+            losses.sort(java.util.Comparator.comparingLong(Loss::fromNs));
+            List<Loss> merged = new ArrayList<>();
+            for (Loss l : losses) {
+                Loss prev = merged.isEmpty() ? null : merged.get(merged.size() - 1);
+                if (prev != null && l.fromNs() <= prev.toNs()) {
+                    merged.set(merged.size() - 1, new Loss(prev.kind(), prev.fromNs(), Math.max(prev.toNs(), l.toNs()),
+                            prev.records() + l.records()));
+                } else {
+                    merged.add(l);
+                }
+            }
+            long lost = 0;
+            for (Loss l : merged) {
+                lost += l.records();
+                if (l.kind() == SnapshotFormat.LOSS_AGED) {
+                    aged += l.records();
+                } else {
+                    overwritten += l.records();
+                }
+            }
+            written += threadWritten;
+            records.flip();
+            threads.add(RecordedThread.ofRecords(last.ringId(), last.javaThreadId(), last.threadObject(), last.flags(),
+                    pieces.get(0).startNs(), last.endNs(), threadWritten, lost, dropped, torn, last.name(),
+                    last.group(), last.parentGroup(), last.capacity(), records, count).withLosses(merged));
+        }
+        info.put("records.written", Long.toString(written));
+        info.put("records.overwritten", Long.toString(overwritten));
+        info.put("records.aged", Long.toString(aged));
+        return new Recording(newest.versionMajor(), newest.versionMinor(), info, threads, stacks, methods, classes,
+                objects, List.of());
+    }
+}

@@ -1,0 +1,112 @@
+package dev.convoy.agent.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import dev.convoy.model.Event;
+import dev.convoy.model.RecordedThread;
+import dev.convoy.model.Recording;
+import dev.convoy.snapshot.Repository;
+import dev.convoy.snapshot.SnapshotReader;
+import dev.convoy.testapps.bench.PingPong;
+
+/**
+ * {@code repository=DIR}: the history's chunks as files, each a snapshot of its own, deleted as
+ * they age out, read back together as the same records the in-memory history held, and whole after
+ * the JVM is killed.
+ */
+class RepositoryIT {
+
+    @TempDir
+    Path work;
+
+    static List<Jdks.Jdk> jdks() {
+        return Jdks.all().toList();
+    }
+
+    private static Path runFolder(Path repo) throws Exception {
+        try (Stream<Path> s = Files.list(repo)) {
+            List<Path> runs = s.filter(Files::isDirectory).toList();
+            assertEquals(1, runs.size(), "one folder per run: " + runs);
+            assertTrue(runs.get(0).getFileName().toString().matches("\\d{8}-\\d{6}-\\d+"), runs.toString());
+            return runs.get(0);
+        }
+    }
+
+    private static List<Long> ts(RecordedThread t, long from, long to) {
+        return t.events().stream().map(Event::ts).filter(x -> x >= from && x <= to).toList();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void theRepositoryHoldsWhatTheHistoryHeldAndDeletesWhatAgedOut(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        Path repo = work.resolve("repo");
+        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("repository=" + repo + ",maxsize=4m"),
+                PingPong.class.getName(), "--roundtrips", "300000", "--warmup", "0").assertSucceeded();
+        Recording memory = run.recording();
+        Path folder = runFolder(repo);
+        List<Path> chunks = Repository.chunks(folder);
+        // 4 MiB of history in chunks of 256 KiB: at most 16 kept, plus the one sealed at exit
+        assertTrue(chunks.size() >= 2 && chunks.size() <= 17, "chunks kept: " + chunks);
+        try (Stream<Path> s = Files.list(folder)) {
+            assertTrue(s.noneMatch(p -> p.toString().endsWith(".tmp")), "no file half written");
+        }
+        assertTrue(chunks.get(0).getFileName().toString().compareTo("chunk-0000000001.cvysnap") > 0,
+                "the oldest chunks aged out and their files are gone: " + chunks.get(0));
+        for (Path c : chunks) {
+            Recording alone = SnapshotReader.read(c);
+            assertTrue(alone.info().get("chunk").startsWith("seq="), "each chunk is a snapshot of its own");
+        }
+        Recording disk = Repository.read(folder);
+        assertTrue(disk.infoLong("history.from.ns", 0) > 0, "it says from when the history is complete");
+        // Both hold the same records where both reach: from the later start to the snapshot.
+        long from = Math.max(memory.startMonotonicNs(), disk.startMonotonicNs());
+        long to = memory.snapshotMonotonicNs();
+        long compared = 0;
+        for (RecordedThread t : memory.threads()) {
+            List<Long> inMemory = ts(t, from, to);
+            RecordedThread d = disk.threads().stream().filter(x -> x.ringId() == t.ringId()).findFirst().orElse(null);
+            List<Long> onDisk = d == null ? List.of() : ts(d, from, to);
+            assertEquals(inMemory, onDisk, t.name());
+            compared += inMemory.size();
+        }
+        assertTrue(compared > 100_000, "compared " + compared + " records");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void aJvmKilledLeavesEveryFinishedChunkReadable(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        Path repo = work.resolve("repo");
+        List<String> args = List.of("-javaagent:" + ChildJvm.agentJar() + "=repository=" + repo + ",maxsize=2m",
+                "-Dconvoy.tmpdir=" + work.resolve("lib"));
+        try (RunningJvm app = RunningJvm.start(jdk, work, args, PingPong.class.getName(), "--roundtrips", "5000000",
+                "--warmup", "0")) {
+            Awaitility.await("three chunks written").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> Files.isDirectory(repo) && Repository.isRepository(runFolder(repo))
+                            && Repository.chunks(runFolder(repo)).size() >= 3);
+            new ProcessBuilder("kill", "-9", Long.toString(app.pid())).start().waitFor();
+        }
+        Path folder = runFolder(repo);
+        List<Path> chunks = Repository.chunks(folder);
+        assertTrue(chunks.size() >= 3, chunks.toString());
+        for (Path c : chunks) {
+            SnapshotReader.read(c); // whole: written to a temporary name, synced, renamed
+        }
+        Recording r = Repository.read(folder);
+        assertTrue(r.threads().stream().anyMatch(t -> t.name().equals("pingpong-b") && t.eventCount() > 1000),
+                "the killed JVM's history up to its last finished chunk");
+    }
+}
