@@ -102,12 +102,14 @@ class HistoryIT {
             assertAlternates(t, EventType.MONITOR_WAIT, EventType.MONITOR_WAITED);
             long waits = t.events().stream().filter(e -> e.type() == EventType.MONITOR_WAIT).count();
             long waiteds = t.events().stream().filter(e -> e.type() == EventType.MONITOR_WAITED).count();
-            // each side waits once per round trip; a loss hides some waits, never adds any
-            assertTrue(waits <= ROUND_TRIPS + 1 && waiteds <= ROUND_TRIPS + 1, () -> t.name() + " " + waits);
+            // each side waits at least once per round trip (more after a spurious wake-up); a loss hides
+            // some waits, never adds any
             assertTrue(waits + waiteds + t.lostRecords() >= 2L * ROUND_TRIPS, () -> t.name() + ": kept " + waits
                     + " waits and " + waiteds + " wake-ups, lost " + t.lostRecords());
             if (t.lostRecords() == 0) {
                 assertTrue(waits >= ROUND_TRIPS, () -> t.name() + ": nothing lost, so every wait is there: " + waits);
+                assertTrue(waits - waiteds >= 0 && waits - waiteds <= 1, () -> t.name() + ": every wait but the last "
+                        + "ended: " + waits + " waits, " + waiteds + " wake-ups");
             }
             assertMostKept(t, 2L * ROUND_TRIPS);
         }
