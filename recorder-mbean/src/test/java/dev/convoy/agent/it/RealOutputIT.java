@@ -96,6 +96,11 @@ class RealOutputIT {
         // Chrome: the structural rules, then what the demo must show
         List<JsonNode> events = ChromeTraceChecker.check(dir.resolve("real.json"));
         checkChromeContent(events);
+        checkArrows(events);
+        // the analysis' arrows: none to its own thread, none backwards (but a notify recorded after the wake),
+        // none bound across a loss of records (the demo's self arrows, backwards in time, when a notifyAll
+        // whose notifier was overwritten was bound to the waiter's own later notifyAll)
+        dev.convoy.testing.Arrows.check(dev.convoy.snapshot.SnapshotReader.read(dir.resolve("real.cvysnap")));
 
         // Offline conversion of the binary snapshot gives the same trace as the in-process dump
         Path converted = work.resolve("converted.json");
@@ -107,6 +112,29 @@ class RealOutputIT {
         assertEquals(Convert.EXIT_OK, code, () -> "convert: " + err.toString(StandardCharsets.UTF_8));
         assertArrayEquals(Files.readAllBytes(dir.resolve("real.json")), Files.readAllBytes(converted),
                 "the converted snapshot equals the chrome trace dumped in-process");
+    }
+
+    /**
+     * No flow arrow of the trace goes from a track to itself, and none backwards in time but a
+     * notify's (a notify recorded after the wake it is bound to, docs/analysis.md's rule 3).
+     */
+    private static void checkArrows(List<JsonNode> events) {
+        Map<Long, JsonNode> starts = new HashMap<>();
+        for (JsonNode e : events) {
+            if (e.path("ph").asText().equals("s")) {
+                starts.put(e.get("id").asLong(), e);
+            }
+        }
+        for (JsonNode f : events) {
+            if (!f.path("ph").asText().equals("f")) {
+                continue;
+            }
+            JsonNode s = starts.get(f.get("id").asLong());
+            assertTrue(s != null, f::toString);
+            assertTrue(s.path("tid").asLong() != f.path("tid").asLong(), () -> "an arrow to its own track: " + s + " " + f);
+            assertTrue(s.path("ts").asDouble() <= f.path("ts").asDouble() || s.path("cat").asText().equals("notify"),
+                    () -> "an arrow backwards in time: " + s + " " + f);
+        }
     }
 
     /** A deadlock-A track with a slice blocked on LockB, and a lock handoff arrow between two handoff-N tracks. */
