@@ -48,8 +48,8 @@ public final class SnapshotReader {
     }
 
     /**
-     * Reads a snapshot file without copying it onto the heap: the file is memory-mapped and
-     * the thread records stay in the mapping (the recording keeps it alive).
+     * Reads a snapshot file without copying it onto the heap: a private copy of the file is
+     * memory-mapped and the thread records stay in the mapping (the recording keeps it alive).
      */
     public static Recording read(Path file) throws IOException {
         return read(file, null);
@@ -62,8 +62,14 @@ public final class SnapshotReader {
     }
 
     /**
-     * {@link #read(Path)}, reporting progress while the file is read and checked. The file
-     * must not be changed while the recording is in use (it is mapped).
+     * {@link #read(Path)}, reporting progress while the file is read and checked.
+     *
+     * <p>A mapping of a file that another process truncates faults (SIGBUS) when a page past the
+     * new end is read: in compiled code that crashes the JVM. So the file is first copied, as its
+     * size was when it was opened, into a folder of this process's own under
+     * {@code java.io.tmpdir} (mode 0700), and the copy is mapped and deleted at once (the mapping
+     * stays). A file that shrinks while it is copied is a format error; one that grows or is
+     * replaced is read as it was when opened.
      */
     public static Recording read(Path file, Progress progress) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -71,8 +77,35 @@ public final class SnapshotReader {
             if (size > Integer.MAX_VALUE) {
                 throw new IOException(file + ": snapshots of 2 GiB or more are not supported (" + size + " bytes)");
             }
-            MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_ONLY, 0, size);
-            return read(map, progress);
+            Path dir = java.nio.file.Files.createTempDirectory("convoy-read-",
+                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                            java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+            Path copy = dir.resolve("snapshot");
+            try {
+                try (FileChannel out = FileChannel.open(copy, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                        StandardOpenOption.READ, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    long done = 0;
+                    while (done < size) {
+                        long n = ch.transferTo(done, size - done, out);
+                        if (n <= 0) {
+                            throw new SnapshotFormatException(done, "truncated: the file shrank to " + done
+                                    + " bytes while it was read (it had " + size + ")");
+                        }
+                        done += n;
+                    }
+                    MappedByteBuffer map = out.map(FileChannel.MapMode.READ_ONLY, 0, size);
+                    return read(map, progress);
+                }
+            } catch (SnapshotFormatException e) {
+                throw e;
+            } catch (IOException e) {
+                throw new IOException("cannot make a private copy of " + file + " in " + dir.getParent() + ": "
+                        + (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null ? fs.getReason()
+                                : e.getMessage()) + "; set -Djava.io.tmpdir=DIR to a directory with room", e);
+            } finally {
+                java.nio.file.Files.deleteIfExists(copy);
+                java.nio.file.Files.deleteIfExists(dir);
+            }
         }
     }
 

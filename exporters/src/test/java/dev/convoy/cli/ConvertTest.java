@@ -92,7 +92,8 @@ class ConvertTest {
     void aDirectoryOrAPipeIsRefusedBeforeAnyRead() throws Exception {
         Run d = convert(dir.toString(), "--format", "chrome", "-o", dir.resolve("x.json").toString());
         assertEquals(1, d.code());
-        assertEquals("convert: " + dir + " is a directory, not a snapshot", d.err().strip());
+        assertEquals("convert: " + dir + " is a directory, not a snapshot nor a repository folder "
+                + "(chunk-NNNNNNNNNN.cvysnap files)", d.err().strip());
         Path fifo = dir.resolve("pipe");
         Process mk = new ProcessBuilder("mkfifo", fifo.toString()).start();
         assertEquals(0, mk.waitFor());

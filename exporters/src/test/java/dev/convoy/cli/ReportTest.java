@@ -95,7 +95,8 @@ class ReportTest {
         assertFalse(Files.exists(target), "nothing written");
         err.reset();
         assertEquals(1, run(dir.toString()));
-        assertEquals("report: " + dir + " is a directory, not a snapshot\n", err());
+        assertEquals("report: " + dir + " is a directory, not a snapshot nor a repository folder "
+                + "(chunk-NNNNNNNNNN.cvysnap files)\n", err());
         assertEquals("", out());
     }
 

@@ -362,4 +362,31 @@ class SnapshotReaderTest {
         out.put(b, rest, b.length - rest);
         return out.array();
     }
+
+    @Test
+    void aFileTruncatedOrReplacedAfterItWasReadLeavesTheRecordingWhole(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("s.cvysnap");
+        java.nio.file.Files.write(f, bytes);
+        dev.convoy.model.Recording r = SnapshotReader.read(f);
+        long events = r.events().size();
+        // A mapping of the file itself would fault (SIGBUS) on the pages cut off here.
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            ch.truncate(0);
+        }
+        long ts = 0;
+        for (dev.convoy.model.RecordedThread t : r.threads()) {
+            for (int i = 0; i < t.eventCount(); i++) {
+                ts += t.ts(i);
+            }
+        }
+        assertTrue(ts != 0);
+        assertEquals(events, r.events().size());
+        java.nio.file.Files.write(f, new byte[] {1, 2, 3});
+        assertEquals(events, r.events().size(), "replaced: the recording reads its own copy");
+        try (java.util.stream.Stream<Path> s = java.nio.file.Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+            assertTrue(s.noneMatch(p -> p.getFileName().toString().startsWith("convoy-read-")
+                    && java.nio.file.Files.exists(p.resolve("snapshot"))), "the private copy is gone from the disk");
+        }
+    }
 }
