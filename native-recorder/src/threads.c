@@ -463,56 +463,64 @@ cv_thread *threads_current(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
     return create_state(jvmti, jni, thread, RING_LATE);
 }
 
-/* Owner thread: moves the ring into the spare the drain left (taken off the state under the
- * lock; put back if the state is pinned when it comes to the swap). 1 if it was swapped in. */
-static int grow_into_spare(cv_thread *t, uint64_t backoff) {
-    pthread_mutex_lock(&registry_lock);
-    cv_ring *spare = t->spare;
-    size_t nb = t->spare_bytes;
-    uint32_t capacity = t->spare_capacity;
-    t->spare = NULL;
-    t->spare_bytes = 0;
-    pthread_mutex_unlock(&registry_lock);
-    if (!spare) return 0;
+/* Owner thread: copies the ring into `neu` (nb bytes for `capacity` records, counted in
+ * memory_in_use) and swaps it in unless a snapshot or the drain pins the state; the old ring, if
+ * grown apart from the block, is then freed: no one else can reach it any more (threads.h: RING
+ * OWNERSHIP AND GROWTH). Pinned: a spare goes back to the state (copied again next time), another
+ * ring is given back; growth is tried again at `backoff`. */
+static void swap_in(cv_thread *t, cv_ring *neu, size_t nb, uint32_t capacity, uint64_t backoff, int spare) {
     cv_ring *old = t->ring;
-    ring_grow_into(old, spare, capacity);
+    ring_grow_into(old, neu, capacity);
     size_t old_grown = 0;
     pthread_mutex_lock(&registry_lock);
     int swapped = t->victim.pins == 0;
     if (swapped) {
         old_grown = t->grown_bytes;
-        t->ring = spare;
+        t->ring = neu;
         t->grown_bytes = nb;
         memory_in_use -= old_grown;
-    } else {
-        t->spare = spare;          /* copied again next time */
+    } else if (spare) {
+        t->spare = neu;
         t->spare_bytes = nb;
         t->spare_capacity = capacity;
+    } else {
+        memory_in_use -= nb;
     }
     pthread_mutex_unlock(&registry_lock);
     if (!swapped) {
+        if (!spare) free(neu);
         store_relaxed(&t->grow_at, backoff);
-        return 1;
+        return;
     }
     if (old_grown) free(old);
-    store_relaxed(&t->grow_at, capacity < t->max_capacity ? spare->base + capacity : UINT64_MAX);
-    return 1;
+    store_relaxed(&t->grow_at, capacity < t->max_capacity ? neu->base + capacity : UINT64_MAX);
 }
 
 void threads_grow(JNIEnv *jni, cv_thread *t) {
     cv_ring *old = t->ring;
     uint64_t head = load_relaxed(&old->head);
-    uint64_t cap64 = (uint64_t)old->capacity * 2;
-    uint32_t capacity = cap64 > t->max_capacity ? t->max_capacity : (uint32_t)cap64;
-    size_t nb = ring_bytes(capacity);
     /* Tried again when as many records again have been written: a ring that cannot grow (no
      * room, or pinned by a snapshot) costs a lock only every so often. */
     uint64_t backoff = head + (head > old->capacity ? head : old->capacity);
-    if (grow_into_spare(t, backoff)) return;
+    /* The spare the drain left for a thread that fills its ring fast, taken off the state. */
+    pthread_mutex_lock(&registry_lock);
+    cv_ring *spare = t->spare;
+    size_t spare_bytes = t->spare_bytes;
+    uint32_t spare_capacity = t->spare_capacity;
+    t->spare = NULL;
+    t->spare_bytes = 0;
+    pthread_mutex_unlock(&registry_lock);
+    if (spare) {
+        swap_in(t, spare, spare_bytes, spare_capacity, backoff, 1);
+        return;
+    }
     if (old->capacity >= t->max_capacity) {
         store_relaxed(&t->grow_at, UINT64_MAX);
         return;
     }
+    uint64_t cap64 = (uint64_t)old->capacity * 2;
+    uint32_t capacity = cap64 > t->max_capacity ? t->max_capacity : (uint32_t)cap64;
+    size_t nb = ring_bytes(capacity);
     pthread_mutex_lock(&registry_lock);
     int room = t->victim.pins == 0 && make_room(jni, nb, 0, NULL);
     if (room) memory_in_use += nb;
@@ -527,28 +535,7 @@ void threads_grow(JNIEnv *jni, cv_thread *t) {
         store_relaxed(&t->grow_at, backoff);
         return;
     }
-    ring_grow_into(old, neu, capacity);
-    size_t old_grown;
-    pthread_mutex_lock(&registry_lock);
-    int swapped = t->victim.pins == 0;
-    if (swapped) {
-        old_grown = t->grown_bytes;
-        t->ring = neu;
-        t->grown_bytes = nb;
-        memory_in_use -= old_grown;
-    } else {
-        memory_in_use -= nb;
-    }
-    pthread_mutex_unlock(&registry_lock);
-    if (!swapped) {
-        free(neu);
-        store_relaxed(&t->grow_at, backoff);
-        return;
-    }
-    /* The ring in the block stays in the block (counted in t->bytes); a grown one is freed:
-     * no one else can reach it any more (threads.h: RING OWNERSHIP AND GROWTH). */
-    if (old_grown) free(old);
-    store_relaxed(&t->grow_at, capacity < t->max_capacity ? neu->base + capacity : UINT64_MAX);
+    swap_in(t, neu, nb, capacity, backoff, 0);
 }
 
 int64_t threads_carrier(const cv_thread *t) {
