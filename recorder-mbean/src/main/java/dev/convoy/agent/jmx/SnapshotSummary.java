@@ -51,14 +51,16 @@ final class SnapshotSummary {
                     new String[] {"type"});
             THREAD = new CompositeType("dev.convoy.Thread", "one recorded thread",
                     new String[] {"ring", "javaThreadId", "name", "state", "events", "blockedCount", "blockedMillis",
-                        "waitCount", "waitMillis", "overwritten"},
+                        "waitCount", "waitMillis", "overwritten", "unknownMillis"},
                     new String[] {"ring id in the snapshot", "Thread.getId()", "thread name",
                         "alive, ended, blocked, waiting or parked at snapshot time", "records kept",
                         "contended monitor enters and lock parks", "time blocked entering monitors and locks (ms)",
-                        "Object.wait calls and other parks", "time in Object.wait and other parks (ms)", "records lost to overwrite-oldest"},
+                        "Object.wait calls and other parks", "time in Object.wait and other parks (ms)",
+                        "records of the thread lost (overwritten before they were kept, or aged out)",
+                        "time whose records were lost: the thread's state then is unknown (ms)"},
                     new OpenType<?>[] {SimpleType.LONG, SimpleType.LONG, SimpleType.STRING, SimpleType.STRING,
                         SimpleType.LONG, SimpleType.LONG, SimpleType.DOUBLE, SimpleType.LONG, SimpleType.DOUBLE,
-                        SimpleType.LONG});
+                        SimpleType.LONG, SimpleType.DOUBLE});
             THREADS = new TabularType("dev.convoy.Threads", "recorded threads", THREAD, new String[] {"ring"});
             MONITOR = new CompositeType("dev.convoy.Monitor", "one contended monitor",
                     new String[] {"monitorClass", "monitorId", "blockedCount", "totalBlockedMillis",
@@ -72,14 +74,18 @@ final class SnapshotSummary {
                     new String[] {"monitorId"});
             SUMMARY = new CompositeType("dev.convoy.SnapshotSummary", "summary of a Convoy snapshot",
                     new String[] {"startTime", "endTime", "durationMillis", "recordsWritten", "recordsOverwritten",
-                        "recordsDropped", "eventCounts", "threads", "mostContendedMonitors", "deadlocks"},
+                        "recordsAgedOut", "recordsDropped", "losses", "eventCounts", "threads",
+                        "mostContendedMonitors", "deadlocks"},
                     new String[] {"start of the recording (ISO-8601, UTC)", "time of the snapshot (ISO-8601, UTC)",
-                        "time covered (ms)", "records ever written", "records lost to overwrite-oldest",
-                        "events that could not be recorded", "records by event type", "recorded threads",
+                        "time covered (ms)", "records ever written",
+                        "records a thread's ring overwrote before the recorder kept them",
+                        "records that aged out of the history (maxsize, maxage)",
+                        "events that could not be recorded", "what was lost, in one sentence (nothing lost: says so)",
+                        "records by event type", "recorded threads",
                         "most contended monitors, most blocked time first", "monitor deadlocks at snapshot time"},
                     new OpenType<?>[] {SimpleType.STRING, SimpleType.STRING, SimpleType.LONG, SimpleType.LONG,
-                        SimpleType.LONG, SimpleType.LONG, EVENT_COUNTS, THREADS, MONITORS,
-                        new ArrayType<String>(1, SimpleType.STRING)});
+                        SimpleType.LONG, SimpleType.LONG, SimpleType.LONG, SimpleType.STRING, EVENT_COUNTS, THREADS,
+                        MONITORS, new ArrayType<String>(1, SimpleType.STRING)});
         } catch (OpenDataException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -133,10 +139,12 @@ final class SnapshotSummary {
         long endNs = r.snapshotMonotonicNs();
         return new CompositeDataSupport(SUMMARY,
                 new String[] {"startTime", "endTime", "durationMillis", "recordsWritten", "recordsOverwritten",
-                    "recordsDropped", "eventCounts", "threads", "mostContendedMonitors", "deadlocks"},
+                    "recordsAgedOut", "recordsDropped", "losses", "eventCounts", "threads", "mostContendedMonitors",
+                    "deadlocks"},
                 new Object[] {instant(r.toEpochNs(startNs)), instant(r.toEpochNs(endNs)), (endNs - startNs) / 1_000_000,
                     r.infoLong("records.written", 0), r.infoLong("records.overwritten", 0),
-                    r.infoLong("records.dropped", 0), eventCounts, threads, top, deadlocks});
+                    r.infoLong("records.aged", 0), r.infoLong("records.dropped", 0), r.lossSummary(), eventCounts,
+                    threads, top, deadlocks});
     }
 
     private static Object[] threadRow(Recording r, MonitorStatistics.ThreadRow s) {
@@ -157,6 +165,7 @@ final class SnapshotSummary {
         row.put("waitCount", s.waitedCount());
         row.put("waitMillis", millis(s.waitedNs()));
         row.put("overwritten", t.overwritten());
+        row.put("unknownMillis", millis(t.lostNs()));
         return THREAD.keySet().stream().map(row::get).toArray();
     }
 

@@ -236,6 +236,8 @@ class JmxIT {
     private static void checkSummary(CompositeData s) {
         assertTrue(((String) s.get("startTime")).endsWith("Z"));
         assertTrue((Long) s.get("durationMillis") >= 0);
+        assertEquals(0L, s.get("recordsAgedOut"), "a small app's history holds all of it");
+        assertTrue(((String) s.get("losses")).contains("nothing lost"), () -> (String) s.get("losses"));
         TabularData counts = (TabularData) s.get("eventCounts");
         Map<String, Long> byType = counts.values().stream().map(v -> (CompositeData) v)
                 .collect(Collectors.toMap(v -> (String) v.get("type"), v -> (Long) v.get("count")));
