@@ -169,7 +169,9 @@ class StackCaptureIT {
         // The stack cache answers most captures where threads block again and again from the same
         // place, and every answer was GetStackTrace's stack.
         assertTrue(h2.info().get("stacks.cache").startsWith("on "), () -> "H2: " + h2.info().get("stacks.cache"));
-        for (String app : List.of("lock storm", "producer/consumer", "j.u.c. parks", "H2", "stack shapes ")) {
+        // Not the lock storm: its 16 threads block on the monitor some 17 times in all (spinning takes it
+        // otherwise), so whether one of them blocks twice from the same place is chance (0 to 66 hits).
+        for (String app : List.of("producer/consumer", "j.u.c. parks", "H2", "stack shapes ")) {
             Tally t = tallies.stream().filter(x -> x.app().equals(app)).findFirst().orElseThrow();
             assertTrue(t.cachedEqual() > 0, () -> app + ": no stack came from the cache");
         }
