@@ -7,7 +7,8 @@
 # disk (Convoy's repository folder, JFR's recording) per event. Configurations interleave, RUNS each.
 #
 #   test-apps/perf/history-cpu.sh [RUNS] [ROUNDTRIPS]     (defaults 5, 300000)
-#   JAVA_HOME selects the JDK. Writes docs/bench/history.md (replaced on each run).
+#   JAVA_HOME selects the JDK. Writes docs/bench/history-jdkNN.md (NN: the JDK's feature version;
+#   replaced on each run).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 RUNS="${1:-5}"
@@ -18,7 +19,8 @@ CP="$ROOT/test-apps/target/classes"
 [[ -f "$AGENT" && -d "$CP" ]] || { echo "build first: mvn -DskipTests package" >&2; exit 1; }
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
-OUT="$ROOT/docs/bench/history.md"
+FEATURE="$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -nE 's/^ *java.specification.version = ([0-9]+).*/\1/p')"
+OUT="$ROOT/docs/bench/history-jdk${FEATURE:-unknown}.md"
 JFR_EVENTS="jdk.JavaMonitorEnter#threshold=0ms,jdk.JavaMonitorWait#threshold=0ms,jdk.ThreadPark#threshold=0ms"
 
 declare -A NS CPU BYTES
