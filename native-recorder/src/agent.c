@@ -266,8 +266,12 @@ static CV_ALWAYS_INLINE void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
                                             uint8_t begin_type, uintptr_t monitor, cv_lap *lap, int tev) {
     uint64_t ts = cv_now_ns();
     LAP(lap, CLOCK);
+    if (type == EVENT_MONITOR_WAITED) owners_waited(jni, object);
     cv_thread *t = threads_current(jvmti, jni, thread);
-    if (!t) return;
+    if (!t) {
+        if (type == EVENT_MONITOR_ENTERED) owners_untracked_acquisition();
+        return;
+    }
     if (CV_UNLIKELY(!t->owner_registered)) {
         /* A thread running before the recorder: its stack, for owners.h. */
         t->owner_registered = 1;
@@ -281,11 +285,15 @@ static CV_ALWAYS_INLINE void record_monitor(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
     if (!begins && t->pending_obj != 0 && t->pending_type == begin_type && t->pending_epoch == epoch) {
         r.obj = t->pending_obj;
         /* The ENTERED of the ENTER recorded last: who let the monitor go, as the VM recorded it. */
-        if (type == EVENT_MONITOR_ENTERED && t->pending_monitor && !t->is_virtual &&
-            owners_releaser(jni, object, t->pending_monitor, t->java_tid, &arg)) {
-            flags |= FLAG_RELEASER;
+        if (type == EVENT_MONITOR_ENTERED) {
+            if (!t->pending_monitor) {
+                owners_untracked_acquisition();
+            } else if (owners_releaser(jni, object, t->pending_monitor, t->java_tid, t->is_virtual, &arg)) {
+                flags |= FLAG_RELEASER;
+            }
         }
     } else {
+        if (type == EVENT_MONITOR_ENTERED) owners_untracked_acquisition();
         r.obj = object_id(jvmti, jni, object, epoch);
         if (CV_UNLIKELY(r.obj == 0)) {
             /* JVMTI could not tag the monitor: a record naming no object is no fact. */

@@ -38,8 +38,50 @@ static struct {
 /* The releaser read (owners.h). */
 enum { REL_OFF, REL_IDLE, REL_ARMED };
 
+/*
+ * Sightings of monitors while armed: whoever was seen to hold a monitor (its owner read at a
+ * thread's MonitorContendedEnter, or the thread itself at its MonitorContendedEntered) and the
+ * VM's _previous_owner_tid word at that moment, latest per monitor, in a small table by
+ * monitor address. A releaser is exact only when the word has changed since the latest sighting
+ * and names the holder of that sighting (owners_releaser). Every sighting bumps its slot's
+ * version, lock-free; its details are written under the slot's flag, taken without waiting, and
+ * read as the latest only when their version is the slot's. A slot shared by two monitors, a
+ * sighting whose details could not be written, or a reader that finds the flag held gives
+ * "unknown": an inferred releaser, never a wrong exact one.
+ */
+#define SIGHT_SLOTS 1024
+
+typedef struct {
+    uint64_t version;             /* sightings in this slot, all monitors */
+    uint64_t tag;                 /* the version the details below are of */
+    uintptr_t monitor;
+    int64_t holder;               /* Java thread id (0: not known, -1: no owner) */
+    int64_t word;                 /* _previous_owner_tid at the sighting */
+    uint64_t waited;              /* MonitorWaited in this slot, all monitors: a waiter that takes */
+    int busy;                     /* the monitor back is seen by nobody; the details are being */
+    int pad;                      /* written or read */
+} sight_slot;
+
+static sight_slot *sights;        /* SIGHT_SLOTS, once the releaser layout is checked */
+static uint64_t untracked;        /* acquisitions of monitors not known: each makes every open read inferred */
+
+/* The entering thread's own sighting, from its MonitorContendedEnter to its MonitorContendedEntered
+ * (the same OS thread: platform threads only read a releaser). */
+static __thread struct {
+    uintptr_t monitor;            /* 0: none (not armed, or not read) */
+    uint64_t version;             /* the slot's version its sighting made */
+    int64_t holder, word;
+    uint32_t epoch;               /* rel.epoch at the sighting */
+    uint64_t untracked;           /* the untracked count then */
+    uint64_t waited;              /* the slot's MonitorWaited count then */
+    int32_t waiters;              /* ObjectMonitor::_waiters then */
+} mine;
+
 static struct {
     int state;                    /* REL_*: REL_OFF until the layout is checked */
+    uint32_t epoch;               /* bumped at every arming and disarming */
+    int64_t waiters_off;          /* ObjectMonitor::_waiters: threads waiting or taking the monitor back */
+    int64_t waiting_off;          /* JavaThread::_current_waiting_monitor (0: not exported) */
     int64_t prev_off;             /* ObjectMonitor::_previous_owner_tid */
     int identity;                 /* JFR's thread ids are Java thread ids (checked when armed) */
     int checked;                  /* identity has been decided */
@@ -199,6 +241,20 @@ static const char *releaser_layout(jvmtiEnv *jvmti) {
             return "an exported ObjectMonitor field lies where _previous_owner_tid is expected";
         }
     }
+    int64_t off;
+    const char *ts = NULL;
+    uint64_t om_size = 0, jt_size = 0;
+    if (vmstructs_type_size("ObjectMonitor", &om_size) || vmstructs_field("ObjectMonitor", "_waiters", &off, &ts) ||
+        !ts || (strcmp(ts, "int") != 0 && strcmp(ts, "jint") != 0) || off < 0 || (off & 3) != 0 ||
+        (uint64_t)off + 4 > om_size) {
+        return "this JVM's VMStructs have no ObjectMonitor::_waiters";
+    }
+    rel.waiters_off = off;
+    if (vmstructs_type_size("JavaThread", &jt_size) == 0 &&
+        vmstructs_field("JavaThread", "_current_waiting_monitor", &off, &ts) == 0 && ts &&
+        strcmp(ts, "ObjectMonitor*") == 0 && off > 0 && (off & 7) == 0 && (uint64_t)off + 8 <= jt_size) {
+        rel.waiting_off = off;
+    }
     char *v = NULL;
     long feature = 0;
     if ((*jvmti)->GetSystemProperty(jvmti, "java.vm.specification.version", &v) == JVMTI_ERROR_NONE && v) {
@@ -243,8 +299,14 @@ void owners_init(jvmtiEnv *jvmti, JNIEnv *jni, int enabled, uint64_t memory_cap)
     } else {
         /* Before JDK 19, JFR numbers threads itself: a map of its ids, as large as the owners' one. */
         if (rel.feature < 19) rel.ids = addrmap_create(map_bits(memory_cap));
-        rel.state = REL_IDLE;
-        snprintf(rel.reason, sizeof(rel.reason), "vm");
+        sights = calloc(SIGHT_SLOTS, sizeof(sight_slot));
+        if (sights) {
+            cv_commit(sights, SIGHT_SLOTS * sizeof(sight_slot));
+            rel.state = REL_IDLE;
+            snprintf(rel.reason, sizeof(rel.reason), "vm");
+        } else {
+            snprintf(rel.reason, sizeof(rel.reason), "inferred: out of memory");
+        }
     }
 }
 
@@ -274,7 +336,8 @@ const char *owners_mode(void) {
 }
 
 size_t owners_memory(void) {
-    return (ow.map ? addrmap_memory(ow.map) : 0) + (rel.ids ? addrmap_memory(rel.ids) : 0);
+    return (ow.map ? addrmap_memory(ow.map) : 0) + (rel.ids ? addrmap_memory(rel.ids) : 0) +
+           (sights ? SIGHT_SLOTS * sizeof(sight_slot) : 0);
 }
 
 int owners_need_threads(void) {
@@ -392,6 +455,7 @@ int owners_releasers_arm(jvmtiEnv *jvmti, JNIEnv *jni, int arm) {
         snprintf(rel.reason, sizeof(rel.reason), "inferred: off by option");
     } else if (arm > 0 && state == REL_IDLE) {
         if (rel.checked || check_ids(jvmti, jni) == 0) {
+            fetch_add_relaxed(&rel.epoch, 1);
             store_release(&rel.state, REL_ARMED);
         } else {
             store_relaxed(&rel.state, REL_OFF);
@@ -399,6 +463,7 @@ int owners_releasers_arm(jvmtiEnv *jvmti, JNIEnv *jni, int arm) {
         }
     } else if (arm == 0 && state == REL_ARMED) {
         store_relaxed(&rel.state, REL_IDLE);
+        fetch_add_relaxed(&rel.epoch, 1);
     }
     state = load_relaxed(&rel.state);
     pthread_mutex_unlock(&arming);
@@ -503,33 +568,129 @@ static uintptr_t monitor_of(uintptr_t mon, jobject object) {
     return ref != 0 && vmstructs_root_ref(word(weak)) == ref ? ref : 0;
 }
 
-int owners_releaser(JNIEnv *jni, jobject object, uintptr_t mon, int64_t self, int64_t *releaser) {
+static sight_slot *slot_of(uintptr_t mon) {
+    uint64_t h = (uint64_t)mon * 0x9e3779b97f4a7c15ull;
+    return &sights[h >> 54];   /* the top 10 bits: SIGHT_SLOTS */
+}
+
+/* A sighting of `mon`: held by `holder` while the word was `w`. The slot's version it made. */
+static uint64_t sight(uintptr_t mon, int64_t holder, int64_t w) {
+    sight_slot *s = slot_of(mon);
+    uint64_t v = fetch_add_relaxed(&s->version, 1) + 1;
+    int expected = 0;
+    if (cas_acq_rel(&s->busy, &expected, 1)) {
+        store_relaxed(&s->monitor, mon);
+        store_relaxed(&s->holder, holder);
+        store_relaxed(&s->word, w);
+        store_relaxed(&s->tag, v);
+        store_release(&s->busy, 0);
+    }
+    return v;
+}
+
+/* The latest sighting of `mon` when the slot's version is `v` and its details are of that version. */
+static int latest(uintptr_t mon, uint64_t v, int64_t *holder, int64_t *w) {
+    sight_slot *s = slot_of(mon);
+    int expected = 0;
+    if (!cas_acq_rel(&s->busy, &expected, 1)) return 0;
+    int ok = load_relaxed(&s->tag) == v && load_relaxed(&s->monitor) == mon;
+    *holder = load_relaxed(&s->holder);
+    *w = load_relaxed(&s->word);
+    store_release(&s->busy, 0);
+    return ok && load_acquire(&s->version) == v;
+}
+
+static int64_t prev_word(uintptr_t mon) {
+    return (int64_t)word(mon + (uint64_t)rel.prev_off);
+}
+
+/* MonitorContendedEnter, armed: the owner `owner` (0 not known) seen holding `mon`. */
+static void sight_at_enter(uintptr_t mon, int64_t owner) {
+    uint32_t epoch = load_relaxed(&rel.epoch);
+    if (load_acquire(&rel.state) != REL_ARMED) {
+        mine.monitor = 0;
+        return;
+    }
+    mine.untracked = load_acquire(&untracked);
+    mine.waited = load_acquire(&slot_of(mon)->waited);
+    mine.waiters = load_relaxed((const int32_t *)(mon + (uint64_t)rel.waiters_off));
+    mine.holder = owner;
+    mine.word = prev_word(mon);
+    mine.version = sight(mon, owner, mine.word);
+    mine.epoch = epoch;
+    mine.monitor = mon;
+}
+
+void owners_untracked_acquisition(void) {
+    if (load_relaxed(&rel.state) == REL_ARMED) fetch_add_relaxed(&untracked, 1);
+}
+
+void owners_waited(JNIEnv *jni, jobject object) {
+    if (!sights || load_acquire(&rel.state) != REL_ARMED) return;
+    /* A platform thread's ObjectMonitor::wait keeps the monitor in _current_waiting_monitor until
+     * it has taken it back; a virtual thread's does not. */
+    uintptr_t jt = (uintptr_t)jni - (uintptr_t)ow.env_offset;
+    uintptr_t mon = rel.waiting_off ? word(jt + (uint64_t)rel.waiting_off) : 0;
+    if (aligned(mon) && object && monitor_of(mon, object)) {
+        fetch_add_relaxed(&slot_of(mon)->waited, 1);
+    } else {
+        fetch_add_relaxed(&untracked, 1);
+    }
+}
+
+/* JFR's id as a Java thread id (0: none). */
+static int64_t java_id(int64_t jfr) {
+    if (jfr <= 0) return 0;
+    if (rel.identity) return jfr;
+    return jfr < MAX_JFR_ID ? addrmap_find(rel.ids, id_key(jfr)) : 0;
+}
+
+int owners_releaser(JNIEnv *jni, jobject object, uintptr_t mon, int64_t self, int is_virtual, int64_t *releaser) {
     if (load_acquire(&rel.state) != REL_ARMED || !aligned(mon) || !object || self <= 0) return 0;
     /* The thread blocked on `mon` at its enter and has been counted among its contenders since,
      * until it got it: the monitor is alive, and owned by this thread. */
-    if (!monitor_of(mon, object)) return 0;
-    int64_t v = (int64_t)word(mon + (uint64_t)ow.owner_off);
+    int64_t v = monitor_of(mon, object) ? (int64_t)word(mon + (uint64_t)ow.owner_off) : 0;
     uintptr_t jt = (uintptr_t)jni - (uintptr_t)ow.env_offset;
-    if (ow.mode == MODE_TID ? v != self : (uintptr_t)v != jt) return 0;
-    int64_t prev = (int64_t)word(mon + (uint64_t)rel.prev_off);
-    if (prev <= 0) return 0;
-    if (!rel.identity) {
-        prev = prev < MAX_JFR_ID ? addrmap_find(rel.ids, id_key(prev)) : 0;
-        if (prev <= 0) return 0;
+    if (v == 0 || (ow.mode == MODE_TID ? v != self : (uintptr_t)v != jt)) {
+        owners_untracked_acquisition();
+        return 0;
     }
-    *releaser = prev;
+    int64_t w1 = prev_word(mon);
+    /* The latest sighting before this acquisition: this thread's own at its enter when the slot
+     * has seen none since, else the slot's. */
+    uint64_t version = load_acquire(&slot_of(mon)->version);
+    int64_t holder = 0, w0 = 0;
+    int known = 0;
+    if (!is_virtual && mine.monitor == mon) {
+        if (version == mine.version) {
+            holder = mine.holder;
+            w0 = mine.word;
+            known = 1;
+        } else {
+            known = latest(mon, version, &holder, &w0);
+        }
+    }
+    /* No waiter of this monitor between wait and taking it back, at the enter or since: such a
+     * thread takes the monitor back with no event, and may leave it through the fast exit. */
+    int no_waiter = mine.waiters == 0 && load_acquire(&slot_of(mon)->waited) == mine.waited;
+    uint32_t epoch = load_relaxed(&rel.epoch);
+    int armed_throughout = known && no_waiter && load_acquire(&rel.state) == REL_ARMED && epoch == mine.epoch &&
+                           load_acquire(&untracked) == mine.untracked;
+    mine.monitor = 0;
+    /* This acquisition is the next sighting: this thread holds it now. */
+    sight(mon, self, w1);
+    if (!armed_throughout) return 0;
+    /* Exact only when a release through the VM's exit wrote the word after the latest sighting
+     * (the word changed), by the thread seen holding the monitor then (only an exiting thread
+     * writes its own id), and that is not this thread. */
+    int64_t id = java_id(w1);
+    if (w1 == w0 || holder <= 0 || id != holder || id == self) return 0;
+    *releaser = id;
     return 1;
 }
 
-int owners_read(JNIEnv *jni, jobject object, int64_t *owner, uintptr_t *monitor) {
-    *monitor = 0;
-    if (ow.mode == MODE_OFF || !object) return 0;
-    uintptr_t jt = (uintptr_t)jni - (uintptr_t)ow.env_offset;
-    uintptr_t mon = word(jt + (uint64_t)ow.pending_off);
-    if (!aligned(mon)) return 0;
-    uintptr_t ref = monitor_of(mon, object);
-    if (!ref) return 0;
-    *monitor = mon;
+/* The owner of `mon` (whose object is `ref`): 1 known, 0 not. */
+static int read_owner(uintptr_t mon, uintptr_t ref, int64_t *owner) {
     int64_t v = (int64_t)word(mon + (uint64_t)ow.owner_off);
     if (ow.mode == MODE_TID) {
         if (v == ow.no_owner) {
@@ -549,4 +710,19 @@ int owners_read(JNIEnv *jni, jobject object, int64_t *owner, uintptr_t *monitor)
     if (tid <= 0) return 0;
     *owner = tid;
     return 1;
+}
+
+int owners_read(JNIEnv *jni, jobject object, int64_t *owner, uintptr_t *monitor) {
+    *monitor = 0;
+    if (ow.mode == MODE_OFF || !object) return 0;
+    if (sights) mine.monitor = 0;
+    uintptr_t jt = (uintptr_t)jni - (uintptr_t)ow.env_offset;
+    uintptr_t mon = word(jt + (uint64_t)ow.pending_off);
+    if (!aligned(mon)) return 0;
+    uintptr_t ref = monitor_of(mon, object);
+    if (!ref) return 0;
+    *monitor = mon;
+    int known = read_owner(mon, ref, owner);
+    if (sights) sight_at_enter(mon, known ? *owner : 0);
+    return known;
 }

@@ -29,6 +29,13 @@
  * monitor is still this object's and is owned by the current thread (which keeps it from being
  * deflated). The value is JFR's id of the thread: its Java thread id since JDK 19, a counter of
  * JFR's own on 17 and 18, mapped through JFR's jdk.jfr.internal.JVM.getThreadId at thread start.
+ * The word goes stale whenever a release does not write it (compiled code's fast exit, an exit
+ * while JFR has the event off, around a recording's start or stop): it is taken as the releaser
+ * only when it changed since the monitor was last seen held (an owner read at some thread's
+ * MonitorContendedEnter, or a thread's MonitorContendedEntered, all while armed), names the
+ * thread seen holding it then, the read was armed throughout since this thread's own enter, and
+ * no thread was taking the monitor back after Object.wait meanwhile (ObjectMonitor::_waiters at
+ * the enter, MonitorWaited since; owners.c, "Sightings").
  *
  * Any missing field, unexpected type or size, or failed check turns exact owners off with
  * one line on stderr; the recorder then records enters without an owner and the analysis
@@ -60,11 +67,19 @@ size_t owners_memory(void);
  * for owners_releaser at the MonitorContendedEntered that ends this enter. */
 int owners_read(JNIEnv *jni, jobject object, int64_t *owner, uintptr_t *monitor);
 
-/* Event path, in MonitorContendedEntered of a platform thread (Java id `self`), with the
- * monitor owners_read gave at the MonitorContendedEnter this ends. 1: *releaser is the Java
- * thread id of the thread the VM recorded as the last to leave the monitor. 0: not known (not
- * armed, no value, a thread JFR's id does not map to, or a failed check). */
-int owners_releaser(JNIEnv *jni, jobject object, uintptr_t monitor, int64_t self, int64_t *releaser);
+/* Event path, in MonitorContendedEntered of a thread (Java id `self`), with the monitor
+ * owners_read gave at the MonitorContendedEnter this ends; records the acquisition as a sighting.
+ * 1 (platform threads only): *releaser is the Java thread id of the thread the VM recorded as the
+ * last to leave the monitor, checked to be current (owners.h, above). 0: not known (not armed, no
+ * value, a value that may be stale, a thread JFR's id does not map to, or a failed check). */
+int owners_releaser(JNIEnv *jni, jobject object, uintptr_t monitor, int64_t self, int is_virtual, int64_t *releaser);
+/* Event path, in a MonitorContendedEntered whose monitor is not known (its enter was not
+ * recorded, or its monitor not found): while armed, every releaser being read is inferred. */
+void owners_untracked_acquisition(void);
+/* Event path, in MonitorWaited: the thread is about to take the monitor back, which the VM
+ * reports with no event; while armed, the releasers of that monitor being read are inferred (of
+ * every monitor, when it cannot be found: a virtual thread). */
+void owners_waited(JNIEnv *jni, jobject object);
 
 /* From the agent's Java side: 1 arms the releaser read (a JFR recording enables
  * jdk.JavaMonitorEnter), 0 disarms it, -1 turns it off for good (option releasers=inferred).
