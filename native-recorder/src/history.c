@@ -1,5 +1,6 @@
 #include "history.h"
 #include "arch.h"
+#include "snapshot_format.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +25,12 @@ void history_init(cv_history *h, uint64_t max_bytes, uint64_t max_age_ns) {
     if (chunk > max_bytes) chunk = max_bytes;
     h->chunk_bytes = (uint32_t)chunk;
     h->next_seq = 1;
+    h->max_totals = (size_t)(max_bytes / 16 / sizeof(cv_total));
 }
 
 void history_destroy(cv_history *h) {
     free(h->doomed);
+    free(h->totals);
     cv_chunk *c = h->head;
     while (c) {
         cv_chunk *next = c->next;
@@ -46,6 +49,9 @@ void history_totals(const cv_history *h, cv_history_totals *out) {
     out->aged_records = h->aged_records;
     out->lost_records = h->lost_records;
     out->from_ns = h->from_ns;
+    out->totals_from = h->totals_from;
+    out->totals_dropped = h->totals_dropped;
+    out->totals_entries = h->ntotals;
 }
 
 void history_lock(cv_history *h) {
@@ -267,8 +273,91 @@ static int append(cv_history *h, const cv_hist_thread *d, cv_hist_cursor *c, con
     return 1;
 }
 
+/* ---- totals ---- */
+
+static size_t total_slot(const cv_history *h, uint64_t ring, uint64_t obj, uint32_t stack, uint32_t kind) {
+    uint64_t k = ring * 0x9E3779B97F4A7C15ull ^ obj * 0xC2B2AE3D27D4EB4Full ^ ((uint64_t)stack << 3 | kind);
+    size_t i = (size_t)(k ^ (k >> 29)) & (h->cap_totals - 1);
+    for (;;) {
+        const cv_total *e = &h->totals[i];
+        if (!e->kind || (e->ring_id == ring && e->obj == obj && e->stack == stack && e->kind == kind)) return i;
+        i = (i + 1) & (h->cap_totals - 1);
+    }
+}
+
+/* The entry of (ring, obj, stack, kind), made if missing; NULL if the table is full. */
+static cv_total *total_entry(cv_history *h, uint64_t ring, uint64_t obj, uint32_t stack, uint32_t kind) {
+    if (h->cap_totals) {
+        cv_total *e = &h->totals[total_slot(h, ring, obj, stack, kind)];
+        if (e->kind) return e;
+    }
+    if ((h->ntotals + 1) * 2 > h->cap_totals) {
+        size_t cap = h->cap_totals ? h->cap_totals * 2 : 256;
+        if (cap / 2 > h->max_totals) return NULL;
+        cv_total *bigger = calloc(cap, sizeof(cv_total));
+        if (!bigger) return NULL;
+        cv_total *old = h->totals;
+        size_t oldcap = h->cap_totals;
+        h->totals = bigger;
+        h->cap_totals = cap;
+        for (size_t i = 0; i < oldcap; i++) {
+            if (old[i].kind) h->totals[total_slot(h, old[i].ring_id, old[i].obj, old[i].stack, old[i].kind)] = old[i];
+        }
+        free(old);
+    }
+    cv_total *e = &h->totals[total_slot(h, ring, obj, stack, kind)];
+    e->ring_id = ring;
+    e->obj = obj;
+    e->stack = stack;
+    e->kind = kind;
+    h->ntotals++;
+    return e;
+}
+
+/* A record kept: a begin opens, its end adds the time between them to the totals. */
+static void total_note(cv_history *h, cv_hist_cursor *c, uint64_t ring, const cv_record *r) {
+    uint8_t type = (uint8_t)(r->meta & 0xFF);
+    uint8_t flags = (uint8_t)((r->meta >> 8) & 0xFF);
+    uint32_t begin = type == EVENT_MONITOR_ENTER ? TOTAL_BLOCKED : type == EVENT_MONITOR_WAIT ? TOTAL_WAITED
+                   : type == EVENT_PARK ? ((flags & FLAG_LOCK) ? TOTAL_PARKED_LOCK : TOTAL_PARKED) : 0;
+    uint32_t ends = type == EVENT_MONITOR_ENTERED ? TOTAL_BLOCKED : type == EVENT_MONITOR_WAITED ? TOTAL_WAITED
+                  : type == EVENT_PARKED ? TOTAL_PARKED : 0;
+    if (ends && c->open_kind && (c->open_kind == ends || (ends == TOTAL_PARKED && c->open_kind == TOTAL_PARKED_LOCK))
+        && r->ts >= c->open_ts) {
+        cv_total *e = total_entry(h, ring, c->open_obj, c->open_stack, c->open_kind);
+        uint64_t d = r->ts - c->open_ts;
+        if (e) {
+            e->count++;
+            e->total_ns += d;
+            if (d > e->max_ns) e->max_ns = d;
+        } else {
+            h->totals_dropped++;
+        }
+    }
+    if (begin) {
+        c->open_kind = begin;
+        c->open_ts = r->ts;
+        c->open_obj = r->obj;
+        c->open_stack = (uint32_t)(r->meta >> 32);
+    } else if (ends || type == EVENT_THREAD_END) {
+        c->open_kind = 0;   /* ended, or the thread ended */
+    }
+}
+
+cv_total *history_totals_copy(const cv_history *h, size_t *n) {
+    *n = 0;
+    if (!h->ntotals) return NULL;
+    cv_total *out = malloc(h->ntotals * sizeof(cv_total));
+    if (!out) return NULL;
+    for (size_t i = 0; i < h->cap_totals; i++) {
+        if (h->totals[i].kind) out[(*n)++] = h->totals[i];
+    }
+    return out;
+}
+
 static void note_lost(cv_history *h, cv_hist_cursor *c, uint64_t n) {
     if (!n) return;
+    c->open_kind = 0;   /* its end may be among the lost: the time is unknown */
     if (!c->pending_lost) c->pending_from = c->last_ts;
     c->pending_lost += n;
     c->lost += n;
@@ -295,6 +384,7 @@ uint64_t history_drain_ring(cv_history *h, const cv_ring *ring, cv_hist_cursor *
             if (c->pending_lost) return moved;   /* no memory: the record stays in the ring */
         }
         if (!append(h, desc, c, &r)) return moved;
+        total_note(h, c, desc->ring_id, &r);
         c->last_ts = r.ts;
         c->drained = i + 1;
         moved++;
@@ -308,11 +398,15 @@ void history_age(cv_history *h, uint64_t now_ns) {
     while (h->head && h->head != h->tail && h->head->last_ts < limit) drop_oldest(h, 1);
 }
 
-void history_clear(cv_history *h) {
+void history_clear(cv_history *h, uint64_t now_ns) {
     close_run(h);
     while (h->head) drop_oldest(h, 0);
     h->tail = NULL;
     h->aged_records = h->aged_chunks = h->lost_records = h->from_ns = 0;
+    if (h->cap_totals) memset(h->totals, 0, h->cap_totals * sizeof(cv_total));
+    h->ntotals = 0;
+    h->totals_dropped = 0;
+    h->totals_from = now_ns;
 }
 
 void history_files(cv_history *h, int on) {

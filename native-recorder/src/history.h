@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "ring.h"
+#include "snapshot_format.h"
 
 /* A chunk's file in the repository (history_files). */
 #define HIST_FILE_NONE    0
@@ -81,6 +82,19 @@ typedef struct cv_chunk {
     uint8_t  data[];
 } cv_chunk;
 
+/* Whole-run totals (history_total): per thread, monitor or blocker, stack and kind, the blocks,
+ * waits and parks the drain saw end, and their time, kept as records are drained, so they cover
+ * the whole run after the records themselves aged out. */
+/* kinds: TOTAL_* of snapshot_format.h */
+
+typedef struct {
+    uint64_t ring_id;
+    uint64_t obj;
+    uint32_t stack;
+    uint32_t kind;
+    uint64_t count, total_ns, max_ns;
+} cv_total;
+
 /* A drain's position in one ring, kept by the ring's owner state (threads.c) or by the agent
  * (the GC ring); read and written under the history's lock. */
 typedef struct {
@@ -90,6 +104,9 @@ typedef struct {
     uint64_t pending_lost;   /* records lost since the newest record kept, not yet written */
     uint64_t pending_from;   /* from_ns of that loss (0: from the thread's start) */
     uint64_t lost;           /* records lost to overwriting, in all */
+    uint32_t open_kind;      /* TOTAL_*: a begin record kept whose end is still to come, 0: none */
+    uint32_t open_stack;
+    uint64_t open_ts, open_obj;
 } cv_hist_cursor;
 
 typedef struct {
@@ -106,6 +123,10 @@ typedef struct {
     uint64_t  from_ns;        /* newest record time of the chunks aged out (0: none) */
     uint64_t  alloc_failures; /* appends refused: no memory for a chunk */
     int       files;          /* a repository mirrors the chunks: sealed ones are written there */
+    cv_total *totals;         /* open addressing by (ring, obj, stack, kind); ring_id 0 and kind 0: empty */
+    size_t    ntotals, cap_totals, max_totals;
+    uint64_t  totals_dropped; /* ends not counted: the table was full */
+    uint64_t  totals_from;    /* when the totals start (the recording's start, or the last clear) */
     uint64_t *doomed;         /* seqs of written chunks that aged out: their files to delete */
     size_t    ndoomed, capdoomed;
     /* the open run */
@@ -121,12 +142,14 @@ typedef struct {
 typedef struct {
     uint64_t bytes, max_bytes, max_age_ns, chunks;
     uint64_t aged_records, lost_records, from_ns;
+    uint64_t totals_from, totals_dropped, totals_entries;
 } cv_history_totals;
 
 /* Under the lock. */
 void history_totals(const cv_history *h, cv_history_totals *out);
 
-/* Chunks of `max_bytes / 16`, within [64 KiB, 4 MiB] and at most max_bytes. */
+/* Chunks of `max_bytes / 16`, within [64 KiB, 4 MiB] and at most max_bytes. The totals table holds
+ * at most max_bytes / 16 bytes of entries; the totals start at 0 (history_clear moves them). */
 void history_init(cv_history *h, uint64_t max_bytes, uint64_t max_age_ns);
 /* Frees every chunk (none may be pinned). */
 void history_destroy(cv_history *h);
@@ -148,8 +171,11 @@ void history_flush_loss(cv_history *h, const cv_hist_thread *desc, cv_hist_curso
 /* Under the lock: sealed chunks whose newest record is older than now - max_age_ns go. */
 void history_age(cv_history *h, uint64_t now_ns);
 /* Under the lock: every chunk goes, and nothing is counted as aged (a reset). Pinned ones are
- * freed by their last unpin. */
-void history_clear(cv_history *h);
+ * freed by their last unpin. The totals start again at now_ns. */
+void history_clear(cv_history *h, uint64_t now_ns);
+
+/* Under the lock: a copy of the totals (malloc'ed, *n entries; NULL if none or no memory). */
+cv_total *history_totals_copy(const cv_history *h, size_t *n);
 
 /* ---- The repository: each sealed chunk also as a file (history_files on) ----
  * Chunks are sealed when full (an append starts the next) or by history_seal (at exit). The

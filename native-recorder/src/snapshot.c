@@ -88,6 +88,8 @@ typedef struct {
     id_set   stacks;         /* chunk mode: the stack ids its records name */
     id_set   objects;        /* chunk mode: the object ids its records and threads name */
     uint64_t written, lost;  /* chunk mode: its threads' records written and lost */
+    cv_total *totals;        /* the whole run's totals as pinned (not in chunk mode) */
+    size_t   ntotals;
 } ring_copy;
 
 typedef struct {
@@ -532,7 +534,7 @@ static int copy_rings(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, con
     size_t nviews = 0;
     cv_hist_view hv;
     cv_hist_cursor gc;
-    cv_thread_view *views = threads_history_pin(&nviews, &hv, &gc, &c->history);
+    cv_thread_view *views = threads_history_pin(&nviews, &hv, &gc, &c->history, &c->totals, &c->ntotals);
     if (!views) return cv_fail(err, "out of memory pinning thread states");
     cv_record *last = calloc(nviews ? nviews : 1, sizeof(cv_record));
     if (!last) {
@@ -657,6 +659,13 @@ static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *
              src->repository ? " repository=" : "", src->repository ? src->repository : "");
     put_kv(b, &n, "history", history);
     if (c->history.from_ns) put_kv_u64(b, &n, "history.from.ns", c->history.from_ns);
+    if (!c->chunk_mode) {
+        char totals[96];
+        snprintf(totals, sizeof(totals), "from=%llu entries=%llu dropped=%llu",
+                 (unsigned long long)c->history.totals_from, (unsigned long long)c->ntotals,
+                 (unsigned long long)c->history.totals_dropped);
+        put_kv(b, &n, "totals", totals);
+    }
     if (c->chunk_mode && src->chunk) {
         char chunk[96];
         snprintf(chunk, sizeof(chunk), "seq=%llu first=%llu last=%llu", (unsigned long long)src->chunk->seq,
@@ -847,6 +856,21 @@ static int put_classes_and_objects(jvmtiEnv *jvmti, JNIEnv *jni, cv_buf *b, cons
     return failed ? -1 : 0;
 }
 
+/* SECTION_TOTALS: the whole run's blocks, waits and parks (history.h, "Whole-run totals"). */
+static void put_totals(cv_buf *b, const cv_total *t, size_t n) {
+    size_t mark = buf_counted_section_begin(b, SECTION_TOTALS);
+    for (size_t i = 0; i < n; i++) {
+        buf_u64(b, t[i].ring_id);
+        buf_u32(b, t[i].kind);
+        buf_u64(b, t[i].obj);
+        buf_u32(b, t[i].stack);
+        buf_u64(b, t[i].count);
+        buf_u64(b, t[i].total_ns);
+        buf_u64(b, t[i].max_ns);
+    }
+    buf_counted_section_end(b, mark, (uint32_t)n);
+}
+
 static void put_end(cv_buf *b) {
     size_t mark = buf_section_begin(b, SECTION_END);
     buf_section_end(b, mark);
@@ -859,6 +883,7 @@ int snapshot_encode(JNIEnv *jni, const cv_snapshot_source *src, const cv_monitor
     if (copy_rings(b, jni, src, states, &rings, err)) {
         buf_free(&rings.monitors);
         buf_free(&rings.losses);
+        free(rings.totals);
         return -1;
     }
     put_info(b, src, &rings);
@@ -870,11 +895,13 @@ int snapshot_encode(JNIEnv *jni, const cv_snapshot_source *src, const cv_monitor
     int objects_failed = put_classes_and_objects(src->jvmti, jni, b, NULL);
     put_section(b, SECTION_MONITORS, &rings.monitors, rings.nmonitors);
     put_section(b, SECTION_LOSSES, &rings.losses, rings.nlosses);
+    put_totals(b, rings.totals, rings.ntotals);
     put_end(b);
 
     int failed = b->failed || rings.monitors.failed || rings.losses.failed || methods.failed || objects_failed;
     buf_free(&rings.monitors);
     buf_free(&rings.losses);
+    free(rings.totals);
     if (b->too_big) {
         return cv_fail(err, "the snapshot would be larger than %llu bytes, the most a Java byte[] holds; "
                        "lower maxsize", (unsigned long long)b->limit);

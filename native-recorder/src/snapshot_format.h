@@ -19,6 +19,7 @@
 #define SECTION_OBJECTS  6
 #define SECTION_MONITORS 7
 #define SECTION_LOSSES   8
+#define SECTION_TOTALS   9
 #define SECTION_END      255
 
 #define EVENT_THREAD_START     1
@@ -64,6 +65,11 @@
 
 #define LOSS_OVERWRITTEN 1
 #define LOSS_AGED        2
+
+#define TOTAL_BLOCKED     1
+#define TOTAL_WAITED      2
+#define TOTAL_PARKED_LOCK 3
+#define TOTAL_PARKED      4
 
 #define RECORD_BYTES 40
 #define HEADER_BYTES 16

@@ -768,6 +768,7 @@ uint64_t threads_dropped_no_ring(void) {
 
 void threads_history_init(uint64_t max_bytes, uint64_t max_age_ns, const cv_ring *gc, uint64_t start_ns) {
     history_init(&history, max_bytes, max_age_ns);
+    history.totals_from = start_ns;
     gc_ring = gc;
     recording_start_ns = start_ns;
     history_on = 1;
@@ -913,7 +914,7 @@ void threads_history_clear(void) {
     pthread_mutex_lock(&drain_lock);
     pthread_mutex_lock(&registry_lock);
     history_lock(&history);
-    history_clear(&history);
+    history_clear(&history, cv_now_ns());
     /* What was written before is before the reset: not kept, not lost. */
     for (cv_thread *t = registry; t; t = t->next) {
         uint64_t head = ring_written(t->ring);
@@ -929,8 +930,11 @@ void threads_history_clear(void) {
     pthread_mutex_unlock(&drain_lock);
 }
 
-cv_thread_view *threads_history_pin(size_t *count, cv_hist_view *chunks, cv_hist_cursor *gc, cv_history_totals *totals) {
+cv_thread_view *threads_history_pin(size_t *count, cv_hist_view *chunks, cv_hist_cursor *gc, cv_history_totals *totals,
+                                    cv_total **run_totals, size_t *nrun_totals) {
     memset(chunks, 0, sizeof(*chunks));
+    *run_totals = NULL;
+    *nrun_totals = 0;
     pthread_mutex_lock(&drain_lock);
     size_t n = 0;
     cv_thread_view *v = threads_pin_all(&n);
@@ -948,6 +952,7 @@ cv_thread_view *threads_history_pin(size_t *count, cv_hist_view *chunks, cv_hist
     }
     *gc = gc_cursor;
     history_totals(&history, totals);
+    *run_totals = history_totals_copy(&history, nrun_totals);
     int failed = history_pin(&history, chunks);
     history_unlock(&history);
     pthread_mutex_unlock(&registry_lock);

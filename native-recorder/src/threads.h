@@ -176,8 +176,9 @@ uint32_t threads_drain(JNIEnv *jni);
 void threads_history_clear(void);
 /* Snapshot: pins every state (threads_pin_all) and the history's chunks together, with each
  * view's cursor as of the pin. Unpin both with threads_history_unpin. *gc receives the GC
- * ring's cursor. */
-cv_thread_view *threads_history_pin(size_t *count, cv_hist_view *chunks, cv_hist_cursor *gc, cv_history_totals *totals);
+ * ring's cursor, *run_totals a copy of the whole-run totals (free it; NULL if none). */
+cv_thread_view *threads_history_pin(size_t *count, cv_hist_view *chunks, cv_hist_cursor *gc, cv_history_totals *totals,
+                                    cv_total **run_totals, size_t *nrun_totals);
 void threads_history_unpin(JNIEnv *jni, cv_thread_view *views, size_t count, cv_hist_view *chunks);
 /* The field Thread.tid of `thread`, or 0 if this JDK has no such field. Calls no Java
  * code: usable on the event path. */

@@ -27,6 +27,7 @@ public final class Recording {
     private final Map<Long, RecordedThread> byObject = new java.util.HashMap<>();
     private final Map<Long, MonitorState> monitorByRing = new java.util.HashMap<>();
     private final java.nio.ByteBuffer bytes;
+    private final List<Total> totals;
     private List<Event> merged;
 
     /** A recording made in memory, with no snapshot bytes behind it. Maps keep their iteration order. */
@@ -47,7 +48,21 @@ public final class Recording {
                      List<RecordedThread> threads, Map<Integer, StackTrace> stacks,
                      Map<Long, MethodInfo> methods, Map<Long, ClassInfo> classes,
                      Map<Long, ObjectInfo> objects, List<MonitorState> monitors, java.nio.ByteBuffer bytes) {
+        this(versionMajor, versionMinor, info, threads, stacks, methods, classes, objects, monitors, bytes, List.of());
+    }
+
+    /**
+     * A recording read from snapshot bytes, with the whole run's totals (SECTION_TOTALS).
+     *
+     * @param totals the whole run's blocks, waits and parks; empty when the file has none
+     */
+    public Recording(int versionMajor, int versionMinor, Map<String, String> info,
+                     List<RecordedThread> threads, Map<Integer, StackTrace> stacks,
+                     Map<Long, MethodInfo> methods, Map<Long, ClassInfo> classes,
+                     Map<Long, ObjectInfo> objects, List<MonitorState> monitors, java.nio.ByteBuffer bytes,
+                     List<Total> totals) {
         this.bytes = bytes == null ? null : bytes.asReadOnlyBuffer();
+        this.totals = List.copyOf(totals);
         this.versionMajor = versionMajor;
         this.versionMinor = versionMinor;
         this.info = Collections.unmodifiableMap(new LinkedHashMap<>(info));
@@ -170,6 +185,13 @@ public final class Recording {
     public Map<Long, ObjectInfo> objects() { return objects; }
     /** SECTION_MONITORS entries (empty when the section is absent). */
     public List<MonitorState> monitors() { return monitors; }
+
+    /**
+     * The whole run's blocks, waits and parks (SECTION_TOTALS), counted as the recorder kept the
+     * records, from INFO {@code totals}' {@code from}: they still count what aged out of the history.
+     * Empty for a file without them (before they existed, a repository folder, a window).
+     */
+    public List<Total> totals() { return totals; }
 
     /** The ring with this id. */
     public Optional<RecordedThread> threadByRingId(long ringId) {

@@ -60,6 +60,7 @@ public final class ReportRenderer {
         losses();
 
         monitors();
+        wholeRun();
         threads();
         deadlocks();
         criticalPath();
@@ -136,6 +137,60 @@ public final class ReportRenderer {
         }
         o.table(List.of("monitor class", "call site", "kind", "count", "time", "max", "monitors", "threads"),
                 List.of(false, false, false, true, true, true, true, true), sites);
+    }
+
+    /**
+     * The whole run's totals by monitor or lock class (SECTION_TOTALS), when the history no longer
+     * holds the whole run: they count what aged out too.
+     */
+    private void wholeRun() {
+        if (r.totals().isEmpty() || r.historyFromNs() < 0 && r.recordsAged() <= 0) {
+            return;
+        }
+        o.subsection("The whole run, aged-out records included");
+        long from = totalsFrom();
+        o.line("Counted by the recorder as it kept the records, since " + offset(from) + ": the tables above "
+                + "cover only what the history still holds. An object no longer described is of an unknown class.");
+        java.util.Map<String, long[]> byClass = new java.util.TreeMap<>();
+        for (dev.convoy.model.Total t : r.totals()) {
+            String cls = t.object() == 0 ? "(no object)" : r.objects().containsKey(t.object())
+                    ? r.objectClassName(t.object()) : "(unknown class)";
+            long[] v = byClass.computeIfAbsent(cls, k -> new long[5]);
+            boolean block = t.kind() == dev.convoy.snapshot.SnapshotFormat.TOTAL_BLOCKED
+                    || t.kind() == dev.convoy.snapshot.SnapshotFormat.TOTAL_PARKED_LOCK;
+            v[block ? 0 : 2] += t.count();
+            v[block ? 1 : 3] += t.totalNs();
+            if (block) {
+                v[4] = Math.max(v[4], t.maxNs());
+            }
+        }
+        List<java.util.Map.Entry<String, long[]>> sorted = new ArrayList<>(byClass.entrySet());
+        sorted.sort((a, b) -> Long.compare(b.getValue()[1] + b.getValue()[3], a.getValue()[1] + a.getValue()[3]));
+        List<List<String>> rows = new ArrayList<>();
+        for (java.util.Map.Entry<String, long[]> e : sorted.subList(0, Math.min(ContentionReport.TOP, sorted.size()))) {
+            long[] v = e.getValue();
+            rows.add(List.of(e.getKey(), Long.toString(v[0]), v[0] > 0 ? duration(v[1]) : "-",
+                    v[0] > 0 ? duration(v[4]) : "-", Long.toString(v[2]), v[2] > 0 ? duration(v[3]) : "-"));
+        }
+        o.table(List.of("monitor class", "blocks", "blocked", "max", "waits and parks", "waited"),
+                List.of(false, true, true, true, true, true), rows);
+    }
+
+    /** INFO totals' {@code from}, else the recording's start. */
+    private long totalsFrom() {
+        String t = r.info().get("totals");
+        if (t != null) {
+            for (String part : t.split(" ")) {
+                if (part.startsWith("from=")) {
+                    try {
+                        return Long.parseLong(part.substring(5));
+                    } catch (NumberFormatException e) {
+                        break;
+                    }
+                }
+            }
+        }
+        return r.startMonotonicNs();
     }
 
     private void threads() {

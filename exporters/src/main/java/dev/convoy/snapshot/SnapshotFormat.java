@@ -33,6 +33,8 @@ public final class SnapshotFormat {
     public static final int SECTION_MONITORS = 7;
     /** Records of a thread that are missing, per time range (1.5). */
     public static final int SECTION_LOSSES = 8;
+    /** The whole run's blocks, waits and parks, per thread, object, stack and kind (1.5). */
+    public static final int SECTION_TOTALS = 9;
     /** Last section, empty payload. */
     public static final int SECTION_END = 255;
 
@@ -141,4 +143,13 @@ public final class SnapshotFormat {
     public static final int LOSS_OVERWRITTEN = 1;
     /** Loss: aged out of the history (maxsize, maxage). */
     public static final int LOSS_AGED = 2;
+
+    /** Total: MONITOR_ENTER to its MONITOR_ENTERED. */
+    public static final int TOTAL_BLOCKED = 1;
+    /** Total: MONITOR_WAIT to its MONITOR_WAITED. */
+    public static final int TOTAL_WAITED = 2;
+    /** Total: a PARK with FLAG_LOCK to its PARKED. */
+    public static final int TOTAL_PARKED_LOCK = 3;
+    /** Total: another PARK to its PARKED. */
+    public static final int TOTAL_PARKED = 4;
 }

@@ -150,6 +150,7 @@ public final class SnapshotReader {
         Map<Long, ObjectInfo> objects = new LinkedHashMap<>();
         List<MonitorState> monitors = new ArrayList<>();
         List<RawLoss> losses = new ArrayList<>();
+        List<dev.convoy.model.Total> totals = new ArrayList<>();
         Set<Integer> seen = new HashSet<>();
 
         long pos = HEADER_BYTES;
@@ -187,7 +188,7 @@ public final class SnapshotReader {
                 throw new SnapshotFormatException(pos, "corrupt: " + name + " CRC32 mismatch (stored 0x"
                         + Long.toHexString(crc) + ", computed 0x" + Long.toHexString(c.getValue()) + ")");
             }
-            boolean known = tag >= SECTION_INFO && tag <= SECTION_LOSSES || tag == SECTION_END;
+            boolean known = tag >= SECTION_INFO && tag <= SECTION_TOTALS || tag == SECTION_END;
             if (known && !seen.add(tag)) {
                 throw new SnapshotFormatException(pos, "corrupt: " + name + " appears twice");
             }
@@ -207,6 +208,7 @@ public final class SnapshotReader {
                 case SECTION_OBJECTS -> readObjects(in, objects);
                 case SECTION_MONITORS -> readMonitors(in, monitors);
                 case SECTION_LOSSES -> readLosses(in, losses);
+                case SECTION_TOTALS -> readTotals(in, totals);
                 default -> in.pos = in.limit; // unknown tag: skipped
             }
             pos = payload + length;
@@ -214,7 +216,27 @@ public final class SnapshotReader {
         if (!losses.isEmpty()) {
             threads = attach(threads, losses);
         }
-        return new Recording(major, minor, info, threads, stacks, methods, classes, objects, monitors, buf);
+        return new Recording(major, minor, info, threads, stacks, methods, classes, objects, monitors, buf, totals);
+    }
+
+    /** SECTION_TOTALS: entries of 48 bytes; a count of 0 or a total below its max is corrupt. */
+    private static void readTotals(Cursor in, List<dev.convoy.model.Total> totals) throws SnapshotFormatException {
+        long n = in.u32();
+        for (long i = 0; i < n; i++) {
+            long at = in.offset();
+            long ring = in.u64();
+            int kind = (int) in.u32();
+            long obj = in.u64();
+            int stack = (int) in.u32();
+            long count = in.u64();
+            long total = in.u64();
+            long max = in.u64();
+            if (count <= 0 || total < 0 || max < 0 || Long.compareUnsigned(max, total) > 0) {
+                throw new SnapshotFormatException(at, "corrupt: SECTION_TOTALS entry " + i + " counts " + count
+                        + " taking " + total + " ns, the longest " + max + " ns");
+            }
+            totals.add(new dev.convoy.model.Total(ring, kind, obj, stack, count, total, max));
+        }
     }
 
     /** One entry of SECTION_LOSSES and the offset it was read at. */

@@ -170,6 +170,20 @@ public final class SnapshotWriter {
                 }
             }
         });
+        if (!r.totals().isEmpty()) {
+            section(file, SECTION_TOTALS, t -> {
+                t.u32(r.totals().size());
+                for (dev.convoy.model.Total total : r.totals()) {
+                    t.u64(total.ringId());
+                    t.u32(total.kind());
+                    t.u64(total.object());
+                    t.u32(total.stackId());
+                    t.u64(total.count());
+                    t.u64(total.totalNs());
+                    t.u64(total.maxNs());
+                }
+            });
+        }
         section(file, SECTION_END, x -> {
         });
         file.flush();

@@ -169,6 +169,18 @@ class HistoryIT {
         long lost = r.threads().stream().mapToLong(RecordedThread::lostRecords).sum();
         assertEquals(written, kept + lost, "every record written is kept or counted as lost");
         assertTrue(lost >= aged, "the aged-out records are among the losses");
+        // The whole run's totals still count every wait that ended, aged out or not: ground truth.
+        long waited = r.totals().stream().filter(t -> t.ringId() == b.ringId()
+                && t.kind() == SnapshotFormat.TOTAL_WAITED).mapToLong(dev.convoy.model.Total::count).sum();
+        long keptWaits = b.events().stream().filter(e -> e.type() == EventType.MONITOR_WAITED).count();
+        assertTrue(keptWaits < ROUND_TRIPS / 2, "most wake-ups aged out of the records: " + keptWaits);
+        long overwrittenLost = b.losses().stream().filter(l -> l.kind() == SnapshotFormat.LOSS_OVERWRITTEN)
+                .mapToLong(Loss::records).sum();
+        assertTrue(waited + overwrittenLost >= ROUND_TRIPS - 1 && waited <= ROUND_TRIPS + 10,
+                () -> "the totals count the whole run's " + ROUND_TRIPS + " wake-ups: " + waited + " (records lost "
+                        + "before they were kept: " + overwrittenLost + ")");
+        String report = dev.convoy.report.ContentionReport.of(r).text();
+        assertTrue(report.contains("The whole run, aged-out records included"), report);
     }
 
     @ParameterizedTest(name = "{0}")
