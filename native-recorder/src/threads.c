@@ -832,7 +832,7 @@ static uint32_t hot_capacity(void) {
 /* A pinned state whose ring took more than a quarter of its capacity between two passes, or lost
  * records: the drain makes it a ring four times as large (up to hot_capacity), committed, outside
  * every lock but for the accounting, and leaves it as the state's spare for the owner to take. */
-static void make_spare(JNIEnv *jni, cv_thread *t) {
+static void make_spare(cv_thread *t) {
     pthread_mutex_lock(&registry_lock);
     uint32_t cur = t->ring->capacity;
     int wanted = !t->spare && !t->retired && !(t->flags & RING_ENDED);
@@ -842,8 +842,10 @@ static void make_spare(JNIEnv *jni, cv_thread *t) {
     uint64_t cap64 = (uint64_t)cur * 4;
     uint32_t capacity = cap64 > limit ? limit : (uint32_t)cap64;
     size_t nb = ring_bytes(capacity);
+    /* Only from room the cap has free, a quarter of it left over: a spare never takes the place of
+     * a ring a thread that starts later would need, nor evicts an ended thread's. */
     pthread_mutex_lock(&registry_lock);
-    int room = make_room(jni, nb, 0, NULL);
+    int room = memory_in_use + nb <= ring_budget - ring_budget / 4;
     if (room) memory_in_use += nb;
     pthread_mutex_unlock(&registry_lock);
     if (!room) return;
@@ -901,7 +903,7 @@ uint32_t threads_drain(JNIEnv *jni) {
     history_age(&history, cv_now_ns());
     history_unlock(&history);
     for (size_t i = 0; v && hot && i < n; i++) {
-        if (hot[i]) make_spare(jni, v[i].t);
+        if (hot[i]) make_spare(v[i].t);
     }
     free(hot);
     if (v) threads_unpin(jni, v, n);

@@ -42,7 +42,9 @@ public final class UnrecordedHolder {
         HeldLock lock = new HeldLock();
         CountDownLatch go = new CountDownLatch(1);
         CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch running = new CountDownLatch(1);
         Thread waiter = new Thread(() -> {
+            running.countDown();
             await(go);
             synchronized (lock) {
                 lock.hashCode();
@@ -50,6 +52,9 @@ public final class UnrecordedHolder {
         }, WAITER);
         waiter.setDaemon(true);
         waiter.start();
+        // The recorder gives a thread its ring at its ThreadStart, which runs on the new thread
+        // before run(): once the waiter runs, it has its ring, whatever the fillers take after.
+        await(running);
         List<Thread> parked = new ArrayList<>();
         for (int i = 0; i < fillers; i++) {
             Thread t = new Thread(LockSupport::park, "filler-" + i);

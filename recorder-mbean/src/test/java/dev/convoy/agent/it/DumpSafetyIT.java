@@ -119,7 +119,7 @@ class DumpSafetyIT {
     }
 
     /**
-     * {@code dumponexit=all} into a 16 MiB file system: the binary snapshot (about 10 MiB: the whole
+     * {@code dumponexit=all} into a 4 MiB file system: the binary snapshot (1 to 2 MiB: the whole
      * history of the demo) is written first; the text formats that do not fit fail one by one, each named, and no
      * temporary file is left.
      */
@@ -132,7 +132,7 @@ class DumpSafetyIT {
         Path script = work.resolve("small-disk.sh");
         Files.writeString(script, """
                 set -u
-                mount -t tmpfs -o size=16m convoy-it "$1" || exit 97
+                mount -t tmpfs -o size=4m convoy-it "$1" || exit 97
                 copy="$2"; dir="$1"; shift 2
                 cd "$dir" && "$@"
                 rc=$?
