@@ -269,7 +269,16 @@ class GroundTruthIT {
         // main is known as the exact owner read from the VM at handoff-0's enter; then the chain
         // handoff-0 -> handoff-1 -> ... -> handoff-(n-1), in that order
         List<String> expected = new ArrayList<>();
-        expected.add("main -> " + HandoffChain.THREAD_PREFIX + 0);
+        // main lets go as soon as handoff-0 shows BLOCKED, which HotSpot sets before it posts the
+        // enter: when main was quicker than the recorder's read of the owner, the VM said "no owner"
+        // (exact), and main's release, uncontended and unrecorded, is known to no one.
+        RecordedThread first = Recordings.thread(r, HandoffChain.THREAD_PREFIX + 0);
+        boolean ownerSeen = first.events().stream().anyMatch(e -> e.type() == EventType.MONITOR_ENTER
+                && r.objectClassName(e.obj()).equals(HandoffChain.HandoffLock.class.getName())
+                && (e.flags() & SnapshotFormat.FLAG_OWNER) != 0 && e.arg2() > 0);
+        if (ownerSeen) {
+            expected.add("main -> " + HandoffChain.THREAD_PREFIX + 0);
+        }
         for (int i = 1; i < n; i++) {
             expected.add(HandoffChain.THREAD_PREFIX + (i - 1) + " -> " + HandoffChain.THREAD_PREFIX + i);
         }
