@@ -66,20 +66,31 @@ class HistoryIT {
         }
     }
 
-    /** Outside its losses, a thread's begin and end records alternate (WAIT, WAITED, WAIT, ...). */
+    /**
+     * Outside its losses, a thread's begin and end records alternate (WAIT, WAITED, WAIT, ...): two
+     * kept records with no loss between them follow each other. Events not recorded at all (their
+     * object could not be identified: counted as dropped, with no time) may break it, so a thread
+     * that dropped any is not held to it.
+     */
     private static void assertAlternates(RecordedThread t, EventType begin, EventType end) {
+        if (t.dropped() > 0) {
+            return;
+        }
         EventType expected = null;
+        long previous = Long.MIN_VALUE;
         for (Event e : t.events()) {
             if (e.type() != begin && e.type() != end) {
                 continue;
             }
-            Loss between = t.lossAt(e.ts());
-            if (expected != null && between == null) {
+            long from = previous;
+            boolean lossBetween = t.losses().stream().anyMatch(l -> l.toNs() >= from && l.fromNs() <= e.ts());
+            if (expected != null && !lossBetween) {
                 EventType want = expected;
                 assertEquals(want, e.type(), () -> t.name() + " at " + e.ts() + ": " + begin + " and " + end
                         + " alternate outside losses");
             }
             expected = e.type() == begin ? end : begin;
+            previous = e.ts();
         }
     }
 
