@@ -19,8 +19,8 @@ import dev.convoy.export.Output;
  * <pre>
  * recording=on|off       record monitor and GC events from the start (default on)
  * buffer=SIZE            per-thread ring buffer (default 64k; 4k to 64m)
- * memory=SIZE            cap on all recorder memory (default 64m; 1m to 1g: a snapshot,
- *                        which must fit in a Java byte[], holds up to that much)
+ * memory=SIZE            cap on the rings and tables (default 64m; 1m to 1g); the history
+ *                        has its own bound, maxsize
  * maxsize=SIZE           bound of the history the rings are drained into (default 32m; 1m
  *                        to 256m): the oldest records age out first, counted
  * maxage=DURATION        records older than this age out of the history (default 0: none;
