@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -53,7 +54,32 @@ public final class AtomicFiles {
     private static final Set<OpenOption> CREATE_NEW = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
             LinkOption.NOFOLLOW_LINKS);
 
+    /** The longest name of a file in a directory, in bytes (Linux's NAME_MAX, every common file system's). */
+    private static final int NAME_MAX = 255;
+    /** What a temporary name adds: "." + ".convoy-" + a pid (7 digits) + "-" + 13 base-36 digits + ".tmp". */
+    public static final int TEMP_EXTRA = 1 + ".convoy-".length() + 7 + 1 + 13 + ".tmp".length();
+    /**
+     * The longest name, in bytes of UTF-8, of a file this class writes: it writes each first under
+     * a temporary name {@value #TEMP_EXTRA} bytes longer, which must fit in {@value #NAME_MAX}.
+     */
+    public static final int MAX_NAME_BYTES = NAME_MAX - TEMP_EXTRA;
+
     private AtomicFiles() {
+    }
+
+    /**
+     * Refuses a file name longer than {@value #MAX_NAME_BYTES} bytes, saying why.
+     *
+     * @throws IllegalArgumentException naming the limit
+     */
+    public static void checkName(String name) {
+        int bytes = name.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > MAX_NAME_BYTES) {
+            String shown = name.length() > 40 ? name.substring(0, 40) + "..." : name;
+            throw new IllegalArgumentException("the file name '" + shown + "' has " + bytes + " bytes; Convoy writes "
+                    + "file names of at most " + MAX_NAME_BYTES + " bytes (a file name has at most " + NAME_MAX
+                    + ", and each file is first written under a temporary name " + TEMP_EXTRA + " bytes longer)");
+        }
     }
 
     /** Writes the content of one stream. */
@@ -124,13 +150,19 @@ public final class AtomicFiles {
      * may be a {@code /proc/self/fd/N} path of a directory held open).
      *
      * @throws IllegalArgumentException if a name is not a plain file name
-     * @throws IOException if the directory cannot be opened or a file written
+     * @throws IOException if a name is longer than {@value #MAX_NAME_BYTES} bytes, the directory
+     *         cannot be opened or a file written
      */
     public static void writeIn(Path dir, Map<String, Content> files) throws IOException {
         for (String name : files.keySet()) {
             if (name.isEmpty() || name.equals(".") || name.equals("..") || name.indexOf('/') >= 0
                     || name.indexOf('\0') >= 0) {
                 throw new IllegalArgumentException("not a file name: '" + name + "'");
+            }
+            try {
+                checkName(name);
+            } catch (IllegalArgumentException e) {
+                throw new IOException(e.getMessage());
             }
         }
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {

@@ -146,7 +146,7 @@ public enum Output {
      * @throws IllegalArgumentException naming the value and listing the allowed names
      */
     public static Set<Output> select(String name) {
-        String n = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
+        String n = normalizedName(name);
         if (n.equals(CSV)) {
             return EnumSet.copyOf(CSV_PAIR);
         }
@@ -155,7 +155,7 @@ public enum Output {
                 return EnumSet.of(o);
             }
         }
-        throw new IllegalArgumentException("unknown format " + quoted(name) + "; allowed: " + names());
+        throw new IllegalArgumentException("unknown format " + quotedName(name) + "; allowed: " + names());
     }
 
     /**
@@ -164,18 +164,37 @@ public enum Output {
      * @throws IllegalArgumentException for an unknown name, or {@value #CSV}, which is two files
      */
     public static Output one(String name) {
-        String n = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
+        String n = normalizedName(name);
         for (Output o : values()) {
             if (o.id.equals(n)) {
                 return o;
             }
         }
-        throw new IllegalArgumentException("unknown format " + quoted(name) + "; allowed: " + singleNames()
+        throw new IllegalArgumentException("unknown format " + quotedName(name) + "; allowed: " + singleNames()
                 + (n.equals(CSV) ? " (csv is two files: ask for csv-meta and csv-events)" : ""));
     }
 
-    private static String quoted(String name) {
-        return name == null ? "(none given)" : "'" + name + "'";
+    /**
+     * A name as compared: lower case, without the spaces around it; a name with a control
+     * character ({@code chrome%00} in a URL) is no name of a format, not one with a part cut off.
+     */
+    public static String normalizedName(String name) {
+        if (name == null) {
+            return "";
+        }
+        return name.chars().anyMatch(Character::isISOControl) ? "" : name.strip().toLowerCase(Locale.ROOT);
+    }
+
+    /** The name as given, quoted, its control characters written as {@code \\uXXXX}. */
+    public static String quotedName(String name) {
+        if (name == null) {
+            return "(none given)";
+        }
+        StringBuilder sb = new StringBuilder("'");
+        for (char c : name.toCharArray()) {
+            sb.append(Character.isISOControl(c) ? String.format("\\u%04x", (int) c) : String.valueOf(c));
+        }
+        return sb.append('\'').toString();
     }
 
     /** The names {@link #select} takes: "chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph". */
@@ -235,6 +254,21 @@ public enum Output {
             }
         }
         return files;
+    }
+
+    /**
+     * Refuses a path whose files ({@link #files}) would have names too long to write
+     * ({@link AtomicFiles#MAX_NAME_BYTES}), before any work is done for them.
+     *
+     * @throws IllegalArgumentException naming the limit
+     */
+    public static void checkFileNames(Set<Output> outputs, Path path) {
+        for (Path f : files(outputs, path).values()) {
+            Path name = f.getFileName();
+            if (name != null) {
+                AtomicFiles.checkName(name.toString());
+            }
+        }
     }
 
     /**

@@ -12,6 +12,7 @@ import dev.convoy.analysis.MonitorStatistics;
 import dev.convoy.analysis.MonitorStatistics.CallerRow;
 import dev.convoy.analysis.MonitorStatistics.ClassRow;
 import dev.convoy.analysis.MonitorStatistics.ThreadRow;
+import dev.convoy.export.Output;
 import dev.convoy.model.Event;
 import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
@@ -56,12 +57,12 @@ public final class ContentionReport {
 
         /** "text" or "markdown" (case-insensitive, trimmed); "md" for Markdown. */
         public static Style parse(String name) {
-            String n = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
+            String n = Output.normalizedName(name);
             return switch (n) {
                 case "text", "txt" -> TEXT;
                 case "markdown", "md" -> MARKDOWN;
-                default -> throw new IllegalArgumentException("unknown report format '" + name
-                        + "'; allowed: text, markdown");
+                default -> throw new IllegalArgumentException("unknown report format " + Output.quotedName(name)
+                        + "; allowed: text, markdown");
             };
         }
     }

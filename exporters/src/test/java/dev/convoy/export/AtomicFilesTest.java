@@ -29,6 +29,35 @@ class AtomicFilesTest {
         return os -> os.write(s.getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * The longest name written is the longest whose temporary name still fits a file system's 255
+     * bytes, even with the largest pid and random part; one byte more is refused with the limit
+     * named, before anything is written.
+     */
+    @Test
+    void aNameWhoseTemporaryNameWouldNotFitIsRefusedNamingTheLimit() throws Exception {
+        assertEquals(221, AtomicFiles.MAX_NAME_BYTES);
+        String longest = "n".repeat(AtomicFiles.MAX_NAME_BYTES - ".json".length()) + ".json";
+        assertEquals(List.of(dir.resolve(longest)), AtomicFiles.write(Map.of(dir.resolve(longest), text("ok"))));
+        assertEquals("ok", Files.readString(dir.resolve(longest)));
+        String tempOfLongest = "." + longest + ".convoy-" + (1 << 22) + "-" + Long.toString(Long.MAX_VALUE, 36) + ".tmp";
+        assertEquals(255, tempOfLongest.length(), "the largest temporary name is a file system's largest");
+        String tooLong = "n" + longest;
+        IOException e = assertThrows(IOException.class, () -> AtomicFiles.write(dir.resolve(tooLong), text("no")));
+        assertTrue(e.getMessage().startsWith("the file name 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...' has 222 "
+                + "bytes; Convoy writes file names of at most 221 bytes"), e.getMessage());
+        assertEquals(List.of(longest), files(), "nothing else written");
+        // Bytes, not characters: 111 two-byte characters are 222 bytes.
+        assertThrows(IllegalArgumentException.class, () -> AtomicFiles.checkName("\u00e9".repeat(111)));
+        AtomicFiles.checkName("\u00e9".repeat(110));
+        // The paths of a selection, before any work: several outputs add their suffixes.
+        String base = "b".repeat(AtomicFiles.MAX_NAME_BYTES - ".collapsed.txt".length());
+        Output.checkFileNames(java.util.EnumSet.allOf(Output.class), dir.resolve(base));
+        assertThrows(IllegalArgumentException.class,
+                () -> Output.checkFileNames(java.util.EnumSet.allOf(Output.class), dir.resolve(base + "b")));
+        Output.checkFileNames(java.util.EnumSet.of(Output.JFR), dir.resolve(base + "b"));
+    }
+
     /** A pid no process has: above the kernel's pid_max (at most 2^22). */
     static final long DEAD_PID = (1L << 22) + 12345;
 

@@ -47,6 +47,25 @@ class OutputTest {
                 assertThrows(IllegalArgumentException.class, () -> Output.select(null)).getMessage());
     }
 
+    /** A name with a control character (a URL's %00) is no format, not the format before it. */
+    @Test
+    void aNameWithAControlCharacterIsRefusedAndShownEscaped() {
+        for (String bad : new String[] {"chrome\u0000", "chrome\u001f", "\tchrome", "jfr\n", "chr\u0000ome"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Output.one(bad));
+            assertTrue(e.getMessage().startsWith("unknown format '"), e.getMessage());
+            assertTrue(e.getMessage().endsWith("; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph"),
+                    e.getMessage());
+            assertTrue(e.getMessage().chars().noneMatch(Character::isISOControl), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> Output.select(bad));
+            assertThrows(IllegalArgumentException.class, () -> dev.convoy.report.ContentionReport.Style.parse(bad));
+        }
+        assertEquals("unknown format 'chrome\\u0000'; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, "
+                + "flamegraph", assertThrows(IllegalArgumentException.class, () -> Output.one("chrome\u0000")).getMessage());
+        assertEquals("unknown report format 'text\\u0000'; allowed: text, markdown", assertThrows(
+                IllegalArgumentException.class, () -> dev.convoy.report.ContentionReport.Style.parse("text\u0000")).getMessage());
+        assertEquals(Output.CHROME, Output.one(" Chrome "));
+    }
+
     @Test
     void oneOutputPerStreamAndCsvIsTwo() {
         assertEquals(Output.CSV_META, Output.one("CSV-META"));

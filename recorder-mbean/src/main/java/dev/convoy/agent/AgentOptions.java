@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
+import dev.convoy.export.AtomicFiles;
 import dev.convoy.export.Output;
 
 /**
@@ -31,7 +32,7 @@ import dev.convoy.export.Output;
  * dumpdir=DIR            where dumps are written (default ./convoy-out)
  * dumponexit=FORMATS     dump when the JVM exits: none (default), all, or formats
  *                        joined by '+': chrome+tptp+csv+snapshot
- * dumpname=NAME          base name of dump files (default convoy-PID)
+ * dumpname=NAME          base name of dump files (default convoy-PID; at most 168 characters)
  * dumpon=TRIGGERS        dump a window of the history without anyone asking, triggers joined by
  *                        '+': deadlock, block:DURATION (a thread blocked on a monitor or a lock
  *                        longer than that), every:DURATION (default none)
@@ -129,6 +130,10 @@ public final class AgentOptions {
     private Path dumpDir = Paths.get("convoy-out");
     private Set<Output> dumpOnExit = EnumSet.noneOf(Output.class);
     private String dumpName;
+    /** The longest that a dump's file name adds to dumpname: a triggered dump's reasons, time and number. */
+    static final String LONGEST_DUMP_TAIL = "-deadlock-block-periodic-20260101-120000-1000.cvysnap";
+    /** The longest dumpname whose every dump file name Convoy can write. */
+    public static final int MAX_DUMP_NAME = AtomicFiles.MAX_NAME_BYTES - LONGEST_DUMP_TAIL.length();
     private boolean emptyCallbacks;
     private boolean vmOwners = true;
     private String releasers = "vm";
@@ -216,6 +221,12 @@ public final class AgentOptions {
                 if (value.isEmpty() || !value.matches("[A-Za-z0-9._-]+")) {
                     throw new InvalidOptionException("option 'dumpname' must be a file name of letters, digits, "
                             + "'.', '_' and '-', got '" + value + "'");
+                }
+                if (value.length() > MAX_DUMP_NAME) {
+                    throw new InvalidOptionException("option 'dumpname' may have at most " + MAX_DUMP_NAME
+                            + " characters, got " + value.length() + ": it names files such as NAME"
+                            + LONGEST_DUMP_TAIL + ", and Convoy writes file names of at most "
+                            + AtomicFiles.MAX_NAME_BYTES + " bytes");
                 }
                 dumpName = value;
             }

@@ -1,6 +1,7 @@
 package dev.convoy.agent;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NotDirectoryException;
@@ -84,7 +85,29 @@ public final class DumpDirectory {
         if (parts.isEmpty() || parts.get(0).isEmpty() || parts.contains("..") || parts.contains(".")) {
             throw outside(requested);
         }
+        for (String folder : parts.subList(0, parts.size() - 1)) {
+            int bytes = folder.getBytes(StandardCharsets.UTF_8).length;
+            if (bytes > MAX_FOLDER_BYTES) {
+                throw new IllegalArgumentException("refused: a folder name of '" + requested + "' has " + bytes
+                        + " bytes; a folder name has at most " + MAX_FOLDER_BYTES);
+            }
+        }
         return parts;
+    }
+
+    /** The longest name of a folder, in bytes (NAME_MAX). */
+    private static final int MAX_FOLDER_BYTES = 255;
+
+    /**
+     * Refuses a dump path before any work is done for it: as {@link #write} would ({@link
+     * #components}), and when a file it names would be longer than Convoy writes
+     * ({@link AtomicFiles#MAX_NAME_BYTES} bytes).
+     *
+     * @throws IllegalArgumentException with the reason
+     */
+    public void check(String requested, Set<Output> outputs) {
+        List<String> parts = components(requested);
+        Output.checkFileNames(outputs, Path.of(parts.get(parts.size() - 1)));
     }
 
     private IllegalArgumentException outside(String requested) {
@@ -98,12 +121,13 @@ public final class DumpDirectory {
      * suffixes), all or nothing.
      *
      * @return the files written
-     * @throws IllegalArgumentException if the path is refused ({@link #components})
+     * @throws IllegalArgumentException if the path is refused ({@link #check})
      * @throws IllegalStateException if {@value #MAX_IN_FLIGHT} dumps are being written already
      * @throws IOException if a folder on the way is a symbolic link or not a folder, or a file
      *         cannot be written; nothing is left behind then
      */
     public List<Path> write(String requested, Set<Output> outputs, Recording r) throws IOException {
+        check(requested, outputs);
         List<String> parts = components(requested);
         if (!inFlight.tryAcquire()) {
             throw new IllegalStateException("busy: " + MAX_IN_FLIGHT + " dumps are being written now; "

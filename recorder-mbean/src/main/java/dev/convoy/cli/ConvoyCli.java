@@ -196,6 +196,13 @@ public final class ConvoyCli {
             if (output != null && output.isBlank()) {
                 throw CliException.usage("dump: -o needs a file name");
             }
+            if (output != null) {
+                try {
+                    Output.checkFileNames(f, Paths.get(output));
+                } catch (IllegalArgumentException e) { // InvalidPathException too
+                    throw CliException.usage("dump: -o " + e.getMessage());
+                }
+            }
             if (since != null && (from != null || to != null)) {
                 throw CliException.usage("dump: --since takes the last part of the recording: give it alone, or "
                         + "--from and --to");

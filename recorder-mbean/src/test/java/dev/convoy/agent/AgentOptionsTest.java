@@ -136,6 +136,9 @@ class AgentOptionsTest {
         "recording=maybe|option 'recording' must be on or off, got 'maybe'",
         "dumponexit=pdf|option 'dumponexit': unknown format 'pdf'",
         "dumpname=../x|option 'dumpname' must be a file name",
+        "dumpname=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx|"
+                + "option 'dumpname' may have at most 168 characters, got 169: it names files such as "
+                + "NAME-deadlock-block-periodic-20260101-120000-1000.cvysnap, and Convoy writes file names of at most 221 bytes",
         "dumpdir=|option 'dumpdir' needs a directory",
         "callbacks=some|option 'callbacks' must be full or empty",
         "owners=exact|option 'owners' must be vm or inferred, got 'exact'",
@@ -158,6 +161,20 @@ class AgentOptionsTest {
     void malformedValuesNameTheOptionAndWhatIsAllowed(String text, String expected) {
         String message = error(text);
         assertTrue(message.startsWith(expected), () -> "message for '" + text + "': " + message);
+    }
+
+    /**
+     * The longest dumpname leaves room for the longest file name its dumps get (a triggered dump's
+     * reasons, time and number, and the snapshot's suffix), within what Convoy writes.
+     */
+    @Test
+    void theLongestDumpnameFitsEveryDumpFileName() {
+        String name = "d".repeat(AgentOptions.MAX_DUMP_NAME);
+        assertEquals(name, AgentOptions.parse("dumpname=" + name).dumpName());
+        dev.convoy.export.AtomicFiles.checkName(name + AgentOptions.LONGEST_DUMP_TAIL);
+        for (dev.convoy.export.Output o : dev.convoy.export.Output.values()) {
+            dev.convoy.export.AtomicFiles.checkName(name + o.suffix());
+        }
     }
 
     /** stacks=async (the default) walks with AsyncGetCallTrace; stacks=jvmti with GetStackTrace only. */

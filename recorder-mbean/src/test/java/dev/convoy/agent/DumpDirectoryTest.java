@@ -37,5 +37,22 @@ class DumpDirectoryTest {
         assertTrue(refusal("x\n.json").contains("control character (U+000A)"));
         assertTrue(refusal("x\u007f").contains("control character (U+007F)"));
         assertTrue(refusal("x\0y").contains("control character (U+0000)"));
+        assertTrue(refusal("f".repeat(256) + "/x.json").contains("a folder name has at most 255"), refusal("f".repeat(256) + "/x"));
+    }
+
+    /** A name Convoy cannot write is refused before any work, naming the limit; several outputs add suffixes. */
+    @Test
+    void namesTooLongToWriteAreRefusedBeforeAnyWork() {
+        java.util.Set<dev.convoy.export.Output> chrome = java.util.Set.of(dev.convoy.export.Output.CHROME);
+        String longest = "n".repeat(221 - ".json".length()) + ".json";
+        d.check("sub/" + longest, chrome);
+        String message = assertThrows(IllegalArgumentException.class, () -> d.check("sub/n" + longest, chrome))
+                .getMessage();
+        assertTrue(message.contains("has 222 bytes; Convoy writes file names of at most 221 bytes"), message);
+        java.util.Set<dev.convoy.export.Output> csv = dev.convoy.export.Output.select("csv");
+        String base = "c".repeat(221 - ".events.csv".length());
+        d.check(base, csv);
+        assertThrows(IllegalArgumentException.class, () -> d.check(base + "c", csv));
+        assertThrows(IllegalArgumentException.class, () -> d.check("../" + base, csv), "the path checks come too");
     }
 }

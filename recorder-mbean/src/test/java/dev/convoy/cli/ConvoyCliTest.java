@@ -114,6 +114,17 @@ class ConvoyCliTest {
         assertUsage(run("dump", "123", "--format", "chrome", "-o"), "dump: -o needs a value");
     }
 
+    /** A file name Convoy cannot write is refused before attaching, naming the limit. */
+    @Test
+    void dumpRefusesAFileNameTooLongToWrite() {
+        String longest = "n".repeat(221 - ".json".length()) + ".json";
+        assertUsage(run("dump", "123", "--format", "chrome", "-o", "/tmp/n" + longest),
+                "dump: -o the file name 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...' has 222 bytes; Convoy writes file "
+                        + "names of at most 221 bytes (a file name has at most 255, and each file is first written "
+                        + "under a temporary name 34 bytes longer)");
+        assertUsage(run("dump", "123", "--format", "csv", "-o", "c".repeat(212)), "dump: -o the file name 'cccc");
+    }
+
     @Test
     void parsedCommandsCarryTheirArguments() throws CliException {
         ConvoyCli.Command dump = ConvoyCli.Command.parse(new String[] {"dump", "42", "-o", "x/y", "--format", "CSV"});

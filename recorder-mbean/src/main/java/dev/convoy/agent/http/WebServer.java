@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 
+import org.eclipse.jetty.http.HttpCompliance;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -42,6 +43,9 @@ public final class WebServer implements AutoCloseable {
         ScheduledExecutorScheduler scheduler = new ScheduledExecutorScheduler("convoy-http-scheduler", true);
         server = new Server(pool, scheduler, null);
         HttpConfiguration config = new HttpConfiguration();
+        // RFC 9110/9112 strictly: an HTTP/1.1 request without exactly one Host header (or with an
+        // empty one) is refused with 400 before any handler sees it.
+        config.setHttpCompliance(HttpCompliance.RFC9110);
         config.setSendServerVersion(false);
         config.setSendDateHeader(false);
         connector = new ServerConnector(server, pool, scheduler, null, 1, 1, new HttpConnectionFactory(config));

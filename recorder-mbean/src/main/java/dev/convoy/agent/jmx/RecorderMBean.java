@@ -404,12 +404,14 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
     }
 
     private String[] dump(String formatName, String path) throws IOException {
+        dumpDirectory.check(path, Output.select(formatName)); // a bad path is named before the snapshot
         return dump(formatName, path, current());
     }
 
     /** dump of a window: {@code D} (the last D) or {@code FROM/TO} (see the operation's description). */
     private String[] dumpWindow(String formatName, String path, String window) throws IOException {
-        Output.select(formatName); // a bad format is named before the window is read
+        // a bad format or path is named before the window is read
+        dumpDirectory.check(path, Output.select(formatName));
         Recording r = current();
         String w = window.trim();
         int slash = w.indexOf('/');

@@ -329,6 +329,36 @@ class WebServerTest {
         assertError(get("/api/download"), 400,
                 "unknown format (none given); allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
         assertError(get("/api/report?format=html"), 400, "unknown report format 'html'; allowed: text, markdown");
+        // A control character ends no name: refused, shown escaped.
+        assertError(get("/api/download?format=chrome%00"), 400, "unknown format 'chrome\\u0000'; allowed: chrome, tptp, "
+                + "csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
+        assertError(get("/api/download?format=%09chrome"), 400, "unknown format '\\u0009chrome'; allowed: chrome, tptp, "
+                + "csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
+        assertError(get("/api/report?format=text%00"), 400, "unknown report format 'text\\u0000'; allowed: text, markdown");
+        assertEquals(200, get("/api/download?format=%20chrome").statusCode(), "spaces around a name are no part of it");
+    }
+
+    /**
+     * HTTP/1.1 requires exactly one Host header (RFC 9112, 3.2): none, an empty one or two is a bad
+     * request on every path, also with the host in the request line; the server refuses it before
+     * the web view's handler.
+     */
+    @Test
+    void anHttp11RequestWithoutOneHostHeaderIsRefused() throws Exception {
+        String port = ":" + server.port();
+        for (String path : List.of("/", "/api/status", "/api/download?format=chrome", "/api/snapshot")) {
+            for (String request : List.of("GET " + path + " HTTP/1.1\r\nConnection: close\r\n\r\n",
+                    "GET http://127.0.0.1" + port + path + " HTTP/1.1\r\nConnection: close\r\n\r\n",
+                    "GET " + path + " HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n",
+                    "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1" + port + "\r\nHost: 127.0.0.1" + port
+                            + "\r\nConnection: close\r\n\r\n")) {
+                String response = raw(request);
+                assertTrue(response.startsWith("HTTP/1.1 400 "), () -> request + "\n" + response);
+            }
+        }
+        assertTrue(rawGet("/api/status", "127.0.0.1:" + server.port()).startsWith("HTTP/1.1 200"));
+        // HTTP/1.0 has no Host requirement.
+        assertTrue(raw("GET /api/status HTTP/1.0\r\n\r\n").startsWith("HTTP/1.1 200"));
     }
 
     @Test
@@ -419,10 +449,14 @@ class WebServerTest {
 
     /** A GET with a Host header HttpClient would not send, over a socket to 127.0.0.1. */
     private String rawGet(String path, String host) throws IOException {
+        return raw("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n");
+    }
+
+    /** A request as given, over a socket to 127.0.0.1: the whole response. */
+    private String raw(String request) throws IOException {
         try (Socket s = new Socket("127.0.0.1", server.port())) {
             OutputStream out = s.getOutputStream();
-            out.write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
+            out.write(request.getBytes(StandardCharsets.US_ASCII));
             out.flush();
             InputStream in = s.getInputStream();
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
