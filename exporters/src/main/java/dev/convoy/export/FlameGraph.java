@@ -75,8 +75,10 @@ public final class FlameGraph {
      * not closed.
      */
     public static void write(Recording r, OutputStream out) throws IOException {
-        write(FlameStacks.of(r), title(r), r.lossSummary()
-                + (r.threadsWithLosses().isEmpty() ? "" : " The time of lost records is in no frame."), out);
+        FlameStacks stacks = FlameStacks.of(r);
+        write(stacks, title(r), r.lossSummary() + (stacks.wholeRun()
+                ? " The frames count the whole run's blocks, waits and parks that ended, aged-out records included."
+                : r.threadsWithLosses().isEmpty() ? "" : " The time of lost records is in no frame."), out);
     }
 
     /** The page's title: "Convoy flame graph: MAIN (pid N)". */

@@ -45,6 +45,12 @@ import java.util.TreeMap;
  * with {@value #TRUNCATED}; an event without a stack has the one frame {@value #NO_STACK}.
  * Names are made safe by {@link #escape}. Stacks whose time adds up to 0 ns are left out;
  * the lines are sorted by their text.
+ *
+ * <p>When the history no longer holds the whole run (records aged out) and the recording has the
+ * whole run's totals (SECTION_TOTALS), the time comes from them instead ({@link #wholeRun()}): the
+ * blocks, waits and parks that ended since the recording began, by the stack of their begin event,
+ * waits on a {@code Thread} object (joins) left out as above; what was still blocked at the
+ * snapshot is not in them.
  */
 public final class FlameStacks {
     /** The first frame of blocked time. */
@@ -59,15 +65,22 @@ public final class FlameStacks {
     private final SortedMap<String, Long> folded;
     private final Map<String, String[]> framesOf; // a folded line's frames, the names shared between lines
     private final long totalNs;
+    private final boolean wholeRun;
 
-    private FlameStacks(SortedMap<String, Long> folded, Map<String, String[]> framesOf) {
+    private FlameStacks(SortedMap<String, Long> folded, Map<String, String[]> framesOf, boolean wholeRun) {
         this.folded = Collections.unmodifiableSortedMap(folded);
         this.framesOf = framesOf;
+        this.wholeRun = wholeRun;
         long total = 0;
         for (long v : folded.values()) {
             total += v;
         }
         this.totalNs = total;
+    }
+
+    /** Whether the time is the whole run's totals rather than the intervals the history holds. */
+    public boolean wholeRun() {
+        return wholeRun;
     }
 
     /** The blocked and waited time of a recording's Java threads per folded stack. */
@@ -80,7 +93,31 @@ public final class FlameStacks {
         Map<Long, Integer> monitorClass = new HashMap<>();
         Map<Long, Integer> blockerClass = new HashMap<>();
         Map<Long, long[]> byKey = new HashMap<>();
-        for (RecordedThread t : r.javaThreads()) {
+        boolean wholeRun = !r.totals().isEmpty() && (r.recordsAged() > 0 || r.historyFromNs() >= 0);
+        if (wholeRun) {
+            for (dev.convoy.model.Total total : r.totals()) {
+                boolean park = total.kind() == dev.convoy.snapshot.SnapshotFormat.TOTAL_PARKED
+                        || total.kind() == dev.convoy.snapshot.SnapshotFormat.TOTAL_PARKED_LOCK;
+                boolean blocked = total.kind() == dev.convoy.snapshot.SnapshotFormat.TOTAL_BLOCKED
+                        || total.kind() == dev.convoy.snapshot.SnapshotFormat.TOTAL_PARKED_LOCK;
+                dev.convoy.model.ObjectInfo o = r.objects().get(total.object());
+                if (!park && o != null && o.kind() == dev.convoy.snapshot.SnapshotFormat.OBJ_THREAD) {
+                    continue; // a join's waits, as in the intervals
+                }
+                Integer cls = (park ? blockerClass : monitorClass).computeIfAbsent(total.object(), m -> {
+                    String c = Blockers.className(r, m, park);
+                    String name = c.isEmpty() ? MonitorStatistics.UNKNOWN_CLASS : c;
+                    return classIndex.computeIfAbsent(name, k -> {
+                        classNames.add(k);
+                        return classNames.size() - 1;
+                    });
+                });
+                int state = blocked ? IntervalTable.BLOCKED : IntervalTable.WAITING;
+                long key = ((long) cls << 33) | ((long) state << 32) | (total.stackId() & 0xffff_ffffL);
+                byKey.computeIfAbsent(key, k -> new long[1])[0] += total.totalNs();
+            }
+        }
+        for (RecordedThread t : wholeRun ? List.<RecordedThread>of() : r.javaThreads()) {
             IntervalTable g = IntervalTable.of(t, snapshot);
             for (int iv = 0, n = g.count(); iv < n; iv++) {
                 int state = g.kind(iv);
@@ -130,7 +167,7 @@ public final class FlameStacks {
                 return all;
             });
         }
-        return new FlameStacks(folded, framesOf);
+        return new FlameStacks(folded, framesOf, wholeRun);
     }
 
     /** A stack's frame names, outermost first, escaped. */

@@ -181,4 +181,29 @@ class FlameStacksTest {
     static String sha256(String resource) throws Exception {
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(FlameGraph.resource(resource)));
     }
+
+    @Test
+    void withRecordsAgedOutTheFramesCountTheWholeRunsTotals() throws Exception {
+        Recording held = recording();
+        java.util.Map<String, String> info = new java.util.LinkedHashMap<>(held.info());
+        info.put("records.aged", "5000");
+        List<dev.convoy.model.Total> totals = List.of(
+                new dev.convoy.model.Total(R_MAIN, dev.convoy.snapshot.SnapshotFormat.TOTAL_BLOCKED, M2, S_RUN, 7,
+                        700_000, 200_000),
+                new dev.convoy.model.Total(R_MAIN, dev.convoy.snapshot.SnapshotFormat.TOTAL_BLOCKED, M4, S_RUN_LINE5, 1,
+                        5_000, 5_000),
+                new dev.convoy.model.Total(R_MAIN, dev.convoy.snapshot.SnapshotFormat.TOTAL_WAITED, M3, 0, 2, 90_000,
+                        60_000));
+        Recording r = new Recording(held.versionMajor(), held.versionMinor(), info, held.threads(), held.stacks(),
+                held.methods(), held.classes(), held.objects(), held.monitors(), null, totals);
+        assertTrue(FlameStacks.of(r).wholeRun());
+        assertEquals("""
+                blocked;com.example.Lock;com.example.Worker.run 705000
+                waited;java.lang.Object;[no_stack] 90000
+                """, collapsed(r), "the totals, not the intervals the history still holds");
+        assertFalse(FlameStacks.of(held).wholeRun(), "nothing aged out: the intervals, open blocks included");
+        ByteArrayOutputStream page = new ByteArrayOutputStream();
+        Output.FLAMEGRAPH.write(r, page);
+        assertTrue(page.toString(StandardCharsets.UTF_8).contains("aged-out records included"));
+    }
 }
