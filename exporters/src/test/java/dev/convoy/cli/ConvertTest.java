@@ -158,4 +158,53 @@ class ConvertTest {
         assertEquals(2, bad.code());
         assertTrue(bad.err().contains("--since takes the last part"), bad.err());
     }
+
+    @Test
+    void aFileCutAndRewrittenWhileConvertReadsItEndsWholeOrInOneLine() throws Exception {
+        // about 8 MB: 200,000 blocks of one thread
+        dev.convoy.testing.RecordingBuilder b = Fixtures.base();
+        dev.convoy.testing.RecordingBuilder.ThreadBuilder t = b.thread(900, 90, 0, "mover").span(Fixtures.T0, 0);
+        for (int i = 0; i < 100_000; i++) {
+            t.event(Fixtures.T0 + 2L * i, dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_ENTER, Fixtures.S_RUN,
+                    Fixtures.M1, 0);
+            t.event(Fixtures.T0 + 2L * i + 1, dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_ENTERED, 0, Fixtures.M1,
+                    0);
+        }
+        byte[] big = b.toBytes();
+        Path in = dir.resolve("moving.cvysnap");
+        Files.write(in, big);
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread mutator = new Thread(() -> {
+            java.util.Random random = new java.util.Random(7);
+            while (!stop.get()) {
+                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(in,
+                        java.nio.file.StandardOpenOption.WRITE)) {
+                    ch.truncate(random.nextInt(big.length)); // cut while a reader may be mapping it
+                    ch.write(java.nio.ByteBuffer.wrap(big), 0); // and whole again
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        });
+        mutator.start();
+        int whole = 0;
+        try {
+            for (int i = 0; i < 20; i++) {
+                Path out = dir.resolve("moving-" + i + ".collapsed.txt");
+                Run r = convert(in.toString(), "--format", "collapsed", "-o", out.toString());
+                assertTrue(r.code() == 0 || r.code() == 1, r.toString());
+                if (r.code() == 1) {
+                    assertEquals(1, r.err().strip().lines().count(), r.err());
+                    assertTrue(r.err().contains("moving.cvysnap"), r.err());
+                    assertFalse(Files.exists(out), "nothing half-written");
+                } else {
+                    whole++;
+                }
+            }
+        } finally {
+            stop.set(true);
+            mutator.join();
+        }
+        System.out.println("convert of a file cut and rewritten meanwhile: " + whole + " of 20 whole, the others refused");
+    }
 }
