@@ -83,6 +83,14 @@ static inline void put_le64(uint8_t *p, uint64_t v) {
     for (int k = 0; k < 8; k++) p[k] = (uint8_t)(v >> (8 * k));
 }
 
+void ring_encode(const cv_record *r, uint8_t *p) {
+    put_le64(p, r->ts);
+    put_le64(p + 8, r->meta);
+    put_le64(p + 16, r->obj);
+    put_le64(p + 24, (uint64_t)r->arg);
+    put_le64(p + 32, (uint64_t)r->arg2);
+}
+
 uint32_t ring_read_encoded(const cv_ring *ring, uint8_t *out, uint32_t max, uint64_t since,
                            uint64_t *written, uint64_t *torn, cv_record *last) {
     uint64_t head = load_acquire(&ring->head);
@@ -93,12 +101,7 @@ uint32_t ring_read_encoded(const cv_ring *ring, uint8_t *out, uint32_t max, uint
         cv_record r;
         if (!read_record(ring, i, &r)) { skipped++; continue; }
         if (r.ts < since) continue;
-        uint8_t *p = out + (size_t)n * CV_RECORD_BYTES;
-        put_le64(p, r.ts);
-        put_le64(p + 8, r.meta);
-        put_le64(p + 16, r.obj);
-        put_le64(p + 24, (uint64_t)r.arg);
-        put_le64(p + 32, (uint64_t)r.arg2);
+        ring_encode(&r, out + (size_t)n * CV_RECORD_BYTES);
         if (last) *last = r;
         n++;
     }

@@ -113,6 +113,10 @@ void ring_write(cv_ring *ring, const cv_record *rec);
 /* Owner thread only: count an event that could not be recorded. */
 void ring_drop(cv_ring *ring);
 
+/* A record in the snapshot's encoding: CV_RECORD_BYTES little-endian bytes at `out` (no
+ * alignment needed). */
+void ring_encode(const cv_record *rec, uint8_t *out);
+
 /* Any thread. Copies up to `max` committed records with ts >= since, oldest first, into
  * `out`, each as CV_RECORD_BYTES little-endian bytes (the snapshot's record encoding; no
  * alignment needed): a snapshot copies a ring once, into its output. Returns how many were

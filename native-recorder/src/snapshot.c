@@ -230,11 +230,7 @@ static int place_records(stream_map *m, const cv_hist_view *hv, cv_buf *b, uint6
             int got;
             while ((got = history_record(&r, &x)) > 0) {
                 if (x.ts < since || x.ts > snap || !st->records_at || st->placed >= st->kept) continue;
-                uint8_t *p = b->data + st->records_at + st->placed * CV_RECORD_BYTES;
-                uint64_t w[CV_RECORD_WORDS] = {x.ts, x.meta, x.obj, (uint64_t)x.arg, (uint64_t)x.arg2};
-                for (int k = 0; k < CV_RECORD_WORDS; k++) {
-                    for (int j = 0; j < 8; j++) p[8 * k + j] = (uint8_t)(w[k] >> (8 * j));
-                }
+                ring_encode(&x, b->data + st->records_at + st->placed * CV_RECORD_BYTES);
                 st->placed++;
             }
             if (got < 0) return -1;
@@ -244,10 +240,20 @@ static int place_records(stream_map *m, const cv_hist_view *hv, cv_buf *b, uint6
     return 0;
 }
 
+/* One SECTION_LOSSES entry; a time range that would end before it begins ends at its start. */
+static void put_loss(ring_copy *c, uint64_t ring_id, uint32_t kind, uint64_t from, uint64_t to, uint64_t records) {
+    buf_u64(&c->losses, ring_id);
+    buf_u32(&c->losses, kind);
+    buf_u64(&c->losses, from);
+    buf_u64(&c->losses, to < from ? from : to);
+    buf_u64(&c->losses, records);
+    c->nlosses++;
+}
+
 /* The thread's losses, complete and in order: the explicit ones, the records still pending, and
  * in front the records that aged out (the rest of what was moved and is neither kept nor lost
  * later). A loss that ends before the first record kept joins the front one. Returns the sum. */
-static uint64_t complete_losses(ring_copy *c, stream_map *m, stream *st, uint64_t moved, const cv_hist_cursor *cur,
+static uint64_t complete_losses(ring_copy *c, stream *st, uint64_t moved, const cv_hist_cursor *cur,
                                 uint64_t from_start, uint64_t snap) {
     uint64_t explicit = 0;
     for (size_t k = 0; k < st->nlosses; k++) explicit += st->losses[k].records;
@@ -260,46 +266,27 @@ static uint64_t complete_losses(ring_copy *c, stream_map *m, stream *st, uint64_
         if (aged && st->losses[k].to <= front_to) front += st->losses[k].records;
     }
     if (front) {
-        loss l = {aged ? LOSS_AGED : LOSS_OVERWRITTEN, from_start, front_to, front};
-        buf_u64(&c->losses, st->ring_id);
-        buf_u32(&c->losses, l.kind);
-        buf_u64(&c->losses, l.from);
-        buf_u64(&c->losses, l.to < l.from ? l.from : l.to);
-        buf_u64(&c->losses, l.records);
-        c->nlosses++;
+        put_loss(c, st->ring_id, aged ? LOSS_AGED : LOSS_OVERWRITTEN, from_start, front_to, front);
         sum += front;
     }
     for (size_t k = 0; k < st->nlosses; k++) {
-        loss *l = &st->losses[k];
+        const loss *l = &st->losses[k];
         if (aged && l->to <= front_to) continue;
-        uint64_t from = l->from ? l->from : from_start;
-        buf_u64(&c->losses, st->ring_id);
-        buf_u32(&c->losses, l->kind);
-        buf_u64(&c->losses, from);
-        buf_u64(&c->losses, l->to < from ? from : l->to);
-        buf_u64(&c->losses, l->records);
-        c->nlosses++;
+        put_loss(c, st->ring_id, l->kind, l->from ? l->from : from_start, l->to, l->records);
         sum += l->records;
     }
     if (pending) {
-        uint64_t from = cur->pending_from ? cur->pending_from : from_start;
-        buf_u64(&c->losses, st->ring_id);
-        buf_u32(&c->losses, LOSS_OVERWRITTEN);
-        buf_u64(&c->losses, from);
-        buf_u64(&c->losses, snap < from ? from : snap);
-        buf_u64(&c->losses, pending);
-        c->nlosses++;
+        put_loss(c, st->ring_id, LOSS_OVERWRITTEN, cur->pending_from ? cur->pending_from : from_start, snap, pending);
         sum += pending;
     }
-    (void)m;
     return sum;
 }
 
 /* One SECTION_THREADS entry, its records' place left for place_records. */
-static void put_thread(cv_buf *b, ring_copy *c, stream_map *m, stream *st, const cv_hist_thread *id, uint64_t thread_obj,
+static void put_thread(cv_buf *b, ring_copy *c, stream *st, const cv_hist_thread *id, uint64_t thread_obj,
                        const char *name, uint64_t written, uint64_t dropped, uint32_t capacity,
                        const cv_hist_cursor *cur, uint64_t from_start) {
-    uint64_t overwritten = complete_losses(c, m, st, written, cur, from_start, c->snap_mono);
+    uint64_t overwritten = complete_losses(c, st, written, cur, from_start, c->snap_mono);
     if (c->chunk_mode) written = st->kept + overwritten;   /* this chunk's part of the thread */
     c->written += written;
     c->lost += overwritten;
@@ -418,7 +405,7 @@ static int put_threads(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, cv
             id.flags = RING_SYSTEM;
             id.start_ns = src->start_mono;
             id.group = id.parent_group = "";
-            put_thread(b, c, &m, st, &id, 0, "GC",
+            put_thread(b, c, st, &id, 0, "GC",
                        c->chunk_mode ? 0 : gc_cur->drained - (st->has_desc ? st->desc.base : 0), 0,
                        src->gc_ring->capacity, c->chunk_mode ? NULL : gc_cur, rec_start);
         } else if (st->view >= 0) {
@@ -441,7 +428,7 @@ static int put_threads(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, cv
             id.group = v->group;
             id.parent_group = v->parent_group;
             uint64_t from = (v->flags & RING_LATE) || v->start_ns < rec_start ? rec_start : v->start_ns;
-            put_thread(b, c, &m, st, &id, thread_obj, live_name ? live_name : v->name, v->hist.drained - v->hist_base,
+            put_thread(b, c, st, &id, thread_obj, live_name ? live_name : v->name, v->hist.drained - v->hist_base,
                        v->dropped, v->t->ring->capacity, &v->hist, from);
             free(live_name);
         } else {
@@ -453,7 +440,7 @@ static int put_threads(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, cv
             id.group = group ? group : "";
             id.parent_group = parent ? parent : "";
             uint64_t from = (d->flags & RING_LATE) || d->start_ns < rec_start ? rec_start : d->start_ns;
-            put_thread(b, c, &m, st, &id, d->thread_obj, name ? name : "",
+            put_thread(b, c, st, &id, d->thread_obj, name ? name : "",
                        c->chunk_mode ? 0 : d->written - d->base, c->chunk_mode ? 0 : d->dropped,
                        src->buffer_capacity, NULL, from);
             free(name);

@@ -111,6 +111,11 @@ public final class RecordedThread {
     /** Number of records, {@code events().size()}. */
     public int eventCount() { return count; }
 
+    /** Appends record {@code i}, its {@code RECORD_BYTES} bytes as they are, to {@code out}. */
+    public void copyRecord(int i, ByteBuffer out) {
+        out.put(records.slice(checked(i) * SnapshotFormat.RECORD_BYTES, SnapshotFormat.RECORD_BYTES));
+    }
+
     /** Timestamp of record {@code i} without making its {@link Event}. */
     public long ts(int i) {
         return records.getLong(checked(i) * SnapshotFormat.RECORD_BYTES);

@@ -188,8 +188,7 @@ public record Window(long fromNs, long toNs) {
             for (int i = 0; i < t.eventCount(); i++) {
                 long ts = t.ts(i);
                 if (ts >= fromNs && ts <= toNs) {
-                    records.putLong(ts).put((byte) t.rawType(i)).put((byte) t.flags(i)).putShort((short) 0)
-                            .putInt(t.stackId(i)).putLong(t.obj(i)).putLong(t.arg(i)).putLong(t.arg2(i));
+                    t.copyRecord(i, records);
                     n++;
                 }
             }

@@ -144,8 +144,7 @@ public final class Repository {
             long torn = 0;
             for (RecordedThread t : pieces) {
                 for (int i = 0; i < t.eventCount(); i++) {
-                    records.putLong(t.ts(i)).put((byte) t.rawType(i)).put((byte) t.flags(i)).putShort((short) 0)
-                            .putInt(t.stackId(i)).putLong(t.obj(i)).putLong(t.arg(i)).putLong(t.arg2(i));
+                    t.copyRecord(i, records);
                 }
                 losses.addAll(t.losses());
                 threadWritten += t.written();
