@@ -167,7 +167,8 @@ public final class BenchmarkRunner {
         Report.Environment env = new Report.Environment(
                 ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")),
                 jdk, machine(), o.runs(), o.roundtrips(), o.warmup(), pinning, String.join(" ", JVM_FLAGS),
-                "java -cp " + classpath + " " + BenchmarkRunner.class.getName() + " " + String.join(" ", args));
+                relativeToWorkingDirectory("java -cp " + classpath + " " + BenchmarkRunner.class.getName() + " "
+                        + String.join(" ", args)));
         String section = Report.section(env, rs, PingPong.EVENTS_PER_ROUNDTRIP);
         for (Map.Entry<String, CallbackTiming> t : timings.merged().entrySet()) {
             section += "\n" + t.getValue().section("Where a callback's time goes: " + t.getKey()
@@ -182,6 +183,12 @@ public final class BenchmarkRunner {
             System.err.println("updated " + out + " between " + Markers.begin(o.marker()) + " and "
                     + Markers.end(o.marker()));
         }
+    }
+
+    /** {@code text} with the working directory's paths written relative to it, as the report says they are. */
+    static String relativeToWorkingDirectory(String text) {
+        String dir = Paths.get("").toAbsolutePath().toString();
+        return text.replace(dir + "/", "").replace(dir, ".");
     }
 
     /** Under the timing tables: how to read them. */
