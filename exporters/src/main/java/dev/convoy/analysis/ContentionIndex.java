@@ -42,7 +42,7 @@ public final class ContentionIndex {
         List<long[]> interrupts = new ArrayList<>();
         this.intervals = new IntervalTable[threads.length];
         for (int k = 0; k < threads.length; k++) {
-            intervals[k] = IntervalTable.scan(threads[k], k, snapshot, starts, interrupts, false);
+            intervals[k] = IntervalTable.scan(r, threads[k], k, snapshot, starts, interrupts, false);
         }
         this.interactions = InteractionTable.of(r, this, intervals, starts, interrupts);
         Deadlocks.mark(r, this);

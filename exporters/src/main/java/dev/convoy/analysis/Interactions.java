@@ -180,20 +180,15 @@ public final class Interactions {
     /** The intervals of an index's rings as objects, each ring's made once, when first asked for. */
     static final class IntervalCache {
         private final ContentionIndex x;
-        private final List<Interval>[] rings;
+        private final java.util.Map<Long, Interval> made = new java.util.HashMap<>();
 
-        @SuppressWarnings("unchecked")
         IntervalCache(ContentionIndex x) {
             this.x = x;
-            this.rings = new List[x.rings()];
         }
 
-        /** Interval {@code iv} of a ring. */
+        /** Interval {@code iv} of a ring, made once (only the intervals asked for are made). */
         Interval get(int ring, int iv) {
-            if (rings[ring] == null) {
-                rings[ring] = Intervals.of(x, ring);
-            }
-            return rings[ring].get(iv);
+            return made.computeIfAbsent(((long) ring << 32) | iv, k -> Intervals.of(x.intervals(ring), iv));
         }
     }
 

@@ -91,14 +91,17 @@ public final class IntervalTable extends Columns {
         endIdx[n] = e;
     }
 
-    /** The intervals of one ring; open ones end at the thread's end or {@code snapshotNs}. */
-    public static IntervalTable of(RecordedThread t, long snapshotNs) {
-        return scan(t, 0, snapshotNs, null, null, false);
+    /** The intervals of one ring of a recording; open ones end at the thread's end or {@code snapshotNs}. */
+    public static IntervalTable of(Recording r, RecordedThread t, long snapshotNs) {
+        return scan(r, t, 0, snapshotNs, null, null, false);
     }
 
-    /** The MONITOR_WAIT and MONITOR_WAITED record indexes of a ring that belong to a {@code Thread.join}. */
+    /**
+     * The MONITOR_WAIT and MONITOR_WAITED record indexes of a ring that belong to a join recorded
+     * by contention analysis (between its JOIN and JOINED).
+     */
     static int[] joinWaits(RecordedThread t) {
-        IntervalTable g = scan(t, 0, t.endNs(), null, null, true);
+        IntervalTable g = scan(null, t, 0, t.endNs(), null, null, true);
         return Arrays.copyOf(g.joinWaits, g.joinWaitCount);
     }
 
@@ -107,9 +110,10 @@ public final class IntervalTable extends Columns {
      * and {@code interrupts} are given), interrupt records and, if asked, the records of its
      * joins' waits.
      */
-    static IntervalTable scan(RecordedThread t, int k, long snapshot, List<long[]> starts, List<long[]> interrupts,
-                              boolean joinWaits) {
+    static IntervalTable scan(Recording r, RecordedThread t, int k, long snapshot, List<long[]> starts,
+                              List<long[]> interrupts, boolean joinWaits) {
         IntervalTable g = new IntervalTable(t);
+        boolean joinFromWait = false; // the open join is a wait whose stack is in Thread.join (r given)
         if (joinWaits) {
             g.joinWaits = new int[4];
         }
@@ -141,17 +145,24 @@ public final class IntervalTable extends Columns {
                 }
                 g.cut(new int[] {enter, wait, sleep, join, gc}, park, from);
                 enter = wait = sleep = join = gc = park = -1;
+                joinFromWait = false;
             }
             switch (t.rawType(i)) {
                 case EVENT_MONITOR_ENTER -> enter = i;
                 case EVENT_GC_START -> gc = i;
                 case EVENT_SLEEP -> sleep = i;
-                case EVENT_JOIN -> join = i;
+                case EVENT_JOIN -> {
+                    join = i;
+                    joinFromWait = false;
+                }
                 case EVENT_MONITOR_WAIT -> {
-                    if (join < 0 || t.obj(join) != t.obj(i)) {
-                        wait = i;
-                    } else {
+                    if (join >= 0 && t.obj(join) == t.obj(i)) {
                         g.joinWait(i);
+                    } else if (join < 0 && r != null && r.isJoinStack(t.stackId(i))) {
+                        join = i;
+                        joinFromWait = true;
+                    } else {
+                        wait = i;
                     }
                 }
                 case EVENT_MONITOR_ENTERED -> {
@@ -161,7 +172,11 @@ public final class IntervalTable extends Columns {
                     enter = -1;
                 }
                 case EVENT_MONITOR_WAITED -> {
-                    if (join < 0 || t.obj(join) != t.obj(i)) {
+                    if (joinFromWait && t.obj(join) == t.obj(i)) {
+                        g.add(JOINING, t.obj(i), join, i, ts, (t.flags(i) & FLAG_TIMED_OUT) != 0 ? TIMED_OUT : 0);
+                        join = -1;
+                        joinFromWait = false;
+                    } else if (join < 0 || t.obj(join) != t.obj(i)) {
                         if (wait >= 0 && t.obj(wait) == t.obj(i)) {
                             int f = (t.flags(i) & FLAG_TIMED_OUT) != 0 ? TIMED_OUT : 0;
                             if (i + 1 < n && t.rawType(i + 1) == EVENT_THREAD_INTERRUPTED) {
@@ -185,6 +200,7 @@ public final class IntervalTable extends Columns {
                         g.add(JOINING, t.obj(i), join, i, ts, 0);
                     }
                     join = -1;
+                    joinFromWait = false;
                 }
                 case EVENT_THREAD_INTERRUPTED -> {
                     if (tiCount == ti.length) {

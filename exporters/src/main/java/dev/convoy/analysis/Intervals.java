@@ -38,15 +38,15 @@ public final class Intervals {
         List<Interval> out = new ArrayList<>();
         long snapshot = r.snapshotMonotonicNs();
         for (RecordedThread t : r.threads()) {
-            out.addAll(of(t, snapshot));
+            out.addAll(of(r, t, snapshot));
         }
         out.sort(Comparator.comparingLong(Interval::startNs));
         return out;
     }
 
-    /** Intervals of one ring in start order; open ones end at the thread's end or {@code snapshotNs}. */
-    public static List<Interval> of(RecordedThread t, long snapshotNs) {
-        return of(IntervalTable.of(t, snapshotNs));
+    /** Intervals of one ring of a recording in start order; open ones end at the thread's end or {@code snapshotNs}. */
+    public static List<Interval> of(Recording r, RecordedThread t, long snapshotNs) {
+        return of(IntervalTable.of(r, t, snapshotNs));
     }
 
     /** The intervals of a ring of an index, in its interval numbering (start order). */
@@ -56,17 +56,23 @@ public final class Intervals {
 
     /** The intervals of a table, in its numbering (start order). */
     public static List<Interval> of(IntervalTable g) {
-        RecordedThread t = g.thread();
-        Interval.Kind[] kinds = Interval.Kind.values();
         int n = g.count();
         List<Interval> out = new ArrayList<>(n);
         for (int iv = 0; iv < n; iv++) {
-            int end = g.end(iv);
-            out.add(new Interval(kinds[g.kind(iv)], t, g.monitor(iv), g.startNs(iv), g.endNs(iv),
-                    t.event(g.begin(iv)), end < 0 ? null : t.event(end), g.isCut(iv)));
+            out.add(of(g, iv));
         }
         return out;
     }
+
+    /** Interval {@code iv} of a table as an object. */
+    static Interval of(IntervalTable g, int iv) {
+        RecordedThread t = g.thread();
+        int end = g.end(iv);
+        return new Interval(KINDS[g.kind(iv)], t, g.monitor(iv), g.startNs(iv), g.endNs(iv),
+                t.event(g.begin(iv)), end < 0 ? null : t.event(end), g.isCut(iv));
+    }
+
+    private static final Interval.Kind[] KINDS = Interval.Kind.values();
 
     /**
      * The MONITOR_WAIT and MONITOR_WAITED records of this ring that belong to a

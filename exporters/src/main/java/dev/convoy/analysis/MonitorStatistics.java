@@ -1,6 +1,7 @@
 package dev.convoy.analysis;
 
 import dev.convoy.model.ClassInfo;
+import dev.convoy.model.IdleRules;
 import dev.convoy.model.Frame;
 import dev.convoy.model.MethodInfo;
 import dev.convoy.model.RecordedThread;
@@ -21,7 +22,7 @@ import java.util.Set;
  * The "Monitor statistics" tables of the TPTP 4.5 contention analysis design, for all Java
  * threads or a selection of them:
  * <ol>
- * <li>{@link #threads()}: per thread, blocked count and time, waited count and time;</li>
+ * <li>{@link #threads()}: per thread, blocked count and time, waited count and time, idle count and time;</li>
  * <li>{@link #classes()}: per class of monitor objects, {@link Stats} of the blocks and of
  *     the waits (count, total, min, max, average, distribution);</li>
  * <li>{@link #blockCallers(String)} / {@link #waitCallers(String)}: for one class, per
@@ -31,7 +32,9 @@ import java.util.Set;
  * Every row also has the stacks behind it ({@link #threadStacks}, {@link #monitorStacks},
  * {@link #callerStacks}): per stack of the MONITOR_ENTER (MONITOR_WAIT), the count and the time.
  * A block is a BLOCKED interval, a wait a WAITING interval ({@link Intervals}: the waits
- * of a {@code Thread.join} are not object waits and are not counted); a park counts as one
+ * of a {@code Thread.join} are not object waits and are not counted); the recording's
+ * {@link IdleRules} split the waits into contention ({@code waited}) and {@code idle}, which
+ * every table keeps apart and ranks after contention; a park counts as one
  * or the other (a lock acquisition blocks, any other park waits), its blocker as the
  * monitor, named by {@link Blockers#className} ({@link Blockers#NO_BLOCKER} for none), its
  * caller found in the PARK's stack the same way. Intervals still open
@@ -120,6 +123,7 @@ public final class MonitorStatistics {
         boolean park; // a park's blocker
         final Acc blocked = new Acc();
         final Acc waited = new Acc();
+        final Acc idle = new Acc();
         final StackTally stacks = new StackTally();
     }
 
@@ -154,9 +158,16 @@ public final class MonitorStatistics {
         return BUCKET_BOUNDS_NS.size();
     }
 
-    /** One thread's row. */
+    /**
+     * One thread's row: its blocks, its waits that were contention and its idle waits
+     * ({@link IdleRules}).
+     */
     public record ThreadRow(RecordedThread thread, long blockedCount, long blockedNs, long waitedCount,
-                            long waitedNs) {
+                            long waitedNs, long idleCount, long idleNs) {
+        /** Blocked plus waited: the time contention cost the thread (idle time not included). */
+        public long contentionNs() {
+            return blockedNs + waitedNs;
+        }
     }
 
     /**
@@ -166,15 +177,19 @@ public final class MonitorStatistics {
      *                  blocker the lock's class ({@link Blockers#className})
      * @param blocker   a blocker threads parked on ({@code java.util.concurrent}), not (only) a monitor
      */
-    public record MonitorRow(long monitor, String className, Stats blocked, Stats waited, boolean blocker) {
+    public record MonitorRow(long monitor, String className, Stats blocked, Stats waited, Stats idle, boolean blocker) {
     }
 
     /** The blocks and waits of one row that began with one stack: how many, and their total time. */
     public record StackCount(int stackId, long count, long totalNs) {
     }
 
-    /** One monitor class's row: its blocks and its waits. */
-    public record ClassRow(String className, Stats blocked, Stats waited) {
+    /** One monitor class's row: its blocks, its waits that were contention and its idle waits. */
+    public record ClassRow(String className, Stats blocked, Stats waited, Stats idle) {
+        /** Whether nothing but idle waits were on it. */
+        public boolean idleOnly() {
+            return blocked.count() == 0 && waited.count() == 0;
+        }
     }
 
     /**
@@ -190,6 +205,7 @@ public final class MonitorStatistics {
     private final List<ThreadRow> threads;
     private final Map<String, ClassAcc> blocksByClass = new LinkedHashMap<>();
     private final Map<String, ClassAcc> waitsByClass = new LinkedHashMap<>();
+    private final Map<String, ClassAcc> idleByClass = new LinkedHashMap<>();
     private final Map<Integer, String> callerOfStack = new HashMap<>();
     private final Map<Long, MonitorAcc> byMonitor = new LinkedHashMap<>();
     private final Map<RecordedThread, StackTally> threadStacks = new IdentityHashMap<>();
@@ -200,14 +216,15 @@ public final class MonitorStatistics {
         Set<RecordedThread> sel = Collections.newSetFromMap(new IdentityHashMap<>());
         sel.addAll(selected);
         long snapshot = r.snapshotMonotonicNs();
+        IdleRules.Classifier idleRules = r.idleRules().classifier(r);
         List<ThreadRow> rows = new ArrayList<>();
         for (RecordedThread t : r.javaThreads()) {
             if (!sel.contains(t)) {
                 continue;
             }
-            long bc = 0, bn = 0, wc = 0, wn = 0;
+            long bc = 0, bn = 0, wc = 0, wn = 0, ic = 0, in_ = 0;
             StackTally stacks = new StackTally();
-            for (Interval in : Intervals.of(t, snapshot)) {
+            for (Interval in : Intervals.of(r, t, snapshot)) {
                 if (in.kind() == Interval.Kind.BLOCKED) {
                     bc++;
                     bn += in.durationNs();
@@ -216,6 +233,11 @@ public final class MonitorStatistics {
                     m.blocked.add(in.durationNs());
                     m.stacks.add(in.begin().stackId(), in.durationNs());
                     stacks.add(in.begin().stackId(), in.durationNs());
+                } else if (in.kind() == Interval.Kind.WAITING && idleRules.isIdle(t, in.begin().stackId())) {
+                    ic++;
+                    in_ += in.durationNs();
+                    add(idleByClass, in);
+                    monitor(in).idle.add(in.durationNs());
                 } else if (in.kind() == Interval.Kind.WAITING) {
                     wc++;
                     wn += in.durationNs();
@@ -227,7 +249,7 @@ public final class MonitorStatistics {
                 }
             }
             threadStacks.put(t, stacks);
-            rows.add(new ThreadRow(t, bc, bn, wc, wn));
+            rows.add(new ThreadRow(t, bc, bn, wc, wn, ic, in_));
         }
         this.threads = List.copyOf(rows);
     }
@@ -272,9 +294,10 @@ public final class MonitorStatistics {
     public List<MonitorRow> monitors() {
         List<MonitorRow> out = new ArrayList<>(byMonitor.size());
         byMonitor.forEach((id, m) -> out.add(new MonitorRow(id, className(id, m.park), m.blocked.stats(),
-                m.waited.stats(), m.park)));
+                m.waited.stats(), m.idle.stats(), m.park)));
         out.sort(Comparator.comparingLong((MonitorRow m) -> -m.blocked().totalNs())
-                .thenComparingLong(m -> -m.waited().totalNs()).thenComparingLong(MonitorRow::monitor));
+                .thenComparingLong(m -> -m.waited().totalNs()).thenComparingLong(m -> -m.idle().totalNs())
+                .thenComparingLong(MonitorRow::monitor));
         return out;
     }
 
@@ -294,19 +317,29 @@ public final class MonitorStatistics {
     public List<StackCount> callerStacks(CallerRow row, boolean blocks) {
         ClassAcc c = (blocks ? blocksByClass : waitsByClass).get(row.className());
         CallerAcc k = c == null ? null : c.callers.get(row.caller());
+        if (k == null && !blocks) {
+            ClassAcc i = idleByClass.get(row.className());
+            k = i == null ? null : i.callers.get(row.caller());
+        }
         return k == null ? List.of() : k.stacks.sorted();
     }
 
-    /** One row per class with at least one block or wait: by total blocked time, then total waited time (both descending), then name. */
+    /**
+     * One row per class with at least one block or wait: by total blocked time, then total
+     * waited time, then idle time (all descending), then name; the classes with only idle waits
+     * come last.
+     */
     public List<ClassRow> classes() {
         Set<String> names = new HashSet<>(blocksByClass.keySet());
         names.addAll(waitsByClass.keySet());
+        names.addAll(idleByClass.keySet());
         List<ClassRow> out = new ArrayList<>();
         for (String n : names) {
-            out.add(new ClassRow(n, stats(blocksByClass.get(n)), stats(waitsByClass.get(n))));
+            out.add(new ClassRow(n, stats(blocksByClass.get(n)), stats(waitsByClass.get(n)), stats(idleByClass.get(n))));
         }
         out.sort(Comparator.comparingLong((ClassRow c) -> -c.blocked().totalNs())
-                .thenComparingLong(c -> -c.waited().totalNs()).thenComparing(ClassRow::className));
+                .thenComparingLong(c -> -c.waited().totalNs()).thenComparingLong(c -> -c.idle().totalNs())
+                .thenComparing(ClassRow::className));
         return out;
     }
 
@@ -319,9 +352,14 @@ public final class MonitorStatistics {
         return callers(className, blocksByClass.get(className));
     }
 
-    /** The waits on monitors of a class, per caller method, by total time descending, then caller. */
+    /** The waits (contention) on monitors of a class, per caller method, by total time descending, then caller. */
     public List<CallerRow> waitCallers(String className) {
         return callers(className, waitsByClass.get(className));
+    }
+
+    /** The idle waits on monitors of a class, per caller method, by total time descending, then caller. */
+    public List<CallerRow> idleCallers(String className) {
+        return callers(className, idleByClass.get(className));
     }
 
     private static List<CallerRow> callers(String className, ClassAcc c) {

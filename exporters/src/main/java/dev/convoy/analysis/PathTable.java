@@ -71,26 +71,64 @@ public final class PathTable extends Columns {
         return mainEnd == 0 || t.javaThreadId() == 1 || t.startNs() <= mainEnd;
     }
 
-    /** From the path's end (the Java thread that ended last, at its end; else the one with the latest record, at the snapshot) back in time. */
+    /**
+     * From the path's end back in time. The end, where the application's work ends:
+     * <ul>
+     * <li>when the main thread ended: the application thread ({@link #isApplicationWork}, not idle
+     *     by the recording's {@link dev.convoy.model.IdleRules} thread rules) that ended last, at its
+     *     end (main's end unless its non-daemon threads ran on);</li>
+     * <li>while the main thread runs (a server): of such threads, the one whose block, join or wait
+     *     that was contention ended last (the latest request kept waiting), at its end when it
+     *     ended, else at the snapshot;</li>
+     * <li>without a main thread in the recording (attached late): the application thread that
+     *     ended last, at its end;</li>
+     * <li>else the thread with the latest record, at the snapshot.</li>
+     * </ul>
+     */
     private void walk(Recording r) {
         int rings = x.rings();
         int end = -1;
         long endNs = Long.MIN_VALUE;
         long mainEnd = 0;
+        boolean mainAlive = false;
         for (int k = 0; k < rings; k++) {
             RecordedThread t = x.thread(k);
-            if (!t.isSystem() && t.javaThreadId() == 1 && t.isEnded()) {
-                mainEnd = t.endNs();
+            if (!t.isSystem() && t.javaThreadId() == 1 && "main".equals(t.name())) {
+                mainEnd = t.isEnded() ? t.endNs() : 0;
+                mainAlive = !t.isEnded();
                 break;
             }
         }
-        for (int k = 0; k < rings; k++) {
+        dev.convoy.model.IdleRules.Classifier idle = r.idleRules().classifier(r);
+        for (int k = 0; k < rings && !mainAlive; k++) {
             RecordedThread t = x.thread(k);
             if (!t.isSystem() && t.isEnded() && t.endNs() != 0 && t.endNs() > endNs
-                    && isApplicationWork(t, mainEnd)) {
+                    && isApplicationWork(t, mainEnd) && !idle.isIdle(t, 0)) {
                 end = k;
                 endNs = t.endNs();
             }
+        }
+        long latestRelease = Long.MIN_VALUE;
+        for (int k = 0; k < rings && mainAlive; k++) {
+            RecordedThread t = x.thread(k);
+            if (t.isSystem() || !isApplicationWork(t, 0) || idle.isIdle(t, 0)) {
+                continue;
+            }
+            IntervalTable g = x.intervals(k);
+            for (int iv = 0; iv < g.count(); iv++) {
+                int kind = g.kind(iv);
+                if (g.has(iv, IntervalTable.OPEN | IntervalTable.CUT) || g.endNs(iv) <= latestRelease
+                        || kind != IntervalTable.BLOCKED && kind != IntervalTable.JOINING && kind != IntervalTable.WAITING
+                        || kind == IntervalTable.WAITING && idle.isIdle(t, t.stackId(g.begin(iv)))) {
+                    continue;
+                }
+                end = k;
+                latestRelease = g.endNs(iv);
+            }
+        }
+        if (mainAlive && end >= 0) {
+            RecordedThread t = x.thread(end);
+            endNs = t.isEnded() && t.endNs() != 0 ? t.endNs() : r.snapshotMonotonicNs();
         }
         if (end < 0) {
             long latest = Long.MIN_VALUE;

@@ -35,7 +35,8 @@ import java.util.TreeMap;
  * <pre>
  * STATE;CLASS;ROOT-FRAME;...;TOP-FRAME NANOSECONDS
  * </pre>
- * STATE is {@value #BLOCKED} or {@value #WAITED}; CLASS the monitor's class, or a park's
+ * STATE is {@value #BLOCKED}, {@value #WAITED} or {@value #IDLE} (a wait the recording's
+ * {@link dev.convoy.model.IdleRules} classify as idle, not contention); CLASS the monitor's class, or a park's
  * blocker's as the analysis names it ({@link Blockers#className}, {@link Blockers#NO_BLOCKER}
  * without a blocker, {@link MonitorStatistics#UNKNOWN_CLASS} when not described); the frames are
  * those of the stack of the interval's begin event (MONITOR_ENTER, MONITOR_WAIT or PARK),
@@ -55,8 +56,11 @@ import java.util.TreeMap;
 public final class FlameStacks {
     /** The first frame of blocked time. */
     public static final String BLOCKED = "blocked";
-    /** The first frame of waited time. */
+    /** The first frame of waited time (contention). */
     public static final String WAITED = "waited";
+    /** The first frame of idle waits ({@link dev.convoy.model.IdleRules}): not contention. */
+    public static final String IDLE = "idle";
+    private static final int IDLE_STATE = 2;
     /** The frame that starts a stack cut at the recorder's stack depth (its outer frames are missing). */
     public static final String TRUNCATED = "[truncated]";
     /** The frame of an event recorded without a stack. */
@@ -94,6 +98,7 @@ public final class FlameStacks {
         Map<Long, Integer> blockerClass = new HashMap<>();
         Map<Long, long[]> byKey = new HashMap<>();
         boolean wholeRun = !r.totals().isEmpty() && (r.recordsAged() > 0 || r.historyFromNs() >= 0);
+        dev.convoy.model.IdleRules.Classifier idle = r.idleRules().classifier(r);
         if (wholeRun) {
             for (dev.convoy.model.Total total : r.totals()) {
                 boolean park = total.kind() == dev.convoy.snapshot.SnapshotFormat.TOTAL_PARKED
@@ -112,13 +117,16 @@ public final class FlameStacks {
                         return classNames.size() - 1;
                     });
                 });
-                int state = blocked ? IntervalTable.BLOCKED : IntervalTable.WAITING;
-                long key = ((long) cls << 33) | ((long) state << 32) | (total.stackId() & 0xffff_ffffL);
+                RecordedThread owner = r.threadByRingId(total.ringId()).orElse(null);
+                int state = blocked ? IntervalTable.BLOCKED
+                        : owner != null ? (idle.isIdle(owner, total.stackId()) ? IDLE_STATE : IntervalTable.WAITING)
+                        : idle.isIdleStack(total.stackId()) ? IDLE_STATE : IntervalTable.WAITING;
+                long key = ((long) cls << 34) | ((long) state << 32) | (total.stackId() & 0xffff_ffffL);
                 byKey.computeIfAbsent(key, k -> new long[1])[0] += total.totalNs();
             }
         }
         for (RecordedThread t : wholeRun ? List.<RecordedThread>of() : r.javaThreads()) {
-            IntervalTable g = IntervalTable.of(t, snapshot);
+            IntervalTable g = IntervalTable.of(r, t, snapshot);
             for (int iv = 0, n = g.count(); iv < n; iv++) {
                 int state = g.kind(iv);
                 if (state != IntervalTable.BLOCKED && state != IntervalTable.WAITING) {
@@ -133,7 +141,11 @@ public final class FlameStacks {
                         return classNames.size() - 1;
                     });
                 });
-                long key = ((long) cls << 33) | ((long) state << 32) | (t.stackId(g.begin(iv)) & 0xffff_ffffL);
+                int stack = t.stackId(g.begin(iv));
+                if (state == IntervalTable.WAITING && idle.isIdle(t, stack)) {
+                    state = IDLE_STATE;
+                }
+                long key = ((long) cls << 34) | ((long) state << 32) | (stack & 0xffff_ffffL);
                 byKey.computeIfAbsent(key, k -> new long[1])[0] += g.endNs(iv) - g.startNs(iv);
             }
         }
@@ -153,8 +165,9 @@ public final class FlameStacks {
             }
             long key = e.getKey();
             int stackId = (int) key;
-            String state = ((key >>> 32) & 1) == IntervalTable.BLOCKED ? BLOCKED : WAITED;
-            String cls = classText.get((int) (key >>> 33));
+            int st = (int) ((key >>> 32) & 3);
+            String state = st == IntervalTable.BLOCKED ? BLOCKED : st == IDLE_STATE ? IDLE : WAITED;
+            String cls = classText.get((int) (key >>> 34));
             String[] frames = stackFrames.computeIfAbsent(stackId, id -> frames(r, id, methodText));
             String text = stackText.computeIfAbsent(stackId, id -> String.join(";", frames));
             String line = state + ';' + cls + ';' + text;

@@ -29,6 +29,8 @@ public final class Recording {
     private final java.nio.ByteBuffer bytes;
     private final List<Total> totals;
     private List<Event> merged;
+    private volatile java.util.Set<Integer> joinStacks; // isJoinStack's, made on first use
+    private IdleRules idleRules = IdleRules.DEFAULT; // set once, on a fresh copy, by withIdleRules
 
     /** A recording made in memory, with no snapshot bytes behind it. Maps keep their iteration order. */
     public Recording(int versionMajor, int versionMinor, Map<String, String> info,
@@ -81,6 +83,22 @@ public final class Recording {
         for (MonitorState m : this.monitors) {
             monitorByRing.putIfAbsent(m.ringId(), m);
         }
+    }
+
+    /**
+     * This recording, its waits classified by other rules ({@link IdleRules}): the analysis of the
+     * copy ranks contention and idle time by them. The records are shared.
+     */
+    public Recording withIdleRules(IdleRules rules) {
+        Recording c = new Recording(versionMajor, versionMinor, info, threads, stacks, methods, classes, objects,
+                monitors, bytes, totals);
+        c.idleRules = java.util.Objects.requireNonNull(rules, "rules");
+        return c;
+    }
+
+    /** The rules that tell idle waits from contention ({@link IdleRules#DEFAULT} unless {@link #withIdleRules}). */
+    public IdleRules idleRules() {
+        return idleRules;
     }
 
     /**
@@ -793,6 +811,32 @@ public final class Recording {
     public List<Frame> frames(int stackId) {
         StackTrace s = stacks.get(stackId);
         return s == null ? List.of() : s.frames();
+    }
+
+    /**
+     * Whether a stack is in {@code java.lang.Thread.join}: a wait with it is a join on the Thread
+     * object waited on, whether or not contention analysis recorded the join.
+     */
+    public boolean isJoinStack(int stackId) {
+        if (stackId == 0) {
+            return false;
+        }
+        java.util.Set<Integer> js = joinStacks;
+        if (js == null) {
+            java.util.Set<Integer> found = new java.util.HashSet<>();
+            for (Map.Entry<Integer, StackTrace> e : stacks.entrySet()) {
+                for (Frame f : e.getValue().frames()) {
+                    MethodInfo m = methods.get(f.methodId());
+                    ClassInfo c = m == null ? null : classes.get(m.classId());
+                    if (c != null && m.name().equals("join") && c.dottedName().equals("java.lang.Thread")) {
+                        found.add(e.getKey());
+                        break;
+                    }
+                }
+            }
+            joinStacks = js = found;
+        }
+        return js.contains(stackId);
     }
 
     /**

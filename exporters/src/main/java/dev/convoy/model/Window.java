@@ -233,6 +233,6 @@ public record Window(long fromNs, long toNs) {
         info.put("snapshot.epoch.ns", Long.toString(toNs + epochMinusMono));
         List<MonitorState> monitors = toNs >= r.snapshotMonotonicNs() ? r.monitors() : List.of();
         return new Recording(r.versionMajor(), r.versionMinor(), info, threads, r.stacks(), r.methods(),
-                r.classes(), r.objects(), monitors);
+                r.classes(), r.objects(), monitors).withIdleRules(r.idleRules());
     }
 }

@@ -181,14 +181,61 @@ public final class ContentionReport {
         return n;
     }
 
-    /** The most contended monitor classes: at most {@link #TOP} of {@link MonitorStatistics#classes()}. */
-    public List<ClassRow> topClasses() {
-        return stats.classes().stream().limit(TOP).toList();
+    /** Number of waits classified idle ({@link dev.convoy.model.IdleRules}): no contention. */
+    public long idleWaits() {
+        long n = 0;
+        for (ThreadRow t : stats.threads()) {
+            n += t.idleCount();
+        }
+        return n;
     }
 
-    /** Number of monitor classes beyond {@link #topClasses()}. */
+    /**
+     * The most contended monitor classes: at most {@link #TOP} of {@link MonitorStatistics#classes()},
+     * those with only idle waits left out.
+     */
+    public List<ClassRow> topClasses() {
+        return stats.classes().stream().filter(c -> !c.idleOnly()).limit(TOP).toList();
+    }
+
+    /** Number of contended monitor classes beyond {@link #topClasses()}. */
     public int moreClasses() {
-        return Math.max(0, stats.classes().size() - TOP);
+        return (int) Math.max(0, stats.classes().stream().filter(c -> !c.idleOnly()).count() - TOP);
+    }
+
+    /** One thread's idle waits: how many, how long, and the rule that made the longest part of them idle. */
+    public record IdleRow(ThreadRow row, String rule) {
+    }
+
+    /** The threads with idle waits, most idle time first, then name, then ring id; at most {@link #TOP}. */
+    public List<IdleRow> idleThreads() {
+        dev.convoy.model.IdleRules.Classifier c = r.idleRules().classifier(r);
+        List<IdleRow> out = new ArrayList<>();
+        stats.threads().stream().filter(t -> t.idleCount() > 0)
+                .sorted(Comparator.comparingLong((ThreadRow t) -> -t.idleNs())
+                        .thenComparing(t -> t.thread().name()).thenComparingLong(t -> t.thread().ringId()))
+                .limit(TOP).forEach(t -> out.add(new IdleRow(t, idleRule(c, t.thread()))));
+        return out;
+    }
+
+    /** Number of threads with idle waits beyond {@link #idleThreads()}. */
+    public int moreIdleThreads() {
+        return (int) Math.max(0, stats.threads().stream().filter(t -> t.idleCount() > 0).count() - TOP);
+    }
+
+    /** The rule that classified the longest part of a thread's idle waits. */
+    private String idleRule(dev.convoy.model.IdleRules.Classifier c, RecordedThread t) {
+        IntervalTable g = index.intervals(index.ring(t));
+        Map<String, Long> byRule = new LinkedHashMap<>();
+        for (int iv = 0; iv < g.count(); iv++) {
+            if (g.kind(iv) == IntervalTable.WAITING) {
+                dev.convoy.model.IdleRules.Rule rule = c.rule(t, t.stackId(g.begin(iv)));
+                if (rule != null && rule.idle()) {
+                    byRule.merge(rule.toString(), g.endNs(iv) - g.startNs(iv), Long::sum);
+                }
+            }
+        }
+        return byRule.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse("-");
     }
 
     /** For each of {@link #topClasses()}, its first {@link #TOP_SITES} call sites. */
@@ -197,19 +244,23 @@ public final class ContentionReport {
         for (ClassRow c : topClasses()) {
             boolean blocked = c.blocked().count() > 0;
             List<CallerRow> callers = blocked ? stats.blockCallers(c.className()) : stats.waitCallers(c.className());
+            if (callers.isEmpty()) {
+                continue;
+            }
             out.add(new CallSites(c, blocked, callers.stream().limit(TOP_SITES).toList()));
         }
         return out;
     }
 
-    /** Blocked plus waited time of a thread row. */
+    /** Blocked plus waited time of a thread row (idle waits not included). */
     static long total(ThreadRow t) {
-        return t.blockedNs() + t.waitedNs();
+        return t.contentionNs();
     }
 
     /**
-     * The threads that were blocked or waited longest: rows with a block or a wait, by
-     * blocked + waited time descending, then name, then ring id; at most {@link #TOP}.
+     * The threads that were blocked or waited longest: rows with a block or a wait that was
+     * contention (idle waits do not count), by blocked + waited time descending, then name, then
+     * ring id; at most {@link #TOP}.
      */
     public List<ThreadRow> topThreads() {
         return stats.threads().stream().filter(t -> t.blockedCount() + t.waitedCount() > 0)
@@ -250,6 +301,7 @@ public final class ContentionReport {
      * thread null) "timed out". Time descending, then by, then how.
      */
     public List<Cause> causes(RecordedThread t) {
+        dev.convoy.model.IdleRules.Classifier idle = r.idleRules().classifier(r);
         int ring = index.ring(t);
         IntervalTable intervals = index.intervals(ring);
         InteractionTable interactions = index.interactions();
@@ -257,7 +309,8 @@ public final class ContentionReport {
         for (int id = 0; id < interactions.count(); id++) {
             int ended = interactions.ended(id);
             if (interactions.toRing(id) != ring || ended < 0 || (intervals.kind(ended) != IntervalTable.BLOCKED
-                    && intervals.kind(ended) != IntervalTable.WAITING)) {
+                    && intervals.kind(ended) != IntervalTable.WAITING)
+                    || intervals.kind(ended) == IntervalTable.WAITING && idle.isIdle(t, t.stackId(intervals.begin(ended)))) {
                 continue;
             }
             add(out, interactions.kind(id), interactions.kind(id) == Kind.TIMEOUT ? null : interactions.from(id),
@@ -266,7 +319,8 @@ public final class ContentionReport {
         }
         // a timeout is no interaction of the index (Interactions makes one per timed-out wait)
         for (int iv = 0; iv < intervals.count() && !t.isSystem(); iv++) {
-            if (intervals.kind(iv) == IntervalTable.WAITING && intervals.timedOut(iv)) {
+            if (intervals.kind(iv) == IntervalTable.WAITING && intervals.timedOut(iv)
+                    && !idle.isIdle(t, t.stackId(intervals.begin(iv)))) {
                 add(out, Kind.TIMEOUT, null, intervals.endNs(iv) - intervals.startNs(iv), false, true);
             }
         }

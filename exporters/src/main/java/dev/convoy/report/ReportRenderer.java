@@ -52,7 +52,9 @@ public final class ReportRenderer {
         List<Deadlocks.Deadlock> deadlocks = report.deadlocks();
         o.line("Recording: " + main + ", pid " + r.pid() + ", " + duration(window) + ", "
                 + r.javaThreads().size() + " threads, " + report.blocks() + " blocks, " + report.waits() + " waits, "
-                + deadlocks.size() + (deadlocks.size() == 1 ? " deadlock." : " deadlocks."));
+                + deadlocks.size() + (deadlocks.size() == 1 ? " deadlock" : " deadlocks")
+                + (report.idleWaits() > 0 ? "; " + report.idleWaits() + " idle waits apart (" + r.idleRules().source() + ")."
+                : "."));
         o.line(report.hasContentionAnalysisEvents()
                 ? "Contention analysis events: recorded (notify, start, join, sleep, interrupt)."
                 : "Contention analysis events: none (record with contanalysis=on to see who notified, "
@@ -62,6 +64,7 @@ public final class ReportRenderer {
         monitors();
         wholeRun();
         threads();
+        idle();
         deadlocks();
         criticalPath();
         return o.toString();
@@ -236,6 +239,26 @@ public final class ReportRenderer {
             }
         }
         o.table(List.of("thread", "by", "how", "count", "time"), List.of(false, false, false, true, true), causes);
+    }
+
+    /** The threads' idle waits: not contention, shown apart ({@link dev.convoy.model.IdleRules}). */
+    private void idle() {
+        List<ContentionReport.IdleRow> idle = report.idleThreads();
+        if (idle.isEmpty()) {
+            return;
+        }
+        o.subsection("Idle threads (not contention)");
+        o.line("Waits with nothing to do (a pool waiting for tasks, housekeeping, an empty queue), by the "
+                + r.idleRules().source() + ": counted in no table above.");
+        List<List<String>> rows = new ArrayList<>();
+        for (ContentionReport.IdleRow i : idle) {
+            rows.add(List.of(i.row().thread().label(), Long.toString(i.row().idleCount()),
+                    duration(i.row().idleNs()), i.rule()));
+        }
+        o.table(List.of("thread", "idle waits", "idle", "rule"), List.of(false, true, true, false), rows);
+        if (report.moreIdleThreads() > 0) {
+            o.line("(" + report.moreIdleThreads() + " more idle threads not shown)");
+        }
     }
 
     private void deadlocks() {

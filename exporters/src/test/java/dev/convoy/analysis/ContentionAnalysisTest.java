@@ -85,7 +85,7 @@ class ContentionAnalysisTest {
 
     @Test
     void joinWaitsAreJoinsNotObjectWaits() {
-        List<Interval> main = Intervals.of(ring(R_MAIN), SNAP);
+        List<Interval> main = Intervals.of(r, ring(R_MAIN), SNAP);
         assertEquals(1, main.size());
         Interval join = main.get(0);
         assertEquals(Interval.Kind.JOINING, join.kind());
@@ -96,7 +96,7 @@ class ContentionAnalysisTest {
         assertEquals(4, Intervals.joinWaits(r).size());
         assertTrue(Intervals.of(r).stream().noneMatch(i -> i.kind() == Interval.Kind.WAITING
                 && (i.monitor() == O_P || i.monitor() == O_S)));
-        Interval sleep = Intervals.of(ring(R_S), SNAP).get(0);
+        Interval sleep = Intervals.of(r, ring(R_S), SNAP).get(0);
         assertEquals(Interval.Kind.SLEEPING, sleep.kind());
         assertEquals(1, sleep.timeoutMs());
         assertEquals(1_000_000, sleep.durationNs());
@@ -211,7 +211,7 @@ class ContentionAnalysisTest {
         assertEquals(List.of("RUNNING 0..100", "JOINING 100..110 " + O_W1, "BLOCKED 110..120 " + O_W1,
                 "JOINING 120..140 " + O_W1, "RUNNING 140..150", "SLEEPING 150..151", "RUNNING 151..10000"),
                 ThreadStates.of(n).of(main).stream().map(ContentionAnalysisTest::fmt).toList());
-        List<Interval> in = Intervals.of(main, SNAP);
+        List<Interval> in = Intervals.of(r, main, SNAP);
         assertTrue(in.get(0).interrupted(), "the join ended by InterruptedException");
         assertTrue(in.get(2).interrupted(), "the sleep ended by InterruptedException");
         assertEquals(1, Intervals.joinWaits(main).size(), "the join's wait, ended before its WAITED");

@@ -39,7 +39,7 @@ class LossAnalysisTest {
     }
 
     List<String> intervals(long ring) {
-        return Intervals.of(ring(ring), r.snapshotMonotonicNs()).stream()
+        return Intervals.of(r, ring(ring), r.snapshotMonotonicNs()).stream()
                 .map(i -> i.kind() + " " + us(i.startNs()) + ".." + us(i.endNs()) + (i.cut() ? " cut" : "")
                         + (i.isOpen() ? " open" : ""))
                 .toList();
@@ -69,7 +69,7 @@ class LossAnalysisTest {
         assertEquals(List.of("BLOCKED 140..150 cut"), intervals(R_LN),
                 "the enter before the loss is cut where it began; the ENTERED after it ends nothing");
         assertEquals(List.of("BLOCKED 450..480"), intervals(R_LE), "the MONITOR_WAITED after the loss ends nothing");
-        Interval cut = Intervals.of(ring(R_LN), SNAP).get(0);
+        Interval cut = Intervals.of(r, ring(R_LN), SNAP).get(0);
         assertTrue(cut.cut());
         assertFalse(cut.isOpen(), "cut, not open at the snapshot");
         assertNull(cut.end());

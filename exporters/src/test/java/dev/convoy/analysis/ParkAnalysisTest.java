@@ -39,7 +39,7 @@ class ParkAnalysisTest {
 
     @Test
     void aLockParkIsBlockedAnyOtherParkWaiting() {
-        List<Interval> acq = Intervals.of(ring(r, R_ACQ), SNAP);
+        List<Interval> acq = Intervals.of(r, ring(r, R_ACQ), SNAP);
         assertEquals(3, acq.size());
         Interval lock = acq.get(0);
         assertEquals(Interval.Kind.BLOCKED, lock.kind());
@@ -56,7 +56,7 @@ class ParkAnalysisTest {
         assertTrue(interrupted.interrupted());
         assertFalse(interrupted.timedOut());
 
-        List<Interval> cons = Intervals.of(ring(r, R_CONS), SNAP);
+        List<Interval> cons = Intervals.of(r, ring(r, R_CONS), SNAP);
         assertEquals(4, cons.size());
         assertTrue(cons.get(1).timedOut());
         assertEquals(1, cons.get(1).timeoutMs());
@@ -134,7 +134,7 @@ class ParkAnalysisTest {
         Interaction early = unparks.get(2);
         assertTrue(early.fromNs() < early.ended().startNs(), "an unpark before the park: its permit ended it");
         // the timed-out park has its TIMEOUT, not an unpark
-        Interval timed = Intervals.of(ring(r, R_CONS), SNAP).get(1);
+        Interval timed = Intervals.of(r, ring(r, R_CONS), SNAP).get(1);
         assertEquals(Kind.TIMEOUT, in.endedBy(timed).orElseThrow().kind());
     }
 

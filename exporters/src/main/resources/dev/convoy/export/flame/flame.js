@@ -2,7 +2,8 @@
 // Shared by the flame graph file (--format flamegraph) and the web view. Loads nothing.
 // ConvoyFlame.mount(element, data) with data as FlameStacks.writeJson writes it:
 // {unit: 'ns', totalNs, frames: [names], stacks: [[ns, frame, frame, ...], ...]}, each stack
-// outermost first, its first frame the state (blocked, waited), its second the monitor class.
+// outermost first, its first frame the state (blocked, waited, idle), its second the monitor class.
+// The first view is contention (blocked and waited); idle waits have a view of their own.
 'use strict';
 (function (global) {
   function fmt(ns) {
@@ -78,7 +79,8 @@
     const controls = el('div', 'flame-controls');
     const view = el('select', 'flame-view');
     view.title = 'which time to show';
-    for (const [value, label] of [['all', 'blocked and waited'], ['blocked', 'blocked only'], ['waited', 'waited only']]) {
+    for (const [value, label] of [['contention', 'contention: blocked and waited'], ['blocked', 'blocked only'],
+      ['waited', 'waited only'], ['idle', 'idle only (not contention)'], ['all', 'all: contention and idle']]) {
       const o = el('option', null, label);
       o.value = value;
       view.appendChild(o);
@@ -133,7 +135,8 @@
     function draw() {
       const v = view.value;
       const keep = v === 'all' ? () => true
-        : v === 'blocked' || v === 'waited' ? (state) => state === v
+        : v === 'contention' ? (state) => state !== 'idle'
+        : v === 'blocked' || v === 'waited' || v === 'idle' ? (state) => state === v
           : (state, cls) => cls === v.slice('class:'.length);
       shown = tree(data, keep);
       total.textContent = 'total ' + fmt(shown.value);
@@ -141,7 +144,8 @@
       chartEl.textContent = '';
       panel.hidden = true;
       if (shown.value === 0) {
-        chartEl.appendChild(el('p', 'flame-empty', 'No blocked or waited time recorded.'));
+        chartEl.appendChild(el('p', 'flame-empty', v === 'idle' ? 'No idle time recorded.'
+          : 'No blocked or waited time recorded' + (v === 'contention' ? ' apart from idle waits.' : '.')));
         chart = null;
         return;
       }
