@@ -53,6 +53,7 @@
 #define RING_SYSTEM 2
 #define RING_LATE   4
 #define RING_VIRTUAL 8
+#define RING_DAEMON 16
 
 #define OBJ_PLAIN  0
 #define OBJ_THREAD 1

@@ -147,13 +147,16 @@ static uint64_t names_bytes(const char *name, const char *group, const char *par
     return (name ? strlen(name) + 1 : 0) + (group ? strlen(group) + 1 : 0) + (parent ? strlen(parent) + 1 : 0);
 }
 
-/* Name, group and parent group of `thread`, freshly strdup'ed. */
+/* Name, group and parent group of `thread`, freshly strdup'ed; *daemon: whether it is a daemon
+ * thread (0 when GetThreadInfo fails). */
 static void read_names(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
-                       char **name, char **group, char **parent) {
+                       char **name, char **group, char **parent, int *daemon) {
     *name = *group = *parent = NULL;
+    *daemon = 0;
     jvmtiThreadInfo info;
     memset(&info, 0, sizeof(info));
     if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) != JVMTI_ERROR_NONE) return;
+    *daemon = info.is_daemon ? 1 : 0;
     *name = dup_name(info.name);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
     if (info.thread_group) {
@@ -342,7 +345,8 @@ static int is_marker(const void *p) {
  */
 static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uint32_t flags) {
     char *name = NULL, *group = NULL, *parent = NULL;
-    read_names(jvmti, jni, thread, &name, &group, &parent);
+    int daemon = 0;
+    read_names(jvmti, jni, thread, &name, &group, &parent, &daemon);
     if (name && strncmp(name, CV_OWN_THREAD_PREFIX, strlen(CV_OWN_THREAD_PREFIX)) == 0) {
         free(name);
         free(group);
@@ -401,7 +405,7 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
         t->timing = (cv_timing *)((char *)t + frames_end + sc_bytes);
         memset(t->timing, 0, timing_bytes);
     }
-    t->flags = flags | (virt ? RING_VIRTUAL : 0);
+    t->flags = flags | (virt ? RING_VIRTUAL : 0) | (daemon ? RING_DAEMON : 0);
     t->is_virtual = (uint32_t)virt;
     t->start_ns = cv_now_ns();
     t->java_tid = java_thread_id(jni, thread);
@@ -583,7 +587,8 @@ void threads_set_thread_obj(cv_thread *t, uint64_t thread_obj) {
 
 void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, cv_thread *t) {
     char *name, *group, *parent;
-    read_names(jvmti, jni, thread, &name, &group, &parent);
+    int daemon;
+    read_names(jvmti, jni, thread, &name, &group, &parent, &daemon);
     pthread_mutex_lock(&registry_lock);
     /* The names at the end replace those of the start if their extra bytes fit the cap. */
     uint64_t old_bytes = t->names_bytes;

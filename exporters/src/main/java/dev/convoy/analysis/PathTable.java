@@ -68,15 +68,24 @@ public final class PathTable extends Columns {
         if ("system".equals(t.group()) || "InnocuousThreadGroup".equals(t.group())) {
             return false;
         }
-        return mainEnd == 0 || t.javaThreadId() == 1 || t.startNs() <= mainEnd;
+        return mainEnd == 0 || isMain(t) || t.startNs() <= mainEnd;
+    }
+
+    /**
+     * The thread the launcher ran {@code main} on: named {@code main} in the group {@code main}
+     * (its Java id is 1 up to JDK 20, 3 since: the id alone does not tell it).
+     */
+    static boolean isMain(RecordedThread t) {
+        return !t.isSystem() && !t.isVirtual() && "main".equals(t.name()) && "main".equals(t.group());
     }
 
     /**
      * From the path's end back in time. The end, where the application's work ends:
      * <ul>
-     * <li>when the main thread ended: the application thread ({@link #isApplicationWork}, not idle
-     *     by the recording's {@link dev.convoy.model.IdleRules} thread rules) that ended last, at its
-     *     end (main's end unless its non-daemon threads ran on);</li>
+     * <li>when the main thread ended: of main and the application threads ({@link #isApplicationWork},
+     *     not idle by the recording's {@link dev.convoy.model.IdleRules} thread rules) that are not
+     *     daemons (RING_DAEMON: the JVM does not wait for them), the one that ended last, at its end
+     *     (main's end unless non-daemon threads worked on);</li>
      * <li>while the main thread runs (a server): of such threads, the one whose block, join or wait
      *     that was contention ended last (the latest request kept waiting), at its end when it
      *     ended, else at the snapshot;</li>
@@ -93,7 +102,7 @@ public final class PathTable extends Columns {
         boolean mainAlive = false;
         for (int k = 0; k < rings; k++) {
             RecordedThread t = x.thread(k);
-            if (!t.isSystem() && t.javaThreadId() == 1 && "main".equals(t.name())) {
+            if (isMain(t)) {
                 mainEnd = t.isEnded() ? t.endNs() : 0;
                 mainAlive = !t.isEnded();
                 break;
@@ -103,7 +112,8 @@ public final class PathTable extends Columns {
         for (int k = 0; k < rings && !mainAlive; k++) {
             RecordedThread t = x.thread(k);
             if (!t.isSystem() && t.isEnded() && t.endNs() != 0 && t.endNs() > endNs
-                    && isApplicationWork(t, mainEnd) && !idle.isIdle(t, 0)) {
+                    && isApplicationWork(t, mainEnd) && !idle.isIdle(t, 0)
+                    && (mainEnd == 0 || !t.isDaemon() || isMain(t))) {
                 end = k;
                 endNs = t.endNs();
             }

@@ -1,5 +1,7 @@
 package dev.convoy.cli;
 
+import java.nio.file.Path;
+
 import java.io.PrintStream;
 import java.util.HashMap;
 import java.util.Map;
@@ -78,6 +80,40 @@ final class CommandLine {
     /** Adds {@code --since D}, {@code --from T} and {@code --to T}: the window of {@link #window}. */
     CommandLine windowed() {
         return valued("since", "--since").valued("from", "--from").valued("to", "--to");
+    }
+
+    /** Adds {@code --idle-rules FILE}: rules that tell idle waits from contention ({@link #idleRules(Parsed)}). */
+    CommandLine withIdleRules() {
+        return valued("idle-rules", "--idle-rules");
+    }
+
+    /** Usage lines of {@link #withIdleRules}. */
+    static final String IDLE_USAGE = "  --idle-rules FILE\n"
+            + "                rules that tell idle waits from contention, added to the built-in ones\n"
+            + "                (docs/user-guide.md, \"Idle and contention\")\n";
+
+    /**
+     * The idle rules of {@code --idle-rules FILE}, null without the option.
+     *
+     * @throws IllegalArgumentException for a file that cannot be read or a malformed rule
+     */
+    static dev.convoy.model.IdleRules idleRules(Parsed p) {
+        String file = p.get("idle-rules");
+        if (file == null) {
+            return null;
+        }
+        try {
+            return dev.convoy.model.IdleRules.load(Path.of(file));
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new IllegalArgumentException("--idle-rules: no such file: " + file);
+        } catch (java.io.IOException | java.nio.file.InvalidPathException e) {
+            throw new IllegalArgumentException("--idle-rules: cannot read " + file + ": " + e.getMessage());
+        }
+    }
+
+    /** {@code r} with the idle rules given ({@link #idleRules(Parsed)}), or {@code r} when none are. */
+    static dev.convoy.model.Recording withIdleRules(dev.convoy.model.Recording r, dev.convoy.model.IdleRules rules) {
+        return rules == null ? r : r.withIdleRules(rules);
     }
 
     /** Usage lines of {@link #windowed}'s options. */

@@ -32,12 +32,13 @@ public final class Convert {
     public static final int EXIT_USAGE = 2;
 
     static final String USAGE = "usage: convert FILE --format " + String.join("|", Output.names().split(", "))
-            + " [-o OUT] [--since D | --from T --to T]\n"
+            + " [-o OUT] [--since D | --from T --to T] [--idle-rules FILE]\n"
             + "  FILE          a Convoy binary snapshot, or a repository folder (option repository)\n"
             + "  --format F    output format (" + Output.names() + ")\n"
             + "  -o OUT        output path (csv: base of OUT.meta.csv and OUT.events.csv);\n"
             + "                default: FILE without its extension plus the format's suffix\n"
             + CommandLine.WINDOW_USAGE
+            + CommandLine.IDLE_USAGE
             + "  --debug       on an internal error, print its stack trace";
 
     private Convert() {
@@ -51,7 +52,7 @@ public final class Convert {
     /** Runs the converter; returns the exit code instead of exiting. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
         CommandLine.Parsed cl = new CommandLine("convert", USAGE).valued("format", "--format", "-f")
-                .valued("output", "-o", "--output").windowed().fixed("--debug", "debug", "true").parse(args, out, err);
+                .valued("output", "-o", "--output").windowed().withIdleRules().fixed("--debug", "debug", "true").parse(args, out, err);
         if (cl.exit() >= 0) {
             return cl.exit();
         }
@@ -62,8 +63,10 @@ public final class Convert {
             return usage(err, "no --format");
         }
         Set<Output> f;
+        dev.convoy.model.IdleRules rules;
         try {
             f = Output.select(format);
+            rules = CommandLine.idleRules(cl);
         } catch (IllegalArgumentException e) {
             return usage(err, e.getMessage());
         }
@@ -76,7 +79,7 @@ public final class Convert {
             // memory-mapped: the records stay in the file's pages, not on the heap
             Recording r;
             try {
-                r = CommandLine.window(cl, Input.read(in, progress::read));
+                r = CommandLine.withIdleRules(CommandLine.window(cl, Input.read(in, progress::read)), rules);
             } catch (IllegalArgumentException e) {
                 return usage(err, e.getMessage());
             }

@@ -20,11 +20,13 @@ import java.nio.file.Path;
  */
 public final class Report {
 
-    static final String USAGE = "usage: report FILE [--markdown] [-o OUT] [--since D | --from T --to T]\n"
+    static final String USAGE = "usage: report FILE [--markdown] [-o OUT] [--since D | --from T --to T]"
+            + " [--idle-rules FILE]\n"
             + "  FILE          a Convoy binary snapshot (.cvysnap), or a repository folder\n"
             + "  --markdown    Markdown instead of plain text (--text: plain text, the default)\n"
             + "  -o OUT        write the report into OUT instead of stdout\n"
             + CommandLine.WINDOW_USAGE
+            + CommandLine.IDLE_USAGE
             + "  --debug       on an internal error, print its stack trace";
 
     private Report() {
@@ -39,15 +41,17 @@ public final class Report {
     public static int run(String[] args, PrintStream out, PrintStream err) {
         CommandLine.Parsed p = new CommandLine("report", USAGE).valued("output", "-o", "--output")
                 .valued("format", "--format").fixed("--markdown", "format", "markdown").fixed("--md", "format", "markdown")
-                .fixed("--text", "format", "text").windowed().fixed("--debug", "debug", "true").parse(args, out, err);
+                .fixed("--text", "format", "text").windowed().withIdleRules().fixed("--debug", "debug", "true").parse(args, out, err);
         if (p.exit() >= 0) {
             return p.exit();
         }
         String file = p.file();
         String output = p.get("output");
         Style style;
+        dev.convoy.model.IdleRules rules;
         try {
             style = p.get("format") == null ? Style.TEXT : Style.parse(p.get("format"));
+            rules = CommandLine.idleRules(p);
         } catch (IllegalArgumentException e) {
             return usage(err, e.getMessage());
         }
@@ -57,7 +61,7 @@ public final class Report {
                     !Files.isDirectory(in) && Files.size(in) >= Convert.PROGRESS_THRESHOLD);
             Recording r;
             try {
-                r = CommandLine.window(p, Input.read(in, progress::read)); // memory-mapped, as convert reads it
+                r = CommandLine.withIdleRules(CommandLine.window(p, Input.read(in, progress::read)), rules); // memory-mapped, as convert reads it
             } catch (IllegalArgumentException e) {
                 return usage(err, e.getMessage());
             }

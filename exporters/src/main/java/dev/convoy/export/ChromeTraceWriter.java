@@ -106,6 +106,7 @@ public final class ChromeTraceWriter {
     private static final byte[] CRITICAL = k("critical");
     private static final byte[] RESULT = k("result");
     private static final byte[] TIMEOUT_MS = k("timeout_ms");
+    private static final byte[] K_IDLE = k("idle");
     private static final byte[] REQUESTED_MS = k("requested_ms");
     private static final byte[] OWNER = k("owner");
     private static final byte[] OWNER_TID = k("owner_tid");
@@ -216,6 +217,7 @@ public final class ChromeTraceWriter {
 
     private static final class Run {
         final Recording r;
+        final dev.convoy.model.IdleRules.Classifier idle;
         final JsonSink o;
         final long start;
         final long pid;
@@ -242,6 +244,7 @@ public final class ChromeTraceWriter {
 
         Run(Recording r, JsonSink o) {
             this.r = r;
+            this.idle = r.idleRules().classifier(r);
             this.o = o;
             this.start = r.startMonotonicNs();
             this.pid = r.pid();
@@ -643,6 +646,9 @@ public final class ChromeTraceWriter {
                 o.key(OWNER_EXACT).bool(true);
             }
             o.key(TIMEOUT_NS).number(t.arg(i));
+            if (!lock) {
+                o.key(K_IDLE).bool(idle.isIdle(t, t.stackId(i)));
+            }
             IntervalTable g = intervals[ring];
             o.key(RESULT).raw(open ? (lock ? STILL_BLOCKED : STILL_PARKED) : g.isCut(iv) ? RECORDS_LOST
                     : g.timedOut(iv) ? TIMED_OUT : g.parkInterrupted(iv) ? V_INTERRUPTED : UNPARKED);
@@ -669,6 +675,7 @@ public final class ChromeTraceWriter {
             monitorArgs(mon);
             stack(t.stackId(i));
             o.key(TIMEOUT_MS).number(t.arg(i));
+            o.key(K_IDLE).bool(idle.isIdle(t, t.stackId(i)));
             o.key(RESULT).raw(open ? STILL_WAITING : intervals[ring].isCut(iv) ? RECORDS_LOST
                     : intervals[ring].timedOut(iv) ? TIMED_OUT : NOTIFIED);
         }

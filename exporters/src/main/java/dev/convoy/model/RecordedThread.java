@@ -308,6 +308,9 @@ public final class RecordedThread {
     /** RING_VIRTUAL: a virtual thread (JDK 21+). */
     public boolean isVirtual() { return (flags & SnapshotFormat.RING_VIRTUAL) != 0; }
 
+    /** Whether it is a daemon thread (RING_DAEMON): one the JVM does not wait for before it exits. */
+    public boolean isDaemon() { return (flags & SnapshotFormat.RING_DAEMON) != 0; }
+
     @Override
     public String toString() {
         return "RecordedThread[ring=" + ringId + " tid=" + javaThreadId + " name=" + name

@@ -108,6 +108,8 @@ public final class SnapshotFormat {
     public static final int RING_LATE = 4;
     /** A virtual thread (JDK 21+). */
     public static final int RING_VIRTUAL = 8;
+    /** Ring flag: a daemon thread (Thread.isDaemon when the recorder met it); the JVM does not wait for it to exit. */
+    public static final int RING_DAEMON = 16;
 
     /** An ordinary object (e.g. a monitor). */
     public static final int OBJ_PLAIN = 0;

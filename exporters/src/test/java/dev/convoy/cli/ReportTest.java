@@ -83,6 +83,23 @@ class ReportTest {
     }
 
     @Test
+    void idleRulesThatCannotBeReadOrParsedAreAUsageError() throws Exception {
+        Path f = snapshot();
+        assertEquals(2, run(f.toString(), "--idle-rules", dir.resolve("none.rules").toString()));
+        assertTrue(err().startsWith("report: --idle-rules: no such file: " + dir.resolve("none.rules")), err());
+        err.reset();
+        Path bad = dir.resolve("bad.rules");
+        Files.writeString(bad, "idle frame a.B.c\nidle\n");
+        assertEquals(2, run(f.toString(), "--idle-rules", bad.toString()));
+        assertTrue(err().startsWith("report: " + bad + " line 2: expected 'idle|contention"), err());
+        err.reset();
+        Path good = dir.resolve("good.rules");
+        Files.writeString(good, "idle thread *\n");
+        assertEquals(0, run(f.toString(), "--idle-rules", good.toString()));
+        assertTrue(out().contains("built-in rules and " + good), out());
+    }
+
+    @Test
     void unreadableInput() throws Exception {
         assertEquals(1, run(dir.resolve("missing.cvysnap").toString()));
         assertEquals("report: no such file: " + dir.resolve("missing.cvysnap") + "\n", err());

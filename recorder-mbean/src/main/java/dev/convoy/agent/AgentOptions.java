@@ -38,6 +38,8 @@ import dev.convoy.export.Output;
  *                        longer than that), every:DURATION (default none)
  * dumpwindow=DURATION    how much history before its trigger such a dump holds (default 1m)
  * dumpkeep=N             such dumps kept in the dump directory, the oldest deleted (default 10)
+ * idlerules=FILE         rules that tell idle waits from contention, added to the built-in ones
+ *                        (IdleRules; default: the built-in rules)
  * callbacks=full|empty   'empty' registers JVMTI callbacks that do nothing: the
  *                        benchmark floor, records nothing (default full)
  * owners=vm|inferred     'vm' reads a monitor's exact owner from the JVM at each contended
@@ -95,7 +97,7 @@ public final class AgentOptions {
     }
 
     static final List<String> KEYS = List.of("recording", "buffer", "memory", "maxsize", "maxage", "repository", "stackdepth", "dumpdir",
-            "dumponexit", "dumpname", "dumpon", "dumpwindow", "dumpkeep", "callbacks", "owners", "releasers", "idcache", "stackcache", "heldrefs", "contanalysis", "vthreadevents",
+            "dumponexit", "dumpname", "dumpon", "dumpwindow", "dumpkeep", "idlerules", "callbacks", "owners", "releasers", "idcache", "stackcache", "heldrefs", "contanalysis", "vthreadevents",
             "stacks", "timing", "http", "httptoken");
 
     static final long MIN_BUFFER = 4 << 10;
@@ -123,6 +125,8 @@ public final class AgentOptions {
     private long historyBytes = 32L << 20;
     private long historyAgeNs;
     private Path repository;
+    private Path idleRulesFile;
+    private dev.convoy.model.IdleRules idleRules = dev.convoy.model.IdleRules.DEFAULT;
     private Triggers.Spec dumpOn = Triggers.Spec.NONE;
     private long dumpWindowNs = 60_000_000_000L;
     private int dumpKeep = 10;
@@ -209,6 +213,21 @@ public final class AgentOptions {
                 }
             }
             case "dumpkeep" -> dumpKeep = integer(key, value, 1, 1000);
+            case "idlerules" -> {
+                if (value.isEmpty()) {
+                    throw new InvalidOptionException("option 'idlerules' needs a file of rules, e.g. idlerules=/etc/convoy/idle.rules");
+                }
+                idleRulesFile = Paths.get(value);
+                try {
+                    idleRules = dev.convoy.model.IdleRules.load(idleRulesFile);
+                } catch (java.nio.file.NoSuchFileException e) {
+                    throw new InvalidOptionException("option 'idlerules': no such file: " + value);
+                } catch (java.io.IOException e) {
+                    throw new InvalidOptionException("option 'idlerules': cannot read " + value + ": " + e.getMessage());
+                } catch (IllegalArgumentException e) {
+                    throw new InvalidOptionException("option 'idlerules': " + e.getMessage());
+                }
+            }
             case "stackdepth" -> stackDepth = integer(key, value, 0, MAX_STACK_DEPTH);
             case "dumpdir" -> {
                 if (value.isEmpty()) {
@@ -567,6 +586,11 @@ public final class AgentOptions {
         return memoryCap;
     }
 
+    /** The rules that tell idle waits from contention: the built-in ones plus those of option idlerules. */
+    public dev.convoy.model.IdleRules idleRules() {
+        return idleRules;
+    }
+
     /** Where the history's chunks are also written as files (option repository), or null. */
     public Path repository() {
         return repository;
@@ -705,6 +729,9 @@ public final class AgentOptions {
         parts.add("dumpdir=" + dumpDir);
         parts.add("dumponexit=" + (dumpOnExit.isEmpty() ? "none" : Output.join(dumpOnExit)));
         parts.add("dumpname=" + dumpName());
+        if (idleRulesFile != null) {
+            parts.add("idlerules=" + idleRulesFile);
+        }
         if (!dumpOn.isEmpty()) {
             parts.add("dumpon=" + dumpOn + ",dumpwindow=" + humanDuration(dumpWindowNs) + ",dumpkeep=" + dumpKeep);
         }

@@ -45,7 +45,7 @@ public final class ConvoyAgent {
         this.options = options;
         this.offReason = offReason;
         this.contentionAnalysis = new ContentionAnalysis(inst);
-        this.session = new RecorderSession(offReason);
+        this.session = new RecorderSession(offReason, options.idleRules());
         this.dumpDirectory = new DumpDirectory(options.dumpDir());
         this.triggers = new Triggers(this, options.dumpOn(), options.dumpWindowNs(), options.dumpKeep());
     }

@@ -23,10 +23,15 @@ public final class RecorderSession {
 
     private final List<View> views = new CopyOnWriteArrayList<>();
     private final String offReason;
+    private final dev.convoy.model.IdleRules idleRules;
 
-    /** @param offReason why the recorder is off for good (see {@link ConvoyAgent#offReason()}), null if it runs */
-    RecorderSession(String offReason) {
+    /**
+     * @param offReason why the recorder is off for good (see {@link ConvoyAgent#offReason()}), null if it runs
+     * @param idleRules the rules every snapshot's analysis tells idle waits from contention by
+     */
+    RecorderSession(String offReason, dev.convoy.model.IdleRules idleRules) {
         this.offReason = offReason;
+        this.idleRules = idleRules;
     }
 
     /** @throws IllegalStateException "recorder off: why" if the recorder is off for good */
@@ -46,7 +51,8 @@ public final class RecorderSession {
         requireOn();
         byte[] bytes = NativeRecorder.snapshot();
         try {
-            return SnapshotReader.read(bytes);
+            Recording r = SnapshotReader.read(bytes);
+            return idleRules == dev.convoy.model.IdleRules.DEFAULT ? r : r.withIdleRules(idleRules);
         } catch (SnapshotFormatException e) {
             throw new IllegalStateException("the recorder wrote a snapshot its reader refuses: " + e.getMessage(), e);
         }

@@ -107,7 +107,7 @@ class AgentOptionsTest {
     @Test
     void unknownKeyListsTheAllowedOnes() {
         assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, maxsize, maxage, repository, stackdepth, dumpdir, "
-                + "dumponexit, dumpname, dumpon, dumpwindow, dumpkeep, callbacks, owners, releasers, idcache, stackcache, heldrefs, contanalysis, vthreadevents, stacks, timing, "
+                + "dumponexit, dumpname, dumpon, dumpwindow, dumpkeep, idlerules, callbacks, owners, releasers, idcache, stackcache, heldrefs, contanalysis, vthreadevents, stacks, timing, "
                 + "http, httptoken",
                 error("bufer=64k"));
     }

@@ -80,6 +80,7 @@ final class SnapshotJson {
         g.writeStringField("summary", r.lossSummary());
         g.writeEndObject();
 
+        g.writeStringField("idleRules", r.idleRules().source());
         g.writeArrayFieldStart("threads");
         for (MonitorStatistics.ThreadRow row : stats.threads()) {
             RecordedThread t = row.thread();
@@ -95,6 +96,8 @@ final class SnapshotJson {
             g.writeNumberField("blockedNs", row.blockedNs());
             g.writeNumberField("waitedCount", row.waitedCount());
             g.writeNumberField("waitedNs", row.waitedNs());
+            g.writeNumberField("idleCount", row.idleCount());
+            g.writeNumberField("idleNs", row.idleNs());
             g.writeNumberField("lostRecords", t.lostRecords());
             g.writeNumberField("completeFromNs", t.completeFromNs() - startNs);
             Map<ThreadStates.State, Long> byState = new LinkedHashMap<>();
@@ -117,8 +120,10 @@ final class SnapshotJson {
             g.writeStringField("className", c.className());
             stats(g, "blocked", c.blocked());
             stats(g, "waited", c.waited());
+            stats(g, "idle", c.idle());
             callers(g, stats, "blockCallers", true, stats.blockCallers(c.className()));
             callers(g, stats, "waitCallers", false, stats.waitCallers(c.className()));
+            callers(g, stats, "idleCallers", false, stats.idleCallers(c.className()));
             g.writeEndObject();
         }
         g.writeEndArray();
@@ -134,6 +139,8 @@ final class SnapshotJson {
             g.writeNumberField("maxBlockedNs", m.blocked().maxNs());
             g.writeNumberField("waitedCount", m.waited().count());
             g.writeNumberField("waitedNs", m.waited().totalNs());
+            g.writeNumberField("idleCount", m.idle().count());
+            g.writeNumberField("idleNs", m.idle().totalNs());
             stacks(g, stats.monitorStacks(m.monitor()));
             g.writeEndObject();
         }

@@ -51,16 +51,19 @@ final class SnapshotSummary {
                     new String[] {"type"});
             THREAD = new CompositeType("dev.convoy.Thread", "one recorded thread",
                     new String[] {"ring", "javaThreadId", "name", "state", "events", "blockedCount", "blockedMillis",
-                        "waitCount", "waitMillis", "overwritten", "unknownMillis"},
+                        "waitCount", "waitMillis", "idleCount", "idleMillis", "overwritten", "unknownMillis"},
                     new String[] {"ring id in the snapshot", "Thread.getId()", "thread name",
                         "alive, ended, blocked, waiting or parked at snapshot time", "records kept",
                         "contended monitor enters and lock parks", "time blocked entering monitors and locks (ms)",
-                        "Object.wait calls and other parks", "time in Object.wait and other parks (ms)",
+                        "Object.wait calls and other parks that were contention",
+                        "time in Object.wait and other parks that was contention (ms)",
+                        "idle waits: nothing to do (a pool waiting for tasks, housekeeping, an empty queue)",
+                        "time in idle waits, not contention (ms)",
                         "records of the thread lost (overwritten before they were kept, or aged out)",
                         "time whose records were lost: the thread's state then is unknown (ms)"},
                     new OpenType<?>[] {SimpleType.LONG, SimpleType.LONG, SimpleType.STRING, SimpleType.STRING,
                         SimpleType.LONG, SimpleType.LONG, SimpleType.DOUBLE, SimpleType.LONG, SimpleType.DOUBLE,
-                        SimpleType.LONG, SimpleType.DOUBLE});
+                        SimpleType.LONG, SimpleType.DOUBLE, SimpleType.LONG, SimpleType.DOUBLE});
             THREADS = new TabularType("dev.convoy.Threads", "recorded threads", THREAD, new String[] {"ring"});
             MONITOR = new CompositeType("dev.convoy.Monitor", "one contended monitor",
                     new String[] {"monitorClass", "monitorId", "blockedCount", "totalBlockedMillis",
@@ -164,6 +167,8 @@ final class SnapshotSummary {
         row.put("blockedMillis", millis(s.blockedNs()));
         row.put("waitCount", s.waitedCount());
         row.put("waitMillis", millis(s.waitedNs()));
+        row.put("idleCount", s.idleCount());
+        row.put("idleMillis", millis(s.idleNs()));
         row.put("overwritten", t.overwritten());
         row.put("unknownMillis", millis(t.lostNs()));
         return THREAD.keySet().stream().map(row::get).toArray();

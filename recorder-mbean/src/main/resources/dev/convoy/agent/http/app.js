@@ -70,16 +70,42 @@
     }
   }
 
-  function fill(tableId, rows, columns) {
-    const tbody = $(tableId).tBodies[0];
+  // Rows a long table shows before its "show all" button: a page, not 12,000 pixels.
+  const TOP_ROWS = 15;
+
+  // Fills a table; rows arrive in their order of importance; idle(row) greys a row out.
+  function fill(tableId, rows, columns, idle) {
+    const table = $(tableId);
+    const tbody = table.tBodies[0];
     tbody.textContent = '';
     for (const row of rows) {
       const tr = document.createElement('tr');
       for (const c of columns) c(tr, row);
+      if (idle && idle(row)) tr.classList.add('idle');
       tbody.appendChild(tr);
     }
-    const th = $(tableId).querySelector('th.asc, th.desc');
-    if (th) sortBy(th, th.classList.contains('asc'));
+    const th = table.querySelector('th.asc, th.desc');
+    if (th) sortBy(th, th.classList.contains('asc')); else fold(table);
+  }
+
+  // Shows the first TOP_ROWS rows and a button for the rest, unless the user asked for all.
+  function fold(table) {
+    const rows = Array.from(table.tBodies[0].rows);
+    const all = table.dataset.all === 'true';
+    rows.forEach((r, i) => r.classList.toggle('folded', !all && i >= TOP_ROWS));
+    let more = table.nextElementSibling;
+    if (!more || !more.classList.contains('more-rows')) {
+      more = document.createElement('button');
+      more.type = 'button';
+      more.className = 'more-rows';
+      more.addEventListener('click', () => {
+        table.dataset.all = table.dataset.all === 'true' ? 'false' : 'true';
+        fold(table);
+      });
+      table.after(more);
+    }
+    more.hidden = rows.length <= TOP_ROWS;
+    more.textContent = all ? 'show the first ' + TOP_ROWS + ' rows' : 'show all ' + rows.length + ' rows';
   }
 
   function sortBy(th, asc) {
@@ -95,6 +121,7 @@
     for (const h of th.parentNode.children) h.classList.remove('asc', 'desc');
     th.classList.add(asc ? 'asc' : 'desc');
     for (const r of rows) table.tBodies[0].appendChild(r);
+    fold(table);
   }
 
   for (const th of document.querySelectorAll('table.sortable th')) {
@@ -138,7 +165,10 @@
       p.appendChild(stackLink('[stacks]', stacks, 'Deadlock: ' + x.description));
       dl.appendChild(p);
     }
-    fill('monitors', d.monitors, [
+    $('idle-rules').textContent = d.idleRules;
+    const contention = (x) => (x.blockedNs || 0) + (x.waitedNs || 0);
+    const byContention = (a, b) => contention(b) - contention(a) || (b.idleNs || 0) - (a.idleNs || 0);
+    fill('monitors', d.monitors.slice().sort(byContention), [
       (tr, m) => cell(tr, m.className + '@' + m.identityHash, m.className, 'text'),
       (tr, m) => cell(tr, String(m.id), m.id),
       (tr, m) => cell(tr, stackLink(String(m.blockedCount), m.stacks, 'Monitor ' + m.className + ' #' + m.id), m.blockedCount),
@@ -146,12 +176,15 @@
       (tr, m) => cell(tr, ms(m.maxBlockedNs), m.maxBlockedNs),
       (tr, m) => cell(tr, stackLink(String(m.waitedCount), m.stacks, 'Monitor ' + m.className + ' #' + m.id), m.waitedCount),
       (tr, m) => cell(tr, ms(m.waitedNs), m.waitedNs),
-    ]);
+      (tr, m) => cell(tr, m.idleNs ? ms(m.idleNs) : '-', m.idleNs),
+    ], (m) => contention(m) === 0);
     const callers = [];
     for (const c of d.classes) {
       for (const r of c.blockCallers) callers.push(Object.assign({ className: c.className, kind: 'blocked' }, r));
       for (const r of c.waitCallers) callers.push(Object.assign({ className: c.className, kind: 'waited' }, r));
+      for (const r of c.idleCallers || []) callers.push(Object.assign({ className: c.className, kind: 'idle' }, r));
     }
+    callers.sort((a, b) => (a.kind === 'idle') - (b.kind === 'idle') || b.totalNs - a.totalNs);
     fill('callers', callers, [
       (tr, c) => cell(tr, c.className, c.className, 'text'),
       (tr, c) => cell(tr, c.kind, c.kind, 'text'),
@@ -162,9 +195,9 @@
       (tr, c) => cell(tr, ms(c.maxNs), c.maxNs),
       (tr, c) => cell(tr, String(c.monitors), c.monitors),
       (tr, c) => cell(tr, String(c.threads), c.threads),
-    ]);
+    ], (c) => c.kind === 'idle');
     fill('threads', d.threads.map((t) => Object.assign({ runningNs: (t.nsByState || {}).RUNNING || 0,
-      unknownNs: (t.nsByState || {}).UNKNOWN || 0 }, t)), [
+      unknownNs: (t.nsByState || {}).UNKNOWN || 0 }, t)).sort(byContention), [
       (tr, t) => cell(tr, t.name, t.name, 'text'),
       (tr, t) => cell(tr, String(t.javaThreadId), t.javaThreadId),
       (tr, t) => cell(tr, t.state, t.state, 'text'),
@@ -173,17 +206,19 @@
       (tr, t) => cell(tr, stackLink(ms(t.blockedNs), t.stacks, 'Thread ' + t.name), t.blockedNs),
       (tr, t) => cell(tr, stackLink(String(t.waitedCount), t.stacks, 'Thread ' + t.name), t.waitedCount),
       (tr, t) => cell(tr, ms(t.waitedNs), t.waitedNs),
+      (tr, t) => cell(tr, t.idleNs ? ms(t.idleNs) : '-', t.idleNs),
       (tr, t) => cell(tr, ms(t.runningNs), t.runningNs),
       (tr, t) => cell(tr, t.unknownNs ? ms(t.unknownNs) : '-', t.unknownNs),
       (tr, t) => cell(tr, String(t.lostRecords), t.lostRecords),
-    ]);
+    ], (t) => contention(t) === 0);
     const cp = d.criticalPath;
     $('critical-summary').textContent = cp.endThread
       ? 'Ends on ' + cp.endThread + ', length ' + ms(cp.lengthNs) + '; ' + Object.entries(cp.nsByState)
         .map(([k, v]) => k.toLowerCase() + ' ' + ms(v)).join(', ')
         + (cp.segmentCount > cp.segments.length ? ' (first ' + cp.segments.length + ' of ' + cp.segmentCount + ' segments)' : '')
       : 'no critical path (nothing recorded)';
-    fill('critical', cp.segments, [
+    // the longest segments first; sort by start for the path in time order
+    fill('critical', cp.segments.slice().sort((a, b) => b.durationNs - a.durationNs), [
       (tr, s) => cell(tr, ms(s.startNs), s.startNs),
       (tr, s) => cell(tr, s.thread, s.thread, 'text'),
       (tr, s) => cell(tr, s.state, s.state, 'text'),

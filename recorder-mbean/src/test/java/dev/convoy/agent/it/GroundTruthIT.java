@@ -338,7 +338,7 @@ class GroundTruthIT {
         // (parks are waits of their own: the app's polling parks are not counted here)
         for (RecordedThread t : r.javaThreads()) {
             if (t.name().startsWith(JoinChain.THREAD_PREFIX)) {
-                assertEquals(List.of(), Intervals.of(t, r.snapshotMonotonicNs()).stream()
+                assertEquals(List.of(), Intervals.of(r, t, r.snapshotMonotonicNs()).stream()
                         .filter(i -> i.kind() == Interval.Kind.WAITING && !i.isPark()).toList(), t::toString);
             }
         }
