@@ -59,7 +59,10 @@ class ConvertTest {
         Run tptp = convert(in.toString(), "--format", "tptp", "-o", dir.resolve("sub/x.trcxml").toString());
         assertEquals(0, tptp.code(), tptp.err());
         TptpXmlWriterTest.validate(dir.resolve("sub/x.trcxml"));
-        assertEquals(List.of("app.cvysnap", "app.events.csv", "app.json", "app.meta.csv", "sub"), files());
+        Run ext = convert(in.toString(), "--format", "csv-ext");
+        assertEquals(0, ext.code(), ext.err());
+        assertEquals(List.of("app.cvysnap", "app.events-ext.csv", "app.events.csv", "app.json", "app.losses.csv",
+                "app.meta.csv", "sub"), files());
     }
 
     @Test
@@ -84,10 +87,12 @@ class ConvertTest {
     void convertUsageErrors() {
         Run none = convert();
         assertEquals(2, none.code());
-        assertTrue(none.err().contains("usage: convert FILE --format chrome|tptp|csv|csv-meta|csv-events|jfr|snapshot|collapsed|flamegraph [-o OUT]"), none.err());
+        assertTrue(none.err().contains("usage: convert FILE --format chrome|tptp|csv|csv-ext|csv-meta|csv-events|csv-events-ext|csv-losses|jfr|snapshot"
+                + "|collapsed|flamegraph [-o OUT]"), none.err());
         Run fmt = convert("x", "--format", "pdf");
         assertEquals(2, fmt.code());
-        assertTrue(fmt.err().contains("allowed: chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph"), fmt.err());
+        assertTrue(fmt.err().contains("allowed: chrome, tptp, csv, csv-ext, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, "
+                + "snapshot, collapsed, flamegraph"), fmt.err());
         assertEquals(2, convert("x").code());
         assertEquals(2, convert("x", "--format").code());
         assertEquals(2, convert("x", "--bogus").code());

@@ -108,9 +108,9 @@ class JfrEncodingTest {
         assertEquals(r.snapshotMonotonicNs() - r.startMonotonicNs(), c.header.durationNanos());
         assertEquals(1_000_000_000L, c.header.ticksPerSecond());
 
-        Output.write(r, Output.select("csv"), dir.resolve("r.csv"));
-        assertEquals(Set.of(), JfrCheck.sharedHashThreads(dir.resolve("r.meta.csv"), dir.resolve("r.events.csv")));
-        List<String> csv = JfrCheck.csvLines(dir.resolve("r.meta.csv"), dir.resolve("r.events.csv"));
+        Output.write(r, Output.select("csv-ext"), dir.resolve("r.csv"));
+        assertEquals(Set.of(), JfrCheck.sharedHashThreads(dir.resolve("r.meta.csv"), dir.resolve("r.events-ext.csv")));
+        List<String> csv = JfrCheck.csvLines(dir.resolve("r.meta.csv"), dir.resolve("r.events-ext.csv"));
         assertEquals(String.join("\n", csv), String.join("\n", JfrCheck.jfrLines(f, r.startEpochNs())));
 
         List<RecordedEvent> events = RecordingFile.readAllEvents(f);

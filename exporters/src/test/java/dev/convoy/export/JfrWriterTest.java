@@ -35,9 +35,9 @@ class JfrWriterTest {
     void sameAsCsv(Recording r) throws Exception {
         Path jfr = dir.resolve("r.jfr");
         Output.write(r, Set.of(Output.JFR), jfr);
-        Output.write(r, Output.select("csv"), dir.resolve("r.csv"));
-        assertEquals(Set.of(), JfrCheck.sharedHashThreads(dir.resolve("r.meta.csv"), dir.resolve("r.events.csv")));
-        List<String> csv = JfrCheck.csvLines(dir.resolve("r.meta.csv"), dir.resolve("r.events.csv"));
+        Output.write(r, Output.select("csv-ext"), dir.resolve("r.csv"));
+        assertEquals(Set.of(), JfrCheck.sharedHashThreads(dir.resolve("r.meta.csv"), dir.resolve("r.events-ext.csv")));
+        List<String> csv = JfrCheck.csvLines(dir.resolve("r.meta.csv"), dir.resolve("r.events-ext.csv"));
         List<String> fromJfr = JfrCheck.jfrLines(jfr, r.startEpochNs());
         assertFalse(csv.isEmpty());
         java.nio.file.Files.write(dir.resolve("csv.txt"), csv);

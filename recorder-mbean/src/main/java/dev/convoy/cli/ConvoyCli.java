@@ -60,8 +60,9 @@ public final class ConvoyCli {
               contanalysis PID on|off         turn contention analysis on or off
               dump PID --format F [-o OUT] [--since D | --from T --to T]
                                               take a snapshot and write it here as F = chrome, tptp,
-                                              csv, jfr, flamegraph, collapsed or snapshot; OUT defaults to ./convoy-PID plus the
-                                              format's suffix (csv: OUT.meta.csv and OUT.events.csv);
+                                              csv, csv-ext, jfr, flamegraph, collapsed or snapshot; OUT defaults to ./convoy-PID plus the
+                                              format's suffix (csv: OUT.meta.csv, OUT.events.csv and
+                                              OUT.losses.csv; csv-ext: OUT.events-ext.csv for OUT.events.csv);
                                               --since 10m: the last 10 minutes of the history;
                                               --from/--to 2026-11-28T14:05:00Z, 14:05 or -10m""";
 
@@ -430,7 +431,7 @@ public final class ConvoyCli {
 
     /**
      * Streams a snapshot in the format out of the target and writes it here, atomically.
-     * Several files (the CSV pair) must come from one snapshot: the binary snapshot is
+     * Several files (the CSV files) must come from one snapshot: the binary snapshot is
      * streamed and every file is written here from it, by the same writer the agent uses.
      */
     static void dump(TargetJvm target, RecorderClient recorder, Set<Output> format, String output, PrintStream out,

@@ -106,9 +106,9 @@ class ConvoyCliTest {
 
     @Test
     void dumpNeedsAKnownFormat() {
-        assertUsage(run("dump", "123"), "dump: --format is missing (chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph)");
+        assertUsage(run("dump", "123"), "dump: --format is missing (chrome, tptp, csv, csv-ext, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph)");
         assertUsage(run("dump", "123", "--format", "xml", "-o", "x"),
-                "dump: unknown format 'xml'; allowed: chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
+                "dump: unknown format 'xml'; allowed: chrome, tptp, csv, csv-ext, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph");
         assertUsage(run("dump", "123", "--format=csv-metadata"), "unknown format 'csv-metadata'");
         assertUsage(run("dump", "123", "--format"), "dump: --format needs a value");
         assertUsage(run("dump", "123", "--format", "chrome", "-o"), "dump: -o needs a value");

@@ -300,6 +300,8 @@ class WebServerTest {
         "tptp, saved_run.trcxml, application/xml",
         "csv-meta, saved_run.meta.csv, text/csv",
         "csv-events, saved_run.events.csv, text/csv",
+        "csv-events-ext, saved_run.events-ext.csv, text/csv",
+        "csv-losses, saved_run.losses.csv, text/csv",
         "snapshot, saved_run.cvysnap, application/octet-stream",
     })
     void downloadsInEveryFormat(String format, String name, String type) throws Exception {
@@ -325,15 +327,15 @@ class WebServerTest {
     @Test
     void unknownFormatListsTheAllowedOnes() throws Exception {
         assertError(get("/api/download?format=pdf"), 400,
-                "unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
+                "unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph");
         assertError(get("/api/download"), 400,
-                "unknown format (none given); allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
+                "unknown format (none given); allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph");
         assertError(get("/api/report?format=html"), 400, "unknown report format 'html'; allowed: text, markdown");
         // A control character ends no name: refused, shown escaped.
         assertError(get("/api/download?format=chrome%00"), 400, "unknown format 'chrome\\u0000'; allowed: chrome, tptp, "
-                + "csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
+                + "csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph");
         assertError(get("/api/download?format=%09chrome"), 400, "unknown format '\\u0009chrome'; allowed: chrome, tptp, "
-                + "csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
+                + "csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph");
         assertError(get("/api/report?format=text%00"), 400, "unknown report format 'text\\u0000'; allowed: text, markdown");
         assertEquals(200, get("/api/download?format=%20chrome").statusCode(), "spaces around a name are no part of it");
     }
@@ -402,7 +404,7 @@ class WebServerTest {
                 "request URI too long: path and query may have at most 1024 characters each");
         String longFormat = "x".repeat(1000); // within the limit: an unknown format, named
         assertError(get("/api/download?format=" + longFormat), 400,
-                "unknown format '" + longFormat + "'; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
+                "unknown format '" + longFormat + "'; allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph");
     }
 
     @Test
