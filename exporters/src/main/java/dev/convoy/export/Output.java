@@ -104,6 +104,17 @@ public enum Output {
         public void write(Recording r, OutputStream out) throws IOException {
             FlameGraph.write(r, out);
         }
+    },
+    /**
+     * Blocked and waited time by stack as a gzip-compressed pprof profile ({@link PprofWriter}), for
+     * {@code go tool pprof} and the continuous profilers: Go's contention sample types, labelled
+     * by thread, lock class, state and kind.
+     */
+    PPROF("pprof", ".pb.gz", "application/octet-stream") {
+        @Override
+        public void write(Recording r, OutputStream out) throws IOException {
+            new PprofWriter().write(r, out);
+        }
     };
 
     /** The name that selects both CSV files. */
@@ -121,7 +132,7 @@ public enum Output {
         this.mediaType = mediaType;
     }
 
-    /** The name on command lines, in options and in the APIs: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph. */
+    /** The name on command lines, in options and in the APIs: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph, pprof. */
     public String id() {
         return id;
     }
@@ -197,7 +208,7 @@ public enum Output {
         return sb.append('\'').toString();
     }
 
-    /** The names {@link #select} takes: "chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph". */
+    /** The names {@link #select} takes: "chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph, pprof". */
     public static String names() {
         List<String> all = new ArrayList<>();
         for (Output o : values()) {
@@ -209,7 +220,7 @@ public enum Output {
         return String.join(", ", all);
     }
 
-    /** The names {@link #one} takes: "chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph". */
+    /** The names {@link #one} takes: "chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph, pprof". */
     public static String singleNames() {
         return Arrays.stream(values()).map(Output::id).collect(Collectors.joining(", "));
     }
