@@ -42,8 +42,8 @@ class OutputTest {
         assertEquals(Output.JFR, Output.one("jfr"));
         assertEquals(".jfr", Output.JFR.suffix());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Output.select("jsonl"));
-        assertEquals("unknown format 'jsonl'; allowed: chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph", e.getMessage());
-        assertEquals("unknown format (none given); allowed: chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph",
+        assertEquals("unknown format 'jsonl'; allowed: chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph, pprof", e.getMessage());
+        assertEquals("unknown format (none given); allowed: chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph, pprof",
                 assertThrows(IllegalArgumentException.class, () -> Output.select(null)).getMessage());
     }
 
@@ -53,14 +53,14 @@ class OutputTest {
         for (String bad : new String[] {"chrome\u0000", "chrome\u001f", "\tchrome", "jfr\n", "chr\u0000ome"}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Output.one(bad));
             assertTrue(e.getMessage().startsWith("unknown format '"), e.getMessage());
-            assertTrue(e.getMessage().endsWith("; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph"),
+            assertTrue(e.getMessage().endsWith("; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph, pprof"),
                     e.getMessage());
             assertTrue(e.getMessage().chars().noneMatch(Character::isISOControl), e.getMessage());
             assertThrows(IllegalArgumentException.class, () -> Output.select(bad));
             assertThrows(IllegalArgumentException.class, () -> dev.convoy.report.ContentionReport.Style.parse(bad));
         }
         assertEquals("unknown format 'chrome\\u0000'; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, "
-                + "flamegraph", assertThrows(IllegalArgumentException.class, () -> Output.one("chrome\u0000")).getMessage());
+                + "flamegraph, pprof", assertThrows(IllegalArgumentException.class, () -> Output.one("chrome\u0000")).getMessage());
         assertEquals("unknown report format 'text\\u0000'; allowed: text, markdown", assertThrows(
                 IllegalArgumentException.class, () -> dev.convoy.report.ContentionReport.Style.parse("text\u0000")).getMessage());
         assertEquals(Output.CHROME, Output.one(" Chrome "));
@@ -69,23 +69,23 @@ class OutputTest {
     @Test
     void oneOutputPerStreamAndCsvIsTwo() {
         assertEquals(Output.CSV_META, Output.one("CSV-META"));
-        assertEquals("unknown format 'csv'; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph (csv is two files: "
+        assertEquals("unknown format 'csv'; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph, pprof (csv is two files: "
                 + "ask for csv-meta and csv-events)",
                 assertThrows(IllegalArgumentException.class, () -> Output.one("csv")).getMessage());
-        assertEquals("unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph",
+        assertEquals("unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph, pprof",
                 assertThrows(IllegalArgumentException.class, () -> Output.one("pdf")).getMessage());
     }
 
     @Test
     void suffixesMediaTypesAndJoinedNames() {
-        assertEquals(List.of(".json", ".trcxml", ".meta.csv", ".events.csv", ".jfr", ".cvysnap", ".collapsed.txt", ".html"),
+        assertEquals(List.of(".json", ".trcxml", ".meta.csv", ".events.csv", ".jfr", ".cvysnap", ".collapsed.txt", ".html", ".pb.gz"),
                 Stream.of(Output.values()).map(Output::suffix).toList());
         assertEquals(List.of("application/json", "application/xml", "text/csv; charset=utf-8",
                 "text/csv; charset=utf-8", "application/octet-stream", "application/octet-stream",
-                "text/plain; charset=utf-8", "text/html; charset=utf-8"),
+                "text/plain; charset=utf-8", "text/html; charset=utf-8", "application/octet-stream"),
                 Stream.of(Output.values()).map(Output::mediaType).toList());
         assertEquals("chrome+csv", Output.join(EnumSet.of(Output.CHROME, Output.CSV_META, Output.CSV_EVENTS)));
-        assertEquals("chrome+tptp+csv+jfr+snapshot+collapsed+flamegraph", Output.join(EnumSet.allOf(Output.class)));
+        assertEquals("chrome+tptp+csv+jfr+snapshot+collapsed+flamegraph+pprof", Output.join(EnumSet.allOf(Output.class)));
         assertEquals("csv-events", Output.join(EnumSet.of(Output.CSV_EVENTS)));
         assertEquals("", Output.join(EnumSet.noneOf(Output.class)));
     }

@@ -188,8 +188,8 @@ class JmxIT {
                 try (var left = Files.list(outside)) {
                     assertEquals(List.of(), left.toList(), "nothing written outside");
                 }
-                assertTrue(refusal(c, "dump", "pdf", "x").contains("unknown format 'pdf'; allowed: chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph"));
-                assertTrue(refusal(c, "openStream", "xml").contains("allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph"));
+                assertTrue(refusal(c, "dump", "pdf", "x").contains("unknown format 'pdf'; allowed: chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph, pprof"));
+                assertTrue(refusal(c, "openStream", "xml").contains("allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph, pprof"));
                 assertTrue(refusal(c, "readStream", 999L).contains("no open stream with id 999"));
                 assertEquals(false, c.getAttribute(name, "ContentionAnalysis"));
                 c.setAttribute(name, new Attribute("ContentionAnalysis", true));
