@@ -84,6 +84,7 @@ class WebServerTest {
     static RecordingBuilder builder() {
         RecordingBuilder b = new RecordingBuilder()
                 .info("pid", "4242")
+                .info("agent.version", "0.0.9")
                 .info("options", "recording=on,stackdepth=64")
                 .info("start.monotonic.ns", Long.toString(T0))
                 .info("start.epoch.ns", "1700000000000000000")
@@ -171,7 +172,7 @@ class WebServerTest {
         assertEquals(4242, s.get("pid").asLong());
         assertEquals("recording=on,stackdepth=64", s.get("options").asText());
         assertEquals(3, s.get("counters").get("threadsRecorded").asLong());
-        assertTrue(s.has("version"));
+        assertEquals("0.0.9", s.get("version").asText(), "the version that recorded the file, as its options");
         assertEquals("saved_run", s.get("dumpName").asText());
         assertEquals("https://ui.perfetto.dev", s.get("perfetto").asText(), "the real Perfetto by default");
     }

@@ -148,6 +148,11 @@ class JmxIT {
 
                 // A window of the same frozen snapshot holds exactly the records of its times.
                 dev.convoy.model.Recording whole = SnapshotReader.read(written.get("snapshot").get(0));
+                // One version: the project's, in the MBean (JConsole's attribute) and in the recording.
+                String project = System.getProperty("convoy.project.version");
+                assertTrue(project != null && !project.isEmpty(), "the build passes the project's version");
+                assertEquals(project, c.getAttribute(name, "Version"));
+                assertEquals(project, whole.info().get("agent.version"), "the snapshot's INFO agent.version");
                 String[] windowed = (String[]) invoke(c, "dumpWindow", "snapshot", "sub/window", "-400ms/-100ms");
                 dev.convoy.model.Recording cut = SnapshotReader.read(Path.of(windowed[0]));
                 long end = whole.snapshotMonotonicNs();
