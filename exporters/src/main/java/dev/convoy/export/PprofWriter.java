@@ -56,7 +56,7 @@ import java.util.zip.GZIPOutputStream;
  * lost ({@link Recording#lossSummary()}) and where the time comes from.
  *
  * <p>Written with protobuf-java's {@link CodedOutputStream}, the field numbers of
- * {@code profile.proto} as constants here: a dozen small messages need no generated classes.
+ * {@code profile.proto} as constants here: eight small message types need no generated classes.
  */
 public final class PprofWriter {
     /** Sample type and period type of the count of blocks and waits (unit {@code count}). */
