@@ -127,6 +127,17 @@ public enum Output {
         public void write(Recording r, OutputStream out) throws IOException {
             FlameGraph.write(r, out);
         }
+    },
+    /**
+     * Blocked and waited time by stack as a gzip-compressed pprof profile ({@link PprofWriter}), for
+     * {@code go tool pprof} and the continuous profilers: Go's contention sample types, labelled
+     * by thread, lock class, state and kind.
+     */
+    PPROF("pprof", ".pb.gz", "application/octet-stream") {
+        @Override
+        public void write(Recording r, OutputStream out) throws IOException {
+            new PprofWriter().write(r, out);
+        }
     };
 
     /** The name that selects the CSV logs of the specification and the losses file. */
@@ -156,7 +167,7 @@ public enum Output {
         this.mediaType = mediaType;
     }
 
-    /** The name on command lines, in options and in the APIs: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, ... */
+    /** The name on command lines, in options and in the APIs: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, ..., pprof. */
     public String id() {
         return id;
     }
@@ -239,7 +250,7 @@ public enum Output {
 
     /**
      * The names {@link #select} takes: "chrome, tptp, csv, csv-ext, csv-meta, csv-events,
-     * csv-events-ext, csv-losses, jfr, ...".
+     * csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof".
      */
     public static String names() {
         List<String> all = new ArrayList<>();
@@ -252,7 +263,7 @@ public enum Output {
         return String.join(", ", all);
     }
 
-    /** The names {@link #one} takes: "chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, ...". */
+    /** The names {@link #one} takes: "chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, ..., pprof". */
     public static String singleNames() {
         return Arrays.stream(values()).map(Output::id).collect(Collectors.joining(", "));
     }

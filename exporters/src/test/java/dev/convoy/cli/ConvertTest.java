@@ -88,11 +88,11 @@ class ConvertTest {
         Run none = convert();
         assertEquals(2, none.code());
         assertTrue(none.err().contains("usage: convert FILE --format chrome|tptp|csv|csv-ext|csv-meta|csv-events|csv-events-ext|csv-losses|jfr|snapshot"
-                + "|collapsed|flamegraph [-o OUT]"), none.err());
+                + "|collapsed|flamegraph|pprof [-o OUT]"), none.err());
         Run fmt = convert("x", "--format", "pdf");
         assertEquals(2, fmt.code());
         assertTrue(fmt.err().contains("allowed: chrome, tptp, csv, csv-ext, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, "
-                + "snapshot, collapsed, flamegraph"), fmt.err());
+                + "snapshot, collapsed, flamegraph, pprof"), fmt.err());
         assertEquals(2, convert("x").code());
         assertEquals(2, convert("x", "--format").code());
         assertEquals(2, convert("x", "--bogus").code());

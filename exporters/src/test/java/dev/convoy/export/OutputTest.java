@@ -45,8 +45,8 @@ class OutputTest {
         assertEquals(Output.JFR, Output.one("jfr"));
         assertEquals(".jfr", Output.JFR.suffix());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Output.select("jsonl"));
-        assertEquals("unknown format 'jsonl'; allowed: chrome, tptp, csv, csv-ext, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph", e.getMessage());
-        assertEquals("unknown format (none given); allowed: chrome, tptp, csv, csv-ext, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph",
+        assertEquals("unknown format 'jsonl'; allowed: chrome, tptp, csv, csv-ext, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof", e.getMessage());
+        assertEquals("unknown format (none given); allowed: chrome, tptp, csv, csv-ext, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof",
                 assertThrows(IllegalArgumentException.class, () -> Output.select(null)).getMessage());
     }
 
@@ -56,14 +56,14 @@ class OutputTest {
         for (String bad : new String[] {"chrome\u0000", "chrome\u001f", "\tchrome", "jfr\n", "chr\u0000ome"}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Output.one(bad));
             assertTrue(e.getMessage().startsWith("unknown format '"), e.getMessage());
-            assertTrue(e.getMessage().endsWith("; allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph"),
+            assertTrue(e.getMessage().endsWith("; allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof"),
                     e.getMessage());
             assertTrue(e.getMessage().chars().noneMatch(Character::isISOControl), e.getMessage());
             assertThrows(IllegalArgumentException.class, () -> Output.select(bad));
             assertThrows(IllegalArgumentException.class, () -> dev.convoy.report.ContentionReport.Style.parse(bad));
         }
         assertEquals("unknown format 'chrome\\u0000'; allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, "
-                + "csv-losses, jfr, snapshot, collapsed, flamegraph", assertThrows(IllegalArgumentException.class, () -> Output.one("chrome\u0000")).getMessage());
+                + "csv-losses, jfr, snapshot, collapsed, flamegraph, pprof", assertThrows(IllegalArgumentException.class, () -> Output.one("chrome\u0000")).getMessage());
         assertEquals("unknown report format 'text\\u0000'; allowed: text, markdown", assertThrows(
                 IllegalArgumentException.class, () -> dev.convoy.report.ContentionReport.Style.parse("text\u0000")).getMessage());
         assertEquals(Output.CHROME, Output.one(" Chrome "));
@@ -72,24 +72,24 @@ class OutputTest {
     @Test
     void oneOutputPerStreamAndCsvIsThree() {
         assertEquals(Output.CSV_META, Output.one("CSV-META"));
-        assertEquals("unknown format 'csv'; allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph (csv is 3 files: "
+        assertEquals("unknown format 'csv'; allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof (csv is 3 files: "
                 + "ask for csv-meta, csv-events, csv-losses one at a time)",
                 assertThrows(IllegalArgumentException.class, () -> Output.one("csv")).getMessage());
-        assertEquals("unknown format 'csv-ext'; allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph (csv-ext is 3 files: "
+        assertEquals("unknown format 'csv-ext'; allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof (csv-ext is 3 files: "
                 + "ask for csv-meta, csv-events-ext, csv-losses one at a time)",
                 assertThrows(IllegalArgumentException.class, () -> Output.one("csv-ext")).getMessage());
-        assertEquals("unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph",
+        assertEquals("unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof",
                 assertThrows(IllegalArgumentException.class, () -> Output.one("pdf")).getMessage());
     }
 
     @Test
     void suffixesMediaTypesAndJoinedNames() {
         assertEquals(List.of(".json", ".trcxml", ".meta.csv", ".events.csv", ".events-ext.csv", ".losses.csv", ".jfr",
-                ".cvysnap", ".collapsed.txt", ".html"), Stream.of(Output.values()).map(Output::suffix).toList());
+                ".cvysnap", ".collapsed.txt", ".html", ".pb.gz"), Stream.of(Output.values()).map(Output::suffix).toList());
         assertEquals(List.of("application/json", "application/xml", "text/csv; charset=utf-8",
                 "text/csv; charset=utf-8", "text/csv; charset=utf-8", "text/csv; charset=utf-8",
                 "application/octet-stream", "application/octet-stream",
-                "text/plain; charset=utf-8", "text/html; charset=utf-8"),
+                "text/plain; charset=utf-8", "text/html; charset=utf-8", "application/octet-stream"),
                 Stream.of(Output.values()).map(Output::mediaType).toList());
         assertEquals("chrome+csv", Output.join(EnumSet.of(Output.CHROME, Output.CSV_META, Output.CSV_EVENTS,
                 Output.CSV_LOSSES)));
@@ -97,7 +97,7 @@ class OutputTest {
                 Output.CSV_EVENTS)));
         assertEquals("csv-ext+jfr", Output.join(EnumSet.of(Output.JFR, Output.CSV_META, Output.CSV_EVENTS_EXT,
                 Output.CSV_LOSSES)));
-        assertEquals("chrome+tptp+csv+csv-ext+jfr+snapshot+collapsed+flamegraph", Output.join(EnumSet.allOf(Output.class)));
+        assertEquals("chrome+tptp+csv+csv-ext+jfr+snapshot+collapsed+flamegraph+pprof", Output.join(EnumSet.allOf(Output.class)));
         assertEquals("csv-events", Output.join(EnumSet.of(Output.CSV_EVENTS)));
         for (String names : List.of("csv+csv-ext", "csv-ext", "csv-meta+csv-events-ext", "csv+csv-events-ext")) {
             Set<Output> selected = EnumSet.noneOf(Output.class);

@@ -255,6 +255,9 @@ final class ReferenceChromeTraceWriter {
                     a.put("owner_exact", true);
                 }
                 a.put("timeout_ns", in.timeoutNs());
+                if (!lock) {
+                    a.put("idle", r.idleRules().classifier(r).isIdle(in.thread(), in.begin().stackId()));
+                }
                 a.put("result", in.isOpen() ? (lock ? "still blocked at snapshot" : "still parked at snapshot")
                         : in.cut() ? "records lost" : in.timedOut() ? "timed out" : in.interrupted() ? "interrupted"
                         : "unparked");
@@ -299,6 +302,7 @@ final class ReferenceChromeTraceWriter {
                 default -> {
                     a = monitorArgs(in);
                     a.put("timeout_ms", in.timeoutMs());
+                    a.put("idle", r.idleRules().classifier(r).isIdle(in.thread(), in.begin().stackId()));
                     a.put("result", in.isOpen() ? "still waiting at snapshot" : in.cut() ? "records lost"
                             : in.timedOut() ? "timed out" : "notified");
                 }

@@ -122,15 +122,17 @@ public final class NativeRecorder {
      * @param repository     an existing directory of this JVM's own the history's sealed chunks are
      *                       also written to as files ({@code chunk-N.cvysnap}), or null
      * @param options        the option text in effect, stored in snapshots
+     * @param version        Convoy's version ({@link ConvoyAgent#VERSION}), stored in snapshots
+     *                       (INFO {@code agent.version}; at most 63 bytes)
      * @throws IllegalStateException if the recorder already runs or JVMTI refuses
      */
     public static void start(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                              boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
                              boolean timing, int stackCapture, int idCache, int stackCache,
                              boolean heldRefs, long historyBytes, long historyAgeNs, String repository,
-                             String options) {
+                             String options, String version) {
         start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, virtualThreadEvents, timing,
-                stackCapture, idCache, stackCache, heldRefs, historyBytes, historyAgeNs, repository, options);
+                stackCapture, idCache, stackCache, heldRefs, historyBytes, historyAgeNs, repository, options, version);
     }
 
     /**
@@ -358,7 +360,7 @@ public final class NativeRecorder {
                                       boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
                                       boolean timing, int stackCapture, int idCache, int stackCache,
                                       boolean heldRefs, long historyBytes, long historyAgeNs, String repository,
-                                      String options);
+                                      String options, String version);
 
     private static native void setRecording0(boolean on);
 

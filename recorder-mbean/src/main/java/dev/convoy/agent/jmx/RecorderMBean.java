@@ -176,7 +176,7 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
                     + "threads, the most contended monitors, deadlocks", SnapshotSummary.SUMMARY,
                     MBeanOperationInfo.ACTION),
             op("dump", "Writes the frozen snapshot (a fresh one if none) in a format into the dump directory; "
-                    + "returns the files written. chrome, tptp and csv are converted in this JVM (its CPU and "
+                    + "returns the files written. Every format but snapshot is converted in this JVM (its CPU and "
                     + "heap); snapshot only copies the binary recording, to convert elsewhere with convoy convert",
                     STRINGS, MBeanOperationInfo.ACTION,
                     param("format", SimpleType.STRING, "one of " + formats),

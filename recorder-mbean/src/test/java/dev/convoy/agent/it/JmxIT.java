@@ -148,6 +148,11 @@ class JmxIT {
 
                 // A window of the same frozen snapshot holds exactly the records of its times.
                 dev.convoy.model.Recording whole = SnapshotReader.read(written.get("snapshot").get(0));
+                // One version: the project's, in the MBean (JConsole's attribute) and in the recording.
+                String project = System.getProperty("convoy.project.version");
+                assertTrue(project != null && !project.isEmpty(), "the build passes the project's version");
+                assertEquals(project, c.getAttribute(name, "Version"));
+                assertEquals(project, whole.info().get("agent.version"), "the snapshot's INFO agent.version");
                 String[] windowed = (String[]) invoke(c, "dumpWindow", "snapshot", "sub/window", "-400ms/-100ms");
                 dev.convoy.model.Recording cut = SnapshotReader.read(Path.of(windowed[0]));
                 long end = whole.snapshotMonotonicNs();
@@ -189,8 +194,8 @@ class JmxIT {
                 try (var left = Files.list(outside)) {
                     assertEquals(List.of(), left.toList(), "nothing written outside");
                 }
-                assertTrue(refusal(c, "dump", "pdf", "x").contains("unknown format 'pdf'; allowed: chrome, tptp, csv, csv-ext, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph"));
-                assertTrue(refusal(c, "openStream", "xml").contains("allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph"));
+                assertTrue(refusal(c, "dump", "pdf", "x").contains("unknown format 'pdf'; allowed: chrome, tptp, csv, csv-ext, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof"));
+                assertTrue(refusal(c, "openStream", "xml").contains("allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof"));
                 assertTrue(refusal(c, "readStream", 999L).contains("no open stream with id 999"));
                 assertEquals(false, c.getAttribute(name, "ContentionAnalysis"));
                 c.setAttribute(name, new Attribute("ContentionAnalysis", true));

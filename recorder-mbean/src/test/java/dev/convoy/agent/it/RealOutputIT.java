@@ -64,7 +64,7 @@ class RealOutputIT {
         }
         assertEquals(new TreeSet<>(Set.of("real.cvysnap", "real.json", "real.trcxml", "real.meta.csv",
                 "real.events.csv", "real.events-ext.csv", "real.losses.csv", "real.jfr", "real.collapsed.txt",
-                "real.html")), files, () -> "dumped files\nstderr:\n" + run.stderr());
+                "real.html", "real.pb.gz")), files, () -> "dumped files\nstderr:\n" + run.stderr());
 
         // Folded stacks: every line STATE;CLASS;frames NS; deadlock-A's block on LockB in Deadlock's code;
         // the same lines as the offline conversion of the snapshot; the flame graph page embeds them
@@ -82,6 +82,15 @@ class RealOutputIT {
                 "the snapshot converted offline gives the dumped folded stacks");
         String page = Files.readString(dir.resolve("real.html"), StandardCharsets.UTF_8);
         assertTrue(page.contains("ConvoyFlame.mount") && page.contains("Deadlock$LockB"), "the flame graph page's data");
+
+        // pprof: profile.proto's rules; the flame graph's time (parks and the deadlock's open blocks included)
+        dev.convoy.testing.PprofCheck.Profile pprof = dev.convoy.testing.PprofCheck.read(dir.resolve("real.pb.gz"));
+        assertEquals(dev.convoy.export.FlameStacks.of(dev.convoy.snapshot.SnapshotReader.read(dir.resolve("real.cvysnap")))
+                .totalNs(), pprof.total("delay", null, null), "the profile's time is the flame graph's");
+        assertTrue(pprof.samples().stream().anyMatch(s -> "park".equals(s.labels().get("kind"))
+                && "blocked".equals(s.labels().get("state"))), "a lock's park, blocked");
+        assertTrue(pprof.samples().stream().anyMatch(s -> Deadlock.THREAD_A.equals(s.labels().get("thread"))
+                && Deadlock.LockB.class.getName().equals(s.labels().get("lock_class"))), "deadlock-A's open block");
 
         // TPTP: valid against the DTD, defined before referenced, times
         Document tptp = TptpValidator.validate(dir.resolve("real.trcxml"));

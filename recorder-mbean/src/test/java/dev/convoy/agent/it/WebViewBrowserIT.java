@@ -398,7 +398,8 @@ class WebViewBrowserIT {
                 new Link("dl-jfr", "jfr", name + ".jfr"),
                 new Link("dl-snapshot", "snapshot", name + ".cvysnap"),
                 new Link("dl-flamegraph", "flamegraph", name + ".html"),
-                new Link("dl-collapsed", "collapsed", name + ".collapsed.txt"));
+                new Link("dl-collapsed", "collapsed", name + ".collapsed.txt"),
+                new Link("dl-pprof", "pprof", name + ".pb.gz"));
         assertEquals(links.size(), browser.findElements(By.cssSelector("a[data-format]")).size(), "every format offered");
         for (Link link : links) {
             browser.findElement(By.id(link.id())).click();
@@ -488,6 +489,12 @@ class WebViewBrowserIT {
                 } finally {
                     Files.delete(jfr);
                 }
+            }
+            case "pprof" -> {
+                dev.convoy.testing.PprofCheck.Profile p = dev.convoy.testing.PprofCheck.read(bytes);
+                assertTrue(p.samples().stream().anyMatch(s -> Deadlock.THREAD_A.equals(s.labels().get("thread"))
+                        && Deadlock.LockB.class.getName().equals(s.labels().get("lock_class"))),
+                        "deadlock-A's block on LockB in the downloaded profile");
             }
             default -> {
                 assertEquals("CVYSNAP\0", new String(bytes, 0, 8, StandardCharsets.US_ASCII), "snapshot magic");
