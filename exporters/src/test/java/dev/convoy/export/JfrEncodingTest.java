@@ -59,6 +59,11 @@ class JfrEncodingTest {
 
     /** {@link #everything()} with a deep stack of {@code depth} frames. */
     static Recording everything(int depth) throws IOException {
+        return SnapshotReader.read(everythingBuilder(depth).toBytes());
+    }
+
+    /** The builder of {@link #everything(int)}. */
+    static RecordingBuilder everythingBuilder(int depth) {
         RecordingBuilder b = gc(handoffChain(waitNotify(parks(contention(base())))));
         Frame[] deep = new Frame[depth];
         for (int i = 0; i < depth; i++) {
@@ -81,7 +86,7 @@ class JfrEncodingTest {
                 .event(t(10), EVENT_THREAD_START, 0, 1303, 77)
                 .event(t(130), EVENT_MONITOR_ENTER, S_RUN, M1, 0)
                 .event(t(400), EVENT_MONITOR_ENTERED, 0, 0, M1, 0, 61);
-        return SnapshotReader.read(b.toBytes());
+        return b;
     }
 
     Path jfr(Recording r, String name) throws IOException {
