@@ -30,13 +30,13 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
 
 /**
  * A JFR recording (one chunk) of a Convoy recording, encoded by Convoy's own chunk writer
- * ({@link dev.convoy.export.jfr}), in the JDK's own event types and field names so that JMC,
- * the JDK's {@code jfr} tool and {@code jdk.jfr.consumer} read it without knowing Convoy
- * ({@code docs/formats.md}, "JFR").
+ * ({@link dev.convoy.export.jfr}), in the JDK's own event types, declared as the recordings of
+ * the recorded JDK declare them ({@link JdkTypes}, by {@link #recordedFeature}), so that JMC,
+ * the JDK's {@code jfr} tool and {@code jdk.jfr.consumer} read and show it as they do the JDK's
+ * own recordings ({@code docs/formats.md}, "JFR").
  *
  * <p>One JFR event per interval of {@link ContentionIndex} (a begin record and its end):
  * {@code jdk.JavaMonitorEnter}, {@code jdk.JavaMonitorWait}, {@code jdk.ThreadPark},
@@ -45,19 +45,24 @@ import java.util.function.Consumer;
  * gives ThreadStarted and ThreadEnded); {@code dev.convoy.Notify} and {@code dev.convoy.Unpark}
  * per call; {@code dev.convoy.Interaction} per interaction of contention analysis and
  * {@code dev.convoy.CriticalPath} per segment of the critical path; {@code dev.convoy.DataLoss} per
- * loss of a thread's records (and for the records lost without a thread). An interval still open at
- * snapshot time ends at the snapshot and has {@code unfinished = true}. A previous owner is
- * {@code previousOwner} only where exact; an inferred one is Convoy's {@code inferredOwner}. The
- * releaser of a handoff is the {@code eventThread} of its {@code dev.convoy.Interaction}, whose
- * {@code exact} says whether the VM recorded it (FLAG_RELEASER) or it is inferred.
+ * loss of a thread's records (and for the records lost without a thread); and, first,
+ * {@code jdk.ActiveSetting} per setting of each event type: what Convoy records (enabled,
+ * threshold 0 ns). An interval still open at snapshot time ends at the snapshot and has
+ * {@code unfinished = true}. {@code previousOwner} has the JDK's meaning, the thread that released
+ * the monitor to the entering thread, where that releaser is exact (the VM recorded it,
+ * FLAG_RELEASER: its HANDOFF interaction is exact), absent otherwise; the owner at the enter is
+ * Convoy's {@code ownerAtEnter} with {@code ownerAtEnterKind} (exact, none or inferred). Every
+ * releaser, exact or inferred, is the {@code eventThread} of a {@code dev.convoy.Interaction} of
+ * kind HANDOFF, whose {@code exact} says which.
  *
  * <p>Every field of every value is written, in its type's order ({@link ValueWriter} checks
- * it), a missing one as null (key 0, or a null string), 0 or false. Event fields come in the
- * JDK's order (startTime, duration, eventThread, stackTrace), which the JDK's parser relies on,
- * and stack frames are inline in their stack trace, as the JDK writes them. Threads, thread
- * groups, stack traces, classes, packages, methods and symbols are constants, each written
- * once and referenced by key; the strings events repeat (GC name and cause, interaction kinds,
- * critical path states) are in the string pool.
+ * it), a missing one as null (key 0, or a null string), 0 or false. An event of a JDK type has
+ * the JDK's fields in the JDK's order (startTime, [duration], [eventThread], [stackTrace] as the
+ * type has them: the JDK's parser relies on the first two), then Convoy's; stack frames are
+ * inline in their stack trace, as the JDK writes them. Threads, thread groups, stack traces,
+ * classes, packages, methods, symbols and GC names and causes are constants, each written once
+ * and referenced by key; the strings events repeat (interaction kinds, critical path states,
+ * owner kinds) are in the string pool.
  *
  * <p>Times: one tick is one nanosecond; ticks are the monotonic time since recording start
  * plus {@link #TICKS_BASE}, and the chunk's start is the recording's start (INFO
@@ -79,8 +84,8 @@ public final class JfrWriter {
     /**
      * The feature release of the recorded JVM (17, 25, ...), whose recordings' declarations the
      * file follows ({@link JdkTypes}): from INFO {@code jvm.version} ({@code java.vm.version},
-     * e.g. {@code 17.0.15+6} or {@code 25+36-LTS}); without it, {@link JdkTypes#LATER_FORM}
-     * when the recording has a virtual thread (JDK 21+), else 17.
+     * e.g. {@code 17.0.15+6} or {@code 25+36-LTS}), else 17; at least {@link JdkTypes#LATER_FORM}
+     * when the recording has a virtual thread.
      */
     public static int recordedFeature(Recording r) {
         String v = r.info().getOrDefault("jvm.version", "");
@@ -89,15 +94,13 @@ public final class JfrWriter {
         while (i < v.length() && i < 4 && Character.isDigit(v.charAt(i))) {
             n = n * 10 + v.charAt(i++) - '0';
         }
-        if (i > 0 && n > 1) {
-            return n;
-        }
+        int feature = i > 0 && n > 1 ? n : 17;
         for (RecordedThread t : r.threads()) {
             if (t.isVirtual()) {
-                return JdkTypes.LATER_FORM;
+                return Math.max(feature, JdkTypes.LATER_FORM); // a JVM with virtual threads declares them
             }
         }
-        return 17;
+        return feature;
     }
 
     /** Writes the recording as a JFR file to a stream, which is not closed. */

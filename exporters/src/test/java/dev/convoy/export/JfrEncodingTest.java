@@ -59,11 +59,11 @@ class JfrEncodingTest {
 
     /** {@link #everything()} with a deep stack of {@code depth} frames. */
     static Recording everything(int depth) throws IOException {
-        return SnapshotReader.read(everythingBuilder(depth).toBytes());
+        return SnapshotReader.read(everythingBuilder(depth, true).toBytes());
     }
 
-    /** The builder of {@link #everything(int)}. */
-    static RecordingBuilder everythingBuilder(int depth) {
+    /** The builder of {@link #everything(int)}; without its virtual thread unless {@code virtual}. */
+    static RecordingBuilder everythingBuilder(int depth, boolean virtual) {
         RecordingBuilder b = gc(handoffChain(waitNotify(parks(contention(base())))));
         Frame[] deep = new Frame[depth];
         for (int i = 0; i < depth; i++) {
@@ -82,10 +82,12 @@ class JfrEncodingTest {
         b.thread(161, 61, 1302, "ForkJoinPool-1-worker-1").span(t(5), 0)
                 .event(t(5), EVENT_THREAD_START, 0, 1302, 61)
                 .loss(LOSS_AGED, t(5), SNAP, 9);
-        b.thread(162, 77, 1303, "").span(t(10), 0).flags(RING_VIRTUAL).group("VirtualThreads", "")
-                .event(t(10), EVENT_THREAD_START, 0, 1303, 77)
-                .event(t(130), EVENT_MONITOR_ENTER, S_RUN, M1, 0)
-                .event(t(400), EVENT_MONITOR_ENTERED, 0, 0, M1, 0, 61);
+        if (virtual) {
+            b.thread(162, 77, 1303, "").span(t(10), 0).flags(RING_VIRTUAL).group("VirtualThreads", "")
+                    .event(t(10), EVENT_THREAD_START, 0, 1303, 77)
+                    .event(t(130), EVENT_MONITOR_ENTER, S_RUN, M1, 0)
+                    .event(t(400), EVENT_MONITOR_ENTERED, 0, 0, M1, 0, 61);
+        }
         return b;
     }
 

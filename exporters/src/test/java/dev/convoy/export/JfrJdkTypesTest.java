@@ -41,9 +41,12 @@ class JfrJdkTypesTest {
     @TempDir
     Path dir;
 
-    /** Every event type of the fixtures, recorded on a JVM whose java.vm.version is {@code version}. */
-    static Recording recorded(String version) throws Exception {
-        RecordingBuilder b = JfrEncodingTest.everythingBuilder(8);
+    /**
+     * Every event type of the fixtures, recorded on a JVM whose java.vm.version is
+     * {@code version} (none: null), with a virtual thread when {@code virtual}.
+     */
+    static Recording recorded(String version, boolean virtual) throws Exception {
+        RecordingBuilder b = JfrEncodingTest.everythingBuilder(8, virtual);
         if (version != null) {
             b.info("jvm.version", version);
         }
@@ -111,7 +114,8 @@ class JfrJdkTypesTest {
 
     @Test
     void theJdkTypesAsThisJvmDeclaresThem() throws Exception {
-        Map<String, EventType> convoy = written(recorded(System.getProperty("java.vm.version")));
+        Map<String, EventType> convoy = written(recorded(System.getProperty("java.vm.version"),
+                Runtime.version().feature() >= 21));
         Map<String, EventType> jvm = new TreeMap<>();
         for (EventType t : FlightRecorder.getFlightRecorder().getEventTypes()) {
             jvm.put(t.getName(), t);
@@ -148,7 +152,7 @@ class JfrJdkTypesTest {
 
     @Test
     void contentTypesAsTheJdksMakeTheToolsFormatThem() throws Exception {
-        EventType enter = written(recorded("17.0.15+6")).get("jdk.JavaMonitorEnter");
+        EventType enter = written(recorded("17.0.15+6", false)).get("jdk.JavaMonitorEnter");
         assertEquals("jdk.jfr.Timestamp", enter.getField("startTime").getContentType());
         assertEquals("jdk.jfr.Timespan", enter.getField("duration").getContentType());
         assertNotNull(enter.getField("address").getAnnotation(jdk.jfr.MemoryAddress.class), "hex in jfr print, JMC's address");
@@ -156,31 +160,36 @@ class JfrJdkTypesTest {
         assertEquals(List.of("Java Application"), enter.getCategoryNames());
     }
 
+    /**
+     * By the recorded JVM's version (INFO {@code jvm.version}), else 17; a recording with a
+     * virtual thread is of JDK 21 or later whatever it says.
+     */
     @Test
     void whatDependsOnTheRecordedJvm() throws Exception {
-        for (String version : new String[] {"17.0.15+6-Debian-1deb12u1", "25+36-LTS", null}) {
-            Recording r = recorded(version);
-            boolean later = version != null && version.startsWith("25") || version == null; // the fixture has a virtual thread
+        record Case(String version, boolean virtual, boolean later) { }
+        for (Case c : List.of(new Case("17.0.15+6-Debian-1deb12u1", false, false), new Case("25+36-LTS", false, true),
+                new Case("21.0.2+13", true, true), new Case(null, false, false), new Case(null, true, true))) {
+            Recording r = recorded(c.version(), c.virtual());
             Map<String, EventType> types = written(r);
             ValueDescriptor thread = types.get("jdk.JavaMonitorEnter").getField("eventThread");
-            assertEquals(later, thread.getFields().stream().anyMatch(f -> f.getName().equals("virtual")),
-                    version + ": java.lang.Thread.virtual");
-            assertEquals(later ? "NANOSECONDS" : "MILLISECONDS",
+            assertEquals(c.later(), thread.getFields().stream().anyMatch(f -> f.getName().equals("virtual")),
+                    c + ": java.lang.Thread.virtual");
+            assertEquals(c.later() ? "NANOSECONDS" : "MILLISECONDS",
                     types.get("jdk.ThreadSleep").getField("time").getAnnotation(jdk.jfr.Timespan.class).value());
-            assertEquals(later, types.get("jdk.GarbageCollection").getField("eventThread") != null, version);
-            assertEquals(!later, types.get("jdk.ActiveSetting").getField("eventThread") != null, version);
+            assertEquals(c.later(), types.get("jdk.GarbageCollection").getField("eventThread") != null, c.toString());
+            assertEquals(!c.later(), types.get("jdk.ActiveSetting").getField("eventThread") != null, c.toString());
             Path f = dir.resolve("v.jfr");
             Output.write(r, Set.of(Output.JFR), f);
             RecordedEvent sleep = RecordingFile.readAllEvents(f).stream()
                     .filter(e -> e.getEventType().getName().equals("jdk.ThreadSleep")
                             && e.getThread().getJavaThreadId() == 60).findFirst().orElseThrow();
-            assertEquals(later ? 5_000_000 : 5, sleep.getLong("time"), "the 5 ms asked for");
+            assertEquals(c.later() ? 5_000_000 : 5, sleep.getLong("time"), "the 5 ms asked for");
         }
     }
 
     @Test
     void theSettingsSayWhatConvoyRecords() throws Exception {
-        Recording r = recorded("25+36-LTS");
+        Recording r = recorded("25+36-LTS", true);
         Path f = dir.resolve("s.jfr");
         Output.write(r, Set.of(Output.JFR), f);
         Map<Long, String> names = new TreeMap<>();
