@@ -82,7 +82,7 @@ class JfrAsTheJdkIT {
     static Stream<Arguments> runs() {
         List<Arguments> a = new ArrayList<>();
         for (Jdks.Jdk jdk : Jdks.all().toList()) {
-            a.add(Arguments.of(jdk, "lock storm", LockStorm.class.getName(), new String[] {"8", "20000"}, true));
+            a.add(Arguments.of(jdk, "lock storm", LockStorm.class.getName(), new String[] {"16", "20000"}, true));
             a.add(Arguments.of(jdk, "ReentrantLock storm", ReentrantLockStorm.class.getName(),
                     new String[] {"4", "4000"}, false));
             a.add(Arguments.of(jdk, "producer/consumer", ProducerConsumer.class.getName(), new String[0], false));
