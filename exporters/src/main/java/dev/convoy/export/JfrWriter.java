@@ -228,8 +228,8 @@ public final class JfrWriter {
             unfinishedField(monitorWait);
             threadPark = recorded(jdk.threadPark());
             field(threadPark, "lock", tBoolean, "Lock Acquisition",
-                    "Convoy: the park acquires a java.util.concurrent lock (AbstractQueuedSynchronizer's exclusive "
-                            + "acquire)");
+                    "Convoy: the park acquires a java.util.concurrent lock (its blocker is a synchronizer other "
+                            + "than a latch's)");
             field(threadPark, "lockOwner", tThread, "Lock Owner",
                     "Convoy: the lock's exclusive owner the parking thread read as it parked (exact); absent for "
                             + "none");

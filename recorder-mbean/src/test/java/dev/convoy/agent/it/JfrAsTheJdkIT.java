@@ -82,18 +82,20 @@ class JfrAsTheJdkIT {
     static Stream<Arguments> runs() {
         List<Arguments> a = new ArrayList<>();
         for (Jdks.Jdk jdk : Jdks.all().toList()) {
-            a.add(Arguments.of(jdk, "lock storm", LockStorm.class.getName(), new String[] {"16", "20000"}, true));
+            a.add(Arguments.of(jdk, "lock storm", LockStorm.class.getName(), new String[] {"16", "20000"},
+                    "jdk.JavaMonitorEnter", true));
             a.add(Arguments.of(jdk, "ReentrantLock storm", ReentrantLockStorm.class.getName(),
-                    new String[] {"4", "4000"}, false));
-            a.add(Arguments.of(jdk, "producer/consumer", ProducerConsumer.class.getName(), new String[0], false));
+                    new String[] {"4", "1000"}, "jdk.ThreadPark", false));
+            a.add(Arguments.of(jdk, "producer/consumer", ProducerConsumer.class.getName(), new String[0],
+                    "jdk.JavaMonitorWait", false));
         }
         return a.stream();
     }
 
     @ParameterizedTest(name = "{0}: {1}")
     @MethodSource("runs")
-    void convoysFileReadsAsTheJdksOwn(Jdks.Jdk jdk, String label, String app, String[] args, boolean blocking)
-            throws Exception {
+    void convoysFileReadsAsTheJdksOwn(Jdks.Jdk jdk, String label, String app, String[] args, String mainType,
+                                      boolean blocking) throws Exception {
         jdk.assumePresent();
         Path jfc = JfrSettings.thresholdZero(work, "every", "jdk.JavaMonitorEnter", "jdk.JavaMonitorWait",
                 "jdk.ThreadPark", "jdk.ThreadSleep");
@@ -105,7 +107,8 @@ class JfrAsTheJdkIT {
         assertTrue(Files.isRegularFile(ours) && Files.isRegularFile(theirs), () -> run.stdout() + run.stderr());
 
         sameMetadata(ours, theirs);
-        sameFormatting(jdk, ours, theirs);
+        Set<String> printedBoth = sameFormatting(jdk, ours, theirs);
+        assertTrue(printedBoth.contains(mainType), () -> mainType + " in both files: " + printedBoth);
         sameRuleResults(label, ours, theirs, blocking);
         previousOwnersAreTheJdks(ours, theirs, blocking);
     }
@@ -255,16 +258,19 @@ class JfrAsTheJdkIT {
         return out;
     }
 
-    void sameFormatting(Jdks.Jdk jdk, Path ours, Path theirs) throws Exception {
+    /** Returns the types both files print events of. */
+    Set<String> sameFormatting(Jdks.Jdk jdk, Path ours, Path theirs) throws Exception {
         Map<String, Map<String, Set<String>>> o = printed(jdk, ours);
         Map<String, Map<String, Set<String>>> t = printed(jdk, theirs);
         int compared = 0;
+        Set<String> both = new TreeSet<>();
         for (String type : JDK_EVENTS) {
             Map<String, Set<String>> mine = o.get(type);
             Map<String, Set<String>> jdks = t.get(type);
             if (mine == null || jdks == null) {
                 continue; // no events of the type in one of them
             }
+            both.add(type);
             List<String> order = new ArrayList<>(mine.keySet());
             int last = -1;
             for (Map.Entry<String, Set<String>> f : jdks.entrySet()) {
@@ -292,6 +298,7 @@ class JfrAsTheJdkIT {
             }
         }
         assertTrue(compared >= 8, compared + " fields compared: Convoy " + o.keySet() + ", JDK " + t.keySet());
+        return both;
     }
 
     // ---- JMC's rules
