@@ -104,16 +104,28 @@ class GroundTruthIT {
 
     /**
      * Per thread, the blocked count and time as the sum over its MONITOR_ENTER .. MONITOR_ENTERED
-     * pairs, and the waited count and time over MONITOR_WAIT .. MONITOR_WAITED, computed here
-     * from the raw events (an interval still open counts up to the thread's end or the
-     * snapshot); the apps used with it never join, so every wait is an object wait.
+     * pairs (and lock parks), and the waited count and time over MONITOR_WAIT .. MONITOR_WAITED
+     * (and other parks), computed here from the raw events (an interval still open counts up to
+     * the thread's end or the snapshot). A wait whose stack is in {@code Thread.join} is a join,
+     * not counted (the JVM's exit joins the shutdown hooks); a wait the built-in idle rules call
+     * idle is counted apart, as idle.
      */
+    /** Adds one block (at 0), wait (2) or idle wait (4) of {@code ns} to a thread's and a class's sums. */
+    private static void count(long[] v, Map<String, long[]> byClass, String cls, int at, long ns) {
+        v[at]++;
+        v[at + 1] += ns;
+        long[] c = byClass.computeIfAbsent(cls, k -> new long[6]);
+        c[at]++;
+        c[at + 1] += ns;
+    }
+
     private static void assertStatisticsFromRawEvents(Recording r) {
         MonitorStatistics stats = MonitorStatistics.of(r);
-        Map<String, long[]> byClass = new HashMap<>(); // blocked count, ns, waited count, ns
+        dev.convoy.model.IdleRules.Classifier idle = r.idleRules().classifier(r);
+        Map<String, long[]> byClass = new HashMap<>(); // blocked count, ns, waited count, ns, idle count, ns
         for (ThreadRow row : stats.threads()) {
             RecordedThread t = row.thread();
-            long bc = 0, bn = 0, wc = 0, wn = 0;
+            long[] v = new long[6]; // blocked count, ns, waited count, ns, idle count, ns
             Event enter = null, wait = null, park = null;
             for (Event e : t.events()) {
                 switch (e.type()) {
@@ -121,38 +133,23 @@ class GroundTruthIT {
                     case PARKED -> {
                         if (park != null && park.obj() == e.obj()) {
                             boolean lock = (park.flags() & SnapshotFormat.FLAG_LOCK) != 0;
-                            long[] c = byClass.computeIfAbsent(parkClassOf(r, e.obj()), k -> new long[4]);
-                            if (lock) {
-                                bc++;
-                                bn += e.ts() - park.ts();
-                                c[0]++;
-                                c[1] += e.ts() - park.ts();
-                            } else {
-                                wc++;
-                                wn += e.ts() - park.ts();
-                                c[2]++;
-                                c[3] += e.ts() - park.ts();
-                            }
+                            count(v, byClass, parkClassOf(r, e.obj()), lock ? 0 : idle.isIdle(t, park.stackId()) ? 4 : 2,
+                                    e.ts() - park.ts());
                         }
                         park = null;
                     }
                     case MONITOR_ENTER -> enter = e;
                     case MONITOR_ENTERED -> {
                         if (enter != null && enter.obj() == e.obj()) {
-                            bc++;
-                            bn += e.ts() - enter.ts();
-                            byClass.computeIfAbsent(classOf(r, e.obj()), k -> new long[4])[0]++;
-                            byClass.get(classOf(r, e.obj()))[1] += e.ts() - enter.ts();
+                            count(v, byClass, classOf(r, e.obj()), 0, e.ts() - enter.ts());
                         }
                         enter = null;
                     }
-                    case MONITOR_WAIT -> wait = e;
+                    case MONITOR_WAIT -> wait = r.isJoinStack(e.stackId()) ? null : e;
                     case MONITOR_WAITED -> {
                         if (wait != null && wait.obj() == e.obj()) {
-                            wc++;
-                            wn += e.ts() - wait.ts();
-                            byClass.computeIfAbsent(classOf(r, e.obj()), k -> new long[4])[2]++;
-                            byClass.get(classOf(r, e.obj()))[3] += e.ts() - wait.ts();
+                            count(v, byClass, classOf(r, e.obj()), idle.isIdle(t, wait.stackId()) ? 4 : 2,
+                                    e.ts() - wait.ts());
                         }
                         wait = null;
                     }
@@ -163,40 +160,25 @@ class GroundTruthIT {
             }
             long end = t.isEnded() && t.endNs() != 0 ? t.endNs() : r.snapshotMonotonicNs();
             if (enter != null) {
-                bc++;
-                bn += end - enter.ts();
-                byClass.computeIfAbsent(classOf(r, enter.obj()), k -> new long[4])[0]++;
-                byClass.get(classOf(r, enter.obj()))[1] += end - enter.ts();
+                count(v, byClass, classOf(r, enter.obj()), 0, end - enter.ts());
             }
             if (wait != null) {
-                wc++;
-                wn += end - wait.ts();
-                byClass.computeIfAbsent(classOf(r, wait.obj()), k -> new long[4])[2]++;
-                byClass.get(classOf(r, wait.obj()))[3] += end - wait.ts();
+                count(v, byClass, classOf(r, wait.obj()), idle.isIdle(t, wait.stackId()) ? 4 : 2, end - wait.ts());
             }
             if (park != null) {
                 boolean lock = (park.flags() & SnapshotFormat.FLAG_LOCK) != 0;
-                long[] c = byClass.computeIfAbsent(parkClassOf(r, park.obj()), k -> new long[4]);
-                if (lock) {
-                    bc++;
-                    bn += end - park.ts();
-                    c[0]++;
-                    c[1] += end - park.ts();
-                } else {
-                    wc++;
-                    wn += end - park.ts();
-                    c[2]++;
-                    c[3] += end - park.ts();
-                }
+                count(v, byClass, parkClassOf(r, park.obj()), lock ? 0 : idle.isIdle(t, park.stackId()) ? 4 : 2,
+                        end - park.ts());
             }
             String n = t.name();
-            assertEquals(List.of(bc, bn, wc, wn), List.of(row.blockedCount(), row.blockedNs(), row.waitedCount(),
-                    row.waitedNs()), () -> "blocked count/ns, waited count/ns of " + n);
+            assertEquals(List.of(v[0], v[1], v[2], v[3], v[4], v[5]), List.of(row.blockedCount(), row.blockedNs(),
+                    row.waitedCount(), row.waitedNs(), row.idleCount(), row.idleNs()),
+                    () -> "blocked, waited, idle count/ns of " + n);
         }
         for (ClassRow c : stats.classes()) {
-            long[] v = byClass.getOrDefault(c.className(), new long[4]);
-            assertEquals(List.of(v[0], v[1], v[2], v[3]), List.of(c.blocked().count(), c.blocked().totalNs(),
-                    c.waited().count(), c.waited().totalNs()), c.className());
+            long[] v = byClass.getOrDefault(c.className(), new long[6]);
+            assertEquals(List.of(v[0], v[1], v[2], v[3], v[4], v[5]), List.of(c.blocked().count(), c.blocked().totalNs(),
+                    c.waited().count(), c.waited().totalNs(), c.idle().count(), c.idle().totalNs()), c.className());
             long callers = stats.blockCallers(c.className()).stream().mapToLong(x -> x.stats().totalNs()).sum();
             assertEquals(c.blocked().totalNs(), callers, "block callers add up for " + c.className());
         }
@@ -325,7 +307,13 @@ class GroundTruthIT {
         for (int i = n - 2; i >= 0; i--) {
             expected.add(JoinChain.THREAD_PREFIX + (i + 1) + " -> " + JoinChain.THREAD_PREFIX + i);
         }
-        List<Interaction> ends = in.of(Kind.JOIN_END);
+        // the chain's joins; the JVM's exit (DestroyJavaVM) joins the shutdown hooks besides
+        List<Interaction> ends = in.of(Kind.JOIN_END).stream()
+                .filter(i -> i.to().name().startsWith(JoinChain.THREAD_PREFIX)).toList();
+        for (Interaction j : in.of(Kind.JOIN_END)) {
+            assertTrue(j.to().name().startsWith(JoinChain.THREAD_PREFIX) || j.to().name().equals("DestroyJavaVM"),
+                    j::toString);
+        }
         assertEquals(expected, ends.stream().map(i -> i.from().name() + " -> " + i.to().name()).toList(),
                 () -> names(in.all()));
         for (Interaction j : ends) {
