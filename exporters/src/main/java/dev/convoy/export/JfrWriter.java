@@ -538,6 +538,16 @@ public final class JfrWriter {
                         .putBoolean(!open && g.interrupted(iv)).putKey(tThread, carrierKey).putBoolean(open).end();
                 case IntervalTable.JOINING -> {
                     RecordedThread joined = r.threadByObject(mon).orElse(null);
+                    if (t.rawType(begin) == dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_WAIT) {
+                        // a join seen by its stack (no JOIN recorded): the wait on the Thread object,
+                        // as the JDK records it; Convoy's join event is for recorded joins
+                        long[] m = monitor(mon);
+                        common(chunk.event(monitorWait), k, ts, dur, stackId)
+                                .putKey(tClass, m[0]).putKey(tThread, 0).putLong(arg)
+                                .putBoolean(!open && g.timedOut(iv)).putLong(m[1])
+                                .putKey(tThread, carrierKey).putBoolean(open).end();
+                        return;
+                    }
                     common(chunk.event(threadJoin), k, ts, dur, stackId)
                             .putKey(tThread, joined == null ? 0 : threadKeys[x.ring(joined)]).putLong(arg)
                             .putBoolean(!open && g.interrupted(iv)).putKey(tThread, carrierKey).putBoolean(open).end();

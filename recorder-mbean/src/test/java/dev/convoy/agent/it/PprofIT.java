@@ -57,12 +57,14 @@ class PprofIT {
 
     /** The report's blocks, blocked ns, waits and waited ns: its thread rows summed. */
     private static long[] reportTotals(Recording r) {
-        long[] v = new long[4];
+        long[] v = new long[6];
         for (ThreadRow t : ContentionReport.of(r).statistics().threads()) {
             v[0] += t.blockedCount();
             v[1] += t.blockedNs();
             v[2] += t.waitedCount();
             v[3] += t.waitedNs();
+            v[4] += t.idleCount();
+            v[5] += t.idleNs();
         }
         return v;
     }
@@ -81,6 +83,8 @@ class PprofIT {
         assertEquals(report[1], p.total("delay", "state", "blocked"), "blocked ns");
         assertEquals(report[2], p.total("contentions", "state", "waited"), "waits");
         assertEquals(report[3], p.total("delay", "state", "waited"), "waited ns");
+        assertEquals(report[4], p.total("contentions", "state", "idle"), "idle waits");
+        assertEquals(report[5], p.total("delay", "state", "idle"), "idle ns");
         String buffer = ProducerConsumer.BufferLock.class.getName();
         assertTrue(p.samples().stream().anyMatch(s -> s.labels().get("thread").startsWith(ProducerConsumer.CONSUMER_PREFIX)
                 && s.labels().get("lock_class").equals(buffer) && s.labels().get("state").equals("waited")
@@ -105,10 +109,13 @@ class PprofIT {
         ChildJvm.Result run = run(jdk);
         long[] report = reportTotals(run.recording());
         Path file = run.dumpDir().resolve("all.pb.gz");
-        assertEquals(report[1] + report[3], PprofCheck.goTotal(go.get(), file, "delay", null), "blocked + waited ns");
+        assertEquals(report[1] + report[3] + report[5], PprofCheck.goTotal(go.get(), file, "delay", null),
+                "blocked + waited + idle ns");
         assertEquals(report[1], PprofCheck.goTotal(go.get(), file, "delay", "state=blocked"), "blocked ns");
         assertEquals(report[3], PprofCheck.goTotal(go.get(), file, "delay", "state=waited"), "waited ns");
-        assertEquals(report[0] + report[2], PprofCheck.goTotal(go.get(), file, "contentions", null), "blocks + waits");
+        assertEquals(report[5], PprofCheck.goTotal(go.get(), file, "delay", "state=idle"), "idle ns");
+        assertEquals(report[0] + report[2] + report[4], PprofCheck.goTotal(go.get(), file, "contentions", null),
+                "blocks + waits + idle waits");
         assertEquals(report[0], PprofCheck.goTotal(go.get(), file, "contentions", "state=blocked"), "blocks");
     }
 }

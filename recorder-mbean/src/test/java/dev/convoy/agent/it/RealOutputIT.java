@@ -71,7 +71,7 @@ class RealOutputIT {
         List<String> folded = Files.readAllLines(dir.resolve("real.collapsed.txt"), StandardCharsets.UTF_8);
         assertFalse(folded.isEmpty(), "folded stacks");
         for (String line : folded) {
-            assertTrue(line.matches("(blocked|waited);[^; ]+(;[^; ]+)+ [1-9][0-9]*"), line);
+            assertTrue(line.matches("(blocked|waited|idle);[^; ]+(;[^; ]+)+ [1-9][0-9]*"), line);
         }
         assertTrue(folded.stream().anyMatch(l -> l.startsWith("blocked;" + Deadlock.LockB.class.getName() + ";")
                 && l.contains(";" + Deadlock.class.getName() + ".")), () -> String.join("\n", folded));

@@ -35,6 +35,16 @@ class RepositoryIT {
         return Jdks.all().toList();
     }
 
+    /** The run folders made so far (the agent makes DIR, then its run's folder in it). */
+    private static long runFolders(Path repo) throws Exception {
+        if (!Files.isDirectory(repo)) {
+            return 0;
+        }
+        try (Stream<Path> s = Files.list(repo)) {
+            return s.filter(Files::isDirectory).count();
+        }
+    }
+
     private static Path runFolder(Path repo) throws Exception {
         try (Stream<Path> s = Files.list(repo)) {
             List<Path> runs = s.filter(Files::isDirectory).toList();
@@ -95,7 +105,7 @@ class RepositoryIT {
         try (RunningJvm app = RunningJvm.start(jdk, work, args, PingPong.class.getName(), "--roundtrips", "5000000",
                 "--warmup", "0")) {
             Awaitility.await("three chunks written").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
-                    .until(() -> Files.isDirectory(repo) && Repository.isRepository(runFolder(repo))
+                    .until(() -> runFolders(repo) == 1 && Repository.isRepository(runFolder(repo))
                             && Repository.chunks(runFolder(repo)).size() >= 3);
             new ProcessBuilder("kill", "-9", Long.toString(app.pid())).start().waitFor();
         }

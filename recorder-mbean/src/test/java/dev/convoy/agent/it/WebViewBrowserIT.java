@@ -156,9 +156,10 @@ class WebViewBrowserIT {
         return browser.findElements(By.cssSelector("#" + table + " tbody tr"));
     }
 
+    /** A column's cells, the rows folded under "show all" included (their text content). */
     private List<String> texts(String table, int column) {
         return browser.findElements(By.cssSelector("#" + table + " tbody tr td:nth-child(" + column + ")")).stream()
-                .map(WebElement::getText).toList();
+                .map(td -> td.getDomProperty("textContent")).toList();
     }
 
     /** The sort keys of a column: the cells' data-value (nanoseconds, counts), as the page sorts them. */
@@ -325,6 +326,16 @@ class WebViewBrowserIT {
         assertTrue(texts("counters", 1).contains("eventsRecorded"));
         assertFalse(browser.findElement(By.id("critical-summary")).getText().isEmpty());
 
+        // a long table shows its first 15 rows and a button for the rest
+        List<WebElement> all = rows("threads");
+        assertTrue(all.size() > 15, () -> "the demo has more threads than a page: " + all.size());
+        assertEquals(15, all.stream().filter(WebElement::isDisplayed).count(), "the first page of threads");
+        WebElement more = browser.findElement(By.cssSelector("#threads + button.more-rows"));
+        assertEquals("show all " + all.size() + " rows", more.getText());
+        more.click();
+        assertEquals(all.size(), rows("threads").stream().filter(WebElement::isDisplayed).count(), "all threads");
+        assertEquals("show the first 15 rows", more.getText());
+
         // a number column: ascending, then descending on the second click
         WebElement blocked = header("threads", "blockedNs");
         blocked.click();
@@ -469,7 +480,7 @@ class WebViewBrowserIT {
             case "collapsed" -> {
                 assertTrue(text.endsWith("\n"), "whole lines");
                 for (String line : text.split("\n")) {
-                    assertTrue(line.matches("(blocked|waited);[^; ]+(;[^; ]+)+ [1-9][0-9]*"), line);
+                    assertTrue(line.matches("(blocked|waited|idle);[^; ]+(;[^; ]+)+ [1-9][0-9]*"), line);
                 }
                 assertTrue(text.contains("blocked;" + Deadlock.LockA.class.getName() + ";"), "deadlock-B's block on LockA");
             }
