@@ -10,6 +10,17 @@ import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotReader;
 import dev.convoy.testapps.BigRecording;
 import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,7 +37,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The recorder never takes the heap the application needs: an app with a 128 MiB heap and
  * {@code -XX:+ExitOnOutOfMemoryError} records about a million records, then a JMX client asks
- * for the summary, a chrome stream, the snapshot as a stream and as a dump, and the app exits
+ * for the summary, a chrome stream, the snapshot as a stream and as a dump, the web view serves
+ * five downloads at once (chrome and pprof refused, the snapshot whole), and the app exits
  * with {@code dumponexit=all}. The analyses that cannot fit are refused with a message that says
  * what to do; the snapshot, written from native memory, always comes out whole; the app lives
  * and exits 0 (an OutOfMemoryError would exit it with 3).
@@ -52,6 +64,23 @@ class HeapBoundIT {
         return e.getCause().getMessage();
     }
 
+    private static final Pattern URL = Pattern.compile("\\[convoy] web view at (http://127\\.0\\.0\\.1:[0-9]+/)");
+
+    private static String webViewUrl(RunningJvm app) {
+        String[] url = new String[1];
+        Awaitility.await("the web view's address").atMost(Duration.ofSeconds(30)).until(() -> {
+            for (String line : app.stderr()) {
+                Matcher m = URL.matcher(line);
+                if (m.find()) {
+                    url[0] = m.group(1);
+                    return true;
+                }
+            }
+            return false;
+        });
+        return url[0];
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     void aLargeRecordingInASmallHeapIsServedOrRefusedNeverOutOfMemory(Jdks.Jdk jdk) throws Exception {
@@ -59,12 +88,32 @@ class HeapBoundIT {
         Path dumps = Files.createDirectories(work.resolve("dumps"));
         RemoteJmx jmx = RemoteJmx.onFreePort();
         List<String> jvmArgs = new ArrayList<>(List.of("-Xmx128m", "-XX:+ExitOnOutOfMemoryError",
-                "-javaagent:" + ChildJvm.agentJar() + "=dumpdir=" + dumps + ",dumponexit=all,dumpname=exit",
+                "-javaagent:" + ChildJvm.agentJar() + "=dumpdir=" + dumps + ",dumponexit=all,dumpname=exit,http=127.0.0.1:0",
                 "-Dconvoy.tmpdir=" + work.resolve("lib")));
         jvmArgs.addAll(jmx.jvmArgs());
         String out;
         try (RunningJvm app = RunningJvm.start(jdk, work, jvmArgs, BigRecording.class.getName())) {
             app.awaitLineStartingWith(BigRecording.MARKER);
+            String base = webViewUrl(app);
+            // the web view's downloads, several at once: the snapshot whole from native memory,
+            // a chrome trace refused with the reason (503), never an OutOfMemoryError
+            HttpClient http = HttpClient.newHttpClient();
+            List<CompletableFuture<HttpResponse<byte[]>>> downloads = new ArrayList<>();
+            for (String f : List.of("chrome", "snapshot", "chrome", "snapshot", "pprof")) {
+                downloads.add(http.sendAsync(HttpRequest.newBuilder(URI.create(base + "api/download?format=" + f))
+                        .GET().build(), HttpResponse.BodyHandlers.ofByteArray()));
+            }
+            for (int i = 0; i < downloads.size(); i++) {
+                HttpResponse<byte[]> resp = downloads.get(i).get(120, TimeUnit.SECONDS);
+                if (i % 2 == 1) {
+                    assertEquals(200, resp.statusCode(), () -> new String(resp.body(), StandardCharsets.UTF_8));
+                    assertTrue(SnapshotReader.read(resp.body()).threads().size() >= 2);
+                } else {
+                    String body = new String(resp.body(), StandardCharsets.UTF_8);
+                    assertEquals(503, resp.statusCode(), body);
+                    assertTrue(body.contains("not enough heap for the analysis of"), body);
+                }
+            }
             try (JMXConnector connector = jmx.connect()) {
                 MBeanServerConnection c = connector.getMBeanServerConnection();
                 String summary = refusal(c, "snapshot");
