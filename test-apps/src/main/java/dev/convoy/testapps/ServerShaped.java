@@ -28,8 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     wait for; after the last order it is idle in {@code take};</li>
  * <li>{@code Cleaner-0} (a {@link Cleaner}'s thread, the JDK's housekeeping kind) is idle in
  *     {@code ReferenceQueue.remove} the whole run;</li>
- * <li>{@code main} starts them all, then joins the clients ({@code Thread.join}) and ends: the
- *     application's work ends at main's end.</li>
+ * <li>{@code main} starts them all, joins the clients ({@code Thread.join}), sleeps until the
+ *     consumer has taken every order, and ends: the application's work ends at main's end.</li>
  * </ul>
  */
 public final class ServerShaped implements Scenario {
@@ -134,7 +134,8 @@ public final class ServerShaped implements Scenario {
         while (consumed.get() < total && System.nanoTime() < deadline) {
             Thread.sleep(1);
         }
-        pool.shutdown();
+        // the pool is left to the JVM's exit (its threads are daemons): a shutdown here would make
+        // main's last wait its block on the pool's lock, not the join of the requests
         cleaner.register(new Object(), () -> { }); // keeps the cleaner reachable to here
         return new Result(clients, handlers, requests, served.get(), consumed.get());
     }
