@@ -454,6 +454,33 @@ uint64_t objects_id_with(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kin
     return id;
 }
 
+jobject objects_local_ref(JNIEnv *jni, uint64_t id) {
+    int found = 0;
+    uint32_t hash = objects_hash(id, &found);
+    if (!found) return NULL;
+    uint32_t bucket = bucket_of(hash);
+    pthread_mutex_t *lock = bucket_lock(bucket);
+    jobject ref = NULL;
+    pthread_mutex_lock(lock);
+    /* Only a slot linked in the chain has a live reference (a dropped one's is deleted). */
+    for (uint32_t i = load_relaxed(&heads[bucket]); i != 0; i = load_relaxed(&table[i - 1].chain)) {
+        slot *s = &table[i - 1];
+        if (load_relaxed(&s->id) != id) continue;
+        uint32_t held = load_relaxed(&s->held);
+        if (held != 0) {
+            ref = (*jni)->GetObjectArrayElement(jni, load_acquire(&held_array), (jsize)(held - 1));
+        } else if (load_relaxed(&s->ref)) {
+            /* A linked slot's reference is not deleted yet, a class's neither (reclaim deletes
+             * it only once a sweep has unlinked the slot). NULL if collected. */
+            ref = (*jni)->NewLocalRef(jni, load_relaxed(&s->ref));
+        }
+        break;
+    }
+    pthread_mutex_unlock(lock);
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+    return ref;
+}
+
 void objects_reset(JNIEnv *jni) {
     pthread_mutex_lock(&ref_lock);
     /* Every shard lock: slots are only taken (slot_lock) under one, so none is taken now. */

@@ -151,6 +151,10 @@ typedef struct {
 } cv_id_hooks;
 /* objects_id with the caller's hooks (NULL: none). */
 uint64_t objects_id_with(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind, const cv_id_hooks *hooks);
+/* A JNI local reference to the object of `id` while it is described and alive (its slot still
+ * linked in its chain, under its shard lock), else NULL. Any thread in native state with its
+ * JNIEnv; the caller deletes the reference. */
+jobject objects_local_ref(JNIEnv *jni, uint64_t id);
 /* Slots of collected objects dropped by sweeps ("Collected objects"). */
 uint64_t objects_swept(void);
 /* Whether `id` (from objects_id) is still described: its slot was neither reused nor reset

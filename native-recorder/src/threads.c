@@ -237,7 +237,7 @@ static cv_hist_thread describe(const cv_thread *t, uint32_t flags, uint64_t end_
     d.flags = flags;
     d.start_ns = t->start_ns;
     d.end_ns = end_ns;
-    d.written = ring_written(t->ring);
+    d.written = ring_written(t->ring) + t->hist.added;   /* the recorder's own records count too */
     d.dropped = ring_dropped(t->ring);
     d.base = t->hist_base;
     d.name = name ? name : "";
@@ -714,6 +714,7 @@ void threads_totals(cv_thread_totals *out) {
         history_unlock(&history);
         out->overwritten = ht.lost_records;
         out->aged = ht.aged_records;
+        out->written += ht.added_records;   /* OWNER_SAMPLE records: written into no ring */
         out->history_bytes = ht.bytes;
     }
 }
@@ -1003,4 +1004,122 @@ size_t threads_stalled(cv_stalled *out, size_t cap) {
     }
     pthread_mutex_unlock(&registry_lock);
     return n;
+}
+
+/* ---- The owner's side of long blocks (threads.h) ---- */
+
+size_t threads_blocks(cv_block *out, size_t cap) {
+    size_t n = 0;
+    pthread_mutex_lock(&registry_lock);
+    for (cv_thread *t = registry; t; t = t->next) {
+        if (t->flags & RING_ENDED) continue;
+        uint64_t head = ring_written(t->ring);
+        cv_record r;
+        /* The ring is not replaced while registry_lock is held (RING OWNERSHIP AND GROWTH). */
+        if (head == 0 || head - 1 < ring_lost(t->ring, head) || !ring_read_at(t->ring, head - 1, &r)) continue;
+        uint8_t type = (uint8_t)(r.meta & 0xFF);
+        uint8_t flags = (uint8_t)((r.meta >> 8) & 0xFF);
+        int lock_park = type == EVENT_PARK && (flags & FLAG_LOCK);
+        if (type != EVENT_MONITOR_ENTER && type != EVENT_MONITOR_ENTERED && !lock_park) continue;
+        if (n < cap) {
+            cv_block *x = &out[n];
+            x->ring_id = t->ring_id;
+            x->java_tid = t->java_tid;
+            x->type = type;
+            x->flags = flags;
+            x->obj = r.obj;
+            x->since_ns = r.ts;
+            x->owner = type == EVENT_PARK || (type == EVENT_MONITOR_ENTER && (flags & FLAG_OWNER)) ? r.arg2 : 0;
+            x->sampled = t->owner_sampled == r.ts;
+        }
+        n++;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return n;
+}
+
+void threads_mark_sampled(uint64_t ring_id, uint64_t since_ns) {
+    pthread_mutex_lock(&registry_lock);
+    for (cv_thread *t = registry; t; t = t->next) {
+        if (t->ring_id == ring_id) {
+            t->owner_sampled = since_ns;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+}
+
+/* Lets go of a state pinned by one of the functions below (threads_unpin for one state). */
+static void unpin_one(JNIEnv *jni, cv_thread *t) {
+    pthread_mutex_lock(&registry_lock);
+    int last = --t->victim.pins == 0 && t->retired;
+    pthread_mutex_unlock(&registry_lock);
+    if (last) {
+        release_state(jni, t);
+        free(t);
+    }
+}
+
+jobject threads_thread_ref(JNIEnv *jni, int64_t java_tid, cv_record *newest, int *has_newest) {
+    *has_newest = 0;
+    cv_thread *found = NULL;
+    pthread_mutex_lock(&registry_lock);
+    for (cv_thread *t = registry; t; t = t->next) {
+        if (t->java_tid != java_tid || (t->flags & RING_ENDED) || !t->thread_ref) continue;
+        uint64_t head = ring_written(t->ring);
+        if (head > 0 && head - 1 >= ring_lost(t->ring, head) && ring_read_at(t->ring, head - 1, newest)) {
+            *has_newest = 1;
+        }
+        t->victim.pins++;   /* its weak reference lives until the unpin */
+        found = t;
+        break;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    if (!found) return NULL;
+    /* Outside the lock: NewLocalRef enters the VM, where it may wait for a safepoint. */
+    jobject ref = (*jni)->NewLocalRef(jni, found->thread_ref);
+    unpin_one(jni, found);
+    return ref;
+}
+
+int threads_append_sample(JNIEnv *jni, uint64_t ring_id, uint64_t begin_ts, uint64_t begin_obj, const cv_record *r) {
+    if (!history_on) return 0;
+    pthread_mutex_lock(&drain_lock);
+    cv_thread *t = NULL;
+    uint32_t flags = 0;
+    uint64_t end_ns = 0;
+    char *name = NULL, *group = NULL, *parent = NULL;
+    pthread_mutex_lock(&registry_lock);
+    for (cv_thread *x = registry; x; x = x->next) {
+        if (x->ring_id == ring_id) {
+            t = x;
+            t->victim.pins++;
+            flags = t->flags;
+            end_ns = t->victim.end_ns;
+            name = dup_or_empty(t->name);
+            group = dup_or_empty(t->group);
+            parent = dup_or_empty(t->parent_group);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+    int appended = 0;
+    if (t && name && group && parent) {
+        /* As threads_drain does for this one state: its identity, its new records, then the sample. */
+        cv_hist_thread d = describe(t, flags, end_ns, name, group, parent);
+        history_lock(&history);
+        if (flags != t->hist_flags) {
+            history_thread(&history, &d, &t->hist);
+            t->hist_flags = flags;
+        }
+        history_drain_ring(&history, t->ring, &t->hist, &d);
+        appended = history_append(&history, &d, &t->hist, begin_ts, begin_obj, r);
+        history_unlock(&history);
+    }
+    free(name);
+    free(group);
+    free(parent);
+    if (t) unpin_one(jni, t);
+    pthread_mutex_unlock(&drain_lock);
+    return appended;
 }

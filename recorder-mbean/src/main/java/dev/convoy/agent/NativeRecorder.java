@@ -122,15 +122,18 @@ public final class NativeRecorder {
      * @param repository     an existing directory of this JVM's own the history's sealed chunks are
      *                       also written to as files ({@code chunk-N.cvysnap}), or null
      * @param options        the option text in effect, stored in snapshots
+     * @param ownerStacksNs  the owner's side of blocks at least this long, in ns; 0 for none (option
+     *                       {@code ownerstacks}; native-recorder/src/sampler.h)
      * @throws IllegalStateException if the recorder already runs or JVMTI refuses
      */
     public static void start(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                              boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
                              boolean timing, int stackCapture, int idCache, int stackCache,
                              boolean heldRefs, long historyBytes, long historyAgeNs, String repository,
-                             String options) {
+                             String options, long ownerStacksNs) {
         start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, virtualThreadEvents, timing,
-                stackCapture, idCache, stackCache, heldRefs, historyBytes, historyAgeNs, repository, options);
+                stackCapture, idCache, stackCache, heldRefs, historyBytes, historyAgeNs, repository, options,
+                ownerStacksNs);
     }
 
     /**
@@ -336,7 +339,7 @@ public final class NativeRecorder {
                                       boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
                                       boolean timing, int stackCapture, int idCache, int stackCache,
                                       boolean heldRefs, long historyBytes, long historyAgeNs, String repository,
-                                      String options);
+                                      String options, long ownerStacksNs);
 
     private static native void setRecording0(boolean on);
 
