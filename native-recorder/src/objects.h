@@ -32,6 +32,10 @@
  * a reference (below), describes it (fields, then `id` release-stored) and links it, all
  * under the lock, so that the next look-up of the object, which needs the lock, finds it.
  *
+ * A class first described as a plain object (a static synchronized method's monitor) is
+ * described as a class from its first look-up as one on (kind OBJ_CLASS, same id), once it has
+ * its weak reference: the methods it declares then name a described class.
+ *
  * Held references: a plain object's first sight does not make its weak reference itself.
  * NewWeakGlobalRef takes the lock of the VM's JNI weak handle storage, which other threads
  * (the compiler's among them) hold at times for tens of microseconds, and the callback making

@@ -196,7 +196,10 @@ int ownerside_monitor_depths(const uint8_t *code, uint32_t len, uint8_t *depth) 
             if (!seen[at + k]) depth[at + k] = CV_DEPTH_UNKNOWN;   /* inside an instruction */
         }
         uint8_t next = d;
-        if (op == 0xc2) next = d < 254 ? d + 1 : 254;   /* monitorenter */
+        if (op == 0xc2) {                               /* monitorenter */
+            next = d < 126 ? d + 1 : 126;
+            depth[at] = d | CV_DEPTH_ENTER;
+        }
         if (op == 0xc3) next = d > 0 ? d - 1 : 0;       /* monitorexit */
         if ((op >= 0x99 && op <= 0xa8) || op == 0xc6 || op == 0xc7) {
             if (!reach((uint32_t)((int64_t)at + s16(code + at + 1)), next, len, depth, seen, work, &nwork)) goto bad;
@@ -213,6 +216,16 @@ int ownerside_monitor_depths(const uint8_t *code, uint32_t len, uint8_t *depth) 
 bad:
     memset(depth, CV_DEPTH_UNKNOWN, len);
     return -1;
+}
+
+int ownerside_frame_depth(const uint8_t *depth, uint32_t len, int64_t location, int blocked_top) {
+    if (!depth || location < 0 || (uint64_t)location >= len) return -1;
+    uint8_t d = depth[location];
+    if (blocked_top && location >= 1 && depth[location - 1] != CV_DEPTH_UNKNOWN && (depth[location - 1] & CV_DEPTH_ENTER)) {
+        d = depth[location - 1];   /* at its monitorenter, one step on */
+    }
+    if (d == CV_DEPTH_UNKNOWN) return -1;
+    return d & (uint8_t)~CV_DEPTH_ENTER;
 }
 
 int ownerside_holding_frame(const uint8_t *judged, size_t n, int *exact) {

@@ -25,8 +25,10 @@
 
 /* Samples per second (the rate limit) and the burst it allows. */
 #define CV_OWNER_RATE 20
-/* Bytecode depth map: a bytecode index the walk did not reach. */
+/* Bytecode depth map: a bytecode index the walk did not reach; the mark of a monitorenter's own
+ * index (its depth in the low bits). */
 #define CV_DEPTH_UNKNOWN 0xFF
+#define CV_DEPTH_ENTER   0x80
 
 /* A token bucket: at most `rate` takes a second, `rate` at once after a pause. Not thread-safe
  * (the sampler's thread alone uses it). */
@@ -69,8 +71,14 @@ uint32_t ownerside_state(int32_t jvmti_state);
 
 /* The monitorenter depth before each instruction of `code` (len bytes), into depth[len]
  * (CV_DEPTH_UNKNOWN where no walk from index 0 arrives, or inside an instruction); capped at
- * 254. Returns 0, or -1 if the bytecodes are malformed (then depth is all unknown). */
+ * 126, CV_DEPTH_ENTER added at a monitorenter. Returns 0, or -1 if the bytecodes are malformed
+ * (then depth is all unknown). */
 int ownerside_monitor_depths(const uint8_t *code, uint32_t len, uint8_t *depth);
+/* The monitors a frame at bytecode index `location` holds through synchronized blocks, from its
+ * method's depth map; -1 unknown. `blocked_top`: the frame is the top frame of a thread blocked
+ * entering a monitor, which HotSpot's interpreter reports one past its monitorenter (it steps
+ * the bytecode pointer before it locks): that monitor is not held yet. */
+int ownerside_frame_depth(const uint8_t *depth, uint32_t len, int64_t location, int blocked_top);
 
 /* A frame of the owner's stack, as the sampler judged it: */
 #define CV_HOLD_NONE   0   /* holds no monitor it could be blocked on */

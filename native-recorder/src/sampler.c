@@ -132,12 +132,14 @@ static method_info *method(jvmtiEnv *jvmti, jmethodID m) {
     return e;
 }
 
-/* Whether frame f of the owner can hold `lock` (CV_HOLD_*). */
-static uint8_t judge(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *f, jobject lock) {
+/* Whether frame f of the owner can hold `lock` (CV_HOLD_*). `blocked_top`: f is the top frame of
+ * an owner blocked entering a monitor, which it does not hold yet (ownerside_frame_depth): a
+ * synchronized method blocked at its start is entering its own monitor. */
+static uint8_t judge(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *f, jobject lock, int blocked_top) {
     method_info *mi = method(jvmti, f->method);
     if (!mi) return CV_HOLD_NONE;
     uint8_t verdict = CV_HOLD_NONE;
-    if (mi->modifiers & ACC_SYNCHRONIZED) {
+    if ((mi->modifiers & ACC_SYNCHRONIZED) && !(blocked_top && f->location <= 0)) {
         jclass cls = NULL;
         if ((*jvmti)->GetMethodDeclaringClass(jvmti, f->method, &cls) == JVMTI_ERROR_NONE && cls) {
             if (mi->modifiers & ACC_STATIC) {
@@ -148,9 +150,8 @@ static uint8_t judge(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *f, jobj
             (*jni)->DeleteLocalRef(jni, cls);
         }
     }
-    if (verdict == CV_HOLD_NONE && mi->depth && f->location >= 0 && (uint64_t)f->location < mi->len) {
-        uint8_t d = mi->depth[f->location];
-        if (d != CV_DEPTH_UNKNOWN && d > 0) verdict = CV_HOLD_MAYBE;
+    if (verdict == CV_HOLD_NONE && ownerside_frame_depth(mi->depth, mi->len, f->location, blocked_top) > 0) {
+        verdict = CV_HOLD_MAYBE;
     }
     return verdict;
 }
@@ -199,7 +200,9 @@ static int sample_in_frame(jvmtiEnv *jvmti, JNIEnv *jni, const cv_block *blocks,
     uint32_t depth = (uint32_t)count > S.stack_depth ? S.stack_depth : (uint32_t)count;
     int frame = -1, exact = 0;
     if (b->type == EVENT_MONITOR_ENTER && depth > 0) {
-        for (uint32_t k = 0; k < depth; k++) S.judged[k] = judge(jvmti, jni, &S.frames[k], lock);
+        for (uint32_t k = 0; k < depth; k++) {
+            S.judged[k] = judge(jvmti, jni, &S.frames[k], lock, k == 0 && state == OSTATE_BLOCKED);
+        }
         frame = ownerside_holding_frame(S.judged, depth, &exact);
         if (frame < 0) return NOTHELD;
     }

@@ -122,7 +122,7 @@ TEST(monitor_depths_follow_a_synchronized_block) {
     uint8_t d[sizeof(code)];
     CHECK_EQ_INT(ownerside_monitor_depths(code, sizeof(code), d), 0);
     CHECK_EQ_INT(d[0], 0);
-    CHECK_EQ_INT(d[3], 0);
+    CHECK_EQ_INT(d[3], 0 | CV_DEPTH_ENTER);   /* the monitorenter itself: marked */
     CHECK_EQ_INT(d[4], 1);
     CHECK_EQ_INT(d[5], CV_DEPTH_UNKNOWN);   /* inside the invoke */
     CHECK_EQ_INT(d[8], 1);
@@ -130,6 +130,16 @@ TEST(monitor_depths_follow_a_synchronized_block) {
     CHECK_EQ_INT(d[12], CV_DEPTH_UNKNOWN);
     CHECK_EQ_INT(d[17], 0);
     CHECK_EQ_INT(d[20], 0);
+    /* a frame in the invoke holds one; the interpreter reports a thread blocked at the
+     * monitorenter (3) at 4: it holds none yet */
+    CHECK_EQ_INT(ownerside_frame_depth(d, sizeof(code), 4, 0), 1);
+    CHECK_EQ_INT(ownerside_frame_depth(d, sizeof(code), 4, 1), 0);
+    CHECK_EQ_INT(ownerside_frame_depth(d, sizeof(code), 3, 1), 0);   /* compiled: at the monitorenter */
+    CHECK_EQ_INT(ownerside_frame_depth(d, sizeof(code), 17, 1), 0);
+    CHECK_EQ_INT(ownerside_frame_depth(d, sizeof(code), 12, 0), -1);  /* the handler: unknown */
+    CHECK_EQ_INT(ownerside_frame_depth(d, sizeof(code), -1, 0), -1);  /* native */
+    CHECK_EQ_INT(ownerside_frame_depth(d, sizeof(code), 21, 0), -1);  /* beyond the code */
+    CHECK_EQ_INT(ownerside_frame_depth(NULL, 0, 0, 0), -1);
 }
 
 TEST(monitor_depths_nest_and_follow_switches) {
@@ -147,8 +157,8 @@ TEST(monitor_depths_nest_and_follow_switches) {
     code[29] = 0xb1;
     uint8_t d[sizeof(code)];
     CHECK_EQ_INT(ownerside_monitor_depths(code, sizeof(code), d), 0);
-    CHECK_EQ_INT(d[24], 0);
-    CHECK_EQ_INT(d[25], 1);
+    CHECK_EQ_INT(d[24], 0 | CV_DEPTH_ENTER);
+    CHECK_EQ_INT(d[25], 1 | CV_DEPTH_ENTER);
     CHECK_EQ_INT(d[26], 2);
     CHECK_EQ_INT(d[27], 0);
     CHECK_EQ_INT(d[29], 0);
@@ -174,7 +184,7 @@ TEST(monitor_depths_refuse_malformed_code) {
     big[100] = 0xc2;
     big[sizeof(big) - 1] = 0xb1;
     CHECK_EQ_INT(ownerside_monitor_depths(big, sizeof(big), dbig), 0);
-    CHECK_EQ_INT(dbig[100], 0);
+    CHECK_EQ_INT(dbig[100], CV_DEPTH_ENTER);
     CHECK_EQ_INT(dbig[101], 1);
     CHECK_EQ_INT(dbig[sizeof(big) - 1], 1);
 }

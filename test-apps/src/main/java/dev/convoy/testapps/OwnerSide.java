@@ -12,7 +12,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <li>a chain of monitors: {@code ledger-keeper} holds the {@link Ledger} asleep for
  *     {@value #HOLD_MS} ms in {@link Ledger#hold} (line {@code holdLine}); {@code restocker}
  *     takes the {@link Inventory} in {@link Inventory#restock} and, at line {@code restockLine},
- *     blocks on the ledger; {@code buyer} then blocks on the inventory. So buyer waits for
+ *     calls the ledger's synchronized {@link Ledger#record}, which blocks; {@code buyer} then
+ *     blocks on the inventory. So buyer waits for
  *     restocker, itself blocked on the ledger, held by ledger-keeper, sleeping;</li>
  * <li>a {@code ReentrantLock}: {@code lock-keeper} holds it asleep for {@value #LOCK_MS} ms;
  *     {@code lock-waiter} parks acquiring it;</li>
@@ -51,6 +52,10 @@ public final class OwnerSide implements Scenario {
                 entries++;
             }
         }
+
+        synchronized void record() {
+            entries++;
+        }
     }
 
     /** The first monitor of the chain. */
@@ -60,9 +65,7 @@ public final class OwnerSide implements Scenario {
         void restock(Ledger ledger, CountDownLatch held) {
             synchronized (this) {
                 held.countDown();
-                restockLine = here(); synchronized (ledger) {
-                    ledger.entries++;
-                }
+                restockLine = here(); ledger.record();
                 stock++;
             }
         }
