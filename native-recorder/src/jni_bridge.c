@@ -263,6 +263,47 @@ Java_dev_convoy_agent_NativeRecorder_snapshot0(JNIEnv *jni, jclass cls, jlongArr
     return result;
 }
 
+/* snapshotDirect0: as snapshot0, but the snapshot stays in native memory: a direct ByteBuffer over
+ * it (not on the Java heap), which freeDirect0 frees (NativeRecorder's Cleaner, once unreachable). */
+JNIEXPORT jobject JNICALL
+Java_dev_convoy_agent_NativeRecorder_snapshotDirect0(JNIEnv *jni, jclass cls, jlongArray thread_ids,
+                                                     jintArray states, jintArray hashes, jlongArray owners) {
+    (void)cls;
+    cv_monitor_states ms;
+    if (read_monitor_states(jni, thread_ids, states, hashes, owners, &ms)) return NULL;
+    cv_buf b;
+    buf_init(&b);
+    b.limit = CV_SNAPSHOT_MAX_BYTES;
+    cv_error err;
+    memset(&err, 0, sizeof(err));
+    int rc = agent_snapshot(jni, &ms, &b, &err);
+    free_monitor_states(&ms);
+    if (rc) {
+        throw_error(jni, &err);
+        buf_free(&b);
+        return NULL;
+    }
+    jobject result = (*jni)->NewDirectByteBuffer(jni, b.data, (jlong)b.len);
+    if (!result) { /* an exception is pending */
+        buf_free(&b);
+        return NULL;
+    }
+    return result; /* b.data now belongs to the buffer: freeDirect0 frees it */
+}
+
+/* freeDirect0(address): frees the memory of a buffer snapshotDirect0 made. */
+JNIEXPORT void JNICALL Java_dev_convoy_agent_NativeRecorder_freeDirect0(JNIEnv *jni, jclass cls, jlong address) {
+    (void)jni; (void)cls;
+    free((void *)(intptr_t)address);
+}
+
+/* addressOf0(buffer): the address of a direct buffer's memory, 0 for another buffer. */
+JNIEXPORT jlong JNICALL Java_dev_convoy_agent_NativeRecorder_addressOf0(JNIEnv *jni, jclass cls, jobject buffer) {
+    (void)cls;
+    void *a = buffer ? (*jni)->GetDirectBufferAddress(jni, buffer) : NULL;
+    return (jlong)(intptr_t)a;
+}
+
 /* The values of counters.h's list, in its order (NativeRecorder.Counters). */
 JNIEXPORT jlongArray JNICALL
 Java_dev_convoy_agent_NativeRecorder_counters0(JNIEnv *jni, jclass cls) {
@@ -373,6 +414,10 @@ static int register_natives(JNIEnv *jni) {
         {"defineBootClass0", "(Ljava/lang/String;[B)Ljava/lang/Class;",
          (void *)Java_dev_convoy_agent_NativeRecorder_defineBootClass0},
         {"snapshot0", "([J[I[I[J)[B", (void *)Java_dev_convoy_agent_NativeRecorder_snapshot0},
+        {"snapshotDirect0", "([J[I[I[J)Ljava/nio/ByteBuffer;",
+         (void *)Java_dev_convoy_agent_NativeRecorder_snapshotDirect0},
+        {"freeDirect0", "(J)V", (void *)Java_dev_convoy_agent_NativeRecorder_freeDirect0},
+        {"addressOf0", "(Ljava/nio/ByteBuffer;)J", (void *)Java_dev_convoy_agent_NativeRecorder_addressOf0},
         {"counters0", "()[J", (void *)Java_dev_convoy_agent_NativeRecorder_counters0},
         {"stalled0", "()[J", (void *)Java_dev_convoy_agent_NativeRecorder_stalled0},
         {"nowNs0", "()J", (void *)Java_dev_convoy_agent_NativeRecorder_nowNs0},

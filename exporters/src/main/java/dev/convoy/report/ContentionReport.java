@@ -1,5 +1,6 @@
 package dev.convoy.report;
 
+import dev.convoy.analysis.Chains;
 import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.CriticalPath;
 import dev.convoy.analysis.CriticalPath.Segment;
@@ -183,6 +184,22 @@ public final class ContentionReport {
         }
         return n;
     }
+
+    /** The contention chains grouped by their locks' classes, at most {@link #TOP_SITES} + 2 rows ({@link Chains#rows()}). */
+    public List<Chains.Row> chains() {
+        if (chains == null) {
+            chains = Chains.of(r, index).rows();
+        }
+        return chains.stream().limit(TOP_SITES + 2).toList();
+    }
+
+    /** Number of chain rows beyond {@link #chains()}. */
+    public int moreChains() {
+        chains();
+        return Math.max(0, chains.size() - TOP_SITES - 2);
+    }
+
+    private List<Chains.Row> chains;
 
     /** Number of waits classified idle ({@link dev.convoy.model.IdleRules}): no contention. */
     public long idleWaits() {

@@ -65,6 +65,7 @@ public final class ReportRenderer {
         monitors();
         wholeRun();
         threads();
+        chains();
         longBlocks();
         idle();
         deadlocks();
@@ -241,6 +242,30 @@ public final class ReportRenderer {
             }
         }
         o.table(List.of("thread", "by", "how", "count", "time"), List.of(false, false, false, true, true), causes);
+    }
+
+    /** Chains of blocks: a thread blocked on a lock whose owner was blocked too. */
+    private void chains() {
+        List<dev.convoy.analysis.Chains.Row> rows = report.chains();
+        if (rows.isEmpty()) {
+            return;
+        }
+        o.subsection("Contention chains");
+        o.line("A thread blocked on a lock whose owner was itself blocked on another: the time the first waited "
+                + "for a thread that was waiting too, by the locks' classes (head first).");
+        List<List<String>> table = new ArrayList<>();
+        for (dev.convoy.analysis.Chains.Row w : rows) {
+            dev.convoy.analysis.Chains.Chain c = w.longest();
+            table.add(List.of(String.join(" -> ", w.classes()),
+                    String.join(" -> ", c.threads().stream().map(RecordedThread::label).toList())
+                            + (c.exact() ? "" : " (owners inferred)"),
+                    Long.toString(w.count()), duration(w.totalNs()), duration(c.durationNs())));
+        }
+        o.table(List.of("locks", "longest chain", "chains", "time", "longest"),
+                List.of(false, false, true, true, true), table);
+        if (report.moreChains() > 0) {
+            o.line("(" + report.moreChains() + " more kinds of chains not shown)");
+        }
     }
 
     /**

@@ -119,6 +119,14 @@ public final class SnapshotReader {
         return read(ByteBuffer.wrap(data), null);
     }
 
+    /**
+     * Reads a snapshot held in a buffer, position 0 to its limit (a direct buffer keeps the records
+     * off the heap); the recording keeps a view of it, whose bytes must not change.
+     */
+    public static Recording read(ByteBuffer data) throws SnapshotFormatException {
+        return read(data.duplicate().position(0), null);
+    }
+
     private static Recording read(ByteBuffer buf, Progress progress) throws SnapshotFormatException {
         ByteBuffer data = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         int dataLength = data.limit();

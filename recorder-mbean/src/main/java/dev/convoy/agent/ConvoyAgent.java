@@ -282,6 +282,8 @@ public final class ConvoyAgent {
                 written.addAll(dumpDirectory.write(Output.defaultName(options.dumpName(), group), group, r));
             } catch (IOException | RuntimeException e) {
                 failed.put(Output.join(group), e);
+            } catch (OutOfMemoryError e) { // a heap the budget's estimate missed: this output, not the exit
+                failed.put(Output.join(group), new IllegalStateException("out of heap: " + e.getMessage()));
             }
         }
         return new DumpResult(written, failed);
@@ -295,7 +297,7 @@ public final class ConvoyAgent {
             }
             result.failed().forEach((what, e) -> System.err.println("[convoy] dump on exit: " + what
                     + " not written: " + (e.getMessage() != null ? e.getMessage() : e.toString())));
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | OutOfMemoryError e) {
             System.err.println("[convoy] dump on exit failed: " + e);
         }
     }

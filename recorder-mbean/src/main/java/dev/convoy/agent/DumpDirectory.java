@@ -128,6 +128,15 @@ public final class DumpDirectory {
      */
     public List<Path> write(String requested, Set<Output> outputs, Recording r) throws IOException {
         check(requested, outputs);
+        if (outputs.equals(Set.of(Output.SNAPSHOT))) {
+            return writeChecked(requested, outputs, r); // the snapshot's own bytes: no analysis
+        }
+        try (AnalysisBudget.Permit p = AnalysisBudget.enter(r, "a dump of " + Output.join(outputs))) {
+            return writeChecked(requested, outputs, r);
+        }
+    }
+
+    private List<Path> writeChecked(String requested, Set<Output> outputs, Recording r) throws IOException {
         List<String> parts = components(requested);
         if (!inFlight.tryAcquire()) {
             throw new IllegalStateException("busy: " + MAX_IN_FLIGHT + " dumps are being written now; "

@@ -222,6 +222,28 @@ public final class NativeRecorder {
     }
 
     /**
+     * Like {@link #snapshot()}, but the snapshot stays in native memory, off the Java heap: a
+     * read-only direct buffer over it, whose memory is freed once the buffer (and every view of
+     * it) is unreachable.
+     *
+     * @throws IllegalStateException if the recorder is not started or memory runs out
+     */
+    public static java.nio.ByteBuffer snapshotDirect() {
+        MonitorStates m = monitorStates();
+        java.nio.ByteBuffer b = snapshotDirect0(m.threadIds(), m.states(), m.identityHashes(), m.ownerIds());
+        long address = addressOf0(b);
+        FREE.register(b, () -> freeDirect0(address));
+        return b;
+    }
+
+    /** Frees direct snapshots; its thread is Convoy's own, not recorded. */
+    private static final java.lang.ref.Cleaner FREE = java.lang.ref.Cleaner.create(r -> {
+        Thread t = new Thread(r, "convoy-snapshot-memory");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /**
      * Threads blocked, waiting or parked now. ThreadMXBean.getThreadInfo without stack traces
      * runs without a safepoint. A WAITING or TIMED_WAITING thread with a lock is in
      * {@code Object.wait} (the lock is the monitor) or parked (the lock is its park blocker,
@@ -356,6 +378,13 @@ public final class NativeRecorder {
     private static native Class<?> defineBootClass0(String internalName, byte[] classFile);
 
     private static native byte[] snapshot0(long[] threadIds, int[] states, int[] identityHashes, long[] ownerIds);
+
+    private static native java.nio.ByteBuffer snapshotDirect0(long[] threadIds, int[] states, int[] identityHashes,
+                                                             long[] ownerIds);
+
+    private static native void freeDirect0(long address);
+
+    private static native long addressOf0(java.nio.ByteBuffer buffer);
 
     private static native long[] counters0();
 

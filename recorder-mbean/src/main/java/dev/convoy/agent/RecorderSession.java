@@ -43,13 +43,13 @@ public final class RecorderSession {
 
     /**
      * Takes a snapshot now and reads it: no application thread is stopped. The recording
-     * keeps the snapshot's bytes ({@link Recording#bytes()}).
+     * keeps the snapshot's bytes ({@link Recording#bytes()}) in native memory, not on the heap.
      *
      * @throws IllegalStateException if the recorder is off, not started or runs out of memory
      */
     public Recording take() {
         requireOn();
-        byte[] bytes = NativeRecorder.snapshot();
+        java.nio.ByteBuffer bytes = NativeRecorder.snapshotDirect(); // off the heap
         try {
             Recording r = SnapshotReader.read(bytes);
             return idleRules == dev.convoy.model.IdleRules.DEFAULT ? r : r.withIdleRules(idleRules);

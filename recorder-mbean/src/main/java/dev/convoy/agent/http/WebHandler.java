@@ -108,17 +108,17 @@ final class WebHandler extends Handler.Abstract {
         }
     }
 
-    private record Reply(int status, String type, byte[] body, String attachment) {
+    private record Reply(int status, String type, ByteBuffer body, String attachment) {
         static Reply json(JsonBody body) throws IOException {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
                 body.write(g);
             }
-            return new Reply(200, "application/json", out.toByteArray(), null);
+            return new Reply(200, "application/json", ByteBuffer.wrap(out.toByteArray()), null);
         }
 
         static Reply text(String type, String s) {
-            return new Reply(200, type + "; charset=utf-8", s.getBytes(StandardCharsets.UTF_8), null);
+            return new Reply(200, type + "; charset=utf-8", ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8)), null);
         }
     }
 
@@ -139,6 +139,8 @@ final class WebHandler extends Handler.Abstract {
             }
         } catch (Source.ConflictException e) {
             reply = error(409, e.getMessage());
+        } catch (IllegalStateException e) {
+            reply = error(503, e.getMessage()); // busy, or not enough heap for the analysis: said plainly
         } catch (IOException | RuntimeException e) {
             reply = error(500, "internal error: " + e);
         }
@@ -155,7 +157,7 @@ final class WebHandler extends Handler.Abstract {
         } else if (reply.attachment() != null) {
             response.getHeaders().put("Content-Disposition", "attachment; filename=\"" + reply.attachment() + "\"");
         }
-        response.write(true, ByteBuffer.wrap(reply.body()), callback);
+        response.write(true, reply.body().duplicate(), callback);
         return true;
     }
 
@@ -225,14 +227,19 @@ final class WebHandler extends Handler.Abstract {
             }
             case "/api/snapshot" -> {
                 Recording r = source.takeSnapshot();
-                Timeline t = timelineOf(r); // its index serves the summary and the timeline's requests after it
-                yield Reply.json(g -> SnapshotJson.write(g, r, t.index()));
+                try (var permit = dev.convoy.agent.AnalysisBudget.enter(r, "the snapshot's summary")) {
+                    Timeline t = timelineOf(r); // its index serves the summary and the timeline's requests after it
+                    yield Reply.json(g -> SnapshotJson.write(g, r, t.index()));
+                }
             }
             case "/api/download" -> download(params.getValue("format"));
             case "/api/report" -> report(params.getValue("format"));
             case "/api/flame" -> {
-                FlameStacks stacks = FlameStacks.of(source.current());
-                yield Reply.json(stacks::writeJson);
+                Recording r = source.current();
+                try (var permit = dev.convoy.agent.AnalysisBudget.enter(r, "the flame graph")) {
+                    FlameStacks stacks = FlameStacks.of(r);
+                    yield Reply.json(stacks::writeJson);
+                }
             }
             case "/api/timeline" -> timeline(params);
             default -> throw new HttpError(404, "no such endpoint: " + path);
@@ -348,7 +355,7 @@ final class WebHandler extends Handler.Abstract {
                 throw new HttpError(404, "page resource missing: " + name);
             }
             String type = name.endsWith(".html") ? "text/html" : name.endsWith(".js") ? "text/javascript" : "text/css";
-            return new Reply(200, type + "; charset=utf-8", in.readAllBytes(), null);
+            return new Reply(200, type + "; charset=utf-8", ByteBuffer.wrap(in.readAllBytes()), null);
         }
     }
 
@@ -379,13 +386,16 @@ final class WebHandler extends Handler.Abstract {
             throw new HttpError(400, e.getMessage());
         }
         Recording r = source.current();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        output.write(r, out);
-        return new Reply(200, output.mediaType(), out.toByteArray(), source.baseName() + output.suffix());
+        return new Reply(200, output.mediaType(), dev.convoy.agent.OffHeapOutput.of(output, r),
+                source.baseName() + output.suffix());
     }
 
     private Reply timeline(Fields params) throws HttpError, IOException {
-        Timeline t = timelineOf(source.current());
+        Recording r = source.current();
+        Timeline t;
+        try (var permit = dev.convoy.agent.AnalysisBudget.enter(r, "the timeline")) {
+            t = timelineOf(r);
+        }
         Timeline.Query q;
         try {
             q = t.parse(params.getValue("from"), params.getValue("to"), params.getValue("width"));
@@ -409,7 +419,11 @@ final class WebHandler extends Handler.Abstract {
         } catch (IllegalArgumentException e) {
             throw new HttpError(400, e.getMessage());
         }
-        String text = ContentionReport.of(source.current()).render(style);
+        Recording r = source.current();
+        String text;
+        try (var permit = dev.convoy.agent.AnalysisBudget.enter(r, "the report")) {
+            text = ContentionReport.of(r).render(style);
+        }
         return Reply.text(style == ContentionReport.Style.MARKDOWN ? "text/markdown" : "text/plain", text);
     }
 }

@@ -17,18 +17,17 @@ final class DumpStreams {
     static final int MAX_OPEN = 16;
 
     private static final class Stream {
-        final byte[] content;
-        int position;
+        final java.nio.ByteBuffer content; // off the heap (OffHeapOutput)
 
-        Stream(byte[] content) {
-            this.content = content;
+        Stream(java.nio.ByteBuffer content) {
+            this.content = content.duplicate().position(0);
         }
     }
 
     private final Map<Long, Stream> open = new LinkedHashMap<>();
     private long nextId = 1;
 
-    synchronized long open(byte[] content) {
+    synchronized long open(java.nio.ByteBuffer content) {
         if (open.size() >= MAX_OPEN) {
             open.remove(open.keySet().iterator().next());
         }
@@ -40,12 +39,11 @@ final class DumpStreams {
     /** The next chunk, or null once everything was read. */
     synchronized byte[] read(long id) {
         Stream s = get(id);
-        if (s.position >= s.content.length) {
+        if (!s.content.hasRemaining()) {
             return null;
         }
-        int end = Math.min(s.content.length, s.position + CHUNK_BYTES);
-        byte[] chunk = Arrays.copyOfRange(s.content, s.position, end);
-        s.position = end;
+        byte[] chunk = new byte[Math.min(s.content.remaining(), CHUNK_BYTES)];
+        s.content.get(chunk);
         return chunk;
     }
 

@@ -388,7 +388,10 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
     }
 
     private CompositeData snapshot() throws OpenDataException {
-        return SnapshotSummary.of(announced(view.freeze()));
+        Recording r = announced(view.freeze());
+        try (var permit = dev.convoy.agent.AnalysisBudget.enter(r, "snapshot()")) {
+            return SnapshotSummary.of(r);
+        }
     }
 
     /** The snapshot frozen by snapshot(), or a fresh one (whose deadlocks are announced). */
@@ -400,7 +403,10 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
     /** The contention report of the frozen snapshot, or of a fresh one. */
     private String report(String formatName) {
         ContentionReport.Style style = ContentionReport.Style.parse(formatName);
-        return ContentionReport.of(current()).render(style);
+        Recording r = current();
+        try (var permit = dev.convoy.agent.AnalysisBudget.enter(r, "report()")) {
+            return ContentionReport.of(r).render(style);
+        }
     }
 
     private String[] dump(String formatName, String path) throws IOException {
@@ -437,8 +443,6 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
 
     private long openStream(String formatName) throws IOException {
         Output output = Output.one(formatName);
-        ByteArrayOutputStream out = new ByteArrayOutputStream(1 << 16);
-        output.write(current(), out);
-        return streams.open(out.toByteArray());
+        return streams.open(dev.convoy.agent.OffHeapOutput.of(output, current()));
     }
 }

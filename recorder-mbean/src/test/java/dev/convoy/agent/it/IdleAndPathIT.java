@@ -8,14 +8,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.convoy.agent.http.FileSource;
 import dev.convoy.agent.http.WebServer;
+import dev.convoy.analysis.Chains;
 import dev.convoy.analysis.CriticalPath;
 import dev.convoy.analysis.Interactions;
+import dev.convoy.analysis.MonitorStatistics;
 import dev.convoy.analysis.ThreadStates.State;
 import dev.convoy.cli.Report;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.report.ContentionReport;
 import dev.convoy.schema.ChromeTraceChecker;
+import dev.convoy.testapps.LockChain;
 import dev.convoy.testapps.ServerShaped;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -42,7 +45,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * queue) are apart from the contention and ranked after it; main's {@code Thread.join} is a
  * join, and the critical path ends at main's end and follows the join into a client and on to
  * the slow consumer; the agent's {@code idlerules} reach its dumps and {@code --idle-rules}
- * the report. No assertion is on time.
+ * the report; and {@link LockChain}'s chain of blocks (a monitor, then a lock) is reported with its
+ * threads and locks. No assertion is on time.
  */
 class IdleAndPathIT {
 
@@ -71,11 +75,15 @@ class IdleAndPathIT {
 
         // the report: contention ranked, idle apart
         ContentionReport report = ContentionReport.of(r);
-        List<String> ranked = report.topThreads().stream().map(t -> t.thread().name()).toList();
-        assertFalse(ranked.isEmpty());
-        for (String n : ranked) {
+        List<MonitorStatistics.ThreadRow> top = report.topThreads();
+        List<String> ranked = top.stream().map(t -> t.thread().name()).toList();
+        int requestThreads = ServerShaped.DEFAULT_CLIENTS + ServerShaped.DEFAULT_HANDLERS;
+        for (String n : ranked.subList(0, requestThreads)) {
             assertTrue(n.startsWith(ServerShaped.CLIENT_PREFIX) || n.startsWith(ServerShaped.HANDLER_PREFIX),
-                    "only the requests' threads rank: " + ranked);
+                    "the requests' threads rank first: " + ranked);
+        }
+        for (MonitorStatistics.ThreadRow t : top.subList(requestThreads, top.size())) {
+            assertEquals(0, t.waitedNs(), "below them only a JDK thread's blocks, its waits idle: " + t);
         }
         List<String> idle = report.idleThreads().stream().map(i -> i.row().thread().name()).toList();
         assertTrue(idle.contains(ServerShaped.CLEANER), "the cleaner is idle: " + idle);
@@ -153,6 +161,30 @@ class IdleAndPathIT {
         String waitedMost = custom.substring(custom.indexOf("Threads that waited most"), custom.indexOf("Who kept them"));
         assertFalse(waitedMost.contains(ServerShaped.CLIENT_PREFIX), "clients are idle by the user's rule:\n" + custom);
         assertTrue(custom.substring(custom.indexOf("Idle threads")).contains("idle thread client-*"), custom);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void aChainOfBlocksIsReportedWithItsThreadsAndLocks(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        ChildJvm.Result res = ChildJvm.run(jdk, work, ChildJvm.dumping(""), LockChain.class.getName(), "3")
+                .assertSucceeded();
+        assertTrue(res.stdout().contains(" OK "), res.stdout());
+        Recording r = res.recording();
+        List<Chains.Row> rows = Chains.of(r).rows();
+        assertEquals(1, rows.size(), rows.toString());
+        Chains.Row row = rows.get(0);
+        assertEquals(List.of(LockChain.First.class.getName(), "java.util.concurrent.locks.ReentrantLock"), row.classes());
+        assertEquals(3, row.count(), "one chain a round");
+        assertEquals(List.of(LockChain.HEAD, LockChain.MIDDLE, LockChain.TAIL),
+                row.longest().threads().stream().map(RecordedThread::name).toList());
+        assertTrue(row.longest().exact(), "the VM's owner of First and the park's owner of the lock");
+        for (Chains.Chain c : Chains.of(r).all()) {
+            RecordedThread head = c.threads().get(0);
+            assertTrue(c.startNs() >= head.startNs() && c.endNs() <= head.endNs(), c.toString());
+        }
+        String text = ContentionReport.of(r).text();
+        assertTrue(text.contains("chain-head -> chain-middle -> chain-tail"), text);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -1,0 +1,157 @@
+package dev.convoy.analysis;
+
+import dev.convoy.model.RecordedThread;
+import dev.convoy.model.Recording;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Contention chains: a thread blocked on a lock whose owner was itself blocked on another lock
+ * at the same time (A waits for B, who waits for C). Made of the {@link ContentionIndex}'s
+ * BLOCKED intervals (contended monitor enters and lock parks) and their owners
+ * ({@link InteractionTable#owner}, exact or inferred): for each block of A whose owner B has a
+ * block overlapping it, the chain goes on from B's block within the overlap, to B's owner C, and
+ * so on, until an owner that was not blocked then, an unknown owner, or a thread already in the
+ * chain (a deadlock's cycle). A chain is counted once per head block, for the time it lasted:
+ * the overlap of the head's block with the next link's, the time the head waited for a thread
+ * that was itself waiting. A chain is exact only when every owner on it is exact.
+ *
+ * <p>Chains are grouped by the classes of their locks, head first ({@link Row}).
+ */
+public final class Chains {
+    /** Longest chain followed: deeper ones are cut there (a thread count, head included). */
+    static final int MAX_LENGTH = 16;
+
+    /**
+     * One chain at one time: {@code threads[0]} blocked on {@code monitors[0]} held by
+     * {@code threads[1]}, itself blocked on {@code monitors[1]} held by {@code threads[2]}, ...;
+     * the last thread was not blocked (or its owner is unknown) during {@code [startNs, endNs]}.
+     */
+    public record Chain(List<RecordedThread> threads, List<Long> monitors, List<String> classes, long startNs,
+                       long endNs, boolean exact) {
+        /** {@code endNs - startNs}. */
+        public long durationNs() {
+            return endNs - startNs;
+        }
+    }
+
+    /** The chains whose locks are of the same classes, in order: how many, how long, the longest one. */
+    public record Row(List<String> classes, long count, long totalNs, Chain longest) {
+    }
+
+    private final List<Chain> chains;
+
+    private Chains(List<Chain> chains) {
+        this.chains = List.copyOf(chains);
+    }
+
+    /** The chains of a recording. */
+    public static Chains of(Recording r) {
+        return of(r, ContentionIndex.of(r));
+    }
+
+    /** The chains of an index's recording. */
+    public static Chains of(Recording r, ContentionIndex x) {
+        InteractionTable in = x.interactions();
+        List<Chain> out = new ArrayList<>();
+        for (int k = 0; k < x.rings(); k++) {
+            IntervalTable g = x.intervals(k);
+            if (g.thread().isSystem()) {
+                continue;
+            }
+            for (int iv = 0; iv < g.count(); iv++) {
+                if (g.kind(iv) != IntervalTable.BLOCKED || g.isCut(iv)) {
+                    continue;
+                }
+                List<Integer> rings = new ArrayList<>(List.of(k));
+                List<Long> monitors = new ArrayList<>(List.of(g.monitor(iv)));
+                List<Boolean> parks = new ArrayList<>(List.of(g.isPark(iv)));
+                boolean exact = in.ownerExact(k, iv);
+                long from = g.startNs(iv);
+                long to = g.endNs(iv);
+                int ring = k;
+                int cur = iv;
+                while (rings.size() < MAX_LENGTH) {
+                    int owner = in.ownerRing(ring, cur);
+                    if (owner < 0 || rings.contains(owner)) {
+                        break;
+                    }
+                    int next = blockAt(x.intervals(owner), from, to);
+                    if (next < 0) {
+                        if (rings.size() > 1) {
+                            rings.add(owner);
+                        }
+                        break;
+                    }
+                    IntervalTable o = x.intervals(owner);
+                    from = Math.max(from, o.startNs(next));
+                    to = Math.min(to, o.endNs(next));
+                    rings.add(owner);
+                    monitors.add(o.monitor(next));
+                    parks.add(o.isPark(next));
+                    exact &= in.ownerExact(owner, next);
+                    ring = owner;
+                    cur = next;
+                }
+                if (monitors.size() < 2 || to <= from) {
+                    continue;
+                }
+                List<RecordedThread> threads = new ArrayList<>();
+                for (int ri : rings) {
+                    threads.add(x.thread(ri));
+                }
+                List<String> classes = new ArrayList<>();
+                for (int i = 0; i < monitors.size(); i++) {
+                    String c = Blockers.className(r, monitors.get(i), parks.get(i));
+                    classes.add(c.isEmpty() ? MonitorStatistics.UNKNOWN_CLASS : c);
+                }
+                out.add(new Chain(threads, List.copyOf(monitors), classes, from, to, exact));
+            }
+        }
+        return new Chains(out);
+    }
+
+    /** A BLOCKED interval of a ring that overlaps {@code [from, to]}, the one covering most of it; -1 if none. */
+    private static int blockAt(IntervalTable o, long from, long to) {
+        int best = -1;
+        long bestNs = 0;
+        for (int i = Math.max(0, o.lastStartAtOrBefore(to)); i >= 0 && i < o.count(); i--) {
+            if (o.kind(i) == IntervalTable.BLOCKED && !o.isCut(i) && o.startNs(i) < to && o.endNs(i) > from) {
+                long ns = Math.min(to, o.endNs(i)) - Math.max(from, o.startNs(i));
+                if (ns > bestNs) {
+                    best = i;
+                    bestNs = ns;
+                }
+            }
+            if (o.endNs(i) <= from && o.kind(i) == IntervalTable.BLOCKED) {
+                break; // blocks of one thread do not overlap: earlier ones end earlier still
+            }
+        }
+        return best;
+    }
+
+    /** Every chain, in ring and block order. */
+    public List<Chain> all() {
+        return chains;
+    }
+
+    /** The chains grouped by the classes of their locks: most time first, then most chains, then classes. */
+    public List<Row> rows() {
+        Map<List<String>, long[]> sums = new LinkedHashMap<>();
+        Map<List<String>, Chain> longest = new LinkedHashMap<>();
+        for (Chain c : chains) {
+            long[] v = sums.computeIfAbsent(c.classes(), k -> new long[2]);
+            v[0]++;
+            v[1] += c.durationNs();
+            longest.merge(c.classes(), c, (a, b) -> b.durationNs() > a.durationNs() ? b : a);
+        }
+        List<Row> out = new ArrayList<>();
+        sums.forEach((k, v) -> out.add(new Row(k, v[0], v[1], longest.get(k))));
+        out.sort(Comparator.comparingLong((Row w) -> -w.totalNs()).thenComparingLong(w -> -w.count())
+                .thenComparing(w -> String.join(" ", w.classes())));
+        return out;
+    }
+}

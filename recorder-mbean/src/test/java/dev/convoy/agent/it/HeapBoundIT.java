@@ -1,0 +1,99 @@
+package dev.convoy.agent.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.convoy.model.RecordedThread;
+import dev.convoy.model.Recording;
+import dev.convoy.snapshot.SnapshotReader;
+import dev.convoy.testapps.BigRecording;
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import javax.management.MBeanException;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The recorder never takes the heap the application needs: an app with a 128 MiB heap and
+ * {@code -XX:+ExitOnOutOfMemoryError} records about a million records, then a JMX client asks
+ * for the summary, a chrome stream, the snapshot as a stream and as a dump, and the app exits
+ * with {@code dumponexit=all}. The analyses that cannot fit are refused with a message that says
+ * what to do; the snapshot, written from native memory, always comes out whole; the app lives
+ * and exits 0 (an OutOfMemoryError would exit it with 3).
+ */
+class HeapBoundIT {
+    private static final String NAME = "dev.convoy:type=Recorder";
+
+    @TempDir
+    Path work;
+
+    static List<Jdks.Jdk> jdks() {
+        return Jdks.all().toList();
+    }
+
+    private static Object invoke(MBeanServerConnection c, String op, Object... args) throws Exception {
+        String[] sig = Arrays.stream(args).map(a -> a.getClass().getName()).toArray(String[]::new);
+        return c.invoke(new ObjectName(NAME), op, args, sig);
+    }
+
+    private static String refusal(MBeanServerConnection c, String op, Object... args) {
+        MBeanException e = assertThrows(MBeanException.class, () -> invoke(c, op, args));
+        assertTrue(e.getCause() instanceof IllegalStateException, () -> "refused as " + e.getCause());
+        return e.getCause().getMessage();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void aLargeRecordingInASmallHeapIsServedOrRefusedNeverOutOfMemory(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        Path dumps = Files.createDirectories(work.resolve("dumps"));
+        RemoteJmx jmx = RemoteJmx.onFreePort();
+        List<String> jvmArgs = new ArrayList<>(List.of("-Xmx128m", "-XX:+ExitOnOutOfMemoryError",
+                "-javaagent:" + ChildJvm.agentJar() + "=dumpdir=" + dumps + ",dumponexit=all,dumpname=exit",
+                "-Dconvoy.tmpdir=" + work.resolve("lib")));
+        jvmArgs.addAll(jmx.jvmArgs());
+        String out;
+        try (RunningJvm app = RunningJvm.start(jdk, work, jvmArgs, BigRecording.class.getName())) {
+            app.awaitLineStartingWith(BigRecording.MARKER);
+            try (JMXConnector connector = jmx.connect()) {
+                MBeanServerConnection c = connector.getMBeanServerConnection();
+                String summary = refusal(c, "snapshot");
+                assertTrue(summary.startsWith("snapshot(): not enough heap for the analysis of "), summary);
+                assertTrue(summary.contains("dump format 'snapshot'"), summary);
+                String chrome = refusal(c, "openStream", "chrome");
+                assertTrue(chrome.startsWith("a chrome download: not enough heap"), chrome);
+
+                long id = (Long) invoke(c, "openStream", "snapshot");
+                ByteArrayOutputStream all = new ByteArrayOutputStream();
+                for (byte[] chunk; (chunk = (byte[]) invoke(c, "readStream", id)) != null; ) {
+                    all.write(chunk);
+                }
+                invoke(c, "closeStream", id);
+                Recording r = SnapshotReader.read(all.toByteArray());
+                long records = r.threads().stream().mapToLong(RecordedThread::eventCount).sum();
+                assertTrue(records > 500_000, "the whole recording streamed: " + records);
+                assertEquals(r.recordsWritten() - r.recordsOverwritten() - r.recordsAged(), records, "every record kept");
+
+                String[] written = (String[]) invoke(c, "dump", "snapshot", "live");
+                assertEquals(1, written.length);
+                assertTrue(SnapshotReader.read(Path.of(written[0])).threads().size() >= 2);
+            }
+            assertEquals(0, app.finish(), "no OutOfMemoryError ended the app:\n" + app.output());
+            out = app.output();
+        }
+        assertTrue(out.contains("exit.cvysnap"), out);
+        assertTrue(out.contains("[convoy] dump on exit: ") && out.contains("not enough heap"), out);
+        assertFalse(out.contains("OutOfMemoryError"), out);
+        assertTrue(SnapshotReader.read(dumps.resolve("exit.cvysnap")).threads().size() >= 2);
+    }
+}
