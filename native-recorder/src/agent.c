@@ -763,6 +763,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) {
     /* State is never freed: callbacks already past the check finish safely. */
     store_release(&g_cv.live, 0);
     objects_hold_wake();
+    sampler_wake();
     if (repo_fd >= 0) {
         /* The repository gets the history's last records too: drained, sealed, written. */
         threads_drain(jni);
@@ -945,6 +946,8 @@ static void start_sampler(jvmtiEnv *jvmti, JNIEnv *jni, const cv_config *config)
     if (failed) {
         sampler_off("off: its thread did not start");
         cv_log_warn("the owner's side of long blocks is off: its thread did not start (%s)", failed);
+    } else {
+        threads_owner_watch(config->owner_stacks_ns, sampler_wake);
     }
 }
 
@@ -1318,13 +1321,13 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         owners_register_running(jvmti, jni);
         /* After the enumeration: the maker is not one of the program's threads (no state, no ring). */
         g_cv.held_off = config->held_refs ? start_maker(jvmti, jni) : "off: option heldrefs=off";
+        start_sampler(jvmti, jni, config);   /* before the drain, which wakes it */
         const char *no_drain = start_agent_thread(jvmti, jni, "Convoy history", drain_main, &g_cv.drainer);
         if (no_drain) {
             /* Snapshots still drain: the history holds what the rings still had then. */
             cv_log_warn("the history's drain thread did not start (%s): records a ring overwrites before a "
                         "snapshot are lost, and counted", no_drain);
         }
-        start_sampler(jvmti, jni, config);
     }
     store_release(&g_cv.started, 1);
     if (config->recording) return agent_set_recording(1, err);

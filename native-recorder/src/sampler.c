@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 
 #define ACC_STATIC       0x0008
@@ -246,17 +247,50 @@ static void left_for_the_limit(const cv_block *b) {
     fetch_add_relaxed(&S.limited, 1);
 }
 
+/* The drain's signal (threads_owner_watch): a block is due. */
+static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake_cond = PTHREAD_COND_INITIALIZER;
+static int woken;
+
+void sampler_wake(void) {
+    pthread_mutex_lock(&wake_lock);
+    woken = 1;
+    pthread_cond_signal(&wake_cond);
+    pthread_mutex_unlock(&wake_lock);
+}
+
+/* Until the drain says a block is due, or `ms` passed (without the drain: a look every so often). */
+static void wait_for_due(uint32_t ms) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&wake_lock);
+    while (!woken && pthread_cond_timedwait(&wake_cond, &wake_lock, &until) == 0) {
+    }
+    woken = 0;
+    pthread_mutex_unlock(&wake_lock);
+}
+
 void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
     (void)arg;
-    uint64_t poll = S.threshold_ns / 2;
-    if (poll < 1000000) poll = 1000000;
-    if (poll > 50000000) poll = 50000000;
     cv_limiter limiter;
     ownerside_limiter_init(&limiter, CV_OWNER_RATE, cv_now_ns());
     size_t due[MAX_DUE];
+    uint64_t last = 0;
     while (agent_is_live()) {
-        struct timespec pause = {(time_t)(poll / 1000000000), (long)(poll % 1000000000)};
-        nanosleep(&pause, NULL);
+        wait_for_due(1000);
+        /* at most one look a millisecond, however often the drain signals */
+        uint64_t since = cv_now_ns() - last;
+        if (since < 1000000) {
+            struct timespec pause = {0, (long)(1000000 - since)};
+            nanosleep(&pause, NULL);
+        }
+        last = cv_now_ns();
         if (!agent_is_live() || !agent_is_recording()) continue;
         size_t n = threads_blocks(S.blocks, MAX_BLOCKS);
         if (n > MAX_BLOCKS) n = MAX_BLOCKS;

@@ -1,7 +1,10 @@
 /*
  * The owner's side of a long block (option ownerstacks): a thread of the recorder's own, the
- * JVMTI agent thread "Convoy owner stacks", looks every threshold/2 (1 to 50 ms) at every live
- * thread's newest record (threads_blocks, under registry_lock: no VM call). A thread whose newest
+ * JVMTI agent thread "Convoy owner stacks", sleeps until the history's drain, at one of its passes,
+ * finds a thread whose newest record kept is a block older than the threshold and not yet sampled
+ * (threads_owner_watch: the drain's cursor says so, at no cost but a comparison per thread), or
+ * for a second (the drain may not run), at most once a millisecond. Then it reads every
+ * live thread's newest record (threads_blocks, under registry_lock: no VM call). A thread whose newest
  * record is a contended MONITOR_ENTER, or a PARK that acquires a lock (FLAG_LOCK), older than the
  * threshold, gets one sample per block, oldest blocks first, at most CV_OWNER_RATE a second (a
  * token bucket; a due block left without a token is tried again at the next look). A sample:
@@ -52,6 +55,8 @@ int sampler_init(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t threshold_ns, uint32_t s
 void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg);
 /* The sampler is off, and why (a static string); the INFO key says so. */
 void sampler_off(const char *reason);
+/* The drain's signal that a block is due (threads_owner_watch); VMDeath's too. */
+void sampler_wake(void);
 /* INFO owners.samples: "threshold=... rate=.../s taken=N ..." or "off: REASON". */
 void sampler_info(char *buf, size_t cap);
 

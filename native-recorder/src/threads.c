@@ -62,6 +62,8 @@ static size_t evicted_slowest_count;
 static cv_history history;
 static int history_on;
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t owner_threshold_ns;   /* threads_owner_watch: 0 none; set before the drain starts */
+static void (*owner_wake)(void);
 static const cv_ring *gc_ring;
 static cv_hist_cursor gc_cursor;      /* under the history's lock */
 static uint64_t gc_base;
@@ -800,11 +802,20 @@ static cv_hist_thread gc_describe(void) {
 
 /* Under drain_lock: pins the states with records not yet drained or whose identity changed,
  * copying their identity as threads_pin_all does. */
-static cv_thread_view *pin_to_drain(size_t *count) {
+static cv_thread_view *pin_to_drain(size_t *count, int *owner_due) {
     pthread_mutex_lock(&registry_lock);
     size_t n = 0;
+    uint64_t now = owner_threshold_ns ? cv_now_ns() : 0;
     for (cv_thread *t = registry; t; t = t->next) {
         if (ring_written(t->ring) != t->hist.drained || t->flags != t->hist_flags) n++;
+        /* The owner's side (threads_owner_watch): a block kept as the newest record, long enough,
+         * not yet sampled. The cursor is the drain's, read under drain_lock and registry_lock. */
+        if (owner_threshold_ns && !*owner_due && !(t->flags & RING_ENDED) &&
+            (t->hist.open_kind == TOTAL_BLOCKED || t->hist.open_kind == TOTAL_PARKED_LOCK) &&
+            t->hist.last_ts == t->hist.open_ts && t->owner_sampled != t->hist.open_ts &&
+            now >= t->hist.open_ts && now - t->hist.open_ts >= owner_threshold_ns) {
+            *owner_due = 1;
+        }
     }
     cv_thread_view *v = calloc(n ? n : 1, sizeof(*v));
     size_t i = 0;
@@ -885,7 +896,8 @@ uint32_t threads_drain(JNIEnv *jni) {
     if (!history_on) return 0;
     pthread_mutex_lock(&drain_lock);
     size_t n = 0;
-    cv_thread_view *v = pin_to_drain(&n);
+    int owner_due = 0;
+    cv_thread_view *v = pin_to_drain(&n, &owner_due);
     uint32_t fullest = 0;
     uint8_t *hot = calloc(n ? n : 1, 1);
     history_lock(&history);
@@ -914,6 +926,7 @@ uint32_t threads_drain(JNIEnv *jni) {
     free(hot);
     if (v) threads_unpin(jni, v, n);
     pthread_mutex_unlock(&drain_lock);
+    if (owner_due && owner_wake) owner_wake();
     return fullest;
 }
 
@@ -1007,6 +1020,11 @@ size_t threads_stalled(cv_stalled *out, size_t cap) {
 }
 
 /* ---- The owner's side of long blocks (threads.h) ---- */
+
+void threads_owner_watch(uint64_t threshold_ns, void (*wake)(void)) {
+    owner_wake = wake;
+    owner_threshold_ns = threshold_ns;
+}
 
 size_t threads_blocks(cv_block *out, size_t cap) {
     size_t n = 0;

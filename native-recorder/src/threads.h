@@ -251,6 +251,10 @@ typedef struct {
 size_t threads_stalled(cv_stalled *out, size_t cap);
 
 /* ---- The owner's side of long blocks (sampler.h, ownerside.h) ---- */
+/* Before the drain thread starts: at each pass the drain calls wake() (on its own thread, after
+ * the pass) when some thread's newest record kept is a block (ENTER, lock PARK) at least
+ * threshold_ns old that was not sampled yet: the sampler sleeps until then. */
+void threads_owner_watch(uint64_t threshold_ns, void (*wake)(void));
 /* Live threads whose newest record is an ENTER, a lock PARK (FLAG_LOCK) or an ENTERED, read as
  * threads_stalled reads them: at most cap into out; returns how many there are. `sampled` says
  * whether the block is the one threads_mark_sampled named last for the thread. */
