@@ -1379,7 +1379,7 @@ uint64_t agent_now_ns(void) {
 static void fill_source(cv_snapshot_source *src) {
     memset(src, 0, sizeof(*src));
     src->jvmti = g_cv.jvmti;
-    src->agent_version = CV_VERSION;
+    src->agent_version = g_cv.config.version[0] ? g_cv.config.version : "unknown";
     src->options = g_cv.config.options;
     src->id_cache = g_cv.id_cache ? "on"
                     : g_cv.config.id_cache == 0 ? "off: option idcache=off"

@@ -16,8 +16,6 @@
 #include "buf.h"
 #include "snapshot.h"
 
-#define CV_VERSION "0.1.0"
-
 typedef struct {
     uint32_t buffer_bytes;    /* per-thread ring size */
     uint64_t memory_cap;      /* rings + tables */
@@ -40,6 +38,8 @@ typedef struct {
     char     repository[1024]; /* directory the history's chunks are written to as files; "" none */
     uint64_t owner_stacks_ns; /* the owner's side of blocks this long (sampler.h); 0: off (option ownerstacks) */
     char     options[1024];   /* the option text in effect, for INFO */
+    char     version[64];     /* Convoy's version, from the Java side (the Maven project's), for
+                                 INFO agent.version; "" unknown */
 } cv_config;
 
 /* From JNI_OnLoad: obtains the JVMTI environment. Without it (JVMTI 1.2 unavailable)

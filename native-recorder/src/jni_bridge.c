@@ -52,7 +52,7 @@ Java_dev_convoy_agent_NativeRecorder_start0(JNIEnv *jni, jclass cls, jint buffer
                                             jint vthread_events, jboolean timing, jint stack_capture,
                                             jint id_cache, jint stack_cache, jboolean held_refs,
                                             jlong max_size, jlong max_age_ns, jstring repository,
-                                            jstring options, jlong owner_stacks_ns) {
+                                            jstring options, jstring version, jlong owner_stacks_ns) {
     (void)cls;
     cv_config c;
     memset(&c, 0, sizeof(c));
@@ -88,6 +88,12 @@ Java_dev_convoy_agent_NativeRecorder_start0(JNIEnv *jni, jclass cls, jint buffer
         if (!s) return; /* OutOfMemoryError pending */
         strncpy(c.options, s, sizeof(c.options) - 1);
         (*jni)->ReleaseStringUTFChars(jni, options, s);
+    }
+    if (version) {
+        const char *v = (*jni)->GetStringUTFChars(jni, version, NULL);
+        if (!v) return; /* OutOfMemoryError pending */
+        strncpy(c.version, v, sizeof(c.version) - 1);
+        (*jni)->ReleaseStringUTFChars(jni, version, v);
     }
     cv_error err;
     memset(&err, 0, sizeof(err));
@@ -404,7 +410,8 @@ JNIEXPORT void JNICALL Java_dev_convoy_agent_NativeRecorder_closeDirectory0(JNIE
  * also checks every signature against NativeRecorder's declarations. */
 static int register_natives(JNIEnv *jni) {
     static const JNINativeMethod methods[] = {
-        {"start0", "(IJIZZZIZIIIZJJLjava/lang/String;Ljava/lang/String;J)V", (void *)Java_dev_convoy_agent_NativeRecorder_start0},
+        {"start0", "(IJIZZZIZIIIZJJLjava/lang/String;Ljava/lang/String;Ljava/lang/String;J)V",
+         (void *)Java_dev_convoy_agent_NativeRecorder_start0},
         {"setRecording0", "(Z)V", (void *)Java_dev_convoy_agent_NativeRecorder_setRecording0},
         {"isRecording0", "()Z", (void *)Java_dev_convoy_agent_NativeRecorder_isRecording0},
         {"setReleasers0", "(I)I", (void *)Java_dev_convoy_agent_NativeRecorder_setReleasers0},

@@ -42,21 +42,44 @@ public final class Chains {
     public record Row(List<String> classes, long count, long totalNs, Chain longest) {
     }
 
-    private final List<Chain> chains;
+    private final List<Row> rows;
 
-    private Chains(List<Chain> chains) {
-        this.chains = List.copyOf(chains);
+    private Chains(List<Row> rows) {
+        this.rows = List.copyOf(rows);
     }
 
-    /** The chains of a recording. */
+    /** The chains of a recording, grouped. */
     public static Chains of(Recording r) {
         return of(r, ContentionIndex.of(r));
     }
 
-    /** The chains of an index's recording. */
+    /** The chains of an index's recording, grouped (no chain is kept but each group's longest). */
     public static Chains of(Recording r, ContentionIndex x) {
-        InteractionTable in = x.interactions();
+        Map<List<String>, long[]> sums = new LinkedHashMap<>();
+        Map<List<String>, Chain> longest = new LinkedHashMap<>();
+        walk(r, x, c -> {
+            long[] v = sums.computeIfAbsent(c.classes(), k -> new long[2]);
+            v[0]++;
+            v[1] += c.durationNs();
+            longest.merge(c.classes(), c, (a, b) -> b.durationNs() > a.durationNs() ? b : a);
+        });
+        List<Row> out = new ArrayList<>();
+        sums.forEach((k, v) -> out.add(new Row(k, v[0], v[1], longest.get(k))));
+        out.sort(Comparator.comparingLong((Row w) -> -w.totalNs()).thenComparingLong(w -> -w.count())
+                .thenComparing(w -> String.join(" ", w.classes())));
+        return new Chains(out);
+    }
+
+    /** Every chain of a recording, in ring and block order (one object each: for tests and small recordings). */
+    public static List<Chain> all(Recording r) {
         List<Chain> out = new ArrayList<>();
+        walk(r, ContentionIndex.of(r), out::add);
+        return out;
+    }
+
+    private static void walk(Recording r, ContentionIndex x, java.util.function.Consumer<Chain> sink) {
+        InteractionTable in = x.interactions();
+        Map<String, List<String>> classPaths = new java.util.HashMap<>(); // one list per path, shared
         for (int k = 0; k < x.rings(); k++) {
             IntervalTable g = x.intervals(k);
             if (g.thread().isSystem()) {
@@ -108,10 +131,10 @@ public final class Chains {
                     String c = Blockers.className(r, monitors.get(i), parks.get(i));
                     classes.add(c.isEmpty() ? MonitorStatistics.UNKNOWN_CLASS : c);
                 }
-                out.add(new Chain(threads, List.copyOf(monitors), classes, from, to, exact));
+                List<String> shared = classPaths.computeIfAbsent(String.join("\n", classes), p -> List.copyOf(classes));
+                sink.accept(new Chain(threads, List.copyOf(monitors), shared, from, to, exact));
             }
         }
-        return new Chains(out);
     }
 
     /** A BLOCKED interval of a ring that overlaps {@code [from, to]}, the one covering most of it; -1 if none. */
@@ -133,25 +156,8 @@ public final class Chains {
         return best;
     }
 
-    /** Every chain, in ring and block order. */
-    public List<Chain> all() {
-        return chains;
-    }
-
     /** The chains grouped by the classes of their locks: most time first, then most chains, then classes. */
     public List<Row> rows() {
-        Map<List<String>, long[]> sums = new LinkedHashMap<>();
-        Map<List<String>, Chain> longest = new LinkedHashMap<>();
-        for (Chain c : chains) {
-            long[] v = sums.computeIfAbsent(c.classes(), k -> new long[2]);
-            v[0]++;
-            v[1] += c.durationNs();
-            longest.merge(c.classes(), c, (a, b) -> b.durationNs() > a.durationNs() ? b : a);
-        }
-        List<Row> out = new ArrayList<>();
-        sums.forEach((k, v) -> out.add(new Row(k, v[0], v[1], longest.get(k))));
-        out.sort(Comparator.comparingLong((Row w) -> -w.totalNs()).thenComparingLong(w -> -w.count())
-                .thenComparing(w -> String.join(" ", w.classes())));
-        return out;
+        return rows;
     }
 }

@@ -17,7 +17,7 @@ import java.util.Set;
  * {@code java dev.convoy.cli.Convert FILE --format F [-o OUT]}, F one of {@link Output#names()}.
  *
  * <p>Without {@code -o} the output goes next to FILE, FILE's extension replaced by the
- * format's suffix ({@code .json}, {@code .trcxml}, {@code .meta.csv}+{@code .events.csv},
+ * format's suffix ({@code .json}, {@code .trcxml}, {@code .meta.csv}+{@code .events.csv}+{@code .losses.csv},
  * {@code .cvysnap}). Prints the files written, one a line, on stdout. Exit codes:
  * 0 done, 1 unreadable or corrupt input or write failure (one line naming the file, and the
  * byte offset for a corrupt snapshot; {@code --debug} adds the stack trace of an internal
@@ -35,7 +35,8 @@ public final class Convert {
             + " [-o OUT] [--since D | --from T --to T] [--idle-rules FILE]\n"
             + "  FILE          a Convoy binary snapshot, or a repository folder (option repository)\n"
             + "  --format F    output format (" + Output.names() + ")\n"
-            + "  -o OUT        output path (csv: base of OUT.meta.csv and OUT.events.csv);\n"
+            + "  -o OUT        output path (csv: base of OUT.meta.csv, OUT.events.csv and\n"
+            + "                OUT.losses.csv; csv-ext: OUT.events-ext.csv in place of OUT.events.csv);\n"
             + "                default: FILE without its extension plus the format's suffix\n"
             + CommandLine.WINDOW_USAGE
             + CommandLine.IDLE_USAGE

@@ -38,7 +38,7 @@ import java.util.regex.Pattern;
  * renamed over its destination; then the directory is forced to disk, so a committed file
  * survives a power loss whole or not at all.
  *
- * <p>A group of files (the CSV pair) is committed only when all were written; its first
+ * <p>A group of files (the CSV files) is committed only when all were written; its first
  * file is its commit mark: the group's existing files are removed first (the mark first),
  * then the others are renamed into place and the mark last. So the files of two groups never
  * sit side by side, and a group whose mark is present is complete.

@@ -4,9 +4,9 @@ import dev.convoy.analysis.Blockers;
 import dev.convoy.analysis.MonitorOwnership;
 import dev.convoy.model.ClassInfo;
 import dev.convoy.model.Event;
-import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
 import dev.convoy.model.LineEntry;
+import dev.convoy.model.Loss;
 import dev.convoy.model.MethodInfo;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
@@ -18,7 +18,6 @@ import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -26,10 +25,13 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The CSV meta log and event log of {@code schema/csv-log-format.md}.
+ * The CSV meta log and event log of {@code schema/csv-log-format.md}: the JVMTI backend's
+ * CSV log specification, its grammar and event set; Convoy's extended event log; the losses
+ * file.
  *
- * <p>For output path {@code P} (a trailing {@code .csv} removed) writes {@code P.meta.csv}
- * and {@code P.events.csv}, both committed together. Method ids are the jmethodID as 16
+ * <p>For output path {@code P} (a trailing {@code .csv} removed) writes {@code P.meta.csv},
+ * {@code P.events.csv} (or {@code P.events-ext.csv}) and {@code P.losses.csv}, committed
+ * together. Method ids are the jmethodID as 16
  * uppercase hex digits in both files; thread and object fields are identity hash codes as
  * 8 uppercase hex digits ({@code 00000000} when the object is not described); times are
  * seconds since recording start with 9 fraction digits; locations are uppercase hex
@@ -37,9 +39,16 @@ import java.util.Set;
  * percent-encoded ({@code %25 %2C %0D %0A}). Lines end with LF. Contention analysis
  * events give ObjectNotify, ObjectNotifyAll, ThreadStart, ThreadJoin, ThreadJoined,
  * ThreadSleep and ThreadSlept; the inner waits of a join give no ObjectWait/ObjectWaited.
- * Parks give ThreadPark (with the exact exclusive owner of a lock acquisition and the lock
- * flag), ThreadParked and ThreadUnpark. A MonitorContendedEnter whose owner is known is
- * followed by a MonitorOwner line saying whether that owner is exact, none or inferred.
+ * A park on a blocker is written as the specification's events, as the TPTP output writes
+ * it: a lock's park as MonitorContendedEnter (with the lock's exact exclusive owner) and
+ * MonitorContendedEntered, any other as ObjectWait and ObjectWaited.
+ *
+ * <p>The extended event log ({@link #writeEvents(Recording, OutputStream, boolean)}) has every
+ * line of the specification's log, in the same order, and Convoy's own lines among them: a
+ * MonitorOwner line after each MonitorContendedEnter whose owner is known (exact, none or
+ * inferred), a ThreadPark or ThreadParked line after the lines of each PARK or PARKED (or
+ * alone, for a park without a blocker or a PARKED whose PARK was lost), a ThreadUnpark line
+ * per UNPARK. The losses file ({@link #writeLosses}) lists what was lost.
  */
 public final class CsvLogWriter {
 
@@ -51,6 +60,16 @@ public final class CsvLogWriter {
     /** {@code P.events.csv} for output path P (a trailing ".csv" of P removed first): {@link Output#files}. */
     public static Path eventsPath(Path out) {
         return Output.files(Output.select(Output.CSV), out).get(Output.CSV_EVENTS);
+    }
+
+    /** {@code P.events-ext.csv} for output path P (a trailing ".csv" of P removed first): {@link Output#files}. */
+    public static Path extendedEventsPath(Path out) {
+        return Output.files(Output.select(Output.CSV_EXT), out).get(Output.CSV_EVENTS_EXT);
+    }
+
+    /** {@code P.losses.csv} for output path P (a trailing ".csv" of P removed first): {@link Output#files}. */
+    public static Path lossesPath(Path out) {
+        return Output.files(Output.select(Output.CSV), out).get(Output.CSV_LOSSES);
     }
 
     /** Percent-encodes {@code % , CR LF}: the documented escaping of text fields. */
@@ -132,30 +151,35 @@ public final class CsvLogWriter {
     }
 
     /**
+     * Writes the specification's event log: {@link #writeEvents(Recording, OutputStream, boolean)}
+     * without the extension's lines.
+     */
+    public void writeEvents(Recording r, OutputStream os) throws IOException {
+        writeEvents(r, os, false);
+    }
+
+    /**
      * Writes the event log in time order: lines ordered by time, ties by ring (file order),
      * then within a ring ThreadStarted, the records in ring order, ThreadEnded. Streamed from
      * the merged order of {@link Recording#events()}; state per ring and per monitor only.
+     *
+     * @param extended with Convoy's own lines (MonitorOwner, ThreadPark, ThreadParked,
+     *                 ThreadUnpark) among the specification's; without them the file is the
+     *                 extended one with those lines left out
      */
-    public void writeEvents(Recording r, OutputStream os) throws IOException {
+    public void writeEvents(Recording r, OutputStream os, boolean extended) throws IOException {
         MonitorOwnership.Tracker owners = new MonitorOwnership.Tracker(r);
-        Map<Long, RecordedThread> byJavaId = Blockers.threadsByJavaId(r);
         RingState rings = new RingState(r);
-        long start = r.startMonotonicNs();
+        Lines lines = new Lines(r, extended);
         List<RecordedThread> threads = r.threads();
-        int n = threads.size();
-        String[] th = new String[n];
-        for (int k = 0; k < n; k++) {
-            th[k] = hash(r.identityHash(threads.get(k).threadObject()));
-        }
+        long start = r.startMonotonicNs();
         // ThreadStarted / ThreadEnded lines by (time, ring)
         long[] starts = RingState.marks(r, t -> !t.isSystem() && !t.isLate(), RecordedThread::startNs);
         long[] ends = RingState.marks(r, t -> !t.isSystem() && t.isEnded() && t.endNs() != 0, RecordedThread::endNs);
         int si = 0;
         int ei = 0;
-        Map<Integer, String> stacks = new java.util.HashMap<>();
-        Map<Long, String> monitors = new java.util.HashMap<>();
         Writer w = new java.io.BufferedWriter(new OutputStreamWriter(os, StandardCharsets.UTF_8), 1 << 16);
-        StringBuilder sb = new StringBuilder(256);
+        StringBuilder sb = lines.sb;
         java.util.Iterator<Event> it = r.events().iterator();
         Event e = it.hasNext() ? it.next() : null;
         int ek = e == null ? -1 : rings.index(e.thread());
@@ -188,125 +212,146 @@ public final class CsvLogWriter {
             if (pick == 0) {
                 int k = RingState.ring(starts, si++);
                 RecordedThread t = threads.get(k);
-                sb.append(Text.seconds(t.startNs() - start)).append(",ThreadStarted,").append(th[k]).append(',')
-                        .append(escape(t.displayName()));
+                sb.append(Text.seconds(t.startNs() - start)).append(",ThreadStarted,").append(lines.th[k]).append(',')
+                        .append(escape(t.displayName())).append('\n');
             } else if (pick == 2) {
                 int k = RingState.ring(ends, ei++);
-                sb.append(Text.seconds(threads.get(k).endNs() - start)).append(",ThreadEnded,").append(th[k]);
+                sb.append(Text.seconds(threads.get(k).endNs() - start)).append(",ThreadEnded,").append(lines.th[k])
+                        .append('\n');
             } else {
                 MonitorOwnership.Owner mo = owners.next(e);
-                RecordedThread owner = mo == null ? null : mo.thread();
                 boolean inner = rings.next(e); // the inner wait of Thread.join: ThreadJoin/ThreadJoined stand for it
                 if (!e.thread().isSystem() && !inner) {
-                    if (e.type() == EventType.PARK && (e.flags() & SnapshotFormat.FLAG_LOCK) != 0) {
-                        RecordedThread o = e.arg2() >= 0 ? byJavaId.get(e.arg2()) : null;
-                        owner = o == e.thread() ? null : o; // exact, from the record
-                    }
-                    line(sb, r, e, th[ek], owner, stacks, monitors, start);
-                    if (mo != null && sb.length() > 0) { // how the owner of the enter is known: its MonitorOwner line
-                        sb.append('\n').append(Text.seconds(e.ts() - start)).append(",MonitorOwner,").append(th[ek])
-                                .append(',').append(monitors.get(e.obj())).append(',')
-                                .append(owner == null ? "00000000" : hash(r.identityHash(owner.threadObject())))
-                                .append(',').append(mo.kind()).append(",0");
-                    }
+                    lines.event(e, lines.th[ek], mo, rings.begin);
                 }
                 e = it.hasNext() ? it.next() : null;
                 ek = e == null ? -1 : rings.index(e.thread());
             }
-            if (sb.length() > 0) {
-                sb.append('\n');
-                w.append(sb);
-            }
+            w.append(sb);
         }
         w.flush();
     }
 
-    private static void line(StringBuilder sb, Recording r, Event e, String th, RecordedThread owner,
-                             Map<Integer, String> stacks, Map<Long, String> monitors, long start) {
-        String kind;
-        boolean mon = true;
-        int tail; // 0: ",0"  1: the stack  2: owner, stack  3: owner, lock flag, stack
-        switch (e.type()) {
-            case MONITOR_ENTER -> {
-                kind = "MonitorContendedEnter";
-                tail = 2;
-            }
-            case MONITOR_ENTERED -> {
-                kind = "MonitorContendedEntered";
-                tail = 0;
-            }
-            case MONITOR_WAIT -> {
-                kind = "ObjectWait";
-                tail = 1;
-            }
-            case MONITOR_WAITED -> {
-                kind = "ObjectWaited";
-                tail = 0;
-            }
-            case NOTIFY -> {
-                kind = "ObjectNotify";
-                tail = 1;
-            }
-            case NOTIFY_ALL -> {
-                kind = "ObjectNotifyAll";
-                tail = 1;
-            }
-            case START_CALL -> {
-                kind = "ThreadStart";
-                tail = 1;
-            }
-            case JOIN -> {
-                kind = "ThreadJoin";
-                tail = 1;
-            }
-            case JOINED -> {
-                kind = "ThreadJoined";
-                tail = 0;
-            }
-            case SLEEP -> {
-                kind = "ThreadSleep";
-                mon = false;
-                tail = 1;
-            }
-            case SLEPT -> {
-                kind = "ThreadSlept";
-                mon = false;
-                tail = 0;
-            }
-            case PARK -> {
-                kind = "ThreadPark";
-                tail = 3;
-            }
-            case PARKED -> {
-                kind = "ThreadParked";
-                tail = 0;
-            }
-            case UNPARK -> {
-                kind = "ThreadUnpark"; // the target Thread object in the object field
-                tail = 0;
-            }
-            // thread start/end come from the ring; GC, interrupt calls, THREAD_INTERRUPTED
-            // and unknown types have no line in the format
-            default -> {
-                return;
+    /** The lines of one record, appended to {@link #sb}: the specification's, then (extended) Convoy's. */
+    private static final class Lines {
+        final Recording r;
+        final boolean extended;
+        final long start;
+        final Map<Long, RecordedThread> byJavaId;
+        /** Per ring position, the hash of its Thread object. */
+        final String[] th;
+        final Map<Integer, String> stacks = new java.util.HashMap<>();
+        final Map<Long, String> objects = new java.util.HashMap<>();
+        final StringBuilder sb = new StringBuilder(256);
+
+        Lines(Recording r, boolean extended) {
+            this.r = r;
+            this.extended = extended;
+            this.start = r.startMonotonicNs();
+            this.byJavaId = Blockers.threadsByJavaId(r);
+            List<RecordedThread> threads = r.threads();
+            th = new String[threads.size()];
+            for (int k = 0; k < th.length; k++) {
+                th[k] = hash(r.identityHash(threads.get(k).threadObject()));
             }
         }
-        sb.append(Text.seconds(e.ts() - start)).append(',').append(kind).append(',').append(th).append(',');
-        if (mon) {
-            sb.append(monitors.computeIfAbsent(e.obj(), o -> hash(r.identityHash(o)))).append(',');
+
+        /**
+         * The lines of a record of a thread ({@code th} its hash): {@code mo} the owner at a
+         * MONITOR_ENTER, {@code begin} the PARK of a PARKED (null when not known).
+         */
+        void event(Event e, String th, MonitorOwnership.Owner mo, Event begin) {
+            switch (e.type()) {
+                case MONITOR_ENTER -> {
+                    String owner = mo == null || mo.thread() == null ? NONE : thread(mo.thread());
+                    head(e, "MonitorContendedEnter", th).object(e).field(owner).stack(e);
+                    if (extended && mo != null) { // how the owner is known
+                        head(e, "MonitorOwner", th).object(e).field(owner).field(mo.kind()).noStack();
+                    }
+                }
+                case MONITOR_ENTERED -> head(e, "MonitorContendedEntered", th).object(e).noStack();
+                case MONITOR_WAIT -> head(e, "ObjectWait", th).object(e).stack(e);
+                case MONITOR_WAITED -> head(e, "ObjectWaited", th).object(e).noStack();
+                case NOTIFY -> head(e, "ObjectNotify", th).object(e).stack(e);
+                case NOTIFY_ALL -> head(e, "ObjectNotifyAll", th).object(e).stack(e);
+                case START_CALL -> head(e, "ThreadStart", th).object(e).stack(e);
+                case JOIN -> head(e, "ThreadJoin", th).object(e).stack(e);
+                case JOINED -> head(e, "ThreadJoined", th).object(e).noStack();
+                case SLEEP -> head(e, "ThreadSleep", th).stack(e);
+                case SLEPT -> head(e, "ThreadSlept", th).noStack();
+                case PARK -> {
+                    boolean lock = (e.flags() & SnapshotFormat.FLAG_LOCK) != 0;
+                    String owner = NONE;
+                    if (lock) { // exact, from the record
+                        RecordedThread o = e.arg2() >= 0 ? byJavaId.get(e.arg2()) : null;
+                        owner = o == null || o == e.thread() ? NONE : thread(o);
+                    }
+                    if (e.obj() != 0 && lock) { // a lock's park: a contended enter of the lock
+                        head(e, "MonitorContendedEnter", th).object(e).field(owner).stack(e);
+                        if (extended) {
+                            head(e, "MonitorOwner", th).object(e).field(owner).field(e.arg2() < 0 ? "none" : "exact")
+                                    .noStack();
+                        }
+                    } else if (e.obj() != 0) { // a condition, a queue, a latch: a wait on the blocker
+                        head(e, "ObjectWait", th).object(e).stack(e);
+                    }
+                    if (extended) {
+                        head(e, "ThreadPark", th).object(e).field(owner).field(lock ? "1" : "0")
+                                .field(Long.toString(Math.max(0, e.arg()))).stack(e);
+                    }
+                }
+                case PARKED -> {
+                    if (e.obj() != 0 && begin != null) { // a PARKED whose PARK was lost: lock or wait is not known
+                        head(e, (begin.flags() & SnapshotFormat.FLAG_LOCK) != 0 ? "MonitorContendedEntered"
+                                : "ObjectWaited", th).object(e).noStack();
+                    }
+                    if (extended) {
+                        head(e, "ThreadParked", th).object(e).field(e.timedOut() ? "1" : "0")
+                                .field((e.flags() & SnapshotFormat.FLAG_INTERRUPTED) != 0 ? "1" : "0").noStack();
+                    }
+                }
+                case UNPARK -> {
+                    if (extended) { // the target Thread object in the object field
+                        head(e, "ThreadUnpark", th).object(e).noStack();
+                    }
+                }
+                // thread start/end come from the ring; GC, interrupt calls, THREAD_INTERRUPTED
+                // and unknown types have no line in the format
+                default -> {
+                }
+            }
         }
-        if (tail >= 2) {
-            sb.append(owner == null ? "00000000" : hash(r.identityHash(owner.threadObject()))).append(',');
+
+        Lines head(Event e, String name, String th) {
+            sb.append(Text.seconds(e.ts() - start)).append(',').append(name).append(',').append(th);
+            return this;
         }
-        if (tail == 3) {
-            sb.append((e.flags() & SnapshotFormat.FLAG_LOCK) != 0 ? '1' : '0').append(',');
+
+        Lines object(Event e) {
+            return field(objects.computeIfAbsent(e.obj(), o -> hash(r.identityHash(o))));
         }
-        if (tail == 0) {
-            sb.append('0');
-        } else {
-            sb.append(stacks.computeIfAbsent(e.stackId(), id -> stack(r, id)));
+
+        Lines field(String v) {
+            sb.append(',').append(v);
+            return this;
+        }
+
+        String thread(RecordedThread t) {
+            return hash(r.identityHash(t.threadObject()));
+        }
+
+        void stack(Event e) {
+            sb.append(',').append(stacks.computeIfAbsent(e.stackId(), id -> CsvLogWriter.stack(r, id))).append('\n');
+        }
+
+        /** An event with no stack recorded: depth 0. */
+        void noStack() {
+            sb.append(",0\n");
         }
     }
+
+    /** The thread or object field of none or unknown. */
+    private static final String NONE = "00000000";
 
     private static String stack(Recording r, int stackId) {
         List<Frame> frames = r.frames(stackId);
@@ -315,5 +360,40 @@ public final class CsvLogWriter {
             sb.append(',').append(methodId(f.methodId())).append(',').append(hex(f.location()));
         }
         return sb.toString();
+    }
+
+    /**
+     * Writes the losses file: a {@code Records} line with the totals, then a {@code Loss} line
+     * per loss of a thread's records (rings in file order, each ring's in time order) and one
+     * without a thread per total not tied to a ring (records of threads the recording no longer
+     * holds, dropped, torn).
+     */
+    public void writeLosses(Recording r, OutputStream os) throws IOException {
+        Writer w = new java.io.BufferedWriter(new OutputStreamWriter(os, StandardCharsets.UTF_8));
+        long overwritten = r.recordsOverwritten();
+        long aged = r.recordsAged();
+        long dropped = Math.max(0, r.recordsDropped());
+        long torn = Math.max(0, r.recordsTorn());
+        w.write("Records," + r.recordsWritten() + "," + (overwritten + aged + dropped + torn) + "," + overwritten + ","
+                + aged + "," + dropped + "," + torn + "\n");
+        long start = r.startMonotonicNs();
+        for (RecordedThread t : r.threads()) {
+            for (Loss l : t.losses()) {
+                w.write("Loss," + hash(r.identityHash(t.threadObject())) + "," + escape(t.displayName()) + ","
+                        + l.kindName() + "," + Text.seconds(l.fromNs() - start) + "," + Text.seconds(l.toNs() - start)
+                        + "," + l.records() + "\n");
+            }
+        }
+        String whole = "," + Text.seconds(0) + "," + Text.seconds(r.snapshotMonotonicNs() - start) + ",";
+        long[] beyond = {overwritten - r.lostRecords(SnapshotFormat.LOSS_OVERWRITTEN),
+            aged - r.lostRecords(SnapshotFormat.LOSS_AGED), dropped, torn};
+        String[] kinds = {Loss.kindName(SnapshotFormat.LOSS_OVERWRITTEN), Loss.kindName(SnapshotFormat.LOSS_AGED),
+            "dropped", "torn"};
+        for (int i = 0; i < beyond.length; i++) {
+            if (beyond[i] > 0) {
+                w.write("Loss," + NONE + ",," + kinds[i] + whole + beyond[i] + "\n");
+            }
+        }
+        w.flush();
     }
 }

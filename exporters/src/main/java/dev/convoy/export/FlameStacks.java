@@ -5,7 +5,6 @@ import dev.convoy.analysis.Blockers;
 import dev.convoy.analysis.IntervalTable;
 import dev.convoy.analysis.MonitorStatistics;
 import dev.convoy.model.Frame;
-import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.model.StackTrace;
 import java.io.BufferedWriter;
@@ -51,7 +50,7 @@ import java.util.TreeMap;
  * whole run's totals (SECTION_TOTALS), the time comes from them instead ({@link #wholeRun()}): the
  * blocks, waits and parks that ended since the recording began, by the stack of their begin event,
  * waits on a {@code Thread} object (joins) left out as above; what was still blocked at the
- * snapshot is not in them.
+ * snapshot is not in them. Both are read by {@link ContentionTime}, as for the pprof output.
  */
 public final class FlameStacks {
     /** The first frame of blocked time. */
@@ -89,72 +88,21 @@ public final class FlameStacks {
 
     /** The blocked and waited time of a recording's Java threads per folded stack. */
     public static FlameStacks of(Recording r) {
-        long snapshot = r.snapshotMonotonicNs();
         // Summed per (class, state, stack id) first; then stacks that read the same (they
         // differ in line numbers only) merge in the folded text.
-        Map<String, Integer> classIndex = new HashMap<>();
-        List<String> classNames = new ArrayList<>();
-        Map<Long, Integer> monitorClass = new HashMap<>();
-        Map<Long, Integer> blockerClass = new HashMap<>();
         Map<Long, long[]> byKey = new HashMap<>();
-        boolean wholeRun = !r.totals().isEmpty() && (r.recordsAged() > 0 || r.historyFromNs() >= 0);
-        dev.convoy.model.IdleRules.Classifier idle = r.idleRules().classifier(r);
-        if (wholeRun) {
-            for (dev.convoy.model.Total total : r.totals()) {
-                boolean park = total.kind() == dev.convoy.snapshot.SnapshotFormat.TOTAL_PARKED
-                        || total.kind() == dev.convoy.snapshot.SnapshotFormat.TOTAL_PARKED_LOCK;
-                boolean blocked = total.kind() == dev.convoy.snapshot.SnapshotFormat.TOTAL_BLOCKED
-                        || total.kind() == dev.convoy.snapshot.SnapshotFormat.TOTAL_PARKED_LOCK;
-                dev.convoy.model.ObjectInfo o = r.objects().get(total.object());
-                if (!park && o != null && o.kind() == dev.convoy.snapshot.SnapshotFormat.OBJ_THREAD) {
-                    continue; // a join's waits, as in the intervals
-                }
-                Integer cls = (park ? blockerClass : monitorClass).computeIfAbsent(total.object(), m -> {
-                    String c = Blockers.className(r, m, park);
-                    String name = c.isEmpty() ? MonitorStatistics.UNKNOWN_CLASS : c;
-                    return classIndex.computeIfAbsent(name, k -> {
-                        classNames.add(k);
-                        return classNames.size() - 1;
-                    });
-                });
-                RecordedThread owner = r.threadByRingId(total.ringId()).orElse(null);
-                int state = blocked ? IntervalTable.BLOCKED
-                        : owner != null ? (idle.isIdle(owner, total.stackId()) ? IDLE_STATE : IntervalTable.WAITING)
-                        : idle.isIdleStack(total.stackId()) ? IDLE_STATE : IntervalTable.WAITING;
-                long key = ((long) cls << 34) | ((long) state << 32) | (total.stackId() & 0xffff_ffffL);
-                byKey.computeIfAbsent(key, k -> new long[1])[0] += total.totalNs();
-            }
-        }
-        for (RecordedThread t : wholeRun ? List.<RecordedThread>of() : r.javaThreads()) {
-            IntervalTable g = IntervalTable.of(r, t, snapshot);
-            for (int iv = 0, n = g.count(); iv < n; iv++) {
-                int state = g.kind(iv);
-                if (state != IntervalTable.BLOCKED && state != IntervalTable.WAITING) {
-                    continue;
-                }
-                boolean park = g.isPark(iv);
-                Integer cls = (park ? blockerClass : monitorClass).computeIfAbsent(g.monitor(iv), m -> {
-                    String c = Blockers.className(r, m, park);
-                    String name = c.isEmpty() ? MonitorStatistics.UNKNOWN_CLASS : c;
-                    return classIndex.computeIfAbsent(name, k -> {
-                        classNames.add(k);
-                        return classNames.size() - 1;
-                    });
-                });
-                int stack = t.stackId(g.begin(iv));
-                if (state == IntervalTable.WAITING && idle.isIdle(t, stack)) {
-                    state = IDLE_STATE;
-                }
-                long key = ((long) cls << 34) | ((long) state << 32) | (stack & 0xffff_ffffL);
-                byKey.computeIfAbsent(key, k -> new long[1])[0] += g.endNs(iv) - g.startNs(iv);
-            }
-        }
+        ContentionTime time = ContentionTime.read(r, (ringId, thread, cls, blocked, idle, park, stackId, count, ns) -> {
+            int state = blocked ? IntervalTable.BLOCKED : idle ? IDLE_STATE : IntervalTable.WAITING;
+            long key = ((long) cls << 34) | ((long) state << 32) | (stackId & 0xffff_ffffL);
+            byKey.computeIfAbsent(key, k -> new long[1])[0] += ns;
+        });
+        boolean wholeRun = time.isWholeRun();
         Map<Integer, String[]> stackFrames = new HashMap<>();
         Map<Integer, String> stackText = new HashMap<>();
         Map<Long, String> methodText = new HashMap<>();
-        List<String> classText = new ArrayList<>(classNames.size());
-        for (String c : classNames) {
-            classText.add(escape(c));
+        List<String> classText = new ArrayList<>(time.classCount());
+        for (int c = 0; c < time.classCount(); c++) {
+            classText.add(escape(time.className(c)));
         }
         SortedMap<String, Long> folded = new TreeMap<>();
         Map<String, String[]> framesOf = new HashMap<>();

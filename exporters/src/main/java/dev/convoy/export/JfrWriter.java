@@ -9,6 +9,7 @@ import dev.convoy.analysis.MonitorOwnership;
 import dev.convoy.analysis.PathTable;
 import dev.convoy.analysis.ThreadStates;
 import dev.convoy.export.jfr.ChunkWriter;
+import dev.convoy.export.jfr.JdkTypes;
 import dev.convoy.export.jfr.Metadata;
 import dev.convoy.export.jfr.Metadata.Field;
 import dev.convoy.export.jfr.Metadata.Type;
@@ -29,13 +30,13 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
 
 /**
  * A JFR recording (one chunk) of a Convoy recording, encoded by Convoy's own chunk writer
- * ({@link dev.convoy.export.jfr}), in the JDK's own event types and field names so that JMC,
- * the JDK's {@code jfr} tool and {@code jdk.jfr.consumer} read it without knowing Convoy
- * ({@code docs/formats.md}, "JFR").
+ * ({@link dev.convoy.export.jfr}), in the JDK's own event types, declared as the recordings of
+ * the recorded JDK declare them ({@link JdkTypes}, by {@link #recordedFeature}), so that JMC,
+ * the JDK's {@code jfr} tool and {@code jdk.jfr.consumer} read and show it as they do the JDK's
+ * own recordings ({@code docs/formats.md}, "JFR").
  *
  * <p>One JFR event per interval of {@link ContentionIndex} (a begin record and its end):
  * {@code jdk.JavaMonitorEnter}, {@code jdk.JavaMonitorWait}, {@code jdk.ThreadPark},
@@ -44,19 +45,24 @@ import java.util.function.Consumer;
  * gives ThreadStarted and ThreadEnded); {@code dev.convoy.Notify} and {@code dev.convoy.Unpark}
  * per call; {@code dev.convoy.Interaction} per interaction of contention analysis and
  * {@code dev.convoy.CriticalPath} per segment of the critical path; {@code dev.convoy.DataLoss} per
- * loss of a thread's records (and for the records lost without a thread). An interval still open at
- * snapshot time ends at the snapshot and has {@code unfinished = true}. A previous owner is
- * {@code previousOwner} only where exact; an inferred one is Convoy's {@code inferredOwner}. The
- * releaser of a handoff is the {@code eventThread} of its {@code dev.convoy.Interaction}, whose
- * {@code exact} says whether the VM recorded it (FLAG_RELEASER) or it is inferred.
+ * loss of a thread's records (and for the records lost without a thread); and, first,
+ * {@code jdk.ActiveSetting} per setting of each event type: what Convoy records (enabled,
+ * threshold 0 ns). An interval still open at snapshot time ends at the snapshot and has
+ * {@code unfinished = true}. {@code previousOwner} has the JDK's meaning, the thread that released
+ * the monitor to the entering thread, where that releaser is exact (the VM recorded it,
+ * FLAG_RELEASER: its HANDOFF interaction is exact), absent otherwise; the owner at the enter is
+ * Convoy's {@code ownerAtEnter} with {@code ownerAtEnterKind} (exact, none or inferred). Every
+ * releaser, exact or inferred, is the {@code eventThread} of a {@code dev.convoy.Interaction} of
+ * kind HANDOFF, whose {@code exact} says which.
  *
  * <p>Every field of every value is written, in its type's order ({@link ValueWriter} checks
- * it), a missing one as null (key 0, or a null string), 0 or false. Event fields come in the
- * JDK's order (startTime, duration, eventThread, stackTrace), which the JDK's parser relies on,
- * and stack frames are inline in their stack trace, as the JDK writes them. Threads, thread
- * groups, stack traces, classes, packages, methods and symbols are constants, each written
- * once and referenced by key; the strings events repeat (GC name and cause, interaction kinds,
- * critical path states) are in the string pool.
+ * it), a missing one as null (key 0, or a null string), 0 or false. An event of a JDK type has
+ * the JDK's fields in the JDK's order (startTime, [duration], [eventThread], [stackTrace] as the
+ * type has them: the JDK's parser relies on the first two), then Convoy's; stack frames are
+ * inline in their stack trace, as the JDK writes them. Threads, thread groups, stack traces,
+ * classes, packages, methods, symbols and GC names and causes are constants, each written once
+ * and referenced by key; the strings events repeat (interaction kinds, critical path states,
+ * owner kinds) are in the string pool.
  *
  * <p>Times: one tick is one nanosecond; ticks are the monotonic time since recording start
  * plus {@link #TICKS_BASE}, and the chunk's start is the recording's start (INFO
@@ -74,6 +80,28 @@ public final class JfrWriter {
 
     /** Ticks per second: one tick is one nanosecond. */
     private static final long TICKS_PER_SECOND = 1_000_000_000L;
+
+    /**
+     * The feature release of the recorded JVM (17, 25, ...), whose recordings' declarations the
+     * file follows ({@link JdkTypes}): from INFO {@code jvm.version} ({@code java.vm.version},
+     * e.g. {@code 17.0.15+6} or {@code 25+36-LTS}), else 17; at least {@link JdkTypes#LATER_FORM}
+     * when the recording has a virtual thread.
+     */
+    public static int recordedFeature(Recording r) {
+        String v = r.info().getOrDefault("jvm.version", "");
+        int n = 0;
+        int i = 0;
+        while (i < v.length() && i < 4 && Character.isDigit(v.charAt(i))) {
+            n = n * 10 + v.charAt(i++) - '0';
+        }
+        int feature = i > 0 && n > 1 ? n : 17;
+        for (RecordedThread t : r.threads()) {
+            if (t.isVirtual()) {
+                return Math.max(feature, JdkTypes.LATER_FORM); // a JVM with virtual threads declares them
+            }
+        }
+        return feature;
+    }
 
     /** Writes the recording as a JFR file to a stream, which is not closed. */
     public void write(Recording r, OutputStream out) throws IOException {
@@ -93,11 +121,9 @@ public final class JfrWriter {
         final InteractionTable in;
         final List<RecordedThread> threads;
 
-        final Metadata md = new Metadata();
-        final Type name;
-        final Type label;
+        final JdkTypes jdk;
+        final Metadata md;
         final Type description;
-        final Type timestamp;
         final Type timespan;
         final Type tThread;
         final Type tThreadGroup;
@@ -110,6 +136,8 @@ public final class JfrWriter {
         final Type tFrame;
         final Type tFrameType;
         final Type tStack;
+        final Type tGcName;
+        final Type tGcCause;
 
         final Type monitorEnter;
         final Type monitorWait;
@@ -119,11 +147,14 @@ public final class JfrWriter {
         final Type gc;
         final Type threadStart;
         final Type threadEnd;
+        final Type activeSetting;
         final Type notify;
         final Type unpark;
         final Type interaction;
         final Type criticalPath;
         final Type dataLoss;
+        /** The event types whose settings the chunk states ({@code jdk.ActiveSetting}), in declaration order. */
+        final List<Type> recorded = new java.util.ArrayList<>();
 
         final ChunkWriter chunk;
 
@@ -160,164 +191,108 @@ public final class JfrWriter {
             this.x = ContentionIndex.of(r);
             this.in = x.interactions();
             this.threads = r.threads();
-            name = annotation("jdk.jfr.Name");
-            label = annotation("jdk.jfr.Label");
-            description = annotation("jdk.jfr.Description");
-            md.annotation("jdk.jfr.ContentType");
-            timestamp = annotation("jdk.jfr.Timestamp");
-            timespan = annotation("jdk.jfr.Timespan");
-            annotation("jdk.jfr.Unsigned");
-            annotation("jdk.jfr.Category");
+            jdk = new JdkTypes(recordedFeature(r));
+            md = jdk.md;
+            description = jdk.description;
+            timespan = jdk.timespan;
             Type tString = md.stringType;
             Type tLong = md.longType;
             Type tInt = md.intType;
             Type tBoolean = md.booleanType;
-            tThreadGroup = md.constant("jdk.types.ThreadGroup");
-            tThreadGroup.field("parent", tThreadGroup);
-            tThreadGroup.field("name", tString);
-            // the JDK's java.lang.Thread fields, virtual included (JDK 21+)
-            tThread = md.constant("java.lang.Thread");
-            tThread.field("osName", tString);
-            tThread.field("osThreadId", tLong);
-            tThread.field("javaName", tString);
-            tThread.field("javaThreadId", tLong);
-            tThread.field("group", tThreadGroup);
-            tThread.field("virtual", tBoolean);
-            tSymbol = md.constant("jdk.types.Symbol");
-            tSymbol.field("string", tString);
-            tClass = md.constant("java.lang.Class");
-            tLoader = md.constant("jdk.types.ClassLoader");
-            tLoader.field("type", tClass);
-            tLoader.field("name", tSymbol);
-            tModule = md.constant("jdk.types.Module");
-            tModule.field("name", tSymbol);
-            tModule.field("version", tSymbol);
-            tModule.field("location", tSymbol);
-            tModule.field("classLoader", tLoader);
-            tPackage = md.constant("jdk.types.Package");
-            tPackage.field("name", tSymbol);
-            tPackage.field("module", tModule);
-            tPackage.field("exported", tBoolean);
-            tClass.field("classLoader", tLoader);
-            tClass.field("name", tSymbol);
-            tClass.field("package", tPackage);
-            tClass.field("modifiers", tInt);
-            tClass.field("hidden", tBoolean);
-            tMethod = md.constant("jdk.types.Method");
-            tMethod.field("type", tClass);
-            tMethod.field("name", tSymbol);
-            tMethod.field("descriptor", tSymbol);
-            tMethod.field("modifiers", tInt);
-            tMethod.field("hidden", tBoolean);
-            tFrameType = md.constant("jdk.types.FrameType");
-            tFrameType.field("description", tString);
-            // frames are inline in their stack trace, as the JDK writes them (no constant pool)
-            tFrame = md.struct("jdk.types.StackFrame");
-            tFrame.field("method", tMethod);
-            tFrame.field("lineNumber", tInt);
-            tFrame.field("bytecodeIndex", tInt);
-            tFrame.field("type", tFrameType);
-            tStack = md.constant("jdk.types.StackTrace");
-            tStack.field("truncated", tBoolean);
-            tStack.arrayField("frames", tFrame);
+            tThreadGroup = jdk.threadGroup;
+            tThread = jdk.thread;
+            tSymbol = jdk.symbol;
+            tClass = jdk.clazz;
+            tLoader = jdk.classLoader;
+            tModule = jdk.module;
+            tPackage = jdk.pkg;
+            tMethod = jdk.method;
+            tFrameType = jdk.frameType;
+            tFrame = jdk.frame;
+            tStack = jdk.stackTrace;
+            tGcName = jdk.gcName;
+            tGcCause = jdk.gcCause;
 
-            monitorEnter = event("jdk.JavaMonitorEnter", "Java Monitor Blocked",
-                    "Waiting to enter a monitor (Convoy: a contended synchronized enter)", e -> {
-                        carrierField(e);
-                        field(e, "monitorClass", tClass, "Monitor Class");
-                        field(e, "previousOwner", tThread, "Previous Monitor Owner");
-                        field(e, "address", tLong, "Monitor Address");
-                        field(e, "inferredOwner", tThread, "Inferred Owner")
-                                .annotate(description, "Convoy: the owner inferred when the VM did not record it");
-                        field(e, "unfinished", tBoolean, "Unfinished");
-                    });
-            monitorWait = event("jdk.JavaMonitorWait", "Java Monitor Wait", "Waiting on a monitor (Object.wait)", e -> {
-                carrierField(e);
-                field(e, "monitorClass", tClass, "Monitor Class");
-                field(e, "notifier", tThread, "Notifier Thread");
-                field(e, "timeout", tLong, "Timeout").annotate(timespan, "MILLISECONDS");
-                field(e, "timedOut", tBoolean, "Timed Out");
-                field(e, "address", tLong, "Monitor Address");
-                field(e, "unfinished", tBoolean, "Unfinished");
-            });
-            threadPark = event("jdk.ThreadPark", "Java Thread Park", "LockSupport.park", e -> {
-                carrierField(e);
-                field(e, "parkedClass", tClass, "Class Parked On");
-                field(e, "timeout", tLong, "Park Timeout").annotate(timespan, "NANOSECONDS");
-                field(e, "until", tLong, "Park Until").annotate(timestamp, "MILLISECONDS_SINCE_EPOCH");
-                field(e, "address", tLong, "Address of Object Parked");
-                field(e, "lock", tBoolean, "Lock Acquisition");
-                field(e, "lockOwner", tThread, "Lock Owner");
-                field(e, "timedOut", tBoolean, "Timed Out");
-                field(e, "interrupted", tBoolean, "Interrupted");
-                field(e, "unfinished", tBoolean, "Unfinished");
-            });
-            threadSleep = event("jdk.ThreadSleep", "Java Thread Sleep", "Thread.sleep", e -> {
-                carrierField(e);
-                field(e, "time", tLong, "Sleep Time").annotate(timespan, "MILLISECONDS");
-                field(e, "interrupted", tBoolean, "Interrupted");
-                field(e, "unfinished", tBoolean, "Unfinished");
-            });
-            threadJoin = event("dev.convoy.ThreadJoin", "Thread Join", "Thread.join", e -> {
-                carrierField(e);
-                field(e, "joinedThread", tThread, "Joined Thread");
-                field(e, "timeout", tLong, "Timeout").annotate(timespan, "MILLISECONDS");
-                field(e, "interrupted", tBoolean, "Interrupted");
-                field(e, "unfinished", tBoolean, "Unfinished");
-            });
-            gc = event("jdk.GarbageCollection", "Garbage Collection",
-                    "A garbage collection pause (Convoy: JVMTI GarbageCollectionStart to Finish)", e -> {
-                        field(e, "gcId", tInt, "GC Identifier");
-                        field(e, "name", tString, "Name");
-                        field(e, "cause", tString, "Cause");
-                        field(e, "sumOfPauses", tLong, "Sum of Pauses").annotate(timespan, "NANOSECONDS");
-                        field(e, "longestPause", tLong, "Longest Pause").annotate(timespan, "NANOSECONDS");
-                        field(e, "unfinished", tBoolean, "Unfinished");
-                    });
-            criticalPath = event("dev.convoy.CriticalPath", "Critical Path Segment",
-                    "One segment of the critical path (contention analysis): what the thread that held up the "
-                            + "path's end was doing", e -> {
-                        field(e, "state", tString, "State");
-                        field(e, "monitorClass", tClass, "Monitor Class");
-                        field(e, "address", tLong, "Monitor Address");
-                        field(e, "via", tString, "Reached Through")
-                                .annotate(description, "The kind of the interaction the walk followed back");
-                    });
-            threadStart = event("jdk.ThreadStart", "Java Thread Start", "A thread started", e -> {
-                field(e, "thread", tThread, "New Java Thread");
-                field(e, "parentThread", tThread, "Parent Java Thread");
-            });
-            threadEnd = event("jdk.ThreadEnd", "Java Thread End", "A thread ended",
-                    e -> field(e, "thread", tThread, "Java Thread"));
-            notify = event("dev.convoy.Notify", "Notify", "Object.notify or notifyAll", e -> {
-                field(e, "monitorClass", tClass, "Monitor Class");
-                field(e, "address", tLong, "Monitor Address");
-                field(e, "all", tBoolean, "notifyAll");
-                field(e, "woken", tInt, "Threads Woken");
-            });
-            unpark = event("dev.convoy.Unpark", "Unpark", "LockSupport.unpark",
-                    e -> field(e, "target", tThread, "Unparked Thread"));
-            interaction = event("dev.convoy.Interaction", "Interaction",
+            // the JDK's types, their fields as the JDK declares them, then Convoy's
+            monitorEnter = recorded(jdk.javaMonitorEnter());
+            field(monitorEnter, "ownerAtEnter", tThread, "Owner at Enter", "Convoy: the thread that held the monitor "
+                    + "when this thread blocked on it, exact or inferred (ownerAtEnterKind); absent when it had none "
+                    + "or it is unknown. (previousOwner is the thread that released the monitor to this thread)");
+            field(monitorEnter, "ownerAtEnterKind", tString, "Owner at Enter Kind", "Convoy: exact (the VM's owner "
+                    + "at the enter), none (exactly none: the monitor had just been released), inferred (Convoy's "
+                    + "analysis); absent when the owner is unknown");
+            carrierField(monitorEnter);
+            unfinishedField(monitorEnter);
+            monitorWait = recorded(jdk.javaMonitorWait());
+            carrierField(monitorWait);
+            unfinishedField(monitorWait);
+            threadPark = recorded(jdk.threadPark());
+            field(threadPark, "lock", tBoolean, "Lock Acquisition",
+                    "Convoy: the park acquires a java.util.concurrent lock (its blocker is a synchronizer other "
+                            + "than a latch's)");
+            field(threadPark, "lockOwner", tThread, "Lock Owner",
+                    "Convoy: the lock's exclusive owner the parking thread read as it parked (exact); absent for "
+                            + "none");
+            field(threadPark, "timedOut", tBoolean, "Timed Out", "Convoy: the park ended by its timeout");
+            field(threadPark, "interrupted", tBoolean, "Interrupted", "Convoy: the park ended by an interrupt");
+            carrierField(threadPark);
+            unfinishedField(threadPark);
+            threadSleep = recorded(jdk.threadSleep());
+            field(threadSleep, "interrupted", tBoolean, "Interrupted", "Convoy: the sleep ended by an interrupt");
+            carrierField(threadSleep);
+            unfinishedField(threadSleep);
+            gc = recorded(jdk.garbageCollection());
+            unfinishedField(gc);
+            threadStart = recorded(jdk.threadStart());
+            threadEnd = recorded(jdk.threadEnd());
+            activeSetting = jdk.activeSetting();
+
+            // Convoy's own types
+            threadJoin = recorded(jdk.ownEvent("dev.convoy.ThreadJoin", "Thread Join",
+                    "Waiting in Thread.join for a thread to end", true, "Convoy", "Java Application"));
+            field(threadJoin, "joinedThread", tThread, "Joined Thread", "The thread waited for");
+            field(threadJoin, "timeout", tLong, "Timeout", "The timeout asked for (0: none)")
+                    .annotate(timespan, "MILLISECONDS");
+            field(threadJoin, "interrupted", tBoolean, "Interrupted", "The join ended by an interrupt");
+            carrierField(threadJoin);
+            unfinishedField(threadJoin);
+            notify = recorded(jdk.ownEvent("dev.convoy.Notify", "Notify", "Object.notify or Object.notifyAll", true,
+                    "Convoy", "Java Application"));
+            field(notify, "monitorClass", tClass, "Monitor Class", "Class of the object notified");
+            monitorAddress(notify, "Monitor Address", "Identity hash code of the object notified");
+            field(notify, "all", tBoolean, "notifyAll", "notifyAll (true) or notify (false)");
+            field(notify, "woken", tInt, "Threads Woken", "How many waits the call ended (contention analysis)");
+            unpark = recorded(jdk.ownEvent("dev.convoy.Unpark", "Unpark", "LockSupport.unpark", true,
+                    "Convoy", "Java Application"));
+            field(unpark, "target", tThread, "Unparked Thread", "The thread unparked");
+            interaction = recorded(jdk.ownEvent("dev.convoy.Interaction", "Interaction",
                     "One thread making another run (contention analysis): from its act (startTime) to the other "
-                            + "thread running (startTime + duration)", e -> {
-                        field(e, "kind", tString, "Kind");
-                        field(e, "target", tThread, "Thread Made To Run");
-                        field(e, "monitorClass", tClass, "Monitor Class");
-                        field(e, "address", tLong, "Monitor Address");
-                        field(e, "exact", tBoolean, "Exact")
-                                .annotate(description, "The thread that acted is recorded; false for a handoff whose "
-                                        + "releaser is inferred");
-                    });
-            dataLoss = event("dev.convoy.DataLoss", "Data Loss",
+                            + "thread running (startTime + duration)", false, "Convoy", "Analysis"));
+            field(interaction, "kind", tString, "Kind", "START, HANDOFF (a monitor released to a blocked thread), "
+                    + "NOTIFY, NOTIFY_ALL, INTERRUPT, JOIN_END, TIMEOUT or UNPARK");
+            field(interaction, "target", tThread, "Thread Made To Run", "The thread that ran because of it");
+            field(interaction, "monitorClass", tClass, "Monitor Class", "Class of the monitor of a handoff or notify");
+            monitorAddress(interaction, "Monitor Address", "Identity hash code of the monitor of a handoff or notify");
+            field(interaction, "exact", tBoolean, "Exact", "The thread that acted is recorded; false for a handoff "
+                    + "whose releaser is inferred");
+            criticalPath = recorded(jdk.ownEvent("dev.convoy.CriticalPath", "Critical Path Segment",
+                    "One segment of the critical path (contention analysis): what the thread that held up the "
+                            + "path's end was doing", false, "Convoy", "Analysis"));
+            field(criticalPath, "state", tString, "State", "RUNNING, BLOCKED, WAITING, SLEEPING, JOINING, "
+                    + "DEADLOCKED, DEAD or STARTING");
+            field(criticalPath, "monitorClass", tClass, "Monitor Class", "Class of the monitor of the segment");
+            monitorAddress(criticalPath, "Monitor Address", "Identity hash code of the monitor of the segment");
+            field(criticalPath, "via", tString, "Reached Through", "The kind of the interaction the walk followed "
+                    + "back");
+            dataLoss = recorded(jdk.ownEvent("dev.convoy.DataLoss", "Data Loss",
                     "Records Convoy lost: of the thread (eventThread) from its last record before them (startTime) "
                             + "to its first record after them (startTime + duration), whose state then is unknown; "
                             + "without a thread, records of threads the recording no longer holds, or never recorded",
-                    e -> {
-                        field(e, "kind", tString, "Kind").annotate(description, "overwritten: by the thread's ring "
-                                + "before the recorder kept them; aged: out of the history (maxsize, maxage); dropped: "
-                                + "never recorded (their object could not be identified); torn: skipped by a snapshot");
-                        field(e, "records", tLong, "Records Lost");
-                    });
+                    false, "Convoy", "Recording"));
+            field(dataLoss, "kind", tString, "Kind", "overwritten: by the thread's ring before the recorder kept "
+                    + "them; aged: out of the history (maxsize, maxage); dropped: never recorded (their object "
+                    + "could not be identified); torn: skipped by a snapshot");
+            field(dataLoss, "records", tLong, "Records Lost", "How many records");
             chunk = new ChunkWriter(md);
 
             parents = new int[threads.size()];
@@ -349,33 +324,32 @@ public final class JfrWriter {
             }
         }
 
-        private Type annotation(String annotationName) {
-            Type t = md.annotation(annotationName);
-            t.field("value", md.stringType);
-            return t;
+        private Type recorded(Type e) {
+            recorded.add(e);
+            return e;
         }
 
-        private Field field(Type owner, String fieldName, Type type, String labelText) {
-            return owner.field(fieldName, type).annotate(label, labelText);
+        /** A field of Convoy's with its label and description. */
+        private Field field(Type owner, String fieldName, Type type, String labelText, String text) {
+            return jdk.labelled(owner, fieldName, type, labelText).annotate(description, text);
+        }
+
+        /** A monitor's identity hash, unsigned and in the JDK's content type of an address (shown in hex). */
+        private void monitorAddress(Type e, String labelText, String text) {
+            e.field("address", md.longType).annotate(jdk.unsigned).annotate(jdk.memoryAddress)
+                    .annotate(jdk.label, labelText).annotate(description, text);
         }
 
         /** Convoy's field {@code carrier}: the platform thread a virtual thread resumed on. */
         private void carrierField(Type e) {
-            field(e, "carrier", tThread, "Carrier Thread")
-                    .annotate(description, "Convoy: the carrier a virtual thread resumed on");
+            field(e, "carrier", tThread, "Carrier Thread", "Convoy: the carrier a virtual thread resumed on (the "
+                    + "record that ended the interval names it)");
         }
 
-        /** An event type: startTime, duration, eventThread, stackTrace, then its own fields. */
-        private Type event(String id, String labelText, String text, Consumer<Type> fields) {
-            Type e = md.event(id);
-            e.annotate(name, id).annotate(label, labelText).annotate(description, text);
-            // the JDK's order: its parser takes the first field as the start and the second as the duration
-            field(e, "startTime", md.longType, "Start Time").annotate(timestamp, "TICKS");
-            field(e, "duration", md.longType, "Duration").annotate(timespan, "TICKS");
-            field(e, "eventThread", tThread, "Event Thread");
-            field(e, "stackTrace", tStack, "Stack Trace");
-            fields.accept(e);
-            return e;
+        /** Convoy's field {@code unfinished}: the interval was still open when the snapshot was taken. */
+        private void unfinishedField(Type e) {
+            field(e, "unfinished", md.booleanType, "Unfinished", "Convoy: still going on when the snapshot was taken "
+                    + "(the duration ends at the snapshot)");
         }
 
         long ticks(long ns) {
@@ -383,6 +357,7 @@ public final class JfrWriter {
         }
 
         void write() {
+            settings();
             for (int k = 0; k < threads.size(); k++) {
                 RecordedThread t = threads.get(k);
                 IntervalTable g = x.intervals(k);
@@ -396,8 +371,7 @@ public final class JfrWriter {
                     }
                     if (t.isEnded() && t.endNs() != 0) {
                         long th = threadKeys[k];
-                        chunk.event(threadEnd).putLong(ticks(t.endNs())).putLong(0).putKey(tThread, th)
-                                .putKey(tStack, 0).putKey(tThread, th).end();
+                        chunk.event(threadEnd).putLong(ticks(t.endNs())).putKey(tThread, th).putKey(tThread, th).end();
                     }
                 }
             }
@@ -435,7 +409,7 @@ public final class JfrWriter {
         void dataLoss(long from, long to, long thread, String kind, long records) {
             if (records > 0) {
                 chunk.event(dataLoss).putLong(ticks(from)).putLong(Math.max(0, to - from)).putKey(tThread, thread)
-                        .putKey(tStack, 0).putPooledString(kind).putLong(records).end();
+                        .putPooledString(kind).putLong(records).end();
             }
         }
 
@@ -447,14 +421,14 @@ public final class JfrWriter {
             long[] m = onMonitor ? monitor(path.monitor(sg)) : NO_MONITOR;
             int via = path.via(sg);
             chunk.event(criticalPath).putLong(ticks(ts)).putLong(dur).putKey(tThread, threadKeys[ring])
-                    .putKey(tStack, 0).putPooledString(path.state(sg).name()).putKey(tClass, m[0]).putLong(m[1])
+                    .putPooledString(path.state(sg).name()).putKey(tClass, m[0]).putLong(m[1])
                     .putPooledString(via >= 0 ? in.kind(via).name() : null).end();
         }
 
         void threadStart(int k, RecordedThread t) {
             long th = threadKeys[k];
             long p = parents[k] >= 0 ? threadKeys[parents[k]] : 0;
-            chunk.event(threadStart).putLong(ticks(t.startNs())).putLong(0).putKey(tThread, th).putKey(tStack, 0)
+            chunk.event(threadStart).putLong(ticks(t.startNs())).putKey(tThread, th).putKey(tStack, 0)
                     .putKey(tThread, th).putKey(tThread, p).end();
         }
 
@@ -492,7 +466,7 @@ public final class JfrWriter {
                     || kind == Interactions.Kind.NOTIFY_ALL;
             long[] m = onMonitor ? monitor(in.monitor(id)) : NO_MONITOR;
             chunk.event(interaction).putLong(ticks(fromNs)).putLong(dur)
-                    .putKey(tThread, from >= 0 ? threadKeys[from] : 0).putKey(tStack, 0)
+                    .putKey(tThread, from >= 0 ? threadKeys[from] : 0)
                     .putPooledString(kind.name()).putKey(tThread, to >= 0 ? threadKeys[to] : 0)
                     .putKey(tClass, m[0]).putLong(m[1]).putBoolean(in.exact(id)).end();
         }
@@ -512,8 +486,11 @@ public final class JfrWriter {
             long arg = begin >= 0 ? t.arg(begin) : 0;
             long mon = g.monitor(iv);
             if (kind == IntervalTable.GC) {
-                chunk.event(gc).putLong(ticks(ts)).putLong(dur).putKey(tThread, 0).putKey(tStack, 0)
-                        .putInt(iv).putPooledString("unknown").putPooledString("unknown")
+                ValueWriter e = chunk.event(gc).putLong(ticks(ts)).putLong(dur);
+                if (jdk.gcHasThread()) {
+                    e.putKey(tThread, 0); // JVMTI does not say which thread collected
+                }
+                e.putInt(iv).putKey(tGcName, gcUnknown(tGcName)).putKey(tGcCause, gcUnknown(tGcCause))
                         .putLong(dur).putLong(dur).putBoolean(open).end();
                 return;
             }
@@ -521,21 +498,25 @@ public final class JfrWriter {
                 boolean lock = kind == IntervalTable.BLOCKED;
                 long owner = lock ? ownerKey(in.ownerRing(k, iv), t.arg2(begin)) : 0;
                 long[] m = monitor(mon);
-                common(chunk.event(threadPark), k, ts, dur, stackId).putKey(tThread, carrierKey)
-                        .putKey(tClass, m[0]).putLong(arg).putLong(Long.MIN_VALUE).putLong(m[1]).putBoolean(lock)
+                // no timeout and no deadline are Long.MIN_VALUE ("N/A"), as the JDK writes them
+                common(chunk.event(threadPark), k, ts, dur, stackId)
+                        .putKey(tClass, m[0]).putLong(arg > 0 ? arg : Long.MIN_VALUE).putLong(Long.MIN_VALUE).putLong(m[1]).putBoolean(lock)
                         .putKey(tThread, owner).putBoolean(!open && g.timedOut(iv))
-                        .putBoolean(!open && g.parkInterrupted(iv)).putBoolean(open).end();
+                        .putBoolean(!open && g.parkInterrupted(iv)).putKey(tThread, carrierKey).putBoolean(open).end();
                 return;
             }
             switch (kind) {
                 case IntervalTable.BLOCKED -> {
                     MonitorOwnership.Source src = in.ownerSource(k, iv);
-                    boolean exact = src != null && src.exact();
                     long owner = ownerKey(in.ownerRing(k, iv), src == null ? 0 : in.ownerJavaId(k, iv));
+                    String ownerKind = src == null ? null : src == MonitorOwnership.Source.NONE ? "none"
+                            : src.exact() ? "exact" : "inferred";
+                    int releaser = open ? -1 : exactReleaser(k, iv);
                     long[] m = monitor(mon);
-                    common(chunk.event(monitorEnter), k, ts, dur, stackId).putKey(tThread, carrierKey)
-                            .putKey(tClass, m[0]).putKey(tThread, exact ? owner : 0).putLong(m[1])
-                            .putKey(tThread, exact ? 0 : owner).putBoolean(open).end();
+                    common(chunk.event(monitorEnter), k, ts, dur, stackId)
+                            .putKey(tClass, m[0]).putKey(tThread, releaser >= 0 ? threadKeys[releaser] : 0).putLong(m[1])
+                            .putKey(tThread, owner).putPooledString(ownerKind)
+                            .putKey(tThread, carrierKey).putBoolean(open).end();
                 }
                 case IntervalTable.WAITING -> {
                     int ender = open ? -1 : in.endedBy(k, iv);
@@ -547,18 +528,19 @@ public final class JfrWriter {
                         }
                     }
                     long[] m = monitor(mon);
-                    common(chunk.event(monitorWait), k, ts, dur, stackId).putKey(tThread, carrierKey)
+                    common(chunk.event(monitorWait), k, ts, dur, stackId)
                             .putKey(tClass, m[0]).putKey(tThread, notifier >= 0 ? threadKeys[notifier] : 0)
-                            .putLong(arg).putBoolean(!open && g.timedOut(iv)).putLong(m[1]).putBoolean(open).end();
+                            .putLong(arg).putBoolean(!open && g.timedOut(iv)).putLong(m[1])
+                            .putKey(tThread, carrierKey).putBoolean(open).end();
                 }
                 case IntervalTable.SLEEPING -> common(chunk.event(threadSleep), k, ts, dur, stackId)
-                        .putKey(tThread, carrierKey).putLong(arg).putBoolean(!open && g.interrupted(iv))
-                        .putBoolean(open).end();
+                        .putLong(jdk.sleepTimeInNanos() ? millisToNanos(arg) : arg)
+                        .putBoolean(!open && g.interrupted(iv)).putKey(tThread, carrierKey).putBoolean(open).end();
                 case IntervalTable.JOINING -> {
                     RecordedThread joined = r.threadByObject(mon).orElse(null);
-                    common(chunk.event(threadJoin), k, ts, dur, stackId).putKey(tThread, carrierKey)
+                    common(chunk.event(threadJoin), k, ts, dur, stackId)
                             .putKey(tThread, joined == null ? 0 : threadKeys[x.ring(joined)]).putLong(arg)
-                            .putBoolean(!open && g.interrupted(iv)).putBoolean(open).end();
+                            .putBoolean(!open && g.interrupted(iv)).putKey(tThread, carrierKey).putBoolean(open).end();
                 }
                 default -> {
                 }
@@ -579,11 +561,75 @@ public final class JfrWriter {
             Long key = unringed.get(javaId);
             if (key == null) {
                 String text = "thread " + javaId;
-                key = chunk.constant(tThread).putString(text).putLong(0).putString(text).putLong(javaId)
-                        .putKey(tThreadGroup, 0).putBoolean(false).end();
+                ValueWriter v = chunk.constant(tThread).putString(text).putLong(0).putString(text).putLong(javaId)
+                        .putKey(tThreadGroup, 0);
+                if (jdk.threadHasVirtual()) {
+                    v.putBoolean(false);
+                }
+                key = v.end();
                 unringed.put(javaId, key);
             }
             return key;
+        }
+
+        /**
+         * The ring of the thread that released the monitor to the closed BLOCKED interval
+         * {@code iv} of ring {@code k}, where the releaser is exact (its HANDOFF interaction is
+         * exact: the VM recorded it, FLAG_RELEASER); -1 where it is inferred or unknown.
+         */
+        int exactReleaser(int k, int iv) {
+            int id = in.endedBy(k, iv);
+            return id >= 0 && in.kind(id) == Interactions.Kind.HANDOFF && in.exact(id) ? in.fromRing(id) : -1;
+        }
+
+        /** A sleep's milliseconds in nanoseconds (saturating). */
+        static long millisToNanos(long ms) {
+            return ms > Long.MAX_VALUE / 1_000_000 ? Long.MAX_VALUE : ms < Long.MIN_VALUE / 1_000_000 ? Long.MIN_VALUE
+                    : ms * 1_000_000;
+        }
+
+        long gcUnknownName;
+        long gcUnknownCause;
+
+        /** The key of the GC name or cause {@code unknown} (JVMTI tells neither). */
+        long gcUnknown(Type t) {
+            if (t == tGcName) {
+                if (gcUnknownName == 0) {
+                    gcUnknownName = chunk.constant(tGcName).putString("unknown").end();
+                }
+                return gcUnknownName;
+            }
+            if (gcUnknownCause == 0) {
+                gcUnknownCause = chunk.constant(tGcCause).putString("unknown").end();
+            }
+            return gcUnknownCause;
+        }
+
+        /**
+         * A {@code jdk.ActiveSetting} per setting of every event type the chunk holds, at its start:
+         * what Convoy records, as a JFR recording would state its settings. Every type is enabled;
+         * a type with a duration has threshold {@code 0 ns} (Convoy records every contended enter,
+         * wait, park, sleep and join, however short); a type with a stack trace has
+         * {@code stackTrace} true (false when INFO {@code stack.depth} is 0).
+         */
+        void settings() {
+            String stacks = "0".equals(r.info().get("stack.depth")) ? "false" : "true";
+            long at = ticks(start);
+            for (Type t : recorded) {
+                for (String setting : t.settingNames()) {
+                    String value = switch (setting) {
+                        case "enabled" -> "true";
+                        case "threshold" -> "0 ns";
+                        case "stackTrace" -> t == threadStart ? "false" : stacks;
+                        default -> throw new IllegalStateException(t + " has a setting " + setting);
+                    };
+                    ValueWriter e = chunk.event(activeSetting).putLong(at);
+                    if (jdk.activeSettingHasThread()) {
+                        e.putLong(0).putKey(tThread, 0).putKey(tStack, 0);
+                    }
+                    e.putLong(t.id()).putString(setting).putString(value).end();
+                }
+            }
         }
 
         /** The platform thread's ring a virtual thread resumed on: the record ending its interval names it (arg2). */
@@ -593,7 +639,7 @@ public final class JfrWriter {
             return k == null ? -1 : k;
         }
 
-        /** The fields every event begins with: startTime, duration, eventThread (ring k), stackTrace. */
+        /** The fields the JDK's events with a stack trace begin with: startTime, duration, eventThread (ring k), stackTrace. */
         ValueWriter common(ValueWriter e, int k, long ts, long dur, int stackId) {
             return e.putLong(ticks(ts)).putLong(dur).putKey(tThread, threadKeys[k]).putKey(tStack, stackKey(stackId));
         }
@@ -621,9 +667,12 @@ public final class JfrWriter {
         long threadConstant(RecordedThread t) {
             long group = groupKey(t.group(), t.parentGroup());
             String threadName = Text.wellFormed(t.displayName());
-            return chunk.constant(tThread).putString(threadName).putLong(t.isVirtual() ? 0 : t.ringId())
-                    .putString(threadName).putLong(t.javaThreadId()).putKey(tThreadGroup, group)
-                    .putBoolean(t.isVirtual()).end();
+            ValueWriter v = chunk.constant(tThread).putString(threadName).putLong(t.isVirtual() ? 0 : t.ringId())
+                    .putString(threadName).putLong(t.javaThreadId()).putKey(tThreadGroup, group);
+            if (jdk.threadHasVirtual()) {
+                v.putBoolean(t.isVirtual());
+            }
+            return v.end();
         }
 
         /** A thread group's key (0 for none), its parent a group of that name without a parent. */

@@ -24,9 +24,12 @@ import java.util.stream.Collectors;
  * type and writer. Every front-end takes these names: {@code convoy convert} and {@code dump},
  * the MBean's {@code dump} and {@code openStream}, {@code dumponexit}, the web view's downloads.
  *
- * <p>A name selects outputs: each constant's own name selects it, and {@code csv} selects
- * the CSV pair ({@link #CSV_META} and {@link #CSV_EVENTS}, two files that belong together).
- * A new format is one new constant here and its writer.
+ * <p>A name selects outputs: each constant's own name selects it; {@code csv} selects the
+ * CSV logs as the JVMTI backend's specification has them ({@link #CSV_META},
+ * {@link #CSV_EVENTS}) with the file that says what was lost ({@link #CSV_LOSSES}), and
+ * {@code csv-ext} the same with Convoy's extended event log ({@link #CSV_EVENTS_EXT}) in place
+ * of the specification's ({@code schema/csv-log-format.md}). A new format is one new constant
+ * here and its writer.
  */
 public enum Output {
     /** Chrome trace JSON for Perfetto (ui.perfetto.dev) and chrome://tracing. */
@@ -50,11 +53,31 @@ public enum Output {
             new CsvLogWriter().writeMeta(r, out);
         }
     },
-    /** The CSV event log ({@code schema/csv-log-format.md}), read with its meta log. */
+    /**
+     * The CSV event log ({@code schema/csv-log-format.md}), read with its meta log: the
+     * specification's events only, for tools built on that specification.
+     */
     CSV_EVENTS("csv-events", ".events.csv", "text/csv; charset=utf-8") {
         @Override
         public void write(Recording r, OutputStream out) throws IOException {
             new CsvLogWriter().writeEvents(r, out);
+        }
+    },
+    /**
+     * The extended CSV event log ({@code schema/csv-log-format.md}, "Extension"): every line of
+     * {@link #CSV_EVENTS} and, among them, Convoy's own lines (owner kinds, parks, unparks).
+     */
+    CSV_EVENTS_EXT("csv-events-ext", ".events-ext.csv", "text/csv; charset=utf-8") {
+        @Override
+        public void write(Recording r, OutputStream out) throws IOException {
+            new CsvLogWriter().writeEvents(r, out, true);
+        }
+    },
+    /** What the CSV logs lack ({@code schema/csv-log-format.md}, "Losses"): the records lost, per thread and time. */
+    CSV_LOSSES("csv-losses", ".losses.csv", "text/csv; charset=utf-8") {
+        @Override
+        public void write(Recording r, OutputStream out) throws IOException {
+            new CsvLogWriter().writeLosses(r, out);
         }
     },
     /**
@@ -104,12 +127,35 @@ public enum Output {
         public void write(Recording r, OutputStream out) throws IOException {
             FlameGraph.write(r, out);
         }
+    },
+    /**
+     * Blocked and waited time by stack as a gzip-compressed pprof profile ({@link PprofWriter}), for
+     * {@code go tool pprof} and the continuous profilers: Go's contention sample types, labelled
+     * by thread, lock class, state and kind.
+     */
+    PPROF("pprof", ".pb.gz", "application/octet-stream") {
+        @Override
+        public void write(Recording r, OutputStream out) throws IOException {
+            new PprofWriter().write(r, out);
+        }
     };
 
-    /** The name that selects both CSV files. */
+    /** The name that selects the CSV logs of the specification and the losses file. */
     public static final String CSV = "csv";
 
-    private static final Set<Output> CSV_PAIR = EnumSet.of(CSV_META, CSV_EVENTS);
+    /** The name that selects the CSV meta log, the extended event log and the losses file. */
+    public static final String CSV_EXT = "csv-ext";
+
+    /** The names that select several CSV files, and what each selects. */
+    private static final Map<String, Set<Output>> CSV_SETS = Map.of(
+            CSV, EnumSet.of(CSV_META, CSV_EVENTS, CSV_LOSSES),
+            CSV_EXT, EnumSet.of(CSV_META, CSV_EVENTS_EXT, CSV_LOSSES));
+
+    /** The names of {@link #CSV_SETS} in the order they are listed. */
+    private static final List<String> CSV_SET_NAMES = List.of(CSV, CSV_EXT);
+
+    /** Every CSV file: those selected together are written together. */
+    private static final Set<Output> CSV_FILES = EnumSet.of(CSV_META, CSV_EVENTS, CSV_EVENTS_EXT, CSV_LOSSES);
 
     private final String id;
     private final String suffix;
@@ -121,7 +167,7 @@ public enum Output {
         this.mediaType = mediaType;
     }
 
-    /** The name on command lines, in options and in the APIs: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph. */
+    /** The name on command lines, in options and in the APIs: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, ..., pprof. */
     public String id() {
         return id;
     }
@@ -140,15 +186,17 @@ public enum Output {
     public abstract void write(Recording r, OutputStream out) throws IOException;
 
     /**
-     * The outputs a name selects, case-insensitive: one constant's name, or {@value #CSV}
-     * for the CSV pair.
+     * The outputs a name selects, case-insensitive: one constant's name, {@value #CSV} for the
+     * CSV meta log, event log and losses file, or {@value #CSV_EXT} for the meta log, the
+     * extended event log and the losses file.
      *
      * @throws IllegalArgumentException naming the value and listing the allowed names
      */
     public static Set<Output> select(String name) {
         String n = normalizedName(name);
-        if (n.equals(CSV)) {
-            return EnumSet.copyOf(CSV_PAIR);
+        Set<Output> set = CSV_SETS.get(n);
+        if (set != null) {
+            return EnumSet.copyOf(set);
         }
         for (Output o : values()) {
             if (o.id.equals(n)) {
@@ -161,7 +209,8 @@ public enum Output {
     /**
      * The one output a name selects, for a single stream or download.
      *
-     * @throws IllegalArgumentException for an unknown name, or {@value #CSV}, which is two files
+     * @throws IllegalArgumentException for an unknown name, or {@value #CSV} or {@value #CSV_EXT},
+     *                                  which are several files
      */
     public static Output one(String name) {
         String n = normalizedName(name);
@@ -170,8 +219,10 @@ public enum Output {
                 return o;
             }
         }
+        Set<Output> set = CSV_SETS.get(n);
         throw new IllegalArgumentException("unknown format " + quotedName(name) + "; allowed: " + singleNames()
-                + (n.equals(CSV) ? " (csv is two files: ask for csv-meta and csv-events)" : ""));
+                + (set == null ? "" : " (" + n + " is " + set.size() + " files: ask for "
+                        + set.stream().map(Output::id).collect(Collectors.joining(", ")) + " one at a time)"));
     }
 
     /**
@@ -197,35 +248,43 @@ public enum Output {
         return sb.append('\'').toString();
     }
 
-    /** The names {@link #select} takes: "chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph". */
+    /**
+     * The names {@link #select} takes: "chrome, tptp, csv, csv-ext, csv-meta, csv-events,
+     * csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof".
+     */
     public static String names() {
         List<String> all = new ArrayList<>();
         for (Output o : values()) {
             if (o == CSV_META) {
-                all.add(CSV);
+                all.addAll(CSV_SET_NAMES);
             }
             all.add(o.id);
         }
         return String.join(", ", all);
     }
 
-    /** The names {@link #one} takes: "chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph". */
+    /** The names {@link #one} takes: "chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, ..., pprof". */
     public static String singleNames() {
         return Arrays.stream(values()).map(Output::id).collect(Collectors.joining(", "));
     }
 
-    /** A selection written back as names joined by {@code +}, the CSV pair as {@value #CSV}: "chrome+csv". */
+    /**
+     * A selection written back as names joined by {@code +}, the CSV files as {@value #CSV}
+     * and {@value #CSV_EXT} where all of theirs are selected: "chrome+csv", "csv+csv-ext".
+     */
     public static String join(Set<Output> outputs) {
         List<String> names = new ArrayList<>();
+        Set<Output> covered = EnumSet.noneOf(Output.class);
         for (Output o : values()) {
-            if (!outputs.contains(o)) {
-                continue;
-            }
-            if (CSV_PAIR.contains(o) && outputs.containsAll(CSV_PAIR)) {
-                if (o == CSV_META) {
-                    names.add(CSV);
+            if (o == CSV_META) {
+                for (String set : CSV_SET_NAMES) {
+                    if (outputs.containsAll(CSV_SETS.get(set))) {
+                        names.add(set);
+                        covered.addAll(CSV_SETS.get(set));
+                    }
                 }
-            } else {
+            }
+            if (outputs.contains(o) && !covered.contains(o)) {
                 names.add(o.id);
             }
         }
@@ -236,7 +295,7 @@ public enum Output {
      * The files of a selection written to {@code path}: a single output is written to
      * {@code path} itself; several are written to {@code path} (a trailing {@code .csv}
      * removed) plus each one's suffix, so {@code csv} to {@code x.csv} writes
-     * {@code x.meta.csv} and {@code x.events.csv}.
+     * {@code x.meta.csv}, {@code x.events.csv} and {@code x.losses.csv}.
      */
     public static Map<Output, Path> files(Set<Output> outputs, Path path) {
         Map<Output, Path> files = new LinkedHashMap<>();
@@ -272,19 +331,27 @@ public enum Output {
     }
 
     /**
-     * A selection cut into the groups written together, in this enum's order: the CSV pair
-     * is one group when both of its files are selected, every other output a group of its own.
+     * A selection cut into the groups written together, in this enum's order: the CSV files
+     * selected are one group (its first file, the meta log when selected, is the group's
+     * commit mark, {@link AtomicFiles}), every other output a group of its own.
      */
     public static List<Set<Output>> groups(Set<Output> outputs) {
         List<Set<Output>> groups = new ArrayList<>();
+        boolean csv = false;
         for (Output o : values()) {
             if (!outputs.contains(o)) {
                 continue;
             }
-            if (o == CSV_EVENTS && outputs.contains(CSV_META)) {
-                continue;
+            if (CSV_FILES.contains(o)) {
+                if (!csv) {
+                    Set<Output> group = EnumSet.copyOf(CSV_FILES);
+                    group.retainAll(outputs);
+                    groups.add(group);
+                    csv = true;
+                }
+            } else {
+                groups.add(EnumSet.of(o));
             }
-            groups.add(o == CSV_META && outputs.contains(CSV_EVENTS) ? EnumSet.copyOf(CSV_PAIR) : EnumSet.of(o));
         }
         return groups;
     }

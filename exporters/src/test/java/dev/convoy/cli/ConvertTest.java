@@ -39,6 +39,14 @@ class ConvertTest {
         return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
+    static Run report(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Report.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
     @Test
     void convertWritesNextToTheInput() throws Exception {
         Path in = dir.resolve("app.cvysnap");
@@ -51,7 +59,10 @@ class ConvertTest {
         Run tptp = convert(in.toString(), "--format", "tptp", "-o", dir.resolve("sub/x.trcxml").toString());
         assertEquals(0, tptp.code(), tptp.err());
         TptpXmlWriterTest.validate(dir.resolve("sub/x.trcxml"));
-        assertEquals(List.of("app.cvysnap", "app.events.csv", "app.json", "app.meta.csv", "sub"), files());
+        Run ext = convert(in.toString(), "--format", "csv-ext");
+        assertEquals(0, ext.code(), ext.err());
+        assertEquals(List.of("app.cvysnap", "app.events-ext.csv", "app.events.csv", "app.json", "app.losses.csv",
+                "app.meta.csv", "sub"), files());
     }
 
     @Test
@@ -76,10 +87,12 @@ class ConvertTest {
     void convertUsageErrors() {
         Run none = convert();
         assertEquals(2, none.code());
-        assertTrue(none.err().contains("usage: convert FILE --format chrome|tptp|csv|csv-meta|csv-events|jfr|snapshot|collapsed|flamegraph [-o OUT]"), none.err());
+        assertTrue(none.err().contains("usage: convert FILE --format chrome|tptp|csv|csv-ext|csv-meta|csv-events|csv-events-ext|csv-losses|jfr|snapshot"
+                + "|collapsed|flamegraph|pprof [-o OUT]"), none.err());
         Run fmt = convert("x", "--format", "pdf");
         assertEquals(2, fmt.code());
-        assertTrue(fmt.err().contains("allowed: chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph"), fmt.err());
+        assertTrue(fmt.err().contains("allowed: chrome, tptp, csv, csv-ext, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, "
+                + "snapshot, collapsed, flamegraph, pprof"), fmt.err());
         assertEquals(2, convert("x").code());
         assertEquals(2, convert("x", "--format").code());
         assertEquals(2, convert("x", "--bogus").code());
@@ -160,7 +173,7 @@ class ConvertTest {
     }
 
     @Test
-    void aFileCutAndRewrittenWhileConvertReadsItEndsWholeOrInOneLine() throws Exception {
+    void aFileCutAndRewrittenWhileConvertOrReportReadsItEndsWholeOrInOneLine() throws Exception {
         // about 8 MB: 200,000 blocks of one thread
         dev.convoy.testing.RecordingBuilder b = Fixtures.base();
         dev.convoy.testing.RecordingBuilder.ThreadBuilder t = b.thread(900, 90, 0, "mover").span(Fixtures.T0, 0);
@@ -190,8 +203,9 @@ class ConvertTest {
         int whole = 0;
         try {
             for (int i = 0; i < 20; i++) {
-                Path out = dir.resolve("moving-" + i + ".collapsed.txt");
-                Run r = convert(in.toString(), "--format", "collapsed", "-o", out.toString());
+                Path out = dir.resolve("moving-" + i + (i % 2 == 0 ? ".collapsed.txt" : ".report.txt"));
+                Run r = i % 2 == 0 ? convert(in.toString(), "--format", "collapsed", "-o", out.toString())
+                        : report(in.toString(), "-o", out.toString()); // report reads as convert does
                 assertTrue(r.code() == 0 || r.code() == 1, r.toString());
                 if (r.code() == 1) {
                     assertEquals(1, r.err().strip().lines().count(), r.err());
@@ -205,6 +219,6 @@ class ConvertTest {
             stop.set(true);
             mutator.join();
         }
-        System.out.println("convert of a file cut and rewritten meanwhile: " + whole + " of 20 whole, the others refused");
+        System.out.println("convert and report of a file cut and rewritten meanwhile: " + whole + " of 20 whole, the others refused");
     }
 }

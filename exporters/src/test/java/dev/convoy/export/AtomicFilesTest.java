@@ -51,7 +51,8 @@ class AtomicFilesTest {
         assertThrows(IllegalArgumentException.class, () -> AtomicFiles.checkName("\u00e9".repeat(111)));
         AtomicFiles.checkName("\u00e9".repeat(110));
         // The paths of a selection, before any work: several outputs add their suffixes.
-        String base = "b".repeat(AtomicFiles.MAX_NAME_BYTES - ".collapsed.txt".length());
+        int longestSuffix = java.util.Arrays.stream(Output.values()).mapToInt(o -> o.suffix().length()).max().orElseThrow();
+        String base = "b".repeat(AtomicFiles.MAX_NAME_BYTES - longestSuffix);
         Output.checkFileNames(java.util.EnumSet.allOf(Output.class), dir.resolve(base));
         assertThrows(IllegalArgumentException.class,
                 () -> Output.checkFileNames(java.util.EnumSet.allOf(Output.class), dir.resolve(base + "b")));

@@ -43,7 +43,7 @@ class JfrEncodingTest {
     static final Set<String> TYPES = Set.of("jdk.JavaMonitorEnter", "jdk.JavaMonitorWait", "jdk.ThreadPark",
             "jdk.ThreadSleep", "dev.convoy.ThreadJoin", "jdk.GarbageCollection", "jdk.ThreadStart", "jdk.ThreadEnd",
             "dev.convoy.Notify", "dev.convoy.Unpark", "dev.convoy.Interaction", "dev.convoy.CriticalPath",
-            "dev.convoy.DataLoss");
+            "dev.convoy.DataLoss", "jdk.ActiveSetting");
 
     static final int S_EMPTY = 20;
     static final int S_DEEP = 21;
@@ -59,6 +59,11 @@ class JfrEncodingTest {
 
     /** {@link #everything()} with a deep stack of {@code depth} frames. */
     static Recording everything(int depth) throws IOException {
+        return SnapshotReader.read(everythingBuilder(depth, true).toBytes());
+    }
+
+    /** The builder of {@link #everything(int)}; without its virtual thread unless {@code virtual}. */
+    static RecordingBuilder everythingBuilder(int depth, boolean virtual) {
         RecordingBuilder b = gc(handoffChain(waitNotify(parks(contention(base())))));
         Frame[] deep = new Frame[depth];
         for (int i = 0; i < depth; i++) {
@@ -77,11 +82,13 @@ class JfrEncodingTest {
         b.thread(161, 61, 1302, "ForkJoinPool-1-worker-1").span(t(5), 0)
                 .event(t(5), EVENT_THREAD_START, 0, 1302, 61)
                 .loss(LOSS_AGED, t(5), SNAP, 9);
-        b.thread(162, 77, 1303, "").span(t(10), 0).flags(RING_VIRTUAL).group("VirtualThreads", "")
-                .event(t(10), EVENT_THREAD_START, 0, 1303, 77)
-                .event(t(130), EVENT_MONITOR_ENTER, S_RUN, M1, 0)
-                .event(t(400), EVENT_MONITOR_ENTERED, 0, 0, M1, 0, 61);
-        return SnapshotReader.read(b.toBytes());
+        if (virtual) {
+            b.thread(162, 77, 1303, "").span(t(10), 0).flags(RING_VIRTUAL).group("VirtualThreads", "")
+                    .event(t(10), EVENT_THREAD_START, 0, 1303, 77)
+                    .event(t(130), EVENT_MONITOR_ENTER, S_RUN, M1, 0)
+                    .event(t(400), EVENT_MONITOR_ENTERED, 0, 0, M1, 0, 61);
+        }
+        return b;
     }
 
     Path jfr(Recording r, String name) throws IOException {
@@ -108,9 +115,9 @@ class JfrEncodingTest {
         assertEquals(r.snapshotMonotonicNs() - r.startMonotonicNs(), c.header.durationNanos());
         assertEquals(1_000_000_000L, c.header.ticksPerSecond());
 
-        Output.write(r, Output.select("csv"), dir.resolve("r.csv"));
-        assertEquals(Set.of(), JfrCheck.sharedHashThreads(dir.resolve("r.meta.csv"), dir.resolve("r.events.csv")));
-        List<String> csv = JfrCheck.csvLines(dir.resolve("r.meta.csv"), dir.resolve("r.events.csv"));
+        Output.write(r, Output.select("csv-ext"), dir.resolve("r.csv"));
+        assertEquals(Set.of(), JfrCheck.sharedHashThreads(dir.resolve("r.meta.csv"), dir.resolve("r.events-ext.csv")));
+        List<String> csv = JfrCheck.csvLines(dir.resolve("r.meta.csv"), dir.resolve("r.events-ext.csv"));
         assertEquals(String.join("\n", csv), String.join("\n", JfrCheck.jfrLines(f, r.startEpochNs())));
 
         List<RecordedEvent> events = RecordingFile.readAllEvents(f);
@@ -161,15 +168,18 @@ class JfrEncodingTest {
         }
     }
 
+    /** An empty recording: a chunk of the settings only ({@code jdk.ActiveSetting}, as the JDK writes them). */
     @Test
-    void anEmptyRecordingIsAnEmptyChunk() throws Exception {
+    void anEmptyRecordingIsAChunkOfItsSettingsOnly() throws Exception {
         Recording r = SnapshotReader.read(base().toBytes());
         Path f = jfr(r, "empty.jfr");
         ChunkDecoder.Chunk c = ChunkDecoder.decode(Files.readAllBytes(f));
-        assertTrue(c.events.isEmpty());
-        assertEquals(List.of(), RecordingFile.readAllEvents(f));
-        assertFalse(JfrLoaderToolkit.loadEvents(f.toFile()).hasItems());
-        assertEquals("", jfrTools(f).strip());
+        assertFalse(c.events.isEmpty());
+        assertTrue(c.events.stream().allMatch(e -> e.type().name().equals("jdk.ActiveSetting")));
+        assertEquals(c.events.size(), RecordingFile.readAllEvents(f).size());
+        assertEquals(Map.of("jdk.ActiveSetting", c.events.size()), JfrJmcTest.jmcCounts(JfrLoaderToolkit.loadEvents(f.toFile())));
+        String print = jfrTools(f);
+        assertEquals(c.events.size(), print.lines().filter(l -> l.equals("jdk.ActiveSetting {")).count(), print);
     }
 
     /**

@@ -12,8 +12,15 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.openjdk.jmc.common.item.IItem;
 import org.openjdk.jmc.common.item.IItemCollection;
 import org.openjdk.jmc.common.item.IItemIterable;
+import org.openjdk.jmc.common.item.IMemberAccessor;
+import org.openjdk.jmc.common.unit.IQuantity;
+import org.openjdk.jmc.flightrecorder.jdk.JdkAttributes;
+import org.openjdk.jmc.flightrecorder.jdk.JdkFilters;
+import org.openjdk.jmc.flightrecorder.rules.TypedResult;
+import org.openjdk.jmc.flightrecorder.rules.jdk.latency.JavaBlockingRule;
 import org.openjdk.jmc.flightrecorder.JfrLoaderToolkit;
 import org.openjdk.jmc.flightrecorder.rules.IResult;
 import org.openjdk.jmc.flightrecorder.rules.IRule;
@@ -50,8 +57,15 @@ class JfrJmcTest {
         throw new AssertionError("no rule " + ruleId);
     }
 
+    /**
+     * JMC reads every event; it reads each enter's monitor address as an address (the JDK's
+     * {@code @MemoryAddress}), so that its lock instances (JavaBlocking's balance by instance)
+     * exist, and JavaBlocking scores the blocking instead of saying it found none. (That the
+     * verdict is the one JMC gives the JDK's own recording of the same program is
+     * {@code JfrAsTheJdkIT}'s.)
+     */
     @Test
-    void jmcReadsEveryEventAndItsBlockingRuleApplies() throws Exception {
+    void jmcReadsEveryEventAndItsBlockingRuleScoresTheBlocking() throws Exception {
         Recording r = SnapshotReader.read(Fixtures.all().toBytes());
         Path jfr = dir.resolve("all.jfr");
         Output.write(r, Set.of(Output.JFR), jfr);
@@ -59,8 +73,20 @@ class JfrJmcTest {
         Map<String, Integer> jdk = JfrCheck.jfrCounts(jfr);
         assertTrue(jdk.getOrDefault("jdk.JavaMonitorEnter", 0) > 0, jdk.toString());
         assertEquals(jdk, jmcCounts(items));
+        int enters = 0;
+        for (IItemIterable it : items.apply(JdkFilters.MONITOR_ENTER)) {
+            IMemberAccessor<IQuantity, IItem> address = JdkAttributes.MONITOR_ADDRESS.getAccessor(it.getType());
+            assertNotNull(address, "JMC reads jdk.JavaMonitorEnter.address as an address");
+            for (IItem item : it) {
+                enters++;
+                assertNotNull(address.getMember(item));
+            }
+        }
+        assertEquals(jdk.get("jdk.JavaMonitorEnter"), enters);
+        assertNotNull(items.getAggregate(JavaBlockingRule.MONITOR_BALANCE_BY_INSTANCE), "lock instances");
         IResult blocking = evaluate(items, "JavaBlocking");
         assertNotEquals(Severity.NA, blocking.getSeverity(), blocking.getSummary());
-        System.out.println("JavaBlocking: " + blocking.getSeverity() + ": " + blocking.getSummary());
+        assertNotNull(blocking.getResult(TypedResult.SCORE), () -> "a score, not \"no problems found\": "
+                + blocking.getSummary());
     }
 }

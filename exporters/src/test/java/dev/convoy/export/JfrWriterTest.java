@@ -35,9 +35,9 @@ class JfrWriterTest {
     void sameAsCsv(Recording r) throws Exception {
         Path jfr = dir.resolve("r.jfr");
         Output.write(r, Set.of(Output.JFR), jfr);
-        Output.write(r, Output.select("csv"), dir.resolve("r.csv"));
-        assertEquals(Set.of(), JfrCheck.sharedHashThreads(dir.resolve("r.meta.csv"), dir.resolve("r.events.csv")));
-        List<String> csv = JfrCheck.csvLines(dir.resolve("r.meta.csv"), dir.resolve("r.events.csv"));
+        Output.write(r, Output.select("csv-ext"), dir.resolve("r.csv"));
+        assertEquals(Set.of(), JfrCheck.sharedHashThreads(dir.resolve("r.meta.csv"), dir.resolve("r.events-ext.csv")));
+        List<String> csv = JfrCheck.csvLines(dir.resolve("r.meta.csv"), dir.resolve("r.events-ext.csv"));
         List<String> fromJfr = JfrCheck.jfrLines(jfr, r.startEpochNs());
         assertFalse(csv.isEmpty());
         java.nio.file.Files.write(dir.resolve("csv.txt"), csv);
@@ -70,14 +70,26 @@ class JfrWriterTest {
         return RecordingFile.readAllEvents(jfr).stream().filter(e -> e.getEventType().getName().equals(type)).toList();
     }
 
+    /**
+     * {@code previousOwner} is the JDK's: the thread that released the monitor to the entering
+     * thread, where Convoy's releaser is exact (an exact handoff), absent otherwise; the owner at
+     * the enter is Convoy's {@code ownerAtEnter} with {@code ownerAtEnterKind} (exact, none,
+     * inferred; absent when unknown). This fixture's releasers are all inferred (an exact owner
+     * is no exact releaser); {@code MonitorReleaserTest} has the exact ones.
+     */
     @Test
-    void previousOwnerOnlyWhereExactInferredOwnerApart() throws Exception {
+    void previousOwnerIsTheExactReleaserAndTheOwnerAtEnterHasAFieldOfItsOwn() throws Exception {
         Recording r = MonitorOwnerFormatsTest.read();
         ContentionIndex x = ContentionIndex.of(r);
         InteractionTable in = x.interactions();
-        Map<String, String> expected = new java.util.TreeMap<>(); // thread@startNs -> "exact X" / "inferred X" / "none"
-        int exact = 0;
-        int inferred = 0;
+        Map<String, String> releasers = new java.util.TreeMap<>(); // thread@startNs -> exact releaser
+        for (MonitorOwnership.Handoff h : MonitorOwnership.of(r).handoffs()) {
+            if (h.exact() && !h.blocked().isPark()) {
+                releasers.put(h.to().displayName() + "@" + (h.blocked().startNs() - r.startMonotonicNs()),
+                        h.from().displayName());
+            }
+        }
+        Map<String, String> expected = new java.util.TreeMap<>(); // thread@startNs -> "owner kind releaser"
         for (int k = 0; k < x.rings(); k++) {
             IntervalTable g = x.intervals(k);
             for (int iv = 0; iv < g.count(); iv++) {
@@ -88,22 +100,25 @@ class JfrWriterTest {
                 MonitorOwnership.Source src = in.ownerSource(k, iv);
                 long id = src == null ? 0 : in.ownerJavaId(k, iv);
                 String name = o != null ? o.displayName() : id > 0 ? "thread " + id : null;
-                String v = name == null ? "none" : (src.exact() ? "exact " : "inferred ") + name;
-                exact += v.startsWith("exact") ? 1 : 0;
-                inferred += v.startsWith("inferred") ? 1 : 0;
-                expected.put(x.thread(k).displayName() + "@" + (g.startNs(iv) - r.startMonotonicNs()), v);
+                String kind = src == null ? null : src == MonitorOwnership.Source.NONE ? "none"
+                        : src.exact() ? "exact" : "inferred";
+                String at = x.thread(k).displayName() + "@" + (g.startNs(iv) - r.startMonotonicNs());
+                expected.put(at, name + " " + kind + " " + releasers.get(at));
             }
         }
-        assertTrue(exact >= 2 && inferred > 0 && expected.containsValue("none"),
-                "the fixture has exact (one without a ring), inferred, no owners: " + expected);
+        assertTrue(expected.values().stream().anyMatch(v -> v.contains(" exact "))
+                        && expected.values().stream().anyMatch(v -> v.contains(" inferred "))
+                        && expected.values().stream().anyMatch(v -> v.contains(" none "))
+                        && expected.values().stream().anyMatch(v -> v.startsWith("null null")),
+                "the fixture has exact, inferred, no and unknown owners: " + expected);
         Map<String, String> got = new java.util.TreeMap<>();
         java.time.Instant start = java.time.Instant.ofEpochSecond(0, r.startEpochNs());
         for (RecordedEvent e : jfrEvents(r, "jdk.JavaMonitorEnter")) {
+            jdk.jfr.consumer.RecordedThread o = e.getThread("ownerAtEnter");
             jdk.jfr.consumer.RecordedThread p = e.getThread("previousOwner");
-            jdk.jfr.consumer.RecordedThread i = e.getThread("inferredOwner");
-            assertFalse(p != null && i != null, "never both");
-            String v = p != null ? "exact " + p.getJavaName() : i != null ? "inferred " + i.getJavaName() : "none";
-            got.put(e.getThread().getJavaName() + "@" + java.time.Duration.between(start, e.getStartTime()).toNanos(), v);
+            got.put(e.getThread().getJavaName() + "@" + java.time.Duration.between(start, e.getStartTime()).toNanos(),
+                    (o == null ? null : o.getJavaName()) + " " + e.getString("ownerAtEnterKind") + " "
+                            + (p == null ? null : p.getJavaName()));
         }
         assertEquals(expected, got);
     }

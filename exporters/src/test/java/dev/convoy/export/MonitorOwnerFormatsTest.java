@@ -106,8 +106,8 @@ class MonitorOwnerFormatsTest {
     }
 
     @Test
-    void csv() throws Exception {
-        List<Path> files = Output.write(r, Output.select("csv"), dir.resolve("o"));
+    void csvExtension() throws Exception {
+        List<Path> files = Output.write(r, Output.select("csv-ext"), dir.resolve("o"));
         List<EventLine> ev = CsvLogReader.read(files.get(0), files.get(1)).events();
         List<String> lines = new ArrayList<>();
         for (int i = 0; i < ev.size(); i++) {

@@ -92,6 +92,19 @@ class MonitorReleaserTest {
                 .toList();
     }
 
+    /** The JDK's previousOwner of t's jdk.JavaMonitorEnter: the exact releaser, else null. */
+    String jfrPreviousOwner(Recording r) throws Exception {
+        Path out = dir.resolve("p.jfr");
+        Output.write(r, Set.of(Output.JFR), out);
+        List<RecordedEvent> enters = RecordingFile.readAllEvents(out).stream()
+                .filter(e -> e.getEventType().getName().equals("jdk.JavaMonitorEnter")
+                        && e.getThread().getJavaName().equals("t"))
+                .toList();
+        assertEquals(1, enters.size(), enters::toString);
+        jdk.jfr.consumer.RecordedThread p = enters.get(0).getThread("previousOwner");
+        return p == null ? null : p.getJavaName();
+    }
+
     static String report(Recording r) {
         return ContentionReport.of(r).text();
     }
@@ -108,6 +121,7 @@ class MonitorReleaserTest {
         assertTrue(i.exact());
         assertEquals(List.of("b " + B + " true"), acquired(r));
         assertEquals(List.of("b true"), jfrHandoffs(r));
+        assertEquals("b", jfrPreviousOwner(r), "JFR's previousOwner: the releaser the VM recorded");
         String text = report(r);
         assertTrue(text.lines().anyMatch(l -> l.matches("\\s+t\\s+b\\s+lock held\\s+1\\s+.*")), text);
         assertFalse(text.contains("(inferred)"), text);
@@ -126,6 +140,7 @@ class MonitorReleaserTest {
         assertEquals(t(20), h.releaseNs());
         assertEquals(List.of("a " + A + " false"), acquired(r));
         assertEquals(List.of("a false"), jfrHandoffs(r));
+        assertNull(jfrPreviousOwner(r), "an inferred releaser is not JFR's previousOwner");
         String text = report(r);
         assertTrue(text.lines().anyMatch(l -> l.matches("\\s+t\\s+a\\s+lock held \\(inferred\\)\\s+1\\s+.*")), text);
         OwnerConsistency.Result c = OwnerConsistency.check(r);
@@ -140,6 +155,7 @@ class MonitorReleaserTest {
         assertEquals("a", h.from().name());
         assertFalse(h.exact());
         assertEquals(List.of("a " + A + " false"), acquired(r));
+        assertNull(jfrPreviousOwner(r));
         assertTrue(report(r).contains("lock held (inferred)"), report(r));
     }
 
@@ -149,6 +165,7 @@ class MonitorReleaserTest {
         assertEquals(List.of(), MonitorOwnership.of(r).handoffs());
         assertEquals(List.of(), acquired(r));
         assertEquals(List.of(), jfrHandoffs(r));
+        assertNull(jfrPreviousOwner(r));
         assertFalse(report(r).contains("lock held"), report(r));
     }
 

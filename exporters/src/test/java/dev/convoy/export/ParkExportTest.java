@@ -9,9 +9,11 @@ import dev.convoy.report.ContentionReport;
 import dev.convoy.schema.ChromeTraceChecker;
 import dev.convoy.schema.CsvLogReader;
 import dev.convoy.schema.CsvLogReader.EventLine;
+import dev.convoy.schema.CsvSpecReader;
 import dev.convoy.schema.TptpValidator;
 import dev.convoy.snapshot.SnapshotReader;
 import dev.convoy.testing.Fixtures;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
@@ -118,22 +120,65 @@ class ParkExportTest {
         assertTrue(waited.stream().allMatch(e -> e.getAttribute("objIdRef").equals(String.valueOf(COND))));
     }
 
+    static final String CONS = String.format("%08X", 0x3000_0002);
+
     @Test
-    void csv() throws Exception {
+    void csvWritesParksAsTheSpecificationsEnterAndWait() throws Exception {
         List<Path> files = Output.write(r, Output.select("csv"), dir.resolve("p.csv"));
+        CsvSpecReader.Logs spec = CsvSpecReader.read(files.get(0), files.get(1));
+        List<String> lines = spec.events().stream().filter(e -> !e.name().startsWith("Thread"))
+                .map(e -> e.name() + " " + String.join(" ", e.fields()) + " frames=" + e.frames().size()).toList();
+        assertEquals(List.of(
+                "MonitorContendedEnter " + ACQ + " CCCC0001 " + HOLDER + " frames=2", // a lock's park, its exact owner
+                "MonitorContendedEntered " + ACQ + " CCCC0001 frames=0",
+                "ObjectWait " + CONS + " CCCC0003 frames=2", // a condition's park: a wait on the condition
+                "ObjectWaited " + CONS + " CCCC0003 frames=0",
+                "ObjectWait " + CONS + " CCCC0003 frames=2",
+                "ObjectWaited " + CONS + " CCCC0003 frames=0",
+                "ObjectWait " + CONS + " CCCC0003 frames=2",
+                "ObjectWaited " + CONS + " CCCC0003 frames=0",
+                // the park without a blocker (1990..2050) has no line
+                "ObjectWait " + ACQ + " CCCC0003 frames=2",
+                "ObjectWaited " + ACQ + " CCCC0003 frames=0",
+                "MonitorContendedEnter " + CONS + " CCCC0001 " + HOLDER + " frames=2"), lines);
+        assertEquals(3, spec.events().stream().filter(e -> e.name().equals("ThreadStarted")).count());
+        assertEquals(new CsvLogReader.Records(r.recordsWritten(), 0, 0, 0, 0, 0),
+                CsvLogReader.readLosses(files.get(2)).records(), "nothing lost, and the losses file says so");
+    }
+
+    @Test
+    void csvExtensionSaysWhatTheSpecificationCannot() throws Exception {
+        List<Path> spec = Output.write(r, Output.select("csv"), dir.resolve("p.csv"));
+        List<Path> files = Output.write(r, Output.select("csv-ext"), dir.resolve("x.csv"));
+        assertEquals(List.of("x.meta.csv", "x.events-ext.csv", "x.losses.csv"),
+                files.stream().map(p -> p.getFileName().toString()).toList());
         CsvLogReader.Logs logs = CsvLogReader.read(files.get(0), files.get(1));
         List<EventLine> parks = logs.events().stream().filter(e -> e.name().equals("ThreadPark")).toList();
         assertEquals(7, parks.size());
         EventLine lock = parks.get(0);
-        assertEquals(List.of(ACQ, "CCCC0001", HOLDER, "1"), lock.fields());
+        assertEquals(List.of(ACQ, "CCCC0001", HOLDER, "1", "0"), lock.fields());
         assertEquals(2, lock.frames().size());
-        assertEquals(List.of(ACQ, "00000000", "00000000", "0"), parks.get(4).fields(), "no blocker, no owner");
+        List<EventLine> ev = logs.events();
+        int at = ev.indexOf(lock);
+        assertEquals("MonitorOwner", ev.get(at - 1).name(), "after the enter it stands for and its owner's kind");
+        assertEquals(List.of(ACQ, "CCCC0001", HOLDER, "exact"), ev.get(at - 1).fields());
+        assertEquals("MonitorContendedEnter", ev.get(at - 2).name());
+        assertEquals(List.of(CONS, "CCCC0003", "00000000", "0", "1000000"), parks.get(2).fields(), "its timeout, ns");
+        assertEquals(List.of(ACQ, "00000000", "00000000", "0", "0"), parks.get(4).fields(), "no blocker, no owner");
+        assertNotEquals(parks.get(4).ts(), ev.get(ev.indexOf(parks.get(4)) - 1).ts(), "alone: no line of the spec's");
         List<EventLine> parked = logs.events().stream().filter(e -> e.name().equals("ThreadParked")).toList();
         assertEquals(6, parked.size());
-        assertEquals(List.of(ACQ, "CCCC0001"), parked.get(0).fields());
+        assertEquals(List.of(ACQ, "CCCC0001", "0", "0"), parked.get(0).fields());
+        assertEquals("MonitorContendedEntered", ev.get(ev.indexOf(parked.get(0)) - 1).name());
+        assertEquals(List.of(CONS, "CCCC0003", "1", "0"), parked.get(2).fields(), "timed out");
+        assertEquals(List.of(ACQ, "CCCC0003", "0", "1"), parked.get(5).fields(), "interrupted");
         List<EventLine> unparks = logs.events().stream().filter(e -> e.name().equals("ThreadUnpark")).toList();
         assertEquals(6, unparks.size());
         assertEquals(List.of(HOLDER, ACQ), unparks.get(0).fields());
+        // without Convoy's lines, the extended log is the specification's, line for line
+        assertEquals(Files.readAllLines(spec.get(1)), Files.readAllLines(files.get(1)).stream()
+                .filter(l -> !CsvLogReader.EXTENSION.contains(l.split(",")[1])).toList());
+        assertArrayEquals(Files.readAllBytes(spec.get(2)), Files.readAllBytes(files.get(2)), "the same losses file");
     }
 
     @Test

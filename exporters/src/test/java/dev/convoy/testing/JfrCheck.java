@@ -25,8 +25,8 @@ import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
 
 /**
- * The events of a JFR file ({@code docs/formats.md}, "JFR") and of the CSV event log of the same
- * recording, each turned into one line of text per event: its CSV kind, thread name, start (ns
+ * The events of a JFR file ({@code docs/formats.md}, "JFR") and of the extended CSV event log of the
+ * same recording, each turned into one line of text per event: its CSV kind, thread name, start (ns
  * since recording start), duration (ns; "open" for an interval still open at snapshot time),
  * monitor identity hash (for a join: the joined thread's name) and stack (method and bytecode
  * index per frame). A JFR interval event is
@@ -70,12 +70,28 @@ public final class JfrCheck {
     }
 
     /**
-     * The CSV event log's events as lines, sorted; lines whose kind has no JFR event (START_CALL's
-     * ThreadStart, MonitorOwner) and those of threads whose identity hash another started thread
-     * has too ({@link #sharedHashThreads}) are left out.
+     * The extended CSV event log's events as lines, sorted; lines whose kind has no JFR event
+     * (START_CALL's ThreadStart, MonitorOwner), the specification's lines that stand for a park
+     * (its ThreadPark or ThreadParked line is the park) and those of threads whose identity hash
+     * another started thread has too ({@link #sharedHashThreads}) are left out.
      */
     public static List<String> csvLines(Path meta, Path events) throws IOException {
         Logs logs = CsvLogReader.read(meta, events);
+        Set<EventLine> parkLines = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        List<EventLine> all = logs.events();
+        for (int i = 0; i < all.size(); i++) {
+            String kind = all.get(i).name();
+            if (kind.equals("ThreadPark") || kind.equals("ThreadParked")) {
+                int j = i - 1;
+                if (j >= 0 && all.get(j).name().equals("MonitorOwner") && samePark(all.get(j), all.get(i))) {
+                    j--;
+                }
+                if (j >= 0 && samePark(all.get(j), all.get(i)) && Set.of("MonitorContendedEnter",
+                        "MonitorContendedEntered", "ObjectWait", "ObjectWaited").contains(all.get(j).name())) {
+                    parkLines.add(all.get(j));
+                }
+            }
+        }
         Map<String, String> names = new HashMap<>();
         Set<String> sharedHashes = new HashSet<>();
         for (EventLine e : logs.events()) {
@@ -91,7 +107,7 @@ public final class JfrCheck {
         List<String> out = new ArrayList<>();
         for (EventLine e : logs.events()) {
             String kind = e.name();
-            if (sharedHashes.contains(e.fields().get(0))) {
+            if (sharedHashes.contains(e.fields().get(0)) || parkLines.contains(e)) {
                 continue;
             }
             String th = names.getOrDefault(e.fields().get(0), "?"); // a thread met late has no ThreadStarted line
@@ -134,6 +150,12 @@ public final class JfrCheck {
         }
         out.sort(null);
         return out;
+    }
+
+    /** Lines of the same record: the same time, thread and object. */
+    private static boolean samePark(EventLine a, EventLine b) {
+        return a.ts() == b.ts() && a.fields().get(0).equals(b.fields().get(0))
+                && a.fields().get(1).equals(b.fields().get(1));
     }
 
     private static String stack(List<String[]> frames, Map<String, MethodLine> methods) {

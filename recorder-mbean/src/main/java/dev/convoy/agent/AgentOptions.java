@@ -31,7 +31,8 @@ import dev.convoy.export.Output;
  * stackdepth=N           frames per stack trace, 0 = none (default 64; at most 2048)
  * dumpdir=DIR            where dumps are written (default ./convoy-out)
  * dumponexit=FORMATS     dump when the JVM exits: none (default), all, or formats
- *                        joined by '+': chrome+tptp+csv+snapshot
+ *                        joined by '+' (names of Output): chrome+jfr+pprof+snapshot
+ *                        (csv-ext: the CSV logs with Convoy's extended event log)
  * dumpname=NAME          base name of dump files (default convoy-PID; at most 168 characters)
  * dumpon=TRIGGERS        dump a window of the history without anyone asking, triggers joined by
  *                        '+': deadlock, block:DURATION (a thread blocked on a monitor or a lock

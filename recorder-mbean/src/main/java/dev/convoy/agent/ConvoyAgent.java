@@ -28,8 +28,15 @@ import dev.convoy.model.Recording;
  */
 public final class ConvoyAgent {
 
-    /** Convoy's version, from the agent jar's manifest. */
+    /**
+     * Convoy's version: the Maven project's ({@code ${project.version}}), written into the resource
+     * {@value #VERSION_RESOURCE} by the build; the one version the MBean, the web view, the CLI's
+     * {@code status} and the recordings (INFO {@code agent.version}, through the native recorder)
+     * show. The agent jar's manifest carries the same ({@code Implementation-Version}).
+     */
     public static final String VERSION = version();
+    /** The class path resource with {@code version=}, filled in by Maven's resource filtering. */
+    static final String VERSION_RESOURCE = "/dev/convoy/agent/version.properties";
 
     private static ConvoyAgent instance;
 
@@ -104,7 +111,7 @@ public final class ConvoyAgent {
                 options.emptyCallbacks(), options.vmOwners(), options.virtualThreadEvents(), options.timing(),
                 options.stackCapture(), options.idCache() ? (collectsInPausesOnly() ? 1 : 2) : 0,
                 options.stackCache() ? 1 : 0, options.heldRefs(), options.historyBytes(), options.historyAgeNs(),
-                runRepository(options), options.effective(), options.ownerStacksNs());
+                runRepository(options), options.effective(), VERSION, options.ownerStacksNs());
         ConvoyAgent agent = new ConvoyAgent(options, inst, null);
         agent.dumpDirectory.removeStaleTemporaryFiles();
         if (!options.emptyCallbacks()) {
@@ -161,8 +168,16 @@ public final class ConvoyAgent {
     }
 
     private static String version() {
-        String v = ConvoyAgent.class.getPackage().getImplementationVersion();
-        return v != null ? v : "dev";
+        java.util.Properties p = new java.util.Properties();
+        try (java.io.InputStream in = ConvoyAgent.class.getResourceAsStream(VERSION_RESOURCE)) {
+            if (in != null) {
+                p.load(in);
+            }
+        } catch (java.io.IOException e) {
+            // the version is then unknown, nothing else
+        }
+        String v = p.getProperty("version", "").strip();
+        return v.isEmpty() || v.startsWith("${") ? "unknown" : v;
     }
 
     /** The running agent, or null if none was initialized. */

@@ -122,6 +122,8 @@ public final class NativeRecorder {
      * @param repository     an existing directory of this JVM's own the history's sealed chunks are
      *                       also written to as files ({@code chunk-N.cvysnap}), or null
      * @param options        the option text in effect, stored in snapshots
+     * @param version        Convoy's version ({@link ConvoyAgent#VERSION}), stored in snapshots
+     *                       (INFO {@code agent.version}; at most 63 bytes)
      * @param ownerStacksNs  the owner's side of blocks at least this long, in ns; 0 for none (option
      *                       {@code ownerstacks}; native-recorder/src/sampler.h)
      * @throws IllegalStateException if the recorder already runs or JVMTI refuses
@@ -130,9 +132,9 @@ public final class NativeRecorder {
                              boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
                              boolean timing, int stackCapture, int idCache, int stackCache,
                              boolean heldRefs, long historyBytes, long historyAgeNs, String repository,
-                             String options, long ownerStacksNs) {
+                             String options, String version, long ownerStacksNs) {
         start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, virtualThreadEvents, timing,
-                stackCapture, idCache, stackCache, heldRefs, historyBytes, historyAgeNs, repository, options,
+                stackCapture, idCache, stackCache, heldRefs, historyBytes, historyAgeNs, repository, options, version,
                 ownerStacksNs);
     }
 
@@ -361,7 +363,7 @@ public final class NativeRecorder {
                                       boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
                                       boolean timing, int stackCapture, int idCache, int stackCache,
                                       boolean heldRefs, long historyBytes, long historyAgeNs, String repository,
-                                      String options, long ownerStacksNs);
+                                      String options, String version, long ownerStacksNs);
 
     private static native void setRecording0(boolean on);
 

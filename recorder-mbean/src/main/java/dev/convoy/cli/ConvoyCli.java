@@ -49,6 +49,10 @@ public final class ConvoyCli {
     /** Overrides where the agent jar is looked for (the tests set it). */
     static final String AGENT_JAR_PROPERTY = "convoy.agent.jar";
 
+    /**
+     * The usage; the formats {@code dump} takes are {@link Output#names()}, the one list of
+     * outputs, so that a new output is named here without a change.
+     */
     static final String USAGE = """
             usage: ./convoy COMMAND [ARGS]   (Convoy in a running JVM on this machine)
               list                            the JVMs this user can attach to: pid and main class
@@ -59,11 +63,31 @@ public final class ConvoyCli {
               stop PID                        stop recording (the rings keep what was recorded)
               contanalysis PID on|off         turn contention analysis on or off
               dump PID --format F [-o OUT] [--since D | --from T --to T]
-                                              take a snapshot and write it here as F = chrome, tptp,
-                                              csv, jfr, flamegraph, collapsed or snapshot; OUT defaults to ./convoy-PID plus the
-                                              format's suffix (csv: OUT.meta.csv and OUT.events.csv);
+                                              take a snapshot and write it here as F, one of
+            %s
+                                              OUT defaults to ./convoy-PID plus the format's suffix
+                                              (csv: OUT.meta.csv, OUT.events.csv and OUT.losses.csv;
+                                              csv-ext: OUT.events-ext.csv for OUT.events.csv);
                                               --since 10m: the last 10 minutes of the history;
-                                              --from/--to 2026-11-28T14:05:00Z, 14:05 or -10m""";
+                                              --from/--to 2026-11-28T14:05:00Z, 14:05 or -10m""".formatted(
+            wrap(Output.names() + ";", " ".repeat(34), 96));
+
+    /** Words wrapped into lines of at most {@code width} characters, each starting with {@code indent}. */
+    static String wrap(String text, String indent, int width) {
+        StringBuilder out = new StringBuilder();
+        StringBuilder line = new StringBuilder(indent);
+        for (String word : text.split(" ")) {
+            if (line.length() > indent.length() && line.length() + 1 + word.length() > width) {
+                out.append(line).append('\n');
+                line = new StringBuilder(indent);
+            }
+            if (line.length() > indent.length()) {
+                line.append(' ');
+            }
+            line.append(word);
+        }
+        return out.append(line).toString();
+    }
 
     private static final String[] STATUS_ATTRIBUTES = {"Version", "Recording", "OffReason", "RecordingStartTime",
         "ContentionAnalysis", "EventsRecorded", "EventsOverwritten", "EventsDropped", "ThreadsRecorded",
@@ -430,7 +454,7 @@ public final class ConvoyCli {
 
     /**
      * Streams a snapshot in the format out of the target and writes it here, atomically.
-     * Several files (the CSV pair) must come from one snapshot: the binary snapshot is
+     * Several files (the CSV files) must come from one snapshot: the binary snapshot is
      * streamed and every file is written here from it, by the same writer the agent uses.
      */
     static void dump(TargetJvm target, RecorderClient recorder, Set<Output> format, String output, PrintStream out,

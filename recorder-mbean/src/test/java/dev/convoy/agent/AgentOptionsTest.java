@@ -46,7 +46,7 @@ class AgentOptionsTest {
         assertEquals(1L << 30, o.memoryCap());
         assertEquals(0, o.stackDepth());
         assertEquals(Paths.get("/tmp/x"), o.dumpDir());
-        assertEquals(EnumSet.of(Output.CHROME, Output.CSV_META, Output.CSV_EVENTS), o.dumpOnExit());
+        assertEquals(EnumSet.of(Output.CHROME, Output.CSV_META, Output.CSV_EVENTS, Output.CSV_LOSSES), o.dumpOnExit());
         assertEquals("run-1.a", o.dumpName());
         assertEquals("recording=off,buffer=128k,memory=1g,maxsize=32m,maxage=0,stackdepth=0,dumpdir=/tmp/x,dumponexit=chrome+csv,"
                 + "dumpname=run-1.a,ownerstacks=5ms,callbacks=full,owners=vm,releasers=vm,contanalysis=off,vthreadevents=on,"

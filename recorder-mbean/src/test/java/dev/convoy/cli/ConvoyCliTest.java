@@ -70,6 +70,18 @@ class ConvoyCliTest {
         assertUsage(run("frobnicate", "1"), "unknown command 'frobnicate'");
     }
 
+    /** The usage's formats of dump are the one list of outputs: every name, pprof and jfr among them. */
+    @Test
+    void usageNamesEveryFormatDumpTakes() {
+        Run r = run("help");
+        String dump = r.out().substring(r.out().indexOf("dump PID")).replaceAll("\\s+", " ");
+        assertTrue(dump.contains("one of " + Output.names() + ";"), dump);
+        assertTrue(dump.contains(" jfr,") && dump.contains(" pprof;"), dump);
+        for (String line : r.out().split("\n")) {
+            assertTrue(line.length() <= 100, () -> "a usage line of at most 100 characters: " + line);
+        }
+    }
+
     @Test
     void helpPrintsTheUsageOnStdout() {
         Run r = run("help");
@@ -106,9 +118,9 @@ class ConvoyCliTest {
 
     @Test
     void dumpNeedsAKnownFormat() {
-        assertUsage(run("dump", "123"), "dump: --format is missing (chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph)");
+        assertUsage(run("dump", "123"), "dump: --format is missing (chrome, tptp, csv, csv-ext, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof)");
         assertUsage(run("dump", "123", "--format", "xml", "-o", "x"),
-                "dump: unknown format 'xml'; allowed: chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
+                "dump: unknown format 'xml'; allowed: chrome, tptp, csv, csv-ext, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof");
         assertUsage(run("dump", "123", "--format=csv-metadata"), "unknown format 'csv-metadata'");
         assertUsage(run("dump", "123", "--format"), "dump: --format needs a value");
         assertUsage(run("dump", "123", "--format", "chrome", "-o"), "dump: -o needs a value");

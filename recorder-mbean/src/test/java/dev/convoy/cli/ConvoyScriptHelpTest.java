@@ -79,6 +79,19 @@ class ConvoyScriptHelpTest {
         }
     }
 
+    /** Bad arguments exit 2, as README promises for every command; the demo says so before building anything. */
+    @ParameterizedTest(name = "demo {0}")
+    @CsvSource({
+        "--bogus, 'convoy: demo: unknown argument ''--bogus'' (usage: ./convoy demo [--out DIR])'",
+        "--out, 'convoy: demo: --out needs a directory'",
+    })
+    void demoRefusesABadArgumentWithExitCode2(String arg, String message) throws Exception {
+        Run r = convoy("demo", arg);
+        assertEquals(2, r.code(), r::toString);
+        assertEquals(message + "\n", r.err(), r::toString);
+        assertEquals("", r.out(), r::toString);
+    }
+
     @Test
     void anUnknownCommandIsRefusedWithTheUsage() throws Exception {
         Run r = convoy("frobnicate", "--help");

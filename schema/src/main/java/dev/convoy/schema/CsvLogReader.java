@@ -15,19 +15,24 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * A reader of the CSV meta log and event log written only from {@code schema/csv-log-format.md}
- * (not from the writer). It parses both files, checks every line against the spec and that
- * every stack frame's method id resolves to exactly one method line of the meta log.
+ * A reader of the CSV meta log, event log (the specification's or the extended one) and
+ * losses file written only from {@code schema/csv-log-format.md} (not from the writer). It
+ * parses the files, checks every line against that grammar and that every stack frame's
+ * method id resolves to exactly one method line of the meta log. ({@link CsvSpecReader} reads
+ * the logs as a tool built on the JVMTI backend's specification alone does.)
  *
  * <p>Checks: UTF-8, LF line ends; class lines (2 fields) before method lines (at least 5);
  * method ids unique, entries count {@code -1} or the number of (hex start location, decimal
  * line) pairs that follow; event lines: timestamp with 9 fraction digits, a known event
  * name with its number of fields, thread and object fields as 8 uppercase hex digits
- * ({@code ThreadPark}'s fourth field, the lock flag, {@code 0} or {@code 1};
- * {@code MonitorOwner}'s fourth, how the owner is known, {@code exact}, {@code none} or
- * {@code inferred}; a {@code MonitorOwner} line right after a {@code MonitorContendedEnter}
- * of the same time, thread and monitor), a stack depth followed by that many (method id, hex location) pairs for every event but
- * {@code ThreadStarted} and {@code ThreadEnded}, which have none; lines in time order.
+ * ({@code ThreadPark}'s fourth field, the lock flag, {@code 0} or {@code 1}, its fifth the
+ * timeout in ns; {@code ThreadParked}'s third and fourth, timed out and interrupted, {@code 0}
+ * or {@code 1}; {@code MonitorOwner}'s fourth, how the owner is known, {@code exact},
+ * {@code none} or {@code inferred}; a {@code MonitorOwner} line right after a
+ * {@code MonitorContendedEnter} of the same time, thread and monitor), a stack depth followed
+ * by that many (method id, hex location) pairs for every event but {@code ThreadStarted} and
+ * {@code ThreadEnded}, which have none; lines in time order. The losses file: one
+ * {@code Records} line, then {@code Loss} lines ({@link #readLosses}).
  */
 public final class CsvLogReader {
 
@@ -45,8 +50,12 @@ public final class CsvLogReader {
             Map.entry("ThreadSleep", 1), Map.entry("ThreadSlept", 1),
             Map.entry("MonitorContendedEnter", 3), Map.entry("MonitorContendedEntered", 2),
             Map.entry("MonitorOwner", 4),
-            Map.entry("ThreadPark", 4), Map.entry("ThreadParked", 2), Map.entry("ThreadUnpark", 2),
+            Map.entry("ThreadPark", 5), Map.entry("ThreadParked", 4), Map.entry("ThreadUnpark", 2),
             Map.entry("ThreadStarted", 2), Map.entry("ThreadEnded", 1));
+
+    /** The events of the extended event log only: {@link #FIELDS} but these are the specification's. */
+    public static final java.util.Set<String> EXTENSION = java.util.Set.of("MonitorOwner", "ThreadPark",
+            "ThreadParked", "ThreadUnpark");
 
     /** The events written without a stack trace field; every other event ends with one. */
     public static final java.util.Set<String> NO_STACK = java.util.Set.of("ThreadStarted", "ThreadEnded");
@@ -199,9 +208,13 @@ public final class CsvLogReader {
             List<String> fields = List.of(f).subList(2, 2 + count);
             for (int i = 0; i < fields.size(); i++) {
                 boolean threadName = f[1].equals("ThreadStarted") && i == 1;
-                if (f[1].equals("ThreadPark") && i == 3) {
+                if (f[1].equals("ThreadPark") && i == 3 || f[1].equals("ThreadParked") && i >= 2) {
                     if (!fields.get(i).equals("0") && !fields.get(i).equals("1")) {
-                        problems.add(where + "lock flag '" + fields.get(i) + "' is not 0 or 1");
+                        problems.add(where + "flag '" + fields.get(i) + "' is not 0 or 1");
+                    }
+                } else if (f[1].equals("ThreadPark") && i == 4) {
+                    if (!fields.get(i).matches("0|[1-9][0-9]*")) {
+                        problems.add(where + "timeout '" + fields.get(i) + "' is not a decimal number of ns");
                     }
                 } else if (f[1].equals("MonitorOwner") && i == 3) {
                     if (!List.of("exact", "none", "inferred").contains(fields.get(i))) {
@@ -247,6 +260,87 @@ public final class CsvLogReader {
             out.add(new EventLine(ts, f[1], fields, List.copyOf(frames)));
         }
         return out;
+    }
+
+    /**
+     * The losses file's {@code Records} line: records written, lost, and of the lost those
+     * overwritten, aged, dropped and torn.
+     */
+    public record Records(long written, long lost, long overwritten, long aged, long dropped, long torn) {
+    }
+
+    /**
+     * A {@code Loss} line: the thread (hash, {@code 00000000} for records not tied to a thread)
+     * and its name (still escaped; empty without a thread), the kind, from and to (seconds since
+     * recording start) and the number of records.
+     */
+    public record LossLine(String thread, String threadName, String kind, double from, double to, long records) {
+    }
+
+    /** The losses file, read. */
+    public record Losses(Records records, List<LossLine> losses) {
+    }
+
+    private static final Pattern COUNT = Pattern.compile("0|[1-9][0-9]*");
+
+    /**
+     * Reads and checks the losses file: first {@code Records,written,lost,overwritten,aged,
+     * dropped,torn} (decimal counts, lost the sum of the four kinds), then
+     * {@code Loss,thread,threadName,kind,from,to,records} lines (kind {@code overwritten},
+     * {@code aged}, {@code dropped}, {@code torn} or {@code kind N}; from at most to, times as
+     * in the event log; records above 0).
+     *
+     * @throws FormatViolation listing every problem
+     */
+    public static Losses readLosses(Path losses) throws IOException {
+        List<String> problems = new ArrayList<>();
+        List<String> lines = lines(losses, problems);
+        Records records = null;
+        List<LossLine> out = new ArrayList<>();
+        for (int n = 0; n < lines.size(); n++) {
+            String line = lines.get(n);
+            String where = losses.getFileName() + ":" + (n + 1) + " '" + line + "': ";
+            String[] f = line.split(",", -1);
+            if (n == 0) {
+                if (f.length != 7 || !f[0].equals("Records")
+                        || !List.of(f).subList(1, 7).stream().allMatch(v -> COUNT.matcher(v).matches())) {
+                    problems.add(where + "not Records and 6 counts");
+                    continue;
+                }
+                long[] c = List.of(f).subList(1, 7).stream().mapToLong(Long::parseLong).toArray();
+                records = new Records(c[0], c[1], c[2], c[3], c[4], c[5]);
+                if (c[1] != c[2] + c[3] + c[4] + c[5]) {
+                    problems.add(where + "lost is not the sum of overwritten, aged, dropped and torn");
+                }
+                continue;
+            }
+            if (f.length != 7 || !f[0].equals("Loss")) {
+                problems.add(where + "not a Loss line of 7 fields");
+                continue;
+            }
+            if (!HASH.matcher(f[1]).matches()) {
+                problems.add(where + "thread is not 8 uppercase hex digits");
+            }
+            if (!f[3].matches("overwritten|aged|dropped|torn|kind [0-9]+")) {
+                problems.add(where + "unknown kind '" + f[3] + "'");
+            }
+            if (!TS.matcher(f[4]).matches() || !TS.matcher(f[5]).matches() || !COUNT.matcher(f[6]).matches()
+                    || f[6].equals("0")) {
+                problems.add(where + "from and to are not seconds with 9 fraction digits, or records not above 0");
+                continue;
+            }
+            LossLine l = new LossLine(f[1], f[2], f[3], Double.parseDouble(f[4]), Double.parseDouble(f[5]),
+                    Long.parseLong(f[6]));
+            if (l.from() > l.to()) {
+                problems.add(where + "from after to");
+            }
+            out.add(l);
+        }
+        if (records == null && problems.isEmpty()) {
+            problems.add(losses.getFileName() + ": no Records line");
+        }
+        FormatViolation.throwIfAny(losses.toString(), problems);
+        return new Losses(records, List.copyOf(out));
     }
 
     /** Strict UTF-8, LF line ends, a final LF after a non-empty file, no empty lines. */

@@ -58,6 +58,38 @@ class CsvLogReaderTest {
         assertTrue(problems(META, EVENTS.replace("\n", "\r\n")).stream().anyMatch(p -> p.contains("CR")));
     }
 
+    @Test
+    void parkLinesOfTheExtension() throws Exception {
+        String parks = EVENTS.replace("0.000500000,ThreadEnded", "0.000410000,ThreadPark,0000ABCD,CCCC0001,00000000,0,1000000,"
+                + "1,00007F0000001000,C\n0.000420000,ThreadParked,0000ABCD,CCCC0001,1,0,0\n"
+                + "0.000430000,ThreadUnpark,0000ABCD,0000ABCE,0\n0.000500000,ThreadEnded");
+        CsvLogReader.Logs logs = read(META, parks);
+        assertEquals(List.of("0000ABCD", "CCCC0001", "00000000", "0", "1000000"), logs.events().get(3).fields());
+        assertEquals(List.of("0000ABCD", "CCCC0001", "1", "0"), logs.events().get(4).fields());
+        assertTrue(problems(META, parks.replace(",1000000,", ",-5,")).stream().anyMatch(p -> p.contains("timeout '-5'")));
+        assertTrue(problems(META, parks.replace("CCCC0001,1,0,0", "CCCC0001,2,0,0")).stream()
+                .anyMatch(p -> p.contains("flag '2'")));
+    }
+
+    @Test
+    void theLossesFile() throws Exception {
+        Path f = dir.resolve("r.losses.csv");
+        Files.writeString(f, "Records,100,7,5,0,2,0\nLoss,0000ABCD,w%2C1,overwritten,0.000100000,0.000200000,5\n"
+                + "Loss,00000000,,dropped,0.000000000,0.001000000,2\n");
+        CsvLogReader.Losses l = CsvLogReader.readLosses(f);
+        assertEquals(new CsvLogReader.Records(100, 7, 5, 0, 2, 0), l.records());
+        assertEquals(2, l.losses().size());
+        assertEquals("w,1", CsvLogReader.unescape(l.losses().get(0).threadName()));
+        Files.writeString(f, "Records,100,8,5,0,2,0\nLoss,0000ABCD,w,lost,0.000300000,0.000200000,0\n");
+        List<String> p = assertThrows(FormatViolation.class, () -> CsvLogReader.readLosses(f)).problems();
+        assertTrue(p.stream().anyMatch(s -> s.contains("not the sum")), p::toString);
+        assertTrue(p.stream().anyMatch(s -> s.contains("unknown kind 'lost'")), p::toString);
+        assertTrue(p.stream().anyMatch(s -> s.contains("records not above 0")), p::toString);
+        Files.writeString(f, "");
+        assertTrue(assertThrows(FormatViolation.class, () -> CsvLogReader.readLosses(f)).problems().get(0)
+                .contains("no Records line"));
+    }
+
     static final String OWNER = "0.000300000,MonitorOwner,0000ABCD,AAAA0002,00000000,none,0\n";
 
     @Test

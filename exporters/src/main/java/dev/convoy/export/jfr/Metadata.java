@@ -8,20 +8,24 @@ import java.util.Map;
 /**
  * The types of a chunk, written as its metadata event: a string table, then a tree of elements
  * (a name, attributes as pairs of string indexes, children): {@code root} holding
- * {@code metadata} (one {@code class} per type: its {@code field}s, each with its
- * {@code annotation}s, then the type's own annotations) and {@code region}.
+ * {@code metadata} (one {@code class} per type: its {@code setting}s, its {@code field}s, each
+ * with its {@code annotation}s, then the type's own annotations) and {@code region}.
  *
  * <p>A type is a primitive (no fields: the nine of {@link #Metadata()}), an annotation, a
- * constant type (values in the checkpoint's constant pools, fields of it hold a key:
+ * setting control ({@code superType="jdk.jfr.SettingControl"}, no fields), a constant type
+ * (values in the checkpoint's constant pools, fields of it hold a key:
  * {@code constantPool="true"}), a struct (values inline, such as the frames of a stack trace) or
- * an event type. A type with exactly one field is marked {@code simpleType}, which the JDK's
- * parser reads as that field's value ({@code jdk.types.Symbol} as a string). Type ids start at
- * 2: 0 and 1 are the metadata and checkpoint events' ids. No type or field can be added once
+ * an event type. A constant type or struct with exactly one field is marked {@code simpleType},
+ * which the JDK's parser reads as that field's value ({@code jdk.types.Symbol} as a string). An
+ * annotation's value is the attribute named after its field, {@code value-0}, {@code value-1},
+ * ... for an array (as the JDK writes {@code jdk.jfr.Category}). Type ids start at 2: 0 and 1
+ * are the metadata and checkpoint events' ids. No type or field can be added once
  * {@link #freeze()} has run (a {@link ChunkWriter} freezes its metadata).
  */
 public final class Metadata {
     static final String EVENT = "jdk.jfr.Event";
     static final String ANNOTATION = "java.lang.annotation.Annotation";
+    static final String SETTING_CONTROL = "jdk.jfr.SettingControl";
     private static final long FIRST_TYPE_ID = 2;
 
     private final List<Type> types = new ArrayList<>();
@@ -50,11 +54,16 @@ public final class Metadata {
         stringType = declare("java.lang.String", null, Kind.PRIMITIVE);
     }
 
-    enum Kind { PRIMITIVE, ANNOTATION, CONSTANT, STRUCT, EVENT }
+    enum Kind { PRIMITIVE, ANNOTATION, SETTING, CONSTANT, STRUCT, EVENT }
 
     /** An annotation type ({@code superType="java.lang.annotation.Annotation"}). */
     public Type annotation(String name) {
         return declare(name, ANNOTATION, Kind.ANNOTATION);
+    }
+
+    /** A setting control ({@code superType="jdk.jfr.SettingControl"}): the class of an event type's {@link Type#setting}. */
+    public Type settingControl(String name) {
+        return declare(name, SETTING_CONTROL, Kind.SETTING);
     }
 
     /** A type whose values are constants, referenced by key. */
@@ -112,6 +121,7 @@ public final class Metadata {
         final Kind kind;
         final List<Field> fields = new ArrayList<>();
         final List<Annotation> annotations = new ArrayList<>();
+        final List<Setting> settings = new ArrayList<>();
         /** The fields, once frozen. */
         Field[] frozen;
 
@@ -130,6 +140,11 @@ public final class Metadata {
             return name;
         }
 
+        /** The names of its settings, in order. */
+        public List<String> settingNames() {
+            return settings.stream().map(Setting::name).toList();
+        }
+
         boolean pooled() {
             return kind == Kind.CONSTANT;
         }
@@ -146,10 +161,11 @@ public final class Metadata {
 
         private Field add(String fieldName, Type type, boolean array) {
             checkOpen();
-            if (kind == Kind.PRIMITIVE) {
-                throw new IllegalStateException(name + " is a primitive: it has no fields");
+            if (kind == Kind.PRIMITIVE || kind == Kind.SETTING) {
+                throw new IllegalStateException(name + " is a " + (kind == Kind.SETTING ? "setting control" : "primitive")
+                        + ": it has no fields");
             }
-            if (type.kind == Kind.EVENT || type.kind == Kind.ANNOTATION) {
+            if (type.kind == Kind.EVENT || type.kind == Kind.ANNOTATION || type.kind == Kind.SETTING) {
                 throw new IllegalArgumentException(name + "." + fieldName + ": a field cannot be of type " + type.name);
             }
             for (Field f : fields) {
@@ -162,10 +178,29 @@ public final class Metadata {
             return f;
         }
 
-        /** Annotates the type; {@code value} null for an annotation type without fields. */
-        public Type annotate(Type annotation, String value) {
+        /**
+         * Annotates the type: no value for an annotation type without fields, one for a field
+         * of one value, any number for an array field.
+         */
+        public Type annotate(Type annotation, String... values) {
             checkOpen();
-            annotations.add(Annotation.of(annotation, value));
+            annotations.add(Annotation.of(annotation, values));
+            return this;
+        }
+
+        /**
+         * Declares a setting of an event type ({@code <setting name class defaultValue>}, before
+         * its fields): its name, its control and the value it has unless a recording sets it.
+         */
+        public Type setting(String settingName, Type control, String defaultValue) {
+            checkOpen();
+            if (kind != Kind.EVENT) {
+                throw new IllegalStateException(name + " is not an event type: it has no settings");
+            }
+            if (control.kind != Kind.SETTING) {
+                throw new IllegalArgumentException(control.name + " is not a setting control");
+            }
+            settings.add(new Setting(settingName, control, defaultValue));
             return this;
         }
 
@@ -190,10 +225,10 @@ public final class Metadata {
             this.array = array;
         }
 
-        /** Annotates the field; {@code value} null for an annotation type without fields. */
-        public Field annotate(Type annotation, String value) {
+        /** Annotates the field, as {@link Type#annotate}. */
+        public Field annotate(Type annotation, String... values) {
             checkOpen();
-            annotations.add(Annotation.of(annotation, value));
+            annotations.add(Annotation.of(annotation, values));
             return this;
         }
 
@@ -203,17 +238,35 @@ public final class Metadata {
         }
     }
 
-    record Annotation(Type type, String value) {
-        static Annotation of(Type type, String value) {
+    /** An annotation and its values: none, one, or an array's elements. */
+    record Annotation(Type type, List<String> values) {
+        static Annotation of(Type type, String... values) {
+            if (values == null) {
+                values = new String[0];
+            }
             if (type.kind != Kind.ANNOTATION) {
                 throw new IllegalArgumentException(type.name + " is not an annotation type");
             }
-            if ((value == null) != type.fields.isEmpty()) {
-                throw new IllegalArgumentException("annotation " + type.name
-                        + (value == null ? " needs a value" : " takes no value"));
+            if (type.fields.size() > 1) {
+                throw new IllegalArgumentException("annotation " + type.name + " has more than one field");
             }
-            return new Annotation(type, value);
+            boolean array = !type.fields.isEmpty() && type.fields.get(0).array;
+            int wanted = type.fields.isEmpty() ? 0 : 1;
+            if (values.length != wanted && !array || array && values.length == 0) {
+                throw new IllegalArgumentException("annotation " + type.name + " takes " + (array ? "one or more values"
+                        : wanted == 0 ? "no value" : "one value") + ", not " + values.length);
+            }
+            for (String v : values) {
+                if (v == null) {
+                    throw new IllegalArgumentException("annotation " + type.name + ": a null value");
+                }
+            }
+            return new Annotation(type, List.of(values));
         }
+    }
+
+    /** A setting of an event type. */
+    record Setting(String name, Type control, String defaultValue) {
     }
 
     /** An element of the tree, with its attributes in order. */
@@ -249,8 +302,12 @@ public final class Metadata {
             if (t.superType != null) {
                 c.attribute("superType", t.superType);
             }
-            if (t.fields.size() == 1) {
+            if (t.fields.size() == 1 && (t.kind == Kind.CONSTANT || t.kind == Kind.STRUCT)) {
                 c.attribute("simpleType", "true");
+            }
+            for (Setting s : t.settings) {
+                c.child("setting").attribute("name", s.name).attribute("class", Long.toString(s.control.id))
+                        .attribute("defaultValue", s.defaultValue);
             }
             for (Field f : t.fields) {
                 Element fe = c.child("field").attribute("name", f.name).attribute("class", Long.toString(f.type.id));
@@ -277,8 +334,11 @@ public final class Metadata {
     private static void annotations(Element e, List<Annotation> as) {
         for (Annotation a : as) {
             Element ae = e.child("annotation").attribute("class", Long.toString(a.type.id));
-            if (a.value != null) {
-                ae.attribute(a.type.fields.get(0).name, a.value);
+            if (!a.type.fields.isEmpty()) {
+                Field f = a.type.fields.get(0);
+                for (int i = 0; i < a.values.size(); i++) {
+                    ae.attribute(f.array ? f.name + "-" + i : f.name, a.values.get(i));
+                }
             }
         }
     }

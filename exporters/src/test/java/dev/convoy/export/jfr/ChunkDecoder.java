@@ -243,6 +243,51 @@ public final class ChunkDecoder {
     }
 
     /** Decodes a file holding exactly one chunk; a reference must be to a constant or be key 0 (null). */
+    /**
+     * The metadata of a JFR file of any number of chunks (the last chunk's, which declares every
+     * type the file has; a JDK's recording included), per type name: its {@code class} element
+     * as text ({@link Element#print}: settings, fields and annotations in order, type ids
+     * replaced by type names). Only the chunk headers and the metadata event are read.
+     */
+    public static Map<String, String> classTexts(byte[] file) throws IOException {
+        int at = 0;
+        int last = -1;
+        while (at + 68 <= file.length) {
+            Input h = new Input(file, at, at + 68);
+            if (h.readRaw(4) != 0x464C5200L) {
+                throw new IOException("no chunk magic at " + at);
+            }
+            h.readRaw(4);
+            long size = h.readRaw(8);
+            if (size < 68 || at + size > file.length) {
+                throw new IOException("chunk at " + at + " of size " + size);
+            }
+            last = at;
+            at += (int) size;
+        }
+        if (last < 0) {
+            throw new IOException("no chunk");
+        }
+        Input h = new Input(file, last + 24, last + 32); // the metadata offset
+        int meta = last + (int) h.readRaw(8);
+        Chunk c = new Chunk();
+        Input x = new Input(file, meta, file.length);
+        int start = x.pos;
+        long size = x.readVarLong();
+        readMetadata(c, new Input(file, start, (int) (start + size)));
+        Map<Long, String> names = new TreeMap<>();
+        for (Type t : c.types.values()) {
+            names.put(t.id, t.name);
+        }
+        Map<String, String> out = new TreeMap<>();
+        for (Element e : c.root.children("metadata").get(0).children("class")) {
+            StringBuilder sb = new StringBuilder();
+            e.print(sb, "", names);
+            out.put(e.attribute("name"), sb.toString());
+        }
+        return out;
+    }
+
     public static Chunk decode(byte[] file) throws IOException {
         return decode(file, false);
     }

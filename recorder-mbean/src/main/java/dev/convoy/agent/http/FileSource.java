@@ -39,7 +39,8 @@ public final class FileSource implements Source {
         g.writeBooleanField("recording", false);
         g.writeBooleanField("contentionAnalysis", false);
         g.writeStringField("options", r.info().getOrDefault("options", ""));
-        g.writeStringField("version", dev.convoy.agent.ConvoyAgent.VERSION);
+        // the recording's, as its options: the version that recorded it (this one's when the file does not say)
+        g.writeStringField("version", r.info().getOrDefault("agent.version", dev.convoy.agent.ConvoyAgent.VERSION));
         g.writeNumberField("pid", r.pid());
         g.writeObjectFieldStart("counters");
         g.writeNumberField("eventsRecorded", r.recordsWritten());

@@ -176,19 +176,21 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
                     + "threads, the most contended monitors, deadlocks", SnapshotSummary.SUMMARY,
                     MBeanOperationInfo.ACTION),
             op("dump", "Writes the frozen snapshot (a fresh one if none) in a format into the dump directory; "
-                    + "returns the files written. chrome, tptp and csv are converted in this JVM (its CPU and "
+                    + "returns the files written. Every format but snapshot is converted in this JVM (its CPU and "
                     + "heap); snapshot only copies the binary recording, to convert elsewhere with convoy convert",
                     STRINGS, MBeanOperationInfo.ACTION,
                     param("format", SimpleType.STRING, "one of " + formats),
                     param("path", SimpleType.STRING, "file name or relative path inside the dump directory "
-                            + "(for csv, the base of NAME.meta.csv and NAME.events.csv)")),
+                            + "(for csv and csv-ext, the base of NAME.meta.csv, NAME.events.csv or NAME.events-ext.csv, "
+                            + "and NAME.losses.csv)")),
             op("dumpWindow", "Like dump, for a window of the recording's history: the last part ('10m', '90s', "
                     + "'2h') or FROM/TO, each a time as 2026-11-28T14:05:00Z, 2026-11-28T14:05, 14:05 (this JVM's "
                     + "time zone) or -10m (before the snapshot), either side empty for the recording's edge",
                     STRINGS, MBeanOperationInfo.ACTION,
                     param("format", SimpleType.STRING, "one of " + formats),
                     param("path", SimpleType.STRING, "file name or relative path inside the dump directory "
-                            + "(for csv, the base of NAME.meta.csv and NAME.events.csv)"),
+                            + "(for csv and csv-ext, the base of NAME.meta.csv, NAME.events.csv or NAME.events-ext.csv, "
+                            + "and NAME.losses.csv)"),
                     param("window", SimpleType.STRING, "10m, or FROM/TO, e.g. 14:05/14:10 or -15m/-5m")),
             op("openStream", "Opens one dump file of the frozen snapshot (a fresh one if none) as a stream for "
                     + "readStream; returns its id",

@@ -84,6 +84,7 @@ class WebServerTest {
     static RecordingBuilder builder() {
         RecordingBuilder b = new RecordingBuilder()
                 .info("pid", "4242")
+                .info("agent.version", "0.0.9")
                 .info("options", "recording=on,stackdepth=64")
                 .info("start.monotonic.ns", Long.toString(T0))
                 .info("start.epoch.ns", "1700000000000000000")
@@ -171,7 +172,7 @@ class WebServerTest {
         assertEquals(4242, s.get("pid").asLong());
         assertEquals("recording=on,stackdepth=64", s.get("options").asText());
         assertEquals(3, s.get("counters").get("threadsRecorded").asLong());
-        assertTrue(s.has("version"));
+        assertEquals("0.0.9", s.get("version").asText(), "the version that recorded the file, as its options");
         assertEquals("saved_run", s.get("dumpName").asText());
         assertEquals("https://ui.perfetto.dev", s.get("perfetto").asText(), "the real Perfetto by default");
     }
@@ -300,7 +301,10 @@ class WebServerTest {
         "tptp, saved_run.trcxml, application/xml",
         "csv-meta, saved_run.meta.csv, text/csv",
         "csv-events, saved_run.events.csv, text/csv",
+        "csv-events-ext, saved_run.events-ext.csv, text/csv",
+        "csv-losses, saved_run.losses.csv, text/csv",
         "snapshot, saved_run.cvysnap, application/octet-stream",
+        "pprof, saved_run.pb.gz, application/octet-stream",
     })
     void downloadsInEveryFormat(String format, String name, String type) throws Exception {
         try (var before = Files.list(dir)) {
@@ -314,6 +318,8 @@ class WebServerTest {
                 case "snapshot" -> assertArrayEquals(bytes, r.body());
                 case "chrome" -> assertTrue(json(r).has("traceEvents"));
                 case "tptp" -> assertTrue(text(r).startsWith("<?xml"), text(r));
+                case "pprof" -> assertEquals(19_540_000,
+                        dev.convoy.testing.PprofCheck.read(r.body()).total("delay", "state", "blocked"));
                 default -> assertTrue(text(r).contains(","));
             }
             try (var after = Files.list(dir)) {
@@ -325,15 +331,15 @@ class WebServerTest {
     @Test
     void unknownFormatListsTheAllowedOnes() throws Exception {
         assertError(get("/api/download?format=pdf"), 400,
-                "unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
+                "unknown format 'pdf'; allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof");
         assertError(get("/api/download"), 400,
-                "unknown format (none given); allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
+                "unknown format (none given); allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof");
         assertError(get("/api/report?format=html"), 400, "unknown report format 'html'; allowed: text, markdown");
         // A control character ends no name: refused, shown escaped.
         assertError(get("/api/download?format=chrome%00"), 400, "unknown format 'chrome\\u0000'; allowed: chrome, tptp, "
-                + "csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
+                + "csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof");
         assertError(get("/api/download?format=%09chrome"), 400, "unknown format '\\u0009chrome'; allowed: chrome, tptp, "
-                + "csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
+                + "csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof");
         assertError(get("/api/report?format=text%00"), 400, "unknown report format 'text\\u0000'; allowed: text, markdown");
         assertEquals(200, get("/api/download?format=%20chrome").statusCode(), "spaces around a name are no part of it");
     }
@@ -402,7 +408,7 @@ class WebServerTest {
                 "request URI too long: path and query may have at most 1024 characters each");
         String longFormat = "x".repeat(1000); // within the limit: an unknown format, named
         assertError(get("/api/download?format=" + longFormat), 400,
-                "unknown format '" + longFormat + "'; allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph");
+                "unknown format '" + longFormat + "'; allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof");
     }
 
     @Test
@@ -513,6 +519,10 @@ class WebServerTest {
         for (String s : List.of("<script src=\"d3.min.js\">", "<script src=\"flame.js\">", "id=\"flame\"",
                 "id=\"dl-flamegraph\"", "id=\"dl-collapsed\"")) {
             assertTrue(html.contains(s), s);
+        }
+        for (dev.convoy.export.Output o : dev.convoy.export.Output.values()) {
+            assertTrue(html.contains("id=\"dl-" + o.id() + "\" data-format=\"" + o.id() + "\" download>"),
+                    "the page downloads every output: " + o.id());
         }
         HttpResponse<byte[]> page = get("/api/download?format=flamegraph");
         assertEquals("text/html; charset=utf-8", page.headers().firstValue("Content-Type").orElse(""));

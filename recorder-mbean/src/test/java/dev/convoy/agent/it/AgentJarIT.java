@@ -31,6 +31,8 @@ class AgentJarIT {
                             + "|/testapps/|dev/convoy/testing/).*"))
                     .toList();
             assertEquals(List.of(), testOnly, "test dependencies in the agent jar");
+            assertEquals(System.getProperty("convoy.project.version"),
+                    jar.getManifest().getMainAttributes().getValue("Implementation-Version"), "the project's version");
         }
     }
 }

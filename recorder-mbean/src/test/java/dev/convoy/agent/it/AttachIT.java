@@ -30,6 +30,7 @@ import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.schema.ChromeTraceChecker;
 import dev.convoy.schema.CsvLogReader;
+import dev.convoy.schema.CsvSpecReader;
 import dev.convoy.schema.TptpValidator;
 import dev.convoy.snapshot.SnapshotReader;
 import dev.convoy.testapps.Deadlock;
@@ -210,9 +211,12 @@ class AttachIT {
             Cli csv = convoy("dump", pid, "--format", "csv", "-o", out.resolve("logs.csv")).ok();
             Path meta = out.resolve("logs.meta.csv");
             Path eventLog = out.resolve("logs.events.csv");
-            assertEquals(meta + "\n" + eventLog + "\n", csv.out());
+            Path losses = out.resolve("logs.losses.csv");
+            assertEquals(meta + "\n" + eventLog + "\n" + losses + "\n", csv.out());
             assertTrue(Files.size(meta) > 0 && Files.size(eventLog) > 0);
             CsvLogReader.read(meta, eventLog);
+            CsvSpecReader.read(meta, eventLog);
+            CsvLogReader.readLosses(losses);
 
             Path snap = out.resolve("deadlock.cvysnap");
             assertEquals(snap + "\n", convoy("dump", pid, "--format", "snapshot", "-o", snap).ok().out());

@@ -179,7 +179,7 @@ class IdleAndPathIT {
         assertEquals(List.of(LockChain.HEAD, LockChain.MIDDLE, LockChain.TAIL),
                 row.longest().threads().stream().map(RecordedThread::name).toList());
         assertTrue(row.longest().exact(), "the VM's owner of First and the park's owner of the lock");
-        for (Chains.Chain c : Chains.of(r).all()) {
+        for (Chains.Chain c : Chains.all(r)) {
             RecordedThread head = c.threads().get(0);
             assertTrue(c.startNs() >= head.startNs() && c.endNs() <= head.endNs(), c.toString());
         }

@@ -35,16 +35,16 @@ import org.openjdk.jmc.flightrecorder.rules.RuleRegistry;
 import org.openjdk.jmc.flightrecorder.rules.Severity;
 
 /**
- * The JFR output of the real agent ({@code dumponexit=csv+jfr+snapshot}) on real test apps,
+ * The JFR output of the real agent ({@code dumponexit=csv-ext+jfr+snapshot}) on real test apps,
  * on every JDK of {@link Jdks}: read with the JDK's {@code jdk.jfr.consumer}, every event is
- * the CSV event log's (kind, thread, start, duration, monitor, stack: {@link JfrCheck}), but for
+ * the extended CSV event log's (kind, thread, start, duration, monitor, stack: {@link JfrCheck}), but for
  * the few threads whose identity hash another thread has too, which the CSV log cannot tell
  * apart; JMC's parser reads as many events per type; JMC's JavaBlocking rule gives a result; the JDK's
  * {@code jfr summary} and {@code jfr print --json} read the file. No assertion is on time.
  */
 class JfrOutputIT {
 
-    private static final String OPTIONS = "dumponexit=csv+jfr+snapshot,dumpdir=.,dumpname=j,buffer=4m,memory=256m";
+    private static final String OPTIONS = "dumponexit=csv-ext+jfr+snapshot,dumpdir=.,dumpname=j,buffer=4m,memory=256m";
 
     @TempDir
     Path work;
@@ -74,10 +74,10 @@ class JfrOutputIT {
         Recording r = run.recording();
 
         // threads the CSV log cannot tell apart (the same identity hash) are left out of both
-        Set<String> shared = JfrCheck.sharedHashThreads(dir.resolve("j.meta.csv"), dir.resolve("j.events.csv"));
+        Set<String> shared = JfrCheck.sharedHashThreads(dir.resolve("j.meta.csv"), dir.resolve("j.events-ext.csv"));
         assertTrue(shared.size() * 100 <= Math.max(100, r.threads().size()),
                 () -> "at most 1 % of the threads share an identity hash: " + shared);
-        List<String> csv = JfrCheck.csvLines(dir.resolve("j.meta.csv"), dir.resolve("j.events.csv"));
+        List<String> csv = JfrCheck.csvLines(dir.resolve("j.meta.csv"), dir.resolve("j.events-ext.csv"));
         List<String> fromJfr = JfrCheck.jfrLines(jfr, r.startEpochNs(), shared);
         assertTrue(csv.stream().anyMatch(l -> l.startsWith("MonitorContendedEnter ") || l.startsWith("ThreadPark ")),
                 () -> "contention recorded: " + csv.size() + " lines");

@@ -26,4 +26,26 @@ final class JfrSettings {
                 </configuration>
                 """.formatted(name, event));
     }
+
+    /**
+     * Writes {@code dir/NAME.jfc} setting each of {@code events} enabled, with stacks, at threshold
+     * 0 (every one, as Convoy records them), to be given after {@code settings=default}, and
+     * returns its path.
+     */
+    static Path thresholdZero(Path dir, String name, String... events) throws IOException {
+        StringBuilder sb = new StringBuilder("""
+                <?xml version="1.0" encoding="UTF-8"?>
+                <configuration version="2.0" label="%s" description="every event, as Convoy records them">
+                """.formatted(name));
+        for (String event : events) {
+            sb.append("""
+                      <event name="%s">
+                        <setting name="enabled">true</setting>
+                        <setting name="stackTrace">true</setting>
+                        <setting name="threshold">0 ns</setting>
+                      </event>
+                    """.formatted(event));
+        }
+        return Files.writeString(dir.resolve(name + ".jfc"), sb.append("</configuration>\n").toString());
+    }
 }

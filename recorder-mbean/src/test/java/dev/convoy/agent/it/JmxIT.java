@@ -134,7 +134,7 @@ class JmxIT {
                 for (String format : List.of("chrome", "tptp", "csv", "snapshot")) {
                     String[] paths = (String[]) invoke(c, "dump", format, "sub/remote-" + format);
                     List<Path> files = Arrays.stream(paths).map(Path::of).toList();
-                    assertEquals(format.equals("csv") ? 2 : 1, files.size(), Arrays.toString(paths));
+                    assertEquals(format.equals("csv") ? 3 : 1, files.size(), Arrays.toString(paths));
                     for (Path f : files) {
                         assertTrue(f.startsWith(dumps.toRealPath()), f + " inside " + dumps);
                         assertTrue(Files.size(f) > 0, f + " is not empty");
@@ -148,6 +148,11 @@ class JmxIT {
 
                 // A window of the same frozen snapshot holds exactly the records of its times.
                 dev.convoy.model.Recording whole = SnapshotReader.read(written.get("snapshot").get(0));
+                // One version: the project's, in the MBean (JConsole's attribute) and in the recording.
+                String project = System.getProperty("convoy.project.version");
+                assertTrue(project != null && !project.isEmpty(), "the build passes the project's version");
+                assertEquals(project, c.getAttribute(name, "Version"));
+                assertEquals(project, whole.info().get("agent.version"), "the snapshot's INFO agent.version");
                 String[] windowed = (String[]) invoke(c, "dumpWindow", "snapshot", "sub/window", "-400ms/-100ms");
                 dev.convoy.model.Recording cut = SnapshotReader.read(Path.of(windowed[0]));
                 long end = whole.snapshotMonotonicNs();
@@ -171,7 +176,8 @@ class JmxIT {
                 Map<String, Path> streamed = Map.of("snapshot", written.get("snapshot").get(0),
                         "chrome", written.get("chrome").get(0),
                         "csv-meta", written.get("csv").stream().filter(p -> p.toString().endsWith(".meta.csv")).findFirst().orElseThrow(),
-                        "csv-events", written.get("csv").stream().filter(p -> p.toString().endsWith(".events.csv")).findFirst().orElseThrow());
+                        "csv-events", written.get("csv").stream().filter(p -> p.toString().endsWith(".events.csv")).findFirst().orElseThrow(),
+                        "csv-losses", written.get("csv").stream().filter(p -> p.toString().endsWith(".losses.csv")).findFirst().orElseThrow());
                 for (Map.Entry<String, Path> e : streamed.entrySet()) {
                     long id = (Long) invoke(c, "openStream", e.getKey());
                     assertArrayEquals(Files.readAllBytes(e.getValue()), readStream(c, id), e.getKey());
@@ -188,8 +194,8 @@ class JmxIT {
                 try (var left = Files.list(outside)) {
                     assertEquals(List.of(), left.toList(), "nothing written outside");
                 }
-                assertTrue(refusal(c, "dump", "pdf", "x").contains("unknown format 'pdf'; allowed: chrome, tptp, csv, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph"));
-                assertTrue(refusal(c, "openStream", "xml").contains("allowed: chrome, tptp, csv-meta, csv-events, jfr, snapshot, collapsed, flamegraph"));
+                assertTrue(refusal(c, "dump", "pdf", "x").contains("unknown format 'pdf'; allowed: chrome, tptp, csv, csv-ext, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof"));
+                assertTrue(refusal(c, "openStream", "xml").contains("allowed: chrome, tptp, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof"));
                 assertTrue(refusal(c, "readStream", 999L).contains("no open stream with id 999"));
                 assertEquals(false, c.getAttribute(name, "ContentionAnalysis"));
                 c.setAttribute(name, new Attribute("ContentionAnalysis", true));

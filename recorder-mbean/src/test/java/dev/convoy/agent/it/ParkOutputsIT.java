@@ -57,15 +57,16 @@ import dev.convoy.testapps.SemaphoreWait;
 
 /**
  * Parks in every output, on real JVMs: each park test app runs under the agent with
- * {@code dumponexit=all} (the in-process dump writes the Chrome trace, TPTP XML, the two CSV
- * logs and the snapshot); the report and the web view's JSON come from {@code ./convoy
+ * {@code dumponexit=all} (the in-process dump writes the Chrome trace, TPTP XML, the CSV logs
+ * and the snapshot); the report and the web view's JSON come from {@code ./convoy
  * view}'s server on the snapshot (over HTTP), the MBean summary from the code behind
  * {@code snapshot()}. For every thread that lost no record, each output must state what the
  * PARK, PARKED and UNPARK records state: as many lock parks (BLOCKED: Chrome {@code blocked
- * on} slices, TPTP {@code monContendedEnter}, CSV {@code ThreadPark} lock 1, blocks in the
- * statistics) and other parks (WAITING: {@code parked} slices, {@code monWait}, lock 0, waits)
- * as the records, with the exact owner of each lock park, and one {@code unpark} arrow per
- * UNPARK interaction. Then what each app knows about itself: who owned the lock, who is
+ * on} slices, TPTP {@code monContendedEnter}, the extended CSV log's {@code ThreadPark} lock 1,
+ * blocks in the statistics) and other parks (WAITING: {@code parked} slices, {@code monWait},
+ * lock 0, waits) as the records, with the exact owner of each lock park, and one {@code unpark}
+ * arrow per UNPARK interaction; the default CSV log is the specification's events
+ * ({@link CsvChecks}: a lock's park a contended enter with its exact owner, another a wait). Then what each app knows about itself: who owned the lock, who is
  * parked or deadlocked at the end. Files pass the format checkers. No assertion is on time.
  */
 class ParkOutputsIT {
@@ -112,7 +113,7 @@ class ParkOutputsIT {
         Recording r = res.recording();
         List<JsonNode> chrome = ChromeTraceChecker.check(dir.resolve("park.json"));
         Document tptp = TptpValidator.validate(dir.resolve("park.trcxml"));
-        CsvLogReader.Logs csv = CsvLogReader.read(dir.resolve("park.meta.csv"), dir.resolve("park.events.csv"));
+        CsvLogReader.Logs csv = CsvChecks.check(dir, "park", r).ext();
         String report;
         JsonNode web;
         try (WebServer server = WebServer.start(new FileSource(snap), "127.0.0.1", 0, null)) {
@@ -259,7 +260,7 @@ class ParkOutputsIT {
             assertEquals(waitWithBlocker, waits.getOrDefault(t.ringId(), List.of()).size(),
                     () -> who + ": TPTP monWait of parks");
 
-            // CSV: ThreadPark per PARK (lock 1|0, exact ownerThread), ThreadUnpark per UNPARK
+            // extended CSV: ThreadPark per PARK (lock 1|0, exact ownerThread), ThreadUnpark per UNPARK
             String me = hash(r, t.threadObject());
             List<CsvLogReader.EventLine> lines = csvParks.getOrDefault(me, List.of());
             assertEquals(parks.size(), lines.size(), () -> who + ": CSV ThreadPark lines");

@@ -27,6 +27,7 @@ import org.w3c.dom.Document;
 import dev.convoy.cli.Convert;
 import dev.convoy.schema.ChromeTraceChecker;
 import dev.convoy.schema.CsvLogReader;
+import dev.convoy.schema.CsvSpecReader;
 import dev.convoy.schema.TptpValidator;
 import dev.convoy.testapps.Deadlock;
 import dev.convoy.testapps.HandoffChain;
@@ -62,7 +63,8 @@ class RealOutputIT {
             files = list.map(p -> p.getFileName().toString()).collect(Collectors.toCollection(TreeSet::new));
         }
         assertEquals(new TreeSet<>(Set.of("real.cvysnap", "real.json", "real.trcxml", "real.meta.csv",
-                "real.events.csv", "real.jfr", "real.collapsed.txt", "real.html")), files, () -> "dumped files\nstderr:\n" + run.stderr());
+                "real.events.csv", "real.events-ext.csv", "real.losses.csv", "real.jfr", "real.collapsed.txt",
+                "real.html", "real.pb.gz")), files, () -> "dumped files\nstderr:\n" + run.stderr());
 
         // Folded stacks: every line STATE;CLASS;frames NS; deadlock-A's block on LockB in Deadlock's code;
         // the same lines as the offline conversion of the snapshot; the flame graph page embeds them
@@ -81,13 +83,23 @@ class RealOutputIT {
         String page = Files.readString(dir.resolve("real.html"), StandardCharsets.UTF_8);
         assertTrue(page.contains("ConvoyFlame.mount") && page.contains("Deadlock$LockB"), "the flame graph page's data");
 
+        // pprof: profile.proto's rules; the flame graph's time (parks and the deadlock's open blocks included)
+        dev.convoy.testing.PprofCheck.Profile pprof = dev.convoy.testing.PprofCheck.read(dir.resolve("real.pb.gz"));
+        assertEquals(dev.convoy.export.FlameStacks.of(dev.convoy.snapshot.SnapshotReader.read(dir.resolve("real.cvysnap")))
+                .totalNs(), pprof.total("delay", null, null), "the profile's time is the flame graph's");
+        assertTrue(pprof.samples().stream().anyMatch(s -> "park".equals(s.labels().get("kind"))
+                && "blocked".equals(s.labels().get("state"))), "a lock's park, blocked");
+        assertTrue(pprof.samples().stream().anyMatch(s -> Deadlock.THREAD_A.equals(s.labels().get("thread"))
+                && Deadlock.LockB.class.getName().equals(s.labels().get("lock_class"))), "deadlock-A's open block");
+
         // TPTP: valid against the DTD, defined before referenced, times
         Document tptp = TptpValidator.validate(dir.resolve("real.trcxml"));
         assertTrue(TptpValidator.elements(tptp.getDocumentElement()).stream()
                 .anyMatch(e -> e.getTagName().equals("monContendedEnter")), "a contended enter in the TPTP trace");
 
-        // CSV: both logs parse with the spec reader, every frame resolves to a meta line
-        CsvLogReader.Logs csv = CsvLogReader.read(dir.resolve("real.meta.csv"), dir.resolve("real.events.csv"));
+        // CSV: the logs parse with the specification's reader, every frame resolves to a meta line,
+        // each thread that lost nothing has the lines of its records (CsvChecks)
+        CsvSpecReader.Logs csv = CsvChecks.check(dir, DUMP_NAME, run.recording()).spec();
         assertTrue(csv.events().stream().anyMatch(e -> e.name().equals("MonitorContendedEnter") && !e.frames().isEmpty()),
                 "a contended enter with a stack in the CSV event log");
         assertTrue(csv.events().stream().anyMatch(e -> e.name().equals("ThreadStarted")

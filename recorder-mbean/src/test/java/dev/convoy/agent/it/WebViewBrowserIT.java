@@ -53,6 +53,7 @@ import dev.convoy.agent.http.Browsers;
 import dev.convoy.agent.http.StubPerfetto;
 import dev.convoy.analysis.Deadlocks;
 import dev.convoy.model.Recording;
+import dev.convoy.schema.CsvLogReader;
 import dev.convoy.snapshot.SnapshotReader;
 import dev.convoy.testapps.Deadlock;
 import dev.convoy.testapps.Scenarios;
@@ -392,10 +393,13 @@ class WebViewBrowserIT {
                 new Link("dl-tptp", "tptp", name + ".trcxml"),
                 new Link("dl-csv-meta", "csv-meta", name + ".meta.csv"),
                 new Link("dl-csv-events", "csv-events", name + ".events.csv"),
+                new Link("dl-csv-losses", "csv-losses", name + ".losses.csv"),
+                new Link("dl-csv-events-ext", "csv-events-ext", name + ".events-ext.csv"),
                 new Link("dl-jfr", "jfr", name + ".jfr"),
                 new Link("dl-snapshot", "snapshot", name + ".cvysnap"),
                 new Link("dl-flamegraph", "flamegraph", name + ".html"),
-                new Link("dl-collapsed", "collapsed", name + ".collapsed.txt"));
+                new Link("dl-collapsed", "collapsed", name + ".collapsed.txt"),
+                new Link("dl-pprof", "pprof", name + ".pb.gz"));
         assertEquals(links.size(), browser.findElements(By.cssSelector("a[data-format]")).size(), "every format offered");
         for (Link link : links) {
             browser.findElement(By.id(link.id())).click();
@@ -453,7 +457,15 @@ class WebViewBrowserIT {
                     assertTrue(line.matches("[0-9]+\\.[0-9]{9},[A-Za-z]+,.*"), line);
                 }
                 assertTrue(lines.stream().anyMatch(l -> l.split(",")[1].equals("MonitorContendedEnter")));
+                assertTrue(lines.stream().noneMatch(l -> CsvLogReader.EXTENSION.contains(l.split(",")[1])),
+                        "the specification's events only");
             }
+            case "csv-events-ext" -> {
+                assertTrue(text.endsWith("\n"), "whole lines");
+                assertTrue(Arrays.stream(text.split("\n")).anyMatch(l -> l.split(",")[1].equals("MonitorOwner")),
+                        "Convoy's lines among the specification's");
+            }
+            case "csv-losses" -> assertTrue(text.startsWith("Records,") && text.endsWith("\n"), text);
             case "collapsed" -> {
                 assertTrue(text.endsWith("\n"), "whole lines");
                 for (String line : text.split("\n")) {
@@ -477,6 +489,12 @@ class WebViewBrowserIT {
                 } finally {
                     Files.delete(jfr);
                 }
+            }
+            case "pprof" -> {
+                dev.convoy.testing.PprofCheck.Profile p = dev.convoy.testing.PprofCheck.read(bytes);
+                assertTrue(p.samples().stream().anyMatch(s -> Deadlock.THREAD_A.equals(s.labels().get("thread"))
+                        && Deadlock.LockB.class.getName().equals(s.labels().get("lock_class"))),
+                        "deadlock-A's block on LockB in the downloaded profile");
             }
             default -> {
                 assertEquals("CVYSNAP\0", new String(bytes, 0, 8, StandardCharsets.US_ASCII), "snapshot magic");

@@ -134,6 +134,9 @@ class WebViewIT {
             assertEquals(200, bytes.statusCode());
             Recording served = SnapshotReader.read(bytes.body());
             assertEquals(1, Deadlocks.find(served).size(), "the frozen snapshot, with its deadlock");
+            // one version, the project's: on the page and in the recording it serves
+            assertEquals(System.getProperty("convoy.project.version"), status.get("version").asText());
+            assertEquals(status.get("version").asText(), served.info().get("agent.version"));
             // the web server's own threads (convoy-http-*), busy serving this test, are not recorded
             List<String> own = served.threads().stream().map(RecordedThread::name)
                     .filter(n -> n.startsWith("convoy-")).toList();
