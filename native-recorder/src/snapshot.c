@@ -198,10 +198,12 @@ static int scan_history(stream_map *m, const cv_hist_view *hv, uint64_t since, u
                     } else {
                         if (!st->kept) st->first_ts = x.ts;
                         st->kept++;
-                        st->last = x;
+                        int sample = (x.meta & 0xFF) == EVENT_OWNER_SAMPLE;
+                        if (!sample) st->last = x;   /* the thread's own newest record, for its monitor state */
                         if (c->chunk_mode) {
                             id_add(&c->stacks, x.meta >> 32);
                             id_add(&c->objects, x.obj);
+                            if (sample && x.arg2 > 0) id_add(&c->objects, (uint64_t)x.arg2);
                         }
                     }
                 }

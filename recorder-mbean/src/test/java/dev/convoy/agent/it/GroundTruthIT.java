@@ -106,10 +106,13 @@ class GroundTruthIT {
      * Per thread, the blocked count and time as the sum over its MONITOR_ENTER .. MONITOR_ENTERED
      * pairs, and the waited count and time over MONITOR_WAIT .. MONITOR_WAITED, computed here
      * from the raw events (an interval still open counts up to the thread's end or the
-     * snapshot); the apps used with it never join, so every wait is an object wait.
+     * snapshot); the apps used with it never join, so every wait is an object wait but the JVM's
+     * own joins at exit (a wait in Thread.join is a join). Idle waits (the idle rules: the JDK's
+     * housekeeping threads) are counted apart, in no waited time.
      */
     private static void assertStatisticsFromRawEvents(Recording r) {
         MonitorStatistics stats = MonitorStatistics.of(r);
+        dev.convoy.model.IdleRules.Classifier idle = r.idleRules().classifier(r);
         Map<String, long[]> byClass = new HashMap<>(); // blocked count, ns, waited count, ns
         for (ThreadRow row : stats.threads()) {
             RecordedThread t = row.thread();
@@ -117,7 +120,7 @@ class GroundTruthIT {
             Event enter = null, wait = null, park = null;
             for (Event e : t.events()) {
                 switch (e.type()) {
-                    case PARK -> park = e;
+                    case PARK -> park = (e.flags() & SnapshotFormat.FLAG_LOCK) == 0 && idle.isIdle(t, e.stackId()) ? null : e;
                     case PARKED -> {
                         if (park != null && park.obj() == e.obj()) {
                             boolean lock = (park.flags() & SnapshotFormat.FLAG_LOCK) != 0;
@@ -146,7 +149,7 @@ class GroundTruthIT {
                         }
                         enter = null;
                     }
-                    case MONITOR_WAIT -> wait = e;
+                    case MONITOR_WAIT -> wait = r.isJoinStack(e.stackId()) || idle.isIdle(t, e.stackId()) ? null : e;
                     case MONITOR_WAITED -> {
                         if (wait != null && wait.obj() == e.obj()) {
                             wc++;
