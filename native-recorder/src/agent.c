@@ -28,6 +28,7 @@
 #include "objects.h"
 #include "owners.h"
 #include "ring.h"
+#include "sampler.h"
 #include "snapshot_format.h"
 #include "stacks.h"
 #include "threads.h"
@@ -71,6 +72,8 @@ static struct {
                                  "Held references"), NULL when the maker holds them */
     jobject    maker;         /* atomic: the maker's Thread (global reference), once made */
     jobject    drainer;       /* atomic: the drain thread's Thread (global reference), once made */
+    jobject    sampler;       /* atomic: the owner-stack sampler's Thread (global reference), once made */
+    int        has_bytecodes; /* can_get_bytecodes was added (option ownerstacks: holding frames) */
     int        drain_nice;    /* atomic: the drain thread's nice value, once it runs */
     int        stack_oracle;  /* CONVOY_TEST_STACK_ORACLE=1: cache hits are checked (capture.h) */
     uint32_t   gc_tracked;    /* atomic: the recording epoch whose GC pauses are all counted */
@@ -703,8 +706,10 @@ static void record_thread(JNIEnv *jni, cv_thread *t, uint8_t type) {
 static int is_maker(JNIEnv *jni, jthread thread) {
     jobject maker = load_acquire(&g_cv.maker);
     jobject drainer = load_acquire(&g_cv.drainer);
+    jobject sampler = load_acquire(&g_cv.sampler);
     return (maker && (*jni)->IsSameObject(jni, maker, thread) == JNI_TRUE) ||
-           (drainer && (*jni)->IsSameObject(jni, drainer, thread) == JNI_TRUE);
+           (drainer && (*jni)->IsSameObject(jni, drainer, thread) == JNI_TRUE) ||
+           (sampler && (*jni)->IsSameObject(jni, sampler, thread) == JNI_TRUE);
 }
 
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
@@ -758,6 +763,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) {
     /* State is never freed: callbacks already past the check finish safely. */
     store_release(&g_cv.live, 0);
     objects_hold_wake();
+    sampler_wake();
     if (repo_fd >= 0) {
         /* The repository gets the history's last records too: drained, sealed, written. */
         threads_drain(jni);
@@ -929,6 +935,22 @@ static const char *start_maker(jvmtiEnv *jvmti, JNIEnv *jni) {
     return NULL;
 }
 
+/* The owner's side of long blocks (sampler.h), when the option asks for it; never fails the agent. */
+static void start_sampler(jvmtiEnv *jvmti, JNIEnv *jni, const cv_config *config) {
+    if (!config->owner_stacks_ns) return;   /* INFO says "off: option ownerstacks=off" */
+    if (sampler_init(jvmti, jni, config->owner_stacks_ns, config->stack_depth, g_cv.stacks, g_cv.has_bytecodes)) {
+        cv_log_warn("the owner's side of long blocks is off: no memory for its sampler");
+        return;
+    }
+    const char *failed = start_agent_thread(jvmti, jni, "Convoy owner stacks", sampler_main, &g_cv.sampler);
+    if (failed) {
+        sampler_off("off: its thread did not start");
+        cv_log_warn("the owner's side of long blocks is off: its thread did not start (%s)", failed);
+    } else {
+        threads_owner_watch(config->owner_stacks_ns, sampler_wake);
+    }
+}
+
 /* The benchmark floor: JVMTI dispatch with callbacks that do nothing. */
 static void JNICALL empty_monitor(jvmtiEnv *j, JNIEnv *e, jthread t, jobject o) {
     (void)j; (void)e; (void)t; (void)o;
@@ -1012,6 +1034,8 @@ static int add_capabilities(jvmtiEnv *jvmti, cv_error *err) {
         cv_log_warn("test oracle: GetObjectMonitorUsage at every contended enter (CONVOY_TEST_OWNER_ORACLE)");
     }
     caps.can_generate_garbage_collection_events = potential.can_generate_garbage_collection_events;
+    /* The owner's side of long blocks reads methods' bytecodes for the frame that holds a monitor. */
+    caps.can_get_bytecodes = g_cv.config.owner_stacks_ns && !g_cv.config.empty_callbacks && potential.can_get_bytecodes;
     size_t vt_byte = 0;
     uint8_t vt_mask = 0;
     int want_vthreads = g_cv.config.vthread_events && !g_cv.config.empty_callbacks &&
@@ -1030,6 +1054,7 @@ static int add_capabilities(jvmtiEnv *jvmti, cv_error *err) {
     CV_JVMTI_OR_FAIL(err, added, "AddCapabilities");
     g_cv.has_vthread_events = want_vthreads && g_cv.config.vthread_events == 1;
     g_cv.has_gc_events = caps.can_generate_garbage_collection_events;
+    g_cv.has_bytecodes = caps.can_get_bytecodes;
     if (!g_cv.has_gc_events) cv_log_warn("GC pause events are not available in this JVM; not recorded");
     if (!caps.can_get_line_numbers) cv_log_warn("line numbers are not available; stacks show bytecode indexes only");
     return 0;
@@ -1296,6 +1321,7 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         owners_register_running(jvmti, jni);
         /* After the enumeration: the maker is not one of the program's threads (no state, no ring). */
         g_cv.held_off = config->held_refs ? start_maker(jvmti, jni) : "off: option heldrefs=off";
+        start_sampler(jvmti, jni, config);   /* before the drain, which wakes it */
         const char *no_drain = start_agent_thread(jvmti, jni, "Convoy history", drain_main, &g_cv.drainer);
         if (no_drain) {
             /* Snapshots still drain: the history holds what the rings still had then. */
@@ -1310,6 +1336,10 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
 
 int agent_is_recording(void) {
     return load_acquire(&g_cv.recording);
+}
+
+int agent_is_live(void) {
+    return load_acquire(&g_cv.live);
 }
 
 void agent_counters(JNIEnv *jni, int64_t out[CV_COUNTER_COUNT]) {

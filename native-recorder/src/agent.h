@@ -36,6 +36,7 @@ typedef struct {
     uint64_t history_bytes;   /* the history's bound (history.h): option maxsize */
     uint64_t history_age_ns;  /* and its age: option maxage, 0 = none */
     char     repository[1024]; /* directory the history's chunks are written to as files; "" none */
+    uint64_t owner_stacks_ns; /* the owner's side of blocks this long (sampler.h); 0: off (option ownerstacks) */
     char     options[1024];   /* the option text in effect, for INFO */
     char     version[64];     /* Convoy's version, from the Java side (the Maven project's), for
                                  INFO agent.version; "" unknown */
@@ -51,6 +52,8 @@ int agent_set_recording(int on, cv_error *err);
  * owners.h. Returns 1 armed, 0 not armed, -1 not available; -2 not started (err says why). */
 int agent_set_releasers(JNIEnv *jni, int arm, cv_error *err);
 int agent_is_recording(void);
+/* 0 once VMDeath began. */
+int agent_is_live(void);
 /* Discards everything recorded so far: later snapshots hold only what follows, and the
  * object table is emptied (objects.h). Serialized with agent_set_recording. */
 int agent_reset(JNIEnv *jni, cv_error *err);

@@ -52,6 +52,7 @@ void history_totals(const cv_history *h, cv_history_totals *out) {
     out->totals_from = h->totals_from;
     out->totals_dropped = h->totals_dropped;
     out->totals_entries = h->ntotals;
+    out->added_records = h->added_records;
 }
 
 void history_lock(cv_history *h) {
@@ -390,6 +391,21 @@ uint64_t history_drain_ring(cv_history *h, const cv_ring *ring, cv_hist_cursor *
         moved++;
     }
     return moved;
+}
+
+int history_append(cv_history *h, const cv_hist_thread *desc, cv_hist_cursor *c, uint64_t begin_ts,
+                   uint64_t begin_obj, const cv_record *r) {
+    int open_block = c->open_kind == TOTAL_BLOCKED || c->open_kind == TOTAL_PARKED_LOCK;
+    if (!open_block || c->open_ts != begin_ts || c->open_obj != begin_obj || c->last_ts != begin_ts ||
+        c->pending_lost) {
+        return 0;
+    }
+    if (!append(h, desc, c, r)) return 0;
+    c->added++;
+    h->added_records++;
+    /* The block stays open (open_kind untouched): its end still adds up in the totals. */
+    if (r->ts > c->last_ts) c->last_ts = r->ts;
+    return 1;
 }
 
 void history_age(cv_history *h, uint64_t now_ns) {

@@ -104,6 +104,8 @@ typedef struct {
     uint64_t pending_lost;   /* records lost since the newest record kept, not yet written */
     uint64_t pending_from;   /* from_ns of that loss (0: from the thread's start) */
     uint64_t lost;           /* records lost to overwriting, in all */
+    uint64_t added;          /* records the recorder appended to the stream itself (history_append):
+                                they count as written, with the ring's */
     uint32_t open_kind;      /* TOTAL_*: a begin record kept whose end is still to come, 0: none */
     uint32_t open_stack;
     uint64_t open_ts, open_obj;
@@ -122,6 +124,7 @@ typedef struct {
     uint64_t  lost_records;   /* records lost to overwriting, over every ring */
     uint64_t  from_ns;        /* newest record time of the chunks aged out (0: none) */
     uint64_t  alloc_failures; /* appends refused: no memory for a chunk */
+    uint64_t  added_records;  /* records appended by history_append, ever (a reset keeps the count) */
     int       files;          /* a repository mirrors the chunks: sealed ones are written there */
     cv_total *totals;         /* open addressing by (ring, obj, stack, kind); ring_id 0 and kind 0: empty */
     size_t    ntotals, cap_totals, max_totals;
@@ -143,6 +146,7 @@ typedef struct {
     uint64_t bytes, max_bytes, max_age_ns, chunks;
     uint64_t aged_records, lost_records, from_ns;
     uint64_t totals_from, totals_dropped, totals_entries;
+    uint64_t added_records;
 } cv_history_totals;
 
 /* Under the lock. */
@@ -162,6 +166,14 @@ void history_unlock(cv_history *h);
  * overwrote first (or that tore while read) as lost, and writes the loss before the next record
  * kept. Returns the number of records moved. */
 uint64_t history_drain_ring(cv_history *h, const cv_ring *ring, cv_hist_cursor *c, const cv_hist_thread *desc);
+/* Under the lock: appends a record the recorder made itself (not one of the ring's: an
+ * OWNER_SAMPLE) to the thread's stream, right after the newest record drained from its ring, if
+ * that is the begin record `begin_ts`/`begin_obj` (the block the record is about, still the
+ * newest: no later record of the ring was drained) and no loss is pending. Returns 1 if
+ * appended, 0 if not (the block ended, a loss, no memory). The ring's own records keep their
+ * place: the caller drains the ring first, under the same lock. */
+int history_append(cv_history *h, const cv_hist_thread *desc, cv_hist_cursor *c, uint64_t begin_ts,
+                   uint64_t begin_obj, const cv_record *r);
 /* Under the lock: writes the thread's 'T' entry into the current chunk now (its identity
  * changed: it ended, or its state is evicted), and sets c->desc_seq. */
 void history_thread(cv_history *h, const cv_hist_thread *desc, cv_hist_cursor *c);

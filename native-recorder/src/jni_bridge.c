@@ -52,7 +52,7 @@ Java_dev_convoy_agent_NativeRecorder_start0(JNIEnv *jni, jclass cls, jint buffer
                                             jint vthread_events, jboolean timing, jint stack_capture,
                                             jint id_cache, jint stack_cache, jboolean held_refs,
                                             jlong max_size, jlong max_age_ns, jstring repository,
-                                            jstring options, jstring version) {
+                                            jstring options, jstring version, jlong owner_stacks_ns) {
     (void)cls;
     cv_config c;
     memset(&c, 0, sizeof(c));
@@ -70,6 +70,7 @@ Java_dev_convoy_agent_NativeRecorder_start0(JNIEnv *jni, jclass cls, jint buffer
     c.held_refs = held_refs == JNI_TRUE;
     c.history_bytes = (uint64_t)max_size;
     c.history_age_ns = (uint64_t)max_age_ns;
+    c.owner_stacks_ns = owner_stacks_ns > 0 ? (uint64_t)owner_stacks_ns : 0;
     if (repository) {
         const char *r = (*jni)->GetStringUTFChars(jni, repository, NULL);
         if (!r) return; /* OutOfMemoryError pending */
@@ -409,7 +410,7 @@ JNIEXPORT void JNICALL Java_dev_convoy_agent_NativeRecorder_closeDirectory0(JNIE
  * also checks every signature against NativeRecorder's declarations. */
 static int register_natives(JNIEnv *jni) {
     static const JNINativeMethod methods[] = {
-        {"start0", "(IJIZZZIZIIIZJJLjava/lang/String;Ljava/lang/String;Ljava/lang/String;)V",
+        {"start0", "(IJIZZZIZIIIZJJLjava/lang/String;Ljava/lang/String;Ljava/lang/String;J)V",
          (void *)Java_dev_convoy_agent_NativeRecorder_start0},
         {"setRecording0", "(Z)V", (void *)Java_dev_convoy_agent_NativeRecorder_setRecording0},
         {"isRecording0", "()Z", (void *)Java_dev_convoy_agent_NativeRecorder_isRecording0},

@@ -420,6 +420,23 @@ static jweak spare_ref(JNIEnv *jni, jobject obj, uint32_t kind) {
     return kind != OBJ_CLASS && load_acquire(&held_array) ? NULL : new_ref(jni, obj);
 }
 
+/* Under the slot's shard lock: a class first seen as a plain object (a monitor: a static
+ * synchronized method's) is described as the class it is from the look-up as a class on, so that
+ * the methods declared by it name a described class. Its id and its class id stay; its weak
+ * reference becomes visible to readers (objects.h, Readers), so it must have one: a held entry
+ * waits for the maker and is described again at the next look-up as a class. */
+static void become_class(uint64_t id) {
+    slot *s = &table[(id & SLOT_MASK) - 1];
+    if (load_relaxed(&s->id) != id || load_relaxed(&s->kind) == OBJ_CLASS || load_relaxed(&s->held) != 0 ||
+        !load_relaxed(&s->ref)) {
+        return;
+    }
+    store_relaxed(&s->id, 0);
+    fence_release();
+    store_relaxed(&s->kind, OBJ_CLASS);
+    store_release(&s->id, id);
+}
+
 uint64_t objects_id_with(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind, const cv_id_hooks *hooks) {
     if (obj == NULL) return 0;
     jint hash = 0;
@@ -443,6 +460,7 @@ uint64_t objects_id_with(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kin
         if (!lock_or_peek(lock, hooks, &id)) break;
         /* Under the lock, an id another thread published meanwhile is the object's. */
         if ((id = peek(hooks)) == 0) id = find_locked(jni, obj, (uint32_t)hash);
+        if (id != 0 && kind == OBJ_CLASS) become_class(id);
         if (id == 0 && described) id = assign(jni, obj, kind, (uint32_t)hash, class_id, hooks, lock, &spare);
         pthread_mutex_unlock(lock);
         if (id != 0 || described) break;
@@ -452,6 +470,33 @@ uint64_t objects_id_with(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kin
     }
     if (spare) (*jni)->DeleteWeakGlobalRef(jni, spare);   /* another thread described obj first */
     return id;
+}
+
+jobject objects_local_ref(JNIEnv *jni, uint64_t id) {
+    int found = 0;
+    uint32_t hash = objects_hash(id, &found);
+    if (!found) return NULL;
+    uint32_t bucket = bucket_of(hash);
+    pthread_mutex_t *lock = bucket_lock(bucket);
+    jobject ref = NULL;
+    pthread_mutex_lock(lock);
+    /* Only a slot linked in the chain has a live reference (a dropped one's is deleted). */
+    for (uint32_t i = load_relaxed(&heads[bucket]); i != 0; i = load_relaxed(&table[i - 1].chain)) {
+        slot *s = &table[i - 1];
+        if (load_relaxed(&s->id) != id) continue;
+        uint32_t held = load_relaxed(&s->held);
+        if (held != 0) {
+            ref = (*jni)->GetObjectArrayElement(jni, load_acquire(&held_array), (jsize)(held - 1));
+        } else if (load_relaxed(&s->ref)) {
+            /* A linked slot's reference is not deleted yet, a class's neither (reclaim deletes
+             * it only once a sweep has unlinked the slot). NULL if collected. */
+            ref = (*jni)->NewLocalRef(jni, load_relaxed(&s->ref));
+        }
+        break;
+    }
+    pthread_mutex_unlock(lock);
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+    return ref;
 }
 
 void objects_reset(JNIEnv *jni) {

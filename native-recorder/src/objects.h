@@ -32,6 +32,10 @@
  * a reference (below), describes it (fields, then `id` release-stored) and links it, all
  * under the lock, so that the next look-up of the object, which needs the lock, finds it.
  *
+ * A class first described as a plain object (a static synchronized method's monitor) is
+ * described as a class from its first look-up as one on (kind OBJ_CLASS, same id), once it has
+ * its weak reference: the methods it declares then name a described class.
+ *
  * Held references: a plain object's first sight does not make its weak reference itself.
  * NewWeakGlobalRef takes the lock of the VM's JNI weak handle storage, which other threads
  * (the compiler's among them) hold at times for tens of microseconds, and the callback making
@@ -151,6 +155,10 @@ typedef struct {
 } cv_id_hooks;
 /* objects_id with the caller's hooks (NULL: none). */
 uint64_t objects_id_with(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj, uint32_t kind, const cv_id_hooks *hooks);
+/* A JNI local reference to the object of `id` while it is described and alive (its slot still
+ * linked in its chain, under its shard lock), else NULL. Any thread in native state with its
+ * JNIEnv; the caller deletes the reference. */
+jobject objects_local_ref(JNIEnv *jni, uint64_t id);
 /* Slots of collected objects dropped by sweeps ("Collected objects"). */
 uint64_t objects_swept(void);
 /* Whether `id` (from objects_id) is still described: its slot was neither reused nor reset

@@ -9,6 +9,7 @@
 #include "arch.h"
 #include "objects.h"
 #include "owners.h"
+#include "sampler.h"
 #include "capture.h"
 #include "snapshot_format.h"
 #include "text.h"
@@ -197,10 +198,12 @@ static int scan_history(stream_map *m, const cv_hist_view *hv, uint64_t since, u
                     } else {
                         if (!st->kept) st->first_ts = x.ts;
                         st->kept++;
-                        st->last = x;
+                        int sample = (x.meta & 0xFF) == EVENT_OWNER_SAMPLE;
+                        if (!sample) st->last = x;   /* the thread's own newest record, for its monitor state */
                         if (c->chunk_mode) {
                             id_add(&c->stacks, x.meta >> 32);
                             id_add(&c->objects, x.obj);
+                            if (sample && x.arg2 > 0) id_add(&c->objects, (uint64_t)x.arg2);
                         }
                     }
                 }
@@ -428,7 +431,8 @@ static int put_threads(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, cv
             id.group = v->group;
             id.parent_group = v->parent_group;
             uint64_t from = (v->flags & RING_LATE) || v->start_ns < rec_start ? rec_start : v->start_ns;
-            put_thread(b, c, st, &id, thread_obj, live_name ? live_name : v->name, v->hist.drained - v->hist_base,
+            put_thread(b, c, st, &id, thread_obj, live_name ? live_name : v->name,
+                       v->hist.drained - v->hist_base + v->hist.added,
                        v->dropped, v->t->ring->capacity, &v->hist, from);
             free(live_name);
         } else {
@@ -626,6 +630,9 @@ static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *
     put_kv(b, &n, "options", src->options);
     put_kv(b, &n, "monitor.owners", owners_mode());
     put_kv(b, &n, "monitor.releasers", owners_releasers_mode());
+    char samples[256];
+    sampler_info(samples, sizeof(samples));
+    put_kv(b, &n, "owners.samples", samples);
     put_kv(b, &n, "objects.idcache", src->id_cache);
     put_kv_u64(b, &n, "start.monotonic.ns", start_mono);
     put_kv_u64(b, &n, "start.epoch.ns", start_epoch);

@@ -9,7 +9,7 @@
 #define CV_MAGIC "CVYSNAP"   /* 8 bytes with the terminating NUL */
 
 #define VERSION_MAJOR 1
-#define VERSION_MINOR 5
+#define VERSION_MINOR 6
 
 #define SECTION_INFO     1
 #define SECTION_THREADS  2
@@ -42,12 +42,14 @@
 #define EVENT_PARK                25
 #define EVENT_PARKED              26
 #define EVENT_UNPARK              27
+#define EVENT_OWNER_SAMPLE        28
 
 #define FLAG_TIMED_OUT   1
 #define FLAG_INTERRUPTED 2
 #define FLAG_LOCK        4
 #define FLAG_OWNER       8   /* MONITOR_ENTER: arg2 is the owner read from the VM */
 #define FLAG_RELEASER    16  /* MONITOR_ENTERED: arg is the releaser the VM recorded (1.4) */
+#define FLAG_FRAME_EXACT 32  /* OWNER_SAMPLE: the holding frame is the only one that can hold the lock (1.6) */
 
 #define RING_ENDED  1
 #define RING_SYSTEM 2
@@ -66,6 +68,17 @@
 
 #define LOSS_OVERWRITTEN 1
 #define LOSS_AGED        2
+
+/* OWNER_SAMPLE (1.6): the owner's state, and its aux bits (the record's u16 after flags) */
+#define OSTATE_UNKNOWN  0
+#define OSTATE_RUNNING  1
+#define OSTATE_NATIVE   2
+#define OSTATE_BLOCKED  3
+#define OSTATE_WAITING  4
+#define OSTATE_PARKED   5
+#define OSTATE_SLEEPING 6
+#define OWNER_DEPTH_MASK  4095
+#define OWNER_STATE_SHIFT 12
 
 #define TOTAL_BLOCKED     1
 #define TOTAL_WAITED      2

@@ -62,6 +62,8 @@ static size_t evicted_slowest_count;
 static cv_history history;
 static int history_on;
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t owner_threshold_ns;   /* threads_owner_watch: 0 none; set before the drain starts */
+static void (*owner_wake)(void);
 static const cv_ring *gc_ring;
 static cv_hist_cursor gc_cursor;      /* under the history's lock */
 static uint64_t gc_base;
@@ -237,7 +239,7 @@ static cv_hist_thread describe(const cv_thread *t, uint32_t flags, uint64_t end_
     d.flags = flags;
     d.start_ns = t->start_ns;
     d.end_ns = end_ns;
-    d.written = ring_written(t->ring);
+    d.written = ring_written(t->ring) + t->hist.added;   /* the recorder's own records count too */
     d.dropped = ring_dropped(t->ring);
     d.base = t->hist_base;
     d.name = name ? name : "";
@@ -714,6 +716,7 @@ void threads_totals(cv_thread_totals *out) {
         history_unlock(&history);
         out->overwritten = ht.lost_records;
         out->aged = ht.aged_records;
+        out->written += ht.added_records;   /* OWNER_SAMPLE records: written into no ring */
         out->history_bytes = ht.bytes;
     }
 }
@@ -799,11 +802,20 @@ static cv_hist_thread gc_describe(void) {
 
 /* Under drain_lock: pins the states with records not yet drained or whose identity changed,
  * copying their identity as threads_pin_all does. */
-static cv_thread_view *pin_to_drain(size_t *count) {
+static cv_thread_view *pin_to_drain(size_t *count, int *owner_due) {
     pthread_mutex_lock(&registry_lock);
     size_t n = 0;
+    uint64_t now = owner_threshold_ns ? cv_now_ns() : 0;
     for (cv_thread *t = registry; t; t = t->next) {
         if (ring_written(t->ring) != t->hist.drained || t->flags != t->hist_flags) n++;
+        /* The owner's side (threads_owner_watch): a block kept as the newest record, long enough,
+         * not yet sampled. The cursor is the drain's, read under drain_lock and registry_lock. */
+        if (owner_threshold_ns && !*owner_due && !(t->flags & RING_ENDED) &&
+            (t->hist.open_kind == TOTAL_BLOCKED || t->hist.open_kind == TOTAL_PARKED_LOCK) &&
+            t->hist.last_ts == t->hist.open_ts && t->owner_sampled != t->hist.open_ts &&
+            now >= t->hist.open_ts && now - t->hist.open_ts >= owner_threshold_ns) {
+            *owner_due = 1;
+        }
     }
     cv_thread_view *v = calloc(n ? n : 1, sizeof(*v));
     size_t i = 0;
@@ -884,7 +896,8 @@ uint32_t threads_drain(JNIEnv *jni) {
     if (!history_on) return 0;
     pthread_mutex_lock(&drain_lock);
     size_t n = 0;
-    cv_thread_view *v = pin_to_drain(&n);
+    int owner_due = 0;
+    cv_thread_view *v = pin_to_drain(&n, &owner_due);
     uint32_t fullest = 0;
     uint8_t *hot = calloc(n ? n : 1, 1);
     history_lock(&history);
@@ -913,6 +926,7 @@ uint32_t threads_drain(JNIEnv *jni) {
     free(hot);
     if (v) threads_unpin(jni, v, n);
     pthread_mutex_unlock(&drain_lock);
+    if (owner_due && owner_wake) owner_wake();
     return fullest;
 }
 
@@ -1003,4 +1017,127 @@ size_t threads_stalled(cv_stalled *out, size_t cap) {
     }
     pthread_mutex_unlock(&registry_lock);
     return n;
+}
+
+/* ---- The owner's side of long blocks (threads.h) ---- */
+
+void threads_owner_watch(uint64_t threshold_ns, void (*wake)(void)) {
+    owner_wake = wake;
+    owner_threshold_ns = threshold_ns;
+}
+
+size_t threads_blocks(cv_block *out, size_t cap) {
+    size_t n = 0;
+    pthread_mutex_lock(&registry_lock);
+    for (cv_thread *t = registry; t; t = t->next) {
+        if (t->flags & RING_ENDED) continue;
+        uint64_t head = ring_written(t->ring);
+        cv_record r;
+        /* The ring is not replaced while registry_lock is held (RING OWNERSHIP AND GROWTH). */
+        if (head == 0 || head - 1 < ring_lost(t->ring, head) || !ring_read_at(t->ring, head - 1, &r)) continue;
+        uint8_t type = (uint8_t)(r.meta & 0xFF);
+        uint8_t flags = (uint8_t)((r.meta >> 8) & 0xFF);
+        int lock_park = type == EVENT_PARK && (flags & FLAG_LOCK);
+        if (type != EVENT_MONITOR_ENTER && type != EVENT_MONITOR_ENTERED && !lock_park) continue;
+        if (n < cap) {
+            cv_block *x = &out[n];
+            x->ring_id = t->ring_id;
+            x->java_tid = t->java_tid;
+            x->type = type;
+            x->flags = flags;
+            x->obj = r.obj;
+            x->since_ns = r.ts;
+            x->owner = type == EVENT_PARK || (type == EVENT_MONITOR_ENTER && (flags & FLAG_OWNER)) ? r.arg2 : 0;
+            x->sampled = t->owner_sampled == r.ts;
+        }
+        n++;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return n;
+}
+
+void threads_mark_sampled(uint64_t ring_id, uint64_t since_ns) {
+    pthread_mutex_lock(&registry_lock);
+    for (cv_thread *t = registry; t; t = t->next) {
+        if (t->ring_id == ring_id) {
+            t->owner_sampled = since_ns;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+}
+
+/* Lets go of a state pinned by one of the functions below (threads_unpin for one state). */
+static void unpin_one(JNIEnv *jni, cv_thread *t) {
+    pthread_mutex_lock(&registry_lock);
+    int last = --t->victim.pins == 0 && t->retired;
+    pthread_mutex_unlock(&registry_lock);
+    if (last) {
+        release_state(jni, t);
+        free(t);
+    }
+}
+
+jobject threads_thread_ref(JNIEnv *jni, int64_t java_tid, cv_record *newest, int *has_newest) {
+    *has_newest = 0;
+    cv_thread *found = NULL;
+    pthread_mutex_lock(&registry_lock);
+    for (cv_thread *t = registry; t; t = t->next) {
+        if (t->java_tid != java_tid || (t->flags & RING_ENDED) || !t->thread_ref) continue;
+        uint64_t head = ring_written(t->ring);
+        if (head > 0 && head - 1 >= ring_lost(t->ring, head) && ring_read_at(t->ring, head - 1, newest)) {
+            *has_newest = 1;
+        }
+        t->victim.pins++;   /* its weak reference lives until the unpin */
+        found = t;
+        break;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    if (!found) return NULL;
+    /* Outside the lock: NewLocalRef enters the VM, where it may wait for a safepoint. */
+    jobject ref = (*jni)->NewLocalRef(jni, found->thread_ref);
+    unpin_one(jni, found);
+    return ref;
+}
+
+int threads_append_sample(JNIEnv *jni, uint64_t ring_id, uint64_t begin_ts, uint64_t begin_obj, const cv_record *r) {
+    if (!history_on) return 0;
+    pthread_mutex_lock(&drain_lock);
+    cv_thread *t = NULL;
+    uint32_t flags = 0;
+    uint64_t end_ns = 0;
+    char *name = NULL, *group = NULL, *parent = NULL;
+    pthread_mutex_lock(&registry_lock);
+    for (cv_thread *x = registry; x; x = x->next) {
+        if (x->ring_id == ring_id) {
+            t = x;
+            t->victim.pins++;
+            flags = t->flags;
+            end_ns = t->victim.end_ns;
+            name = dup_or_empty(t->name);
+            group = dup_or_empty(t->group);
+            parent = dup_or_empty(t->parent_group);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+    int appended = 0;
+    if (t && name && group && parent) {
+        /* As threads_drain does for this one state: its identity, its new records, then the sample. */
+        cv_hist_thread d = describe(t, flags, end_ns, name, group, parent);
+        history_lock(&history);
+        if (flags != t->hist_flags) {
+            history_thread(&history, &d, &t->hist);
+            t->hist_flags = flags;
+        }
+        history_drain_ring(&history, t->ring, &t->hist, &d);
+        appended = history_append(&history, &d, &t->hist, begin_ts, begin_obj, r);
+        history_unlock(&history);
+    }
+    free(name);
+    free(group);
+    free(parent);
+    if (t) unpin_one(jni, t);
+    pthread_mutex_unlock(&drain_lock);
+    return appended;
 }

@@ -52,6 +52,7 @@
 #include "history.h"
 #include "stackcache.h"
 #include "log.h"
+#include "ownerside.h"
 #include "ring.h"
 #include "timing.h"
 #include "victims.h"
@@ -112,6 +113,8 @@ typedef struct cv_thread {
     uint64_t hist_base;       /* records written before the history was last cleared (a reset); same */
     uint32_t hist_flags;      /* flags as the thread's newest 'T' entry in the history gives them;
                                  under the drain's lock */
+    uint64_t owner_sampled;   /* the time of the block whose owner's side the sampler took or gave up
+                                 on last (sampler.h), 0 none; under registry_lock */
     cv_ring *ring;            /* see RING OWNERSHIP AND GROWTH; at first the ring in the block,
                                  right after this struct */
 } cv_thread;
@@ -246,6 +249,25 @@ typedef struct {
  * are (possibly more than cap). The record may be a moment from its end: its thread may be taking
  * the monitor as it is read. */
 size_t threads_stalled(cv_stalled *out, size_t cap);
+
+/* ---- The owner's side of long blocks (sampler.h, ownerside.h) ---- */
+/* Before the drain thread starts: at each pass the drain calls wake() (on its own thread, after
+ * the pass) when some thread's newest record kept is a block (ENTER, lock PARK) at least
+ * threshold_ns old that was not sampled yet: the sampler sleeps until then. */
+void threads_owner_watch(uint64_t threshold_ns, void (*wake)(void));
+/* Live threads whose newest record is an ENTER, a lock PARK (FLAG_LOCK) or an ENTERED, read as
+ * threads_stalled reads them: at most cap into out; returns how many there are. `sampled` says
+ * whether the block is the one threads_mark_sampled named last for the thread. */
+size_t threads_blocks(cv_block *out, size_t cap);
+/* The block of ring `ring_id` that began at since_ns has had its sample (or will get none). */
+void threads_mark_sampled(uint64_t ring_id, uint64_t since_ns);
+/* A local reference to the Thread of the live thread with this Java thread id, NULL if none (or
+ * its Thread is gone); *newest its newest record and *has_newest whether there is one. */
+jobject threads_thread_ref(JNIEnv *jni, int64_t java_tid, cv_record *newest, int *has_newest);
+/* Drains ring `ring_id`'s new records into the history, then appends `r` to its stream if its
+ * newest record is still the block that began at begin_ts on begin_obj (history_append). 1 if
+ * appended, 0 if not (the block ended, the thread is gone, no memory). */
+int threads_append_sample(JNIEnv *jni, uint64_t ring_id, uint64_t begin_ts, uint64_t begin_obj, const cv_record *r);
 
 /* Events that found no ring at all (no state could be had within the cap). */
 uint64_t threads_dropped_no_ring(void);

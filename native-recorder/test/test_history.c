@@ -430,3 +430,52 @@ TEST(history_totals_count_every_block_and_wait_that_ends_even_after_the_records_
     free(ring);
     history_destroy(&h);
 }
+
+TEST(history_appends_a_sample_after_the_open_block_only) {
+    cv_history h;
+    history_init(&h, 1 << 20, 0);
+    cv_ring *ring = new_ring(64);
+    cv_hist_cursor c = {0};
+    cv_hist_thread d = desc(4, "blocked");
+    cv_record enter = {100, cv_record_meta(EVENT_MONITOR_ENTER, FLAG_OWNER, 3), 7, 0, 12};
+    ring_write(ring, &enter);
+    /* a sample: aux bits (the u16 after flags) set, a stack of its own */
+    cv_record sample = {150, cv_record_meta(EVENT_OWNER_SAMPLE, FLAG_FRAME_EXACT, 9) | (uint64_t)0x3002 << 16, 7, 12, 8};
+    history_lock(&h);
+    CHECK_EQ_U64(history_drain_ring(&h, ring, &c, &d), 1);
+    CHECK_EQ_INT(history_append(&h, &d, &c, 100, 8, &sample), 0);   /* another monitor */
+    CHECK_EQ_INT(history_append(&h, &d, &c, 99, 7, &sample), 0);    /* another block */
+    CHECK_EQ_INT(history_append(&h, &d, &c, 100, 7, &sample), 1);
+    CHECK_EQ_INT(history_append(&h, &d, &c, 100, 7, &sample), 0);   /* one sample per block */
+    history_unlock(&h);
+    cv_record entered = {200, cv_record_meta(EVENT_MONITOR_ENTERED, 0, 0), 7, 0, 0};
+    ring_write(ring, &entered);
+    cv_record enter2 = {300, cv_record_meta(EVENT_MONITOR_ENTER, 0, 3), 7, 0, 0};
+    ring_write(ring, &enter2);
+    cv_record entered2 = {400, cv_record_meta(EVENT_MONITOR_ENTERED, 0, 0), 7, 0, 0};
+    ring_write(ring, &entered2);
+    cv_record late = sample;
+    late.ts = 350;
+    history_lock(&h);
+    CHECK_EQ_U64(history_drain_ring(&h, ring, &c, &d), 3);
+    CHECK_EQ_INT(history_append(&h, &d, &c, 300, 7, &late), 0);     /* that block has ended */
+    history_unlock(&h);
+    ring_content got;
+    read_ring(&h, 4, &got);
+    CHECK_EQ_U64(got.n, 5);
+    CHECK(memcmp(&got.records[1], &sample, sizeof(cv_record)) == 0);
+    CHECK_EQ_U64(got.records[2].ts, 200);
+    /* the block's time still adds up in the totals once it ends */
+    size_t n = 0;
+    history_lock(&h);
+    cv_total *t = history_totals_copy(&h, &n);
+    history_unlock(&h);
+    uint64_t blocked = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].kind == TOTAL_BLOCKED) blocked += t[i].total_ns;
+    }
+    CHECK_EQ_U64(blocked, 100 + 100);
+    free(t);
+    free(ring);
+    history_destroy(&h);
+}

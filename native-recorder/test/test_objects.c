@@ -439,6 +439,25 @@ TEST(objects_same_object_same_id_distinct_objects_distinct_ids) {
     CHECK_EQ_U64(load_relaxed(&violations), 0);
 }
 
+TEST(objects_a_class_seen_first_as_a_monitor_is_described_as_a_class_when_asked_as_one) {
+    setup();
+    static fake_obj k = {.hash = 0x5A5A};   /* a class object, first met as a monitor */
+    uint64_t id = id_of(&k, OBJ_PLAIN);
+    CHECK(id != 0);
+    int seen = 0;
+    CHECK_EQ_U64(entry(id, &seen).kind, OBJ_PLAIN);
+    CHECK(entry(id, &seen).ref == NULL);
+    CHECK_EQ_U64(id_of(&k, OBJ_CLASS), id);   /* the same id */
+    cv_object c = entry(id, &seen);
+    CHECK_EQ_U64(seen, 1);
+    CHECK_EQ_U64(c.kind, OBJ_CLASS);
+    CHECK(resolve(c.ref) == &k);             /* its reference shown now, for its name */
+    CHECK_EQ_U64(load_relaxed(&k.weak_refs), 1);
+    CHECK_EQ_U64(id_of(&k, OBJ_PLAIN), id);
+    CHECK_EQ_U64(entry(id, &seen).kind, OBJ_CLASS);   /* and stays a class */
+    CHECK_EQ_U64(load_relaxed(&violations), 0);
+}
+
 TEST(objects_class_id_names_a_described_class_with_one_weak_ref) {
     setup();
     static fake_obj cls = {.hash = 0x5555};

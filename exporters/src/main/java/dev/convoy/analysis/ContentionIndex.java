@@ -31,6 +31,7 @@ public final class ContentionIndex {
     private final SpanTable[] spans;
     private final InteractionTable interactions;
     private final PathTable path;
+    private OwnerSamples ownerSamples;
 
     private ContentionIndex(Recording r) {
         this.threads = r.threads().toArray(new RecordedThread[0]);
@@ -91,5 +92,13 @@ public final class ContentionIndex {
     /** The critical path. */
     public PathTable path() {
         return path;
+    }
+
+    /** The owner's side of long blocks (OWNER_SAMPLE records), made on first use. */
+    public synchronized OwnerSamples ownerSamples() {
+        if (ownerSamples == null) {
+            ownerSamples = OwnerSamples.of(this);
+        }
+        return ownerSamples;
     }
 }

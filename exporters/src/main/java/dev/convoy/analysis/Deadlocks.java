@@ -138,7 +138,7 @@ public final class Deadlocks {
      * snapshot): its newest record kept may not be its newest.
      */
     static MonitorState exactEnterEdge(Recording r, RecordedThread t, Map<Long, RecordedThread> liveByJavaId) {
-        int n = t.eventCount();
+        int n = newest(t) + 1;
         if (n == 0 || t.rawType(n - 1) != SnapshotFormat.EVENT_MONITOR_ENTER
                 || (t.flags(n - 1) & SnapshotFormat.FLAG_OWNER) == 0 || t.arg2(n - 1) <= 0) {
             return null;
@@ -147,7 +147,10 @@ public final class Deadlocks {
         if (o == null || o == t || o.eventCount() == 0) {
             return null;
         }
-        int last = o.eventCount() - 1;
+        int last = newest(o);
+        if (last < 0) {
+            return null;
+        }
         int type = o.rawType(last);
         boolean blocked = type == SnapshotFormat.EVENT_MONITOR_ENTER
                 || type == SnapshotFormat.EVENT_PARK && (o.flags(last) & SnapshotFormat.FLAG_LOCK) != 0;
@@ -161,6 +164,18 @@ public final class Deadlocks {
         long monitor = t.obj(n - 1);
         return new MonitorState(t.ringId(), SnapshotFormat.MSTATE_BLOCKED, monitor, r.identityHash(monitor),
                 o.javaThreadId());
+    }
+
+    /**
+     * The index of a thread's newest record of its own, -1 if none: the recorder's OWNER_SAMPLE
+     * records, which follow a block's begin, are not the thread's doing.
+     */
+    static int newest(RecordedThread t) {
+        int i = t.eventCount() - 1;
+        while (i >= 0 && t.rawType(i) == SnapshotFormat.EVENT_OWNER_SAMPLE) {
+            i--;
+        }
+        return i;
     }
 
     /** Whether a loss of {@code t}'s records overlaps the time from {@code a} to {@code b}. */

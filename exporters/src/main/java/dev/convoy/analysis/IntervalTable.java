@@ -416,6 +416,11 @@ public final class IntervalTable extends Columns {
         return endCursor < len && endIdx[id(byEnd, endCursor)] == idx ? id(byEnd, endCursor) : -1;
     }
 
+    /** The interval beginning at record {@code idx}, -1 if none (a binary search: no cursor moves). */
+    int atBegin(int idx) {
+        return find(byBegin, begin, idx);
+    }
+
     /** The closed interval ending at record {@code idx}, -1 if none (a binary search). */
     int findByEnd(int idx) {
         return find(byEnd, endIdx, idx);

@@ -8,6 +8,7 @@ import dev.convoy.analysis.PathTable;
 import dev.convoy.analysis.Interactions.Kind;
 import dev.convoy.analysis.LongMap;
 import dev.convoy.analysis.MonitorOwnership;
+import dev.convoy.analysis.OwnerSamples;
 import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
 import dev.convoy.model.Loss;
@@ -150,6 +151,12 @@ public final class ChromeTraceWriter {
     private static final byte[] CAT_UNPARK = q("unpark");
     private static final byte[] UNPARK_CALL = q("LockSupport.unpark");
     private static final byte[] OWNER_EXACT = k("owner_exact");
+    private static final byte[] OWNER_SAMPLED = k("owner_sampled");
+    private static final byte[] OWNER_STATE = k("owner_state");
+    private static final byte[] OWNER_ON = k("owner_on");
+    private static final byte[] OWNER_FRAME = k("owner_frame");
+    private static final byte[] OWNER_FRAME_EXACT = k("owner_frame_exact");
+    private static final byte[] OWNER_STACK = k("owner_stack");
     private static final byte[] K_BY_EXACT = k("by_exact");
     private static final byte[] TIMEOUT_NS = k("timeout_ns");
     private static final byte[] NONE = q("none");
@@ -224,6 +231,7 @@ public final class ChromeTraceWriter {
         final ContentionIndex x;
         final IntervalTable[] intervals; // per ring
         final InteractionTable in;
+        final OwnerSamples samples;
         final PathTable critical;
         final RecordedThread[] threads;
         final long[] tids;
@@ -250,6 +258,7 @@ public final class ChromeTraceWriter {
             this.pid = r.pid();
             this.x = ContentionIndex.of(r);
             this.in = x.interactions();
+            this.samples = x.ownerSamples();
             this.critical = x.path();
             this.threads = r.threads().toArray(new RecordedThread[0]);
             for (int k = 0; k < threads.length; k++) {
@@ -612,6 +621,7 @@ public final class ChromeTraceWriter {
             if (src != null) {
                 o.key(OWNER_EXACT).bool(src.exact());
             }
+            ownerSide(ring, iv);
             if (open) {
                 o.key(RESULT).raw(STILL_BLOCKED);
             } else if (intervals[ring].isCut(iv)) {
@@ -644,6 +654,7 @@ public final class ChromeTraceWriter {
                     o.key(OWNER_TID).number(0);
                 }
                 o.key(OWNER_EXACT).bool(true);
+                ownerSide(ring, iv);
             }
             o.key(TIMEOUT_NS).number(t.arg(i));
             if (!lock) {
@@ -652,6 +663,32 @@ public final class ChromeTraceWriter {
             IntervalTable g = intervals[ring];
             o.key(RESULT).raw(open ? (lock ? STILL_BLOCKED : STILL_PARKED) : g.isCut(iv) ? RECORDS_LOST
                     : g.timedOut(iv) ? TIMED_OUT : g.parkInterrupted(iv) ? V_INTERRUPTED : UNPARKED);
+        }
+
+        /**
+         * The owner's side of a block that has a sample (OWNER_SAMPLE, {@link OwnerSamples}): the
+         * owner then (owner_sampled: it may differ from the owner at the enter), its state, what it
+         * was itself on, the frame holding the lock and its stack.
+         */
+        void ownerSide(int ring, int iv) throws IOException {
+            OwnerSamples.Sample s = samples.of(ring, iv);
+            if (s == null) {
+                return;
+            }
+            o.key(OWNER_SAMPLED).string(Text.wellFormed(s.ownerName()));
+            o.key(OWNER_STATE).string(s.state().label());
+            if (s.state().onSomething() && s.on() != 0) {
+                Names on = s.state() == OwnerSamples.State.PARKED ? blockerNames(s.on()) : names(s.on());
+                o.key(OWNER_ON).string(on.name());
+            }
+            Frame f = s.holdingFrame(r);
+            if (f != null) {
+                o.key(OWNER_FRAME).string(Text.wellFormed(r.describe(f)));
+                o.key(OWNER_FRAME_EXACT).bool(s.frameExact());
+            }
+            if (s.stackId() != 0) {
+                o.key(OWNER_STACK).raw(stackJson(s.stackId()));
+            }
         }
 
         void sleepArgs(int ring, int iv, RecordedThread t, int i, boolean open) throws IOException {
@@ -811,6 +848,11 @@ public final class ChromeTraceWriter {
 
         /** {@code "stack":[frames]}, the array rendered once per stack id. */
         void stack(int stackId) throws IOException {
+            o.key(STACK).raw(stackJson(stackId));
+        }
+
+        /** A stack's frames as a JSON array, rendered once per stack id. */
+        byte[] stackJson(int stackId) {
             byte[] json = stacks.get(stackId);
             if (json == null) {
                 java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
@@ -827,7 +869,7 @@ public final class ChromeTraceWriter {
                 json = b.toByteArray();
                 stacks.put(stackId, json);
             }
-            o.key(STACK).raw(json);
+            return json;
         }
 
         /** A monitor's class name, quoted, and the heads of its slices, made once per monitor. */

@@ -23,6 +23,7 @@ public final class Event {
     private final EventType type;
     private final int rawType;
     private final int flags;
+    private final int aux;
     private final int stackId;
     private final long obj;
     private final long arg;
@@ -42,10 +43,10 @@ public final class Event {
      */
     public Event(RecordedThread thread, long ts, EventType type, int rawType, int flags,
                  int stackId, long obj, long arg, long arg2) {
-        this(thread, -1, ts, type, rawType, flags, stackId, obj, arg, arg2);
+        this(thread, -1, ts, type, rawType, flags, 0, stackId, obj, arg, arg2);
     }
 
-    Event(RecordedThread thread, int index, long ts, EventType type, int rawType, int flags,
+    Event(RecordedThread thread, int index, long ts, EventType type, int rawType, int flags, int aux,
           int stackId, long obj, long arg, long arg2) {
         this.thread = thread;
         this.index = thread == null ? -1 : index;
@@ -53,6 +54,7 @@ public final class Event {
         this.type = type;
         this.rawType = rawType;
         this.flags = flags;
+        this.aux = aux & 0xFFFF;
         this.stackId = stackId;
         this.obj = obj;
         this.arg = arg;
@@ -64,9 +66,14 @@ public final class Event {
         return new Event(null, ts, EventType.of(rawType), rawType, flags, stackId, obj, arg, arg2);
     }
 
+    /** A record with its {@link #aux()} bits, not yet bound to a thread. */
+    public static Event of(long ts, int rawType, int flags, int aux, int stackId, long obj, long arg, long arg2) {
+        return new Event(null, -1, ts, EventType.of(rawType), rawType, flags, aux, stackId, obj, arg, arg2);
+    }
+
     /** This event bound to another thread (not to a position of its ring). */
     public Event withThread(RecordedThread t) {
-        return new Event(t, ts, type, rawType, flags, stackId, obj, arg, arg2);
+        return new Event(t, -1, ts, type, rawType, flags, aux, stackId, obj, arg, arg2);
     }
 
     /** The ring the record was found in. */
@@ -79,6 +86,8 @@ public final class Event {
     public int rawType() { return rawType; }
     /** {@code FLAG_*} bits. */
     public int flags() { return flags; }
+    /** The record's u16 after its flags: 0, but for OWNER_SAMPLE (its owner's state and holding frame). */
+    public int aux() { return aux; }
     /** Stack id, 0 = none. */
     public int stackId() { return stackId; }
     /** Object id. */
@@ -108,7 +117,7 @@ public final class Event {
             return index == e.index && thread == e.thread;
         }
         return thread == e.thread && ts == e.ts && type == e.type && rawType == e.rawType && flags == e.flags
-                && stackId == e.stackId && obj == e.obj && arg == e.arg && arg2 == e.arg2;
+                && aux == e.aux && stackId == e.stackId && obj == e.obj && arg == e.arg && arg2 == e.arg2;
     }
 
     @Override
@@ -116,7 +125,7 @@ public final class Event {
         if (index >= 0) {
             return System.identityHashCode(thread) * 31 + index;
         }
-        return Objects.hash(System.identityHashCode(thread), ts, type, rawType, flags, stackId, obj, arg, arg2);
+        return Objects.hash(System.identityHashCode(thread), ts, type, rawType, flags, aux, stackId, obj, arg, arg2);
     }
 
     @Override

@@ -38,7 +38,13 @@ public enum EventType {
     PARKED(SnapshotFormat.EVENT_PARKED),
     /** LockSupport.unpark(thread); obj = target Thread, arg2 = its Java id. */
     UNPARK(SnapshotFormat.EVENT_UNPARK),
-    /** A type code not listed above (e.g. the reserved types 28..63). */
+    /**
+     * The owner's side of a long block, written by the recorder into the blocked thread's stream (1.6):
+     * obj = the monitor or lock, arg = the owner's Java id, arg2 = what the owner was itself blocked on,
+     * waiting on or parked on (0 none), aux = its state and holding frame, FLAG_FRAME_EXACT, stack = its stack.
+     */
+    OWNER_SAMPLE(SnapshotFormat.EVENT_OWNER_SAMPLE),
+    /** A type code not listed above (e.g. the reserved types 29..63). */
     UNKNOWN(-1);
 
     private final int code;

@@ -52,7 +52,7 @@ public final class RecordedThread {
     private static ByteBuffer encode(List<Event> events) {
         ByteBuffer b = ByteBuffer.allocate(events.size() * SnapshotFormat.RECORD_BYTES).order(ByteOrder.LITTLE_ENDIAN);
         for (Event e : events) {
-            b.putLong(e.ts()).put((byte) e.rawType()).put((byte) e.flags()).putShort((short) 0)
+            b.putLong(e.ts()).put((byte) e.rawType()).put((byte) e.flags()).putShort((short) e.aux())
                     .putInt(e.stackId()).putLong(e.obj()).putLong(e.arg()).putLong(e.arg2());
         }
         return b.flip();
@@ -131,6 +131,11 @@ public final class RecordedThread {
         return EventType.of(rawType(i));
     }
 
+    /** The u16 after the flags of record {@code i} ({@link Event#aux()}) without making its {@link Event}. */
+    public int aux(int i) {
+        return records.getShort(checked(i) * SnapshotFormat.RECORD_BYTES + 10) & 0xFFFF;
+    }
+
     /** Stack id of record {@code i} (0 = none) without making its {@link Event}. */
     public int stackId(int i) {
         return records.getInt(checked(i) * SnapshotFormat.RECORD_BYTES + 12);
@@ -161,7 +166,8 @@ public final class RecordedThread {
         int at = checked(i) * SnapshotFormat.RECORD_BYTES;
         ByteBuffer b = records;
         int raw = b.get(at + 8) & 0xFF;
-        return new Event(this, i, b.getLong(at), EventType.of(raw), raw, b.get(at + 9) & 0xFF, b.getInt(at + 12),
+        return new Event(this, i, b.getLong(at), EventType.of(raw), raw, b.get(at + 9) & 0xFF, b.getShort(at + 10),
+                b.getInt(at + 12),
                 b.getLong(at + 16), b.getLong(at + 24), b.getLong(at + 32));
     }
 

@@ -13,6 +13,7 @@ import dev.convoy.analysis.MonitorStatistics;
 import dev.convoy.analysis.MonitorStatistics.CallerRow;
 import dev.convoy.analysis.MonitorStatistics.ClassRow;
 import dev.convoy.analysis.MonitorStatistics.ThreadRow;
+import dev.convoy.analysis.OwnerSamples;
 import dev.convoy.export.Output;
 import dev.convoy.model.Event;
 import dev.convoy.model.EventType;
@@ -39,6 +40,8 @@ import java.util.Map;
  *     time of the intervals so ended;</li>
  * <li>deadlocks ({@link Deadlocks}), each thread with the monitor it is blocked on, its
  *     owner and the stack of its blocked enter;</li>
+ * <li>the longest blocks whose owner's side was recorded ({@link OwnerSamples}): who held the
+ *     lock, in which frame, and what the owner was doing itself, along the chain of owners;</li>
  * <li>the critical path summary ({@link CriticalPath}): its length, the time per state and
  *     the time blocked or waiting on each monitor, and its longest waits.</li>
  * </ol>
@@ -426,6 +429,33 @@ public final class ContentionReport {
     /** Number of threads with lost records beyond {@link #threadsWithLosses()}. */
     public int moreThreadsWithLosses() {
         return Math.max(0, r.threadsWithLosses().size() - TOP);
+    }
+
+    /**
+     * The longest blocks with an owner's side ({@link OwnerSamples}, agent option
+     * {@code ownerstacks}): longest first, then start, then thread name; at most {@link #TOP}.
+     */
+    public List<OwnerSamples.Sample> longBlocks() {
+        OwnerSamples os = index.ownerSamples();
+        return os.all().stream().sorted(Comparator.comparingLong((OwnerSamples.Sample x) -> -blockedNs(x))
+                .thenComparingLong(x -> index.intervals(x.ring()).startNs(x.interval()))
+                .thenComparing(x -> x.blocked().name())).limit(TOP).toList();
+    }
+
+    /** Number of blocks with an owner's side beyond {@link #longBlocks()}. */
+    public int moreLongBlocks() {
+        return Math.max(0, index.ownerSamples().all().size() - TOP);
+    }
+
+    /** How long a sample's block lasted (to the snapshot, or the thread's end, when still open). */
+    public long blockedNs(OwnerSamples.Sample s) {
+        IntervalTable g = index.intervals(s.ring());
+        return g.endNs(s.interval()) - g.startNs(s.interval());
+    }
+
+    /** The owner's side of the blocks: samples and their chains. */
+    public OwnerSamples ownerSamples() {
+        return index.ownerSamples();
     }
 
     /** Number of threads the critical path passes through. */

@@ -8,6 +8,7 @@ import dev.convoy.analysis.Interactions.Kind;
 import dev.convoy.analysis.MonitorStatistics.CallerRow;
 import dev.convoy.analysis.MonitorStatistics.ClassRow;
 import dev.convoy.analysis.MonitorStatistics.ThreadRow;
+import dev.convoy.analysis.OwnerSamples;
 import dev.convoy.analysis.ThreadStates.State;
 import dev.convoy.model.Frame;
 import dev.convoy.model.Loss;
@@ -65,6 +66,7 @@ public final class ReportRenderer {
         wholeRun();
         threads();
         chains();
+        longBlocks();
         idle();
         deadlocks();
         criticalPath();
@@ -264,6 +266,70 @@ public final class ReportRenderer {
         if (report.moreChains() > 0) {
             o.line("(" + report.moreChains() + " more kinds of chains not shown)");
         }
+    }
+
+    /**
+     * The longest blocks with the owner's side (OWNER_SAMPLE): one line each, "T: blocked D on M,
+     * held by O in FRAME, itself blocked on N, held by P, sleeping in FRAME", along the chain.
+     */
+    private void longBlocks() {
+        List<OwnerSamples.Sample> blocks = report.longBlocks();
+        if (blocks.isEmpty()) {
+            return;
+        }
+        o.subsection("Long blocks: the owner's side");
+        o.line("Sampled once per block longer than " + threshold() + ": who held the lock, the frame holding "
+                + "it (\"probably\": one of several frames that hold monitors), and what the owner did meanwhile.");
+        List<String> lines = new ArrayList<>();
+        for (OwnerSamples.Sample s : blocks) {
+            StringBuilder b = new StringBuilder(s.blocked().label()).append(": ")
+                    .append(s.lock() ? "parked " : "blocked ").append(duration(report.blockedNs(s))).append(" on ")
+                    .append(monitorName(s.monitor(), r.identityHash(s.monitor()), s.lock()));
+            ownerSide(b, s);
+            for (OwnerSamples.Link l : report.ownerSamples().chain(s, 4)) {
+                if (l.on() == 0 || l.holder() == null) {
+                    break;
+                }
+                if (l.sample() == null) {
+                    b.append(", held by ").append(l.holder().label());
+                    break;
+                }
+                ownerSide(b, l.sample());
+            }
+            lines.add(b.toString());
+        }
+        o.bullets(lines);
+        if (report.moreLongBlocks() > 0) {
+            o.line("(" + report.moreLongBlocks() + " more sampled blocks not shown)");
+        }
+    }
+
+    /** ", held by O in FRAME, itself blocked on M" and so on, for one sample. */
+    private void ownerSide(StringBuilder b, OwnerSamples.Sample s) {
+        b.append(", held by ").append(s.owner() != null ? s.owner().label() : s.ownerName());
+        Frame f = s.holdingFrame(r);
+        if (f != null) {
+            b.append(" in ").append(r.describe(f)).append(s.frameExact() ? "" : " (probably)");
+        }
+        switch (s.state()) {
+            case BLOCKED -> b.append(", itself blocked on ").append(monitorName(s.on(), r.identityHash(s.on()), false));
+            case PARKED -> b.append(", itself parked on ").append(monitorName(s.on(), r.identityHash(s.on()), true));
+            case WAITING -> b.append(", itself waiting").append(s.on() != 0
+                    ? " on " + monitorName(s.on(), r.identityHash(s.on()), false) : "");
+            case UNKNOWN -> { }
+            default -> b.append(", ").append(s.state().label());
+        }
+    }
+
+    /** The sampling threshold from INFO owners.samples, "the threshold" when unknown. */
+    private String threshold() {
+        String info = r.info().getOrDefault("owners.samples", "");
+        for (String part : info.split(" ")) {
+            if (part.startsWith("threshold=")) {
+                return part.substring("threshold=".length());
+            }
+        }
+        return "the threshold";
     }
 
     /** The threads' idle waits: not contention, shown apart ({@link dev.convoy.model.IdleRules}). */
@@ -499,6 +565,15 @@ public final class ReportRenderer {
 
         String bullet() {
             return style == Style.MARKDOWN ? "- " : "";
+        }
+
+        /** Lines of a list: "- " items in Markdown, indented lines in text. */
+        void bullets(List<String> lines) {
+            blank();
+            for (String l : lines) {
+                sb.append(style == Style.MARKDOWN ? "- " + md(l) : "  " + plain(l)).append('\n');
+            }
+            blank();
         }
 
         /** A line of text; in Markdown a paragraph of its own. */

@@ -15,7 +15,7 @@ public final class SnapshotFormat {
     /** Major version this reader understands; a file of another major version is rejected. */
     public static final int VERSION_MAJOR = 1;
     /** Minor version written; newer minor versions are accepted by the reader. */
-    public static final int VERSION_MINOR = 5;
+    public static final int VERSION_MINOR = 6;
 
     /** Key/value pairs describing the recording (see "INFO keys"). */
     public static final int SECTION_INFO = 1;
@@ -88,6 +88,8 @@ public final class SnapshotFormat {
     public static final int EVENT_PARKED = 26;
     /** {@code LockSupport.unpark(thread)}: obj = the target Thread's object id, arg2 = its Java id. */
     public static final int EVENT_UNPARK = 27;
+    /** The owner's side of a long block, written by the recorder into the blocked thread's stream (1.6). */
+    public static final int EVENT_OWNER_SAMPLE = 28;
 
     /** MONITOR_WAITED: the wait ended because its timeout elapsed. */
     public static final int FLAG_TIMED_OUT = 1;
@@ -99,6 +101,8 @@ public final class SnapshotFormat {
     public static final int FLAG_OWNER = 8;
     /** MONITOR_ENTERED: arg holds the Java thread id of the releaser the VM recorded (its last exit before this acquisition). */
     public static final int FLAG_RELEASER = 16;
+    /** OWNER_SAMPLE: the holding frame is the only frame of the owner's stack that can hold the monitor (1.6). */
+    public static final int FLAG_FRAME_EXACT = 32;
 
     /** The thread has ended (its THREAD_END may have been overwritten). */
     public static final int RING_ENDED = 1;
@@ -147,6 +151,19 @@ public final class SnapshotFormat {
     public static final int LOSS_AGED = 2;
 
     /** Total: MONITOR_ENTER to its MONITOR_ENTERED. */
+    /** OWNER_SAMPLE owner states (the top 4 bits of its aux), 1.6. */
+    public static final int OSTATE_UNKNOWN = 0;
+    public static final int OSTATE_RUNNING = 1;
+    public static final int OSTATE_NATIVE = 2;
+    public static final int OSTATE_BLOCKED = 3;
+    public static final int OSTATE_WAITING = 4;
+    public static final int OSTATE_PARKED = 5;
+    public static final int OSTATE_SLEEPING = 6;
+    /** OWNER_SAMPLE aux: the holding frame's index + 1 (0 = none) in these bits. */
+    public static final int OWNER_DEPTH_MASK = 4095;
+    /** OWNER_SAMPLE aux: the owner's state above this bit. */
+    public static final int OWNER_STATE_SHIFT = 12;
+
     public static final int TOTAL_BLOCKED = 1;
     /** Total: MONITOR_WAIT to its MONITOR_WAITED. */
     public static final int TOTAL_WAITED = 2;

@@ -73,7 +73,7 @@ public final class SnapshotWriter {
                     t.u64(e.ts());
                     t.u8(e.rawType());
                     t.u8(e.flags());
-                    t.u16(0);
+                    t.u16(e.aux());
                     t.u32(e.stackId());
                     t.u64(e.obj());
                     t.u64(e.arg());

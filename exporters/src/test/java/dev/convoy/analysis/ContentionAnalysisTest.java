@@ -75,7 +75,8 @@ class ContentionAnalysisTest {
         assertEquals(EventType.THREAD_INTERRUPTED, EventType.of(24));
         assertEquals(EventType.PARK, EventType.of(25));
         assertEquals(EventType.UNPARK, EventType.of(27));
-        assertEquals(EventType.UNKNOWN, EventType.of(28), "28..63 are reserved");
+        assertEquals(EventType.OWNER_SAMPLE, EventType.of(28));
+        assertEquals(EventType.UNKNOWN, EventType.of(29), "29..63 are reserved");
         for (EventType t : EventType.values()) {
             if (t != EventType.UNKNOWN) {
                 assertEquals(t, EventType.of(t.code()));

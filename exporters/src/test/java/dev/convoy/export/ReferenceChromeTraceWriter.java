@@ -15,6 +15,7 @@ import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
+import dev.convoy.snapshot.SnapshotFormat;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
@@ -253,6 +254,7 @@ final class ReferenceChromeTraceWriter {
                     a.put("owner", owner != null ? owner.name() : id >= 0 ? "thread " + id : "none");
                     a.put("owner_tid", owner != null ? tid(owner) : Math.max(0, id));
                     a.put("owner_exact", true);
+                    ownerSide(in, a);
                 }
                 a.put("timeout_ns", in.timeoutNs());
                 if (!lock) {
@@ -278,6 +280,7 @@ final class ReferenceChromeTraceWriter {
                     if (owner != null) {
                         a.put("owner_exact", owner.exact());
                     }
+                    ownerSide(in, a);
                     if (in.isOpen()) {
                         a.put("result", "still blocked at snapshot");
                     } else if (in.cut()) {
@@ -312,6 +315,38 @@ final class ReferenceChromeTraceWriter {
                 a.put("critical", true);
             }
             return a;
+        }
+
+        /**
+         * The owner's side of a block: the OWNER_SAMPLE record right after its begin, on its
+         * object, taken before it ended.
+         */
+        void ownerSide(Interval in, Map<String, Object> a) {
+            RecordedThread t = in.thread();
+            int i = in.begin().index() + 1;
+            if (i >= t.eventCount() || t.type(i) != dev.convoy.model.EventType.OWNER_SAMPLE
+                    || t.obj(i) != in.monitor() || t.ts(i) > in.endNs()) {
+                return;
+            }
+            int aux = t.aux(i);
+            long id = t.arg(i);
+            RecordedThread owner = byJavaId.get(id);
+            a.put("owner_sampled", owner != null ? owner.name() : "#" + id);
+            String[] states = {"unknown", "running", "in native", "blocked", "waiting", "parked", "sleeping"};
+            int state = aux >>> SnapshotFormat.OWNER_STATE_SHIFT;
+            a.put("owner_state", state < states.length ? states[state] : "unknown");
+            if (state >= 3 && state <= 5 && t.arg2(i) != 0) {
+                a.put("owner_on", state == 5 ? blockerClass(t.arg2(i)) : className(t.arg2(i)));
+            }
+            int frame = (aux & SnapshotFormat.OWNER_DEPTH_MASK) - 1;
+            List<dev.convoy.model.Frame> fs = r.frames(t.stackId(i));
+            if (frame >= 0 && frame < fs.size()) {
+                a.put("owner_frame", r.describe(fs.get(frame)));
+                a.put("owner_frame_exact", (t.flags(i) & SnapshotFormat.FLAG_FRAME_EXACT) != 0);
+            }
+            if (t.stackId(i) != 0) {
+                a.put("owner_stack", stack(t.stackId(i)));
+            }
         }
 
         /** Category, flow name and destination instant name of each arrow kind. */

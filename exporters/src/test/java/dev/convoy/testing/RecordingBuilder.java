@@ -206,6 +206,12 @@ public final class RecordingBuilder {
             return this;
         }
 
+        /** Appends a record with its aux bits (the u16 after the flags: OWNER_SAMPLE's). */
+        public ThreadBuilder event(long ts, int type, int flags, int aux, int stackId, long obj, long arg, long arg2) {
+            events.add(Event.of(ts, type, flags, aux, stackId, obj, arg, arg2));
+            return this;
+        }
+
         /** Appends a loss (SECTION_LOSSES; append in time order): {@code records} missing from {@code fromNs} to {@code toNs}. */
         public ThreadBuilder loss(int kind, long fromNs, long toNs, long records) {
             losses.add(new Loss(kind, fromNs, toNs, records));

@@ -39,6 +39,10 @@ import dev.convoy.export.Output;
  *                        longer than that), every:DURATION (default none)
  * dumpwindow=DURATION    how much history before its trigger such a dump holds (default 1m)
  * dumpkeep=N             such dumps kept in the dump directory, the oldest deleted (default 10)
+ * ownerstacks=DURATION|off   the owner's side of a block on a monitor or lock this long: the
+ *                        owner's stack, the frame that holds the lock and the owner's state, taken
+ *                        off the blocked thread's path by a thread of the recorder's, at most 20 a
+ *                        second (default 5ms; 1ms to 60s, a whole number of ms or s)
  * idlerules=FILE         rules that tell idle waits from contention, added to the built-in ones
  *                        (IdleRules; default: the built-in rules)
  * callbacks=full|empty   'empty' registers JVMTI callbacks that do nothing: the
@@ -98,7 +102,7 @@ public final class AgentOptions {
     }
 
     static final List<String> KEYS = List.of("recording", "buffer", "memory", "maxsize", "maxage", "repository", "stackdepth", "dumpdir",
-            "dumponexit", "dumpname", "dumpon", "dumpwindow", "dumpkeep", "idlerules", "callbacks", "owners", "releasers", "idcache", "stackcache", "heldrefs", "contanalysis", "vthreadevents",
+            "dumponexit", "dumpname", "dumpon", "dumpwindow", "dumpkeep", "ownerstacks", "idlerules", "callbacks", "owners", "releasers", "idcache", "stackcache", "heldrefs", "contanalysis", "vthreadevents",
             "stacks", "timing", "http", "httptoken");
 
     static final long MIN_BUFFER = 4 << 10;
@@ -112,6 +116,9 @@ public final class AgentOptions {
      */
     static final long MAX_MEMORY = 1L << 30;
     static final int MAX_STACK_DEPTH = 2048;
+    static final long DEFAULT_OWNER_STACKS_NS = 5_000_000L;
+    static final long MIN_OWNER_STACKS_NS = 1_000_000L;
+    static final long MAX_OWNER_STACKS_NS = 60_000_000_000L;
     static final long MIN_HISTORY = 1 << 20;
     /**
      * The largest history. A snapshot decodes it (about 7 to 12 bytes a record) into 40-byte
@@ -131,6 +138,8 @@ public final class AgentOptions {
     private Triggers.Spec dumpOn = Triggers.Spec.NONE;
     private long dumpWindowNs = 60_000_000_000L;
     private int dumpKeep = 10;
+    /** The owner's side of blocks at least this long, ns; 0: off (option ownerstacks). */
+    private long ownerStacksNs = DEFAULT_OWNER_STACKS_NS;
     private int stackDepth = 64;
     private Path dumpDir = Paths.get("convoy-out");
     private Set<Output> dumpOnExit = EnumSet.noneOf(Output.class);
@@ -214,6 +223,7 @@ public final class AgentOptions {
                 }
             }
             case "dumpkeep" -> dumpKeep = integer(key, value, 1, 1000);
+            case "ownerstacks" -> ownerStacksNs = ownerStacks(key, value);
             case "idlerules" -> {
                 if (value.isEmpty()) {
                     throw new InvalidOptionException("option 'idlerules' needs a file of rules, e.g. idlerules=/etc/convoy/idle.rules");
@@ -489,6 +499,21 @@ public final class AgentOptions {
         return new Triggers.Spec(deadlock, block, every);
     }
 
+    /** ownerstacks: off, or a threshold of 1ms to 60s written as a whole number of ms or s; in ns (0: off). */
+    static long ownerStacks(String key, String value) {
+        String v = value.toLowerCase(Locale.ROOT);
+        if (v.equals("off")) {
+            return 0;
+        }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("([0-9]{1,6})(ms|s)").matcher(v);
+        long ns = !m.matches() ? -1 : Long.parseLong(m.group(1)) * (m.group(2).equals("s") ? 1_000_000_000L : 1_000_000L);
+        if (ns < MIN_OWNER_STACKS_NS || ns > MAX_OWNER_STACKS_NS) {
+            throw new InvalidOptionException("option '" + key + "' must be off or a duration of 1ms to 60s, a whole "
+                    + "number of ms or s, e.g. " + key + "=5ms; got '" + value + "'");
+        }
+        return ns;
+    }
+
     /** A duration: 0 (none), or a whole number with s, m, h or d; in ns. */
     static long duration(String key, String value) {
         String v = value.toLowerCase(Locale.ROOT);
@@ -610,6 +635,11 @@ public final class AgentOptions {
     /** Triggered dumps kept in the dump directory (option dumpkeep). */
     public int dumpKeep() {
         return dumpKeep;
+    }
+
+    /** The owner's side of blocks at least this long, in ns; 0 when off (option ownerstacks). */
+    public long ownerStacksNs() {
+        return emptyCallbacks ? 0 : ownerStacksNs;
     }
 
     /** Bound of the history, in bytes (option maxsize). */
@@ -736,6 +766,8 @@ public final class AgentOptions {
         if (!dumpOn.isEmpty()) {
             parts.add("dumpon=" + dumpOn + ",dumpwindow=" + humanDuration(dumpWindowNs) + ",dumpkeep=" + dumpKeep);
         }
+        parts.add("ownerstacks=" + (ownerStacksNs == 0 ? "off" : ownerStacksNs % 1_000_000_000L == 0
+                ? ownerStacksNs / 1_000_000_000L + "s" : ownerStacksNs / 1_000_000L + "ms"));
         parts.add("callbacks=" + (emptyCallbacks ? "empty" : "full"));
         parts.add("owners=" + (vmOwners ? "vm" : "inferred"));
         parts.add("releasers=" + releasers);

@@ -111,7 +111,7 @@ public final class ConvoyAgent {
                 options.emptyCallbacks(), options.vmOwners(), options.virtualThreadEvents(), options.timing(),
                 options.stackCapture(), options.idCache() ? (collectsInPausesOnly() ? 1 : 2) : 0,
                 options.stackCache() ? 1 : 0, options.heldRefs(), options.historyBytes(), options.historyAgeNs(),
-                runRepository(options), options.effective(), VERSION);
+                runRepository(options), options.effective(), VERSION, options.ownerStacksNs());
         ConvoyAgent agent = new ConvoyAgent(options, inst, null);
         agent.dumpDirectory.removeStaleTemporaryFiles();
         if (!options.emptyCallbacks()) {

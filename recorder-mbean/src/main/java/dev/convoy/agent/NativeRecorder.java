@@ -124,15 +124,18 @@ public final class NativeRecorder {
      * @param options        the option text in effect, stored in snapshots
      * @param version        Convoy's version ({@link ConvoyAgent#VERSION}), stored in snapshots
      *                       (INFO {@code agent.version}; at most 63 bytes)
+     * @param ownerStacksNs  the owner's side of blocks at least this long, in ns; 0 for none (option
+     *                       {@code ownerstacks}; native-recorder/src/sampler.h)
      * @throws IllegalStateException if the recorder already runs or JVMTI refuses
      */
     public static void start(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
                              boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
                              boolean timing, int stackCapture, int idCache, int stackCache,
                              boolean heldRefs, long historyBytes, long historyAgeNs, String repository,
-                             String options, String version) {
+                             String options, String version, long ownerStacksNs) {
         start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, virtualThreadEvents, timing,
-                stackCapture, idCache, stackCache, heldRefs, historyBytes, historyAgeNs, repository, options, version);
+                stackCapture, idCache, stackCache, heldRefs, historyBytes, historyAgeNs, repository, options, version,
+                ownerStacksNs);
     }
 
     /**
@@ -360,7 +363,7 @@ public final class NativeRecorder {
                                       boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
                                       boolean timing, int stackCapture, int idCache, int stackCache,
                                       boolean heldRefs, long historyBytes, long historyAgeNs, String repository,
-                                      String options, String version);
+                                      String options, String version, long ownerStacksNs);
 
     private static native void setRecording0(boolean on);
 

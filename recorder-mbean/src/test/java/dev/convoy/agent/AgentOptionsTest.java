@@ -49,8 +49,8 @@ class AgentOptionsTest {
         assertEquals(EnumSet.of(Output.CHROME, Output.CSV_META, Output.CSV_EVENTS, Output.CSV_LOSSES), o.dumpOnExit());
         assertEquals("run-1.a", o.dumpName());
         assertEquals("recording=off,buffer=128k,memory=1g,maxsize=32m,maxage=0,stackdepth=0,dumpdir=/tmp/x,dumponexit=chrome+csv,"
-                + "dumpname=run-1.a,callbacks=full,owners=vm,releasers=vm,contanalysis=off,vthreadevents=on,stacks=async",
-                o.effective());
+                + "dumpname=run-1.a,ownerstacks=5ms,callbacks=full,owners=vm,releasers=vm,contanalysis=off,vthreadevents=on,"
+                + "stacks=async", o.effective());
         assertTrue(AgentOptions.parse("callbacks=empty").emptyCallbacks());
         assertFalse(o.contentionAnalysis());
         assertTrue(AgentOptions.parse("contanalysis=on").contentionAnalysis());
@@ -105,9 +105,24 @@ class AgentOptionsTest {
     }
 
     @Test
+    void ownerStacksTakeAThresholdOrOff() {
+        assertEquals(5_000_000L, AgentOptions.parse("").ownerStacksNs());
+        assertEquals(12_000_000L, AgentOptions.parse("ownerstacks=12ms").ownerStacksNs());
+        assertEquals(2_000_000_000L, AgentOptions.parse("ownerstacks=2s").ownerStacksNs());
+        assertTrue(AgentOptions.parse("ownerstacks=2s").effective().contains(",ownerstacks=2s,"));
+        assertEquals(0, AgentOptions.parse("ownerstacks=off").ownerStacksNs());
+        assertTrue(AgentOptions.parse("ownerstacks=off").effective().contains(",ownerstacks=off,"));
+        assertEquals(0, AgentOptions.parse("callbacks=empty").ownerStacksNs(), "nothing to sample with empty callbacks");
+        for (String bad : new String[] {"0ms", "5", "5m", "61s", "1.5ms", "", "on"}) {
+            assertEquals("option 'ownerstacks' must be off or a duration of 1ms to 60s, a whole number of ms or s, "
+                    + "e.g. ownerstacks=5ms; got '" + bad + "'", error("ownerstacks=" + bad));
+        }
+    }
+
+    @Test
     void unknownKeyListsTheAllowedOnes() {
         assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, maxsize, maxage, repository, stackdepth, dumpdir, "
-                + "dumponexit, dumpname, dumpon, dumpwindow, dumpkeep, idlerules, callbacks, owners, releasers, idcache, stackcache, heldrefs, contanalysis, vthreadevents, stacks, timing, "
+                + "dumponexit, dumpname, dumpon, dumpwindow, dumpkeep, ownerstacks, idlerules, callbacks, owners, releasers, idcache, stackcache, heldrefs, contanalysis, vthreadevents, stacks, timing, "
                 + "http, httptoken",
                 error("bufer=64k"));
     }

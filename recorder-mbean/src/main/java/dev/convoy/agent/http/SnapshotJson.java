@@ -12,7 +12,9 @@ import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.CriticalPath;
 import dev.convoy.analysis.Deadlocks;
 import dev.convoy.analysis.Blockers;
+import dev.convoy.analysis.IntervalTable;
 import dev.convoy.analysis.MonitorStatistics;
+import dev.convoy.analysis.OwnerSamples;
 import dev.convoy.analysis.ThreadStates;
 import dev.convoy.model.Event;
 import dev.convoy.model.EventType;
@@ -24,7 +26,8 @@ import dev.convoy.snapshot.SnapshotFormat;
 /**
  * The summary the page shows, as JSON: the records written and lost, threads with their states
  * (UNKNOWN: the time of their lost records) and lost records, monitor statistics per thread, per
- * class (with caller methods) and per monitor, deadlocks, the critical path.
+ * class (with caller methods) and per monitor, deadlocks, the longest blocks with their owner's side,
+ * the critical path.
  * Every count comes with the ids of the stacks behind it ({@code stacks}: id, count, ns),
  * most time first, which {@code /api/stacks/ID} resolves to frames. Times are in ns.
  */
@@ -49,6 +52,56 @@ final class SnapshotJson {
             g.writeEndObject();
         }
         g.writeEndArray();
+    }
+
+    /** Long blocks listed with their owner's side. */
+    static final int MAX_LONG_BLOCKS = 50;
+
+    /**
+     * The blocks with an owner's side (OWNER_SAMPLE), longest first, at most {@value #MAX_LONG_BLOCKS}:
+     * the blocked thread, its lock and stack, and the owner: its name, state, what it was on, the
+     * frame holding the lock (exact or the outermost of several), its stack, and who held what it
+     * was blocked on ({@code onHeldBy}, "" when nobody known).
+     */
+    private static void longBlocks(JsonGenerator g, Recording r, ContentionIndex x) throws IOException {
+        OwnerSamples os = x.ownerSamples();
+        List<OwnerSamples.Sample> all = new java.util.ArrayList<>(os.all());
+        all.sort(java.util.Comparator.comparingLong((OwnerSamples.Sample s) -> -blockedNs(x, s))
+                .thenComparingLong(s -> x.intervals(s.ring()).startNs(s.interval())));
+        g.writeNumberField("longBlockCount", all.size());
+        g.writeArrayFieldStart("longBlocks");
+        for (OwnerSamples.Sample s : all.subList(0, Math.min(MAX_LONG_BLOCKS, all.size()))) {
+            IntervalTable iv = x.intervals(s.ring());
+            g.writeStartObject();
+            g.writeStringField("thread", s.blocked().label());
+            g.writeNumberField("ring", s.blocked().ringId());
+            g.writeNumberField("startNs", iv.startNs(s.interval()) - r.startMonotonicNs());
+            g.writeNumberField("blockedNs", blockedNs(x, s));
+            g.writeBooleanField("open", iv.isOpen(s.interval()));
+            g.writeNumberField("monitor", s.monitor());
+            g.writeStringField("monitorClass", className(r, s.monitor(), s.lock()));
+            g.writeBooleanField("lock", s.lock());
+            g.writeNumberField("stack", s.blocked().stackId(iv.begin(s.interval())));
+            g.writeStringField("owner", s.owner() != null ? s.owner().label() : s.ownerName());
+            g.writeStringField("ownerState", s.state().label());
+            g.writeNumberField("ownerOn", s.state().onSomething() ? s.on() : 0);
+            g.writeStringField("ownerOnClass", s.state().onSomething() && s.on() != 0
+                    ? className(r, s.on(), s.state() == OwnerSamples.State.PARKED) : "");
+            List<OwnerSamples.Link> chain = os.chain(s, 1);
+            g.writeStringField("onHeldBy", !chain.isEmpty() && chain.get(0).holder() != null
+                    ? chain.get(0).holder().label() : "");
+            dev.convoy.model.Frame f = s.holdingFrame(r);
+            g.writeStringField("frame", f == null ? "" : r.describe(f));
+            g.writeBooleanField("frameExact", s.frameExact());
+            g.writeNumberField("ownerStack", s.stackId());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+    }
+
+    private static long blockedNs(ContentionIndex x, OwnerSamples.Sample s) {
+        IntervalTable iv = x.intervals(s.ring());
+        return iv.endNs(s.interval()) - iv.startNs(s.interval());
     }
 
     static void write(JsonGenerator g, Recording r) throws IOException {
@@ -166,6 +219,8 @@ final class SnapshotJson {
             g.writeEndObject();
         }
         g.writeEndArray();
+
+        longBlocks(g, r, x);
 
         g.writeObjectFieldStart("criticalPath");
         g.writeStringField("endThread", path.endThread() == null ? "" : path.endThread().label());

@@ -14,6 +14,7 @@ import dev.convoy.analysis.Blockers;
 import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.InteractionTable;
 import dev.convoy.analysis.Interactions;
+import dev.convoy.analysis.OwnerSamples;
 import dev.convoy.analysis.IntervalTable;
 import dev.convoy.analysis.PathTable;
 import dev.convoy.analysis.SpanTable;
@@ -177,6 +178,7 @@ final class Timeline {
     void write(JsonGenerator g, Query q) throws IOException {
         Scale sc = new Scale(q, origin);
         Map<Long, String> monitors = new HashMap<>();
+        Map<OwnerSamples.Sample, Integer> owners = new java.util.LinkedHashMap<>();
         g.writeStartObject();
         g.writeNumberField("from", q.from());
         g.writeNumberField("to", q.to());
@@ -203,7 +205,7 @@ final class Timeline {
             g.writeStringField("name", t.label());
             g.writeBooleanField("virtual", t.isVirtual());
             g.writeArrayFieldStart("spans");
-            RowWriter w = new RowWriter(g, sc, ring, index.spans(ring), index.intervals(ring), monitors);
+            RowWriter w = new RowWriter(g, sc, ring, index.spans(ring), index.intervals(ring), monitors, owners);
             w.write();
             g.writeEndArray();
             losses(g, sc, t);
@@ -222,7 +224,30 @@ final class Timeline {
             g.writeStringField(Long.toString(m.getKey()), m.getValue());
         }
         g.writeEndObject();
+        owners(g, owners);
         g.writeEndObject();
+    }
+
+    /**
+     * {@code owners: [{owner, state, on, frame, frameExact, stack}]}: the owner's side of the
+     * blocks among the spans sent (a span's 9th element, 1-based; OWNER_SAMPLE).
+     */
+    private void owners(JsonGenerator g, Map<OwnerSamples.Sample, Integer> owners) throws IOException {
+        g.writeArrayFieldStart("owners");
+        for (OwnerSamples.Sample s : owners.keySet()) {
+            g.writeStartObject();
+            g.writeStringField("owner", s.owner() != null ? s.owner().label() : s.ownerName());
+            g.writeStringField("state", s.state().label());
+            String on = s.state().onSomething() && s.on() != 0
+                    ? Blockers.className(recording, s.on(), s.state() == OwnerSamples.State.PARKED) : "";
+            g.writeStringField("on", on);
+            dev.convoy.model.Frame f = s.holdingFrame(recording);
+            g.writeStringField("frame", f == null ? "" : recording.describe(f));
+            g.writeBooleanField("frameExact", s.frameExact());
+            g.writeNumberField("stack", s.stackId());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
     }
 
     /**
@@ -247,8 +272,9 @@ final class Timeline {
 
     /**
      * One row's decimated spans: {@code [start, end, state, spans merged, stack, monitor, timed out,
-     * records lost]}, timed out 1 for a wait or park its own timeout ended (a TIMEOUT interaction),
-     * else 0; records lost: of the thread's losses the span overlaps (its UNKNOWN time), else 0.
+     * records lost, owner]}, timed out 1 for a wait or park its own timeout ended (a TIMEOUT interaction),
+     * else 0; records lost: of the thread's losses the span overlaps (its UNKNOWN time), else 0;
+     * owner: the 1-based index in {@code owners} of the block's owner's side, 0 none.
      */
     private final class RowWriter {
         final JsonGenerator g;
@@ -257,6 +283,7 @@ final class Timeline {
         final SpanTable st;
         final IntervalTable iv;
         final Map<Long, String> monitors;
+        final Map<OwnerSamples.Sample, Integer> owners;
         final long[] nsByState = new long[STATES.length];
         long pendingStart;
         long pendingEnd;
@@ -265,7 +292,9 @@ final class Timeline {
         int emitted;
         long mergedSpans;
 
-        RowWriter(JsonGenerator g, Scale sc, int ring, SpanTable st, IntervalTable iv, Map<Long, String> monitors) {
+        RowWriter(JsonGenerator g, Scale sc, int ring, SpanTable st, IntervalTable iv, Map<Long, String> monitors,
+                  Map<OwnerSamples.Sample, Integer> owners) {
+            this.owners = owners;
             this.g = g;
             this.sc = sc;
             this.ring = ring;
@@ -310,7 +339,7 @@ final class Timeline {
                         dominant = k;
                     }
                 }
-                span(pendingStart, pendingEnd, dominant, pendingCount, 0, 0, false);
+                span(pendingStart, pendingEnd, dominant, pendingCount, 0, 0, false, 0);
                 mergedSpans += pendingCount;
             }
             pendingCount = 0;
@@ -326,10 +355,12 @@ final class Timeline {
                 monitors.put(monitor, c.isEmpty() ? "?" : c);
             }
             boolean timedOut = in >= 0 && index.interactions().endedBy(ring, in) == -2;
-            span(a, b, st.state(s).ordinal(), 1, stack, monitor, timedOut);
+            OwnerSamples.Sample os = in < 0 ? null : index.ownerSamples().of(ring, in);
+            int owner = os == null ? 0 : owners.computeIfAbsent(os, k -> owners.size() + 1);
+            span(a, b, st.state(s).ordinal(), 1, stack, monitor, timedOut, owner);
         }
 
-        private void span(long a, long b, int state, int count, int stack, long monitor, boolean timedOut)
+        private void span(long a, long b, int state, int count, int stack, long monitor, boolean timedOut, int owner)
                 throws IOException {
             g.writeStartArray();
             g.writeNumber(a - origin);
@@ -340,6 +371,7 @@ final class Timeline {
             g.writeNumber(monitor);
             g.writeNumber(timedOut ? 1 : 0);
             g.writeNumber(lostIn(a, b));
+            g.writeNumber(owner);
             g.writeEndArray();
             emitted++;
         }

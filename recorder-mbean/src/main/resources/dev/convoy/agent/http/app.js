@@ -57,7 +57,8 @@
     $('stack-panel').hidden = false;
     for (const s of stacks) {
       const h = document.createElement('div');
-      h.textContent = 'stack ' + s.id + (s.count !== undefined ? ': ' + s.count + ' times, ' + ms(s.ns) : '');
+      h.textContent = (s.label ? s.label + ': stack ' : 'stack ') + s.id
+        + (s.count !== undefined ? ': ' + s.count + ' times, ' + ms(s.ns) : '');
       const pre = document.createElement('pre');
       pre.className = 'stack';
       body.appendChild(h);
@@ -165,6 +166,7 @@
       p.appendChild(stackLink('[stacks]', stacks, 'Deadlock: ' + x.description));
       dl.appendChild(p);
     }
+    renderLongBlocks(d);
     $('idle-rules').textContent = d.idleRules;
     const contention = (x) => (x.blockedNs || 0) + (x.waitedNs || 0);
     const byContention = (a, b) => contention(b) - contention(a) || (b.idleNs || 0) - (a.idleNs || 0);
@@ -226,6 +228,32 @@
       (tr, s) => cell(tr, s.monitor ? s.monitorClass + ' #' + s.monitor : '', s.monitorClass, 'text'),
       (tr, s) => cell(tr, s.via, s.via, 'text'),
     ]);
+  }
+
+  // The longest blocks with their owner's side: who held the lock, where, doing what; both stacks.
+  function renderLongBlocks(d) {
+    const blocks = d.longBlocks || [];
+    $('long-blocks-section').hidden = blocks.length === 0;
+    $('long-blocks-count').textContent = d.longBlockCount > blocks.length
+      ? '(the longest ' + blocks.length + ' of ' + d.longBlockCount + ')' : '';
+    fill('long-blocks', blocks, [
+      (tr, b) => cell(tr, b.thread, b.thread, 'text'),
+      (tr, b) => cell(tr, stackLink(ms(b.blockedNs) + (b.open ? ' (still)' : ''), bothStacks(b),
+        b.thread + ' on ' + b.monitorClass), b.blockedNs),
+      (tr, b) => cell(tr, b.monitorClass + ' #' + b.monitor, b.monitorClass, 'text'),
+      (tr, b) => cell(tr, b.owner, b.owner, 'text'),
+      (tr, b) => cell(tr, b.frame ? b.frame + (b.frameExact ? '' : ' (probably)') : '-', b.frame, 'text'),
+      (tr, b) => cell(tr, b.ownerState + (b.ownerOnClass ? ' on ' + b.ownerOnClass
+        + (b.onHeldBy ? ', held by ' + b.onHeldBy : '') : ''), b.ownerState, 'text'),
+    ]);
+  }
+
+  // The blocked thread's stack and its owner's, for the stack panel.
+  function bothStacks(b) {
+    const s = [];
+    if (b.stack) s.push({ id: b.stack, label: b.thread + ' (blocked)' });
+    if (b.ownerStack) s.push({ id: b.ownerStack, label: 'owner ' + b.owner + ' (' + b.ownerState + ')' });
+    return s;
   }
 
   async function refreshStatus() {

@@ -367,9 +367,19 @@
     }
     text += ', ' + fmt(s[1] - s[0]) + ' from ' + fmt(s[0]);
     if (s[6]) text += ', timed out';
+    const o = ownerOf(s);
+    if (o) {
+      text += ', held by ' + o.owner + (o.frame ? ' in ' + o.frame + (o.frameExact ? '' : ' (probably)') : '')
+        + ', ' + o.state + (o.on ? ' on ' + o.on : '');
+    }
     const n = arrowsOf(sel).map((a) => data.kinds[a[0]].toLowerCase() + ' '
       + (a[3] === sel.row ? 'from ' + data.rows[a[1]].name : 'to ' + data.rows[a[3]].name));
     return n.length ? text + ' (' + n.join(', ') + ')' : text;
+  }
+
+  // The owner's side of a blocked span (OWNER_SAMPLE), or null.
+  function ownerOf(s) {
+    return s[8] && data.owners ? data.owners[s[8] - 1] : null;
   }
 
   function pos(evt) {
@@ -447,7 +457,10 @@
     if (!sel) return;
     const text = describe(sel);
     $('tl-selection').textContent = text;
-    convoy().showStacks(text, sel.span[4] ? [{ id: sel.span[4] }] : []);
+    const stacks = sel.span[4] ? [{ id: sel.span[4], label: data.rows[sel.row].name + ' (blocked here)' }] : [];
+    const o = ownerOf(sel.span);
+    if (o && o.stack) stacks.push({ id: o.stack, label: 'owner ' + o.owner + ', ' + o.state });
+    convoy().showStacks(text, stacks);
     if (!sel.span[4]) {
       $('stack-body').textContent = sel.span[3] > 1 ? 'several spans: zoom in and click one'
         : 'no stack: only blocked, waiting, sleeping and joining spans have one';

@@ -247,7 +247,8 @@ class TimelineTest {
         int marked = 0;
         for (JsonNode row : a.get("rows")) {
             for (JsonNode span : row.get("spans")) {
-                assertEquals(8, span.size(), span::toString);
+                assertEquals(9, span.size(), span::toString);
+                assertEquals(0, span.get(8).asInt(), "no owner's side sampled");
                 marked += span.get(6).asInt();
                 if (row.get("name").asText().equals("waiter") && states.get(span.get(2).asInt()).equals("WAITING")) {
                     waits.add(span.get(0).asLong() + "-" + span.get(1).asLong() + ":" + span.get(6).asInt());

@@ -129,7 +129,7 @@ class GroundTruthIT {
             Event enter = null, wait = null, park = null;
             for (Event e : t.events()) {
                 switch (e.type()) {
-                    case PARK -> park = e;
+                    case PARK -> park = (e.flags() & SnapshotFormat.FLAG_LOCK) == 0 && idle.isIdle(t, e.stackId()) ? null : e;
                     case PARKED -> {
                         if (park != null && park.obj() == e.obj()) {
                             boolean lock = (park.flags() & SnapshotFormat.FLAG_LOCK) != 0;

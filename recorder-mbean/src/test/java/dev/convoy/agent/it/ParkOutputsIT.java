@@ -207,6 +207,7 @@ class ParkOutputsIT {
             webRows.put(t.path("ring").asLong(), t);
         }
         Map<String, long[]> reportRows = reportThreadRows(o.report);
+        dev.convoy.model.IdleRules.Classifier idle = r.idleRules().classifier(r);
 
         for (RecordedThread t : complete(r)) {
             String who = t.label();
@@ -215,7 +216,6 @@ class ParkOutputsIT {
             long blocks = of(t, EventType.MONITOR_ENTER).size() + lockParks.size();
             // waits: monitor waits but a join's (a wait in Thread.join is a join) and non-lock parks;
             // those the built-in idle rules call idle are counted apart
-            dev.convoy.model.IdleRules.Classifier idle = r.idleRules().classifier(r);
             List<Event> allWaits = new java.util.ArrayList<>(of(t, EventType.MONITOR_WAIT).stream()
                     .filter(e -> !r.isJoinStack(e.stackId())).toList());
             allWaits.addAll(parks.stream().filter(p -> !lock(p)).toList());
@@ -329,6 +329,9 @@ class ParkOutputsIT {
 
     /** The report's "Threads that waited most" rows: name to {blocks, waits}. */
     private static Map<String, long[]> reportThreadRows(String report) {
+        if (report.contains("No thread was blocked or waited.")) {
+            return Map.of(); // only idle waits: no contention to rank
+        }
         int from = report.indexOf("Threads that waited most");
         int to = report.indexOf("Who kept them waiting");
         if (to < 0 && report.contains("No thread was blocked or waited.")) {

@@ -92,9 +92,17 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig TIMING_HELD_OFF = new SuiteConfig("timingheldoff",
             "Convoy default, timing=on, heldrefs=off", Tool.CONVOY, "timing=on,heldrefs=off");
 
+    /** Without the owner's side of long blocks (on by default, ownerstacks=5ms): its cost when no block is long. */
+    public static final SuiteConfig OWNER_OFF = new SuiteConfig("ownoff", "Convoy default, ownerstacks=off", Tool.CONVOY,
+            "ownerstacks=off");
+
+    /** The owner's side of every block over 1 ms (at most 20 samples a second): its cost when blocks are long. */
+    public static final SuiteConfig OWNER_1MS = new SuiteConfig("own1ms", "Convoy default, ownerstacks=1ms",
+            Tool.CONVOY, "ownerstacks=1ms");
+
     public static final List<SuiteConfig> ALL = List.of(NONE, FLOOR, RING, RING_INFERRED, DEFAULT, JVMTI_STACKS, CONTAN, JFR, JFR0, JFR0S, ASYNC,
             CAP16, VT_OFF, VT_CAP, TIMING, TIMING_JVMTI, RELEASERS, ID_OFF, TIMING_ID_OFF, STACK_CACHE_OFF,
-            TIMING_STACK_CACHE_OFF, HELD_OFF, TIMING_HELD_OFF);
+            TIMING_STACK_CACHE_OFF, HELD_OFF, TIMING_HELD_OFF, OWNER_OFF, OWNER_1MS);
 
     /** Whether a run of this configuration dumps a snapshot whose callback timing the runner reads. */
     public boolean timed() {

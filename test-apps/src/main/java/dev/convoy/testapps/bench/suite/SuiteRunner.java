@@ -148,15 +148,24 @@ public final class SuiteRunner {
             SuiteConfig.DEFAULT, SuiteConfig.ID_OFF, SuiteConfig.STACK_CACHE_OFF, SuiteConfig.JVMTI_STACKS, SuiteConfig.JFR,
             SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
 
+    /** A workload's configurations and the owner's side off and at 1 ms, after Convoy's default. */
+    static List<SuiteConfig> withOwnerSide(List<SuiteConfig> configs) {
+        List<SuiteConfig> out = new ArrayList<>(configs);
+        out.addAll(out.indexOf(SuiteConfig.DEFAULT) + 1, List.of(SuiteConfig.OWNER_OFF, SuiteConfig.OWNER_1MS));
+        return List.copyOf(out);
+    }
+
     /** The workloads with their sizes (smaller with --quick) and configurations. */
     static Workload workload(String id, boolean quick, int runs) {
         List<SuiteConfig> standard = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING, SuiteConfig.DEFAULT,
                 SuiteConfig.ID_OFF, SuiteConfig.STACK_CACHE_OFF, SuiteConfig.JVMTI_STACKS, SuiteConfig.CONTAN, SuiteConfig.JFR,
                 SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
-        // Contended enters: also ring only without the owner read, for its cost per enter, and
-        // releasers read from the VM (Convoy's own JFR recording armed), for theirs.
+        // Contended enters: also ring only without the owner read, for its cost per enter,
+        // releasers read from the VM (Convoy's own JFR recording armed), for theirs, and the owner's
+        // side of long blocks off (ownoff) and at its lowest threshold (own1ms).
         List<SuiteConfig> enters = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING,
-                SuiteConfig.RING_INFERRED, SuiteConfig.DEFAULT, SuiteConfig.RELEASERS, SuiteConfig.STACK_CACHE_OFF,
+                SuiteConfig.RING_INFERRED, SuiteConfig.DEFAULT, SuiteConfig.OWNER_OFF, SuiteConfig.OWNER_1MS,
+                SuiteConfig.RELEASERS, SuiteConfig.STACK_CACHE_OFF,
                 SuiteConfig.JVMTI_STACKS,
                 SuiteConfig.CONTAN, SuiteConfig.JFR, SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
         String w = Workloads.class.getName();
@@ -191,7 +200,7 @@ public final class SuiteRunner {
                     List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.VT_OFF, SuiteConfig.VT_CAP,
                             SuiteConfig.DEFAULT, SuiteConfig.JFR, SuiteConfig.JFR0S),
                     runs, false, List.of());
-            case "h2" -> h2(id, "H2 database, 8 JDBC clients", 8, w, quick, standard, runs);
+            case "h2" -> h2(id, "H2 database, 8 JDBC clients", 8, w, quick, withOwnerSide(standard), runs);
             case "h2cpus" -> h2(id, "H2 database, one JDBC client per CPU (" + CPUS + ")", CPUS, w, quick, standard,
                     runs);
             case "h2ab" -> new Workload(new Measurements.Spec(id,
