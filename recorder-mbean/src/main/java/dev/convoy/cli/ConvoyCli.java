@@ -457,6 +457,9 @@ public final class ConvoyCli {
      * Several files (the CSV files) must come from one snapshot: the binary snapshot is
      * streamed and every file is written here from it, by the same writer the agent uses.
      */
+    /** The words of the agent's refusal of an analysis its heap cannot hold (AnalysisBudget). */
+    static final String HEAP_REFUSAL = "not enough heap for the analysis of";
+
     static void dump(TargetJvm target, RecorderClient recorder, Set<Output> format, String output, PrintStream out,
                      Command window) throws CliException {
         boolean windowed = window != null && (window.since() != null || window.from() != null || window.to() != null);
@@ -464,7 +467,15 @@ public final class ConvoyCli {
                 .toAbsolutePath();
         try {
             // Freeze a fresh snapshot: the streams then read it, not one frozen earlier by someone else.
-            recorder.invoke("snapshot", new Object[0], new String[0]);
+            // snapshot() freezes before it makes its summary; a summary refused for the target's heap
+            // leaves the snapshot frozen, and the binary snapshot streams from native memory.
+            try {
+                recorder.invoke("snapshot", new Object[0], new String[0]);
+            } catch (CliException e) {
+                if (e.getMessage() == null || !e.getMessage().contains(HEAP_REFUSAL)) {
+                    throw e;
+                }
+            }
             List<Path> written;
             if (format.size() > 1 || windowed) {
                 // the binary snapshot, cut and converted here: the target's heap holds no output

@@ -389,6 +389,7 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
         return r;
     }
 
+    /** Freezes a snapshot, then makes its summary: a summary refused for the heap leaves it frozen. */
     private CompositeData snapshot() throws OpenDataException {
         Recording r = announced(view.freeze());
         try (var permit = dev.convoy.agent.AnalysisBudget.enter(r, "snapshot()")) {

@@ -38,7 +38,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The recorder never takes the heap the application needs: an app with a 128 MiB heap and
  * {@code -XX:+ExitOnOutOfMemoryError} records about a million records, then a JMX client asks
  * for the summary, a chrome stream, the snapshot as a stream and as a dump, the web view serves
- * five downloads at once (chrome and pprof refused, the snapshot whole), and the app exits
+ * five downloads at once (chrome and pprof refused, the snapshot whole), {@code ./convoy dump}
+ * writes the snapshot and refuses chrome in one line, and the app exits
  * with {@code dumponexit=all}. The analyses that cannot fit are refused with a message that says
  * what to do; the snapshot, written from native memory, always comes out whole; the app lives
  * and exits 0 (an OutOfMemoryError would exit it with 3).
@@ -114,6 +115,16 @@ class HeapBoundIT {
                     assertTrue(body.contains("not enough heap for the analysis of"), body);
                 }
             }
+            // ./convoy dump through the Attach API: the snapshot whole, a chrome trace refused in one line
+            Path cliSnap = work.resolve("cli.cvysnap");
+            AttachIT.Cli snap = AttachIT.convoy("dump", app.pid(), "--format", "snapshot", "-o", cliSnap);
+            assertEquals(0, snap.code(), snap::toString);
+            assertTrue(SnapshotReader.read(cliSnap).threads().size() >= 2);
+            AttachIT.Cli chromeCli = AttachIT.convoy("dump", app.pid(), "--format", "chrome", "-o", work.resolve("cli.json"));
+            assertEquals(1, chromeCli.code(), chromeCli::toString);
+            assertTrue(chromeCli.err().contains("not enough heap for the analysis of"), chromeCli::toString);
+            assertEquals(1, chromeCli.err().strip().lines().count(), chromeCli::toString);
+            assertFalse(Files.exists(work.resolve("cli.json")), "nothing half-written");
             try (JMXConnector connector = jmx.connect()) {
                 MBeanServerConnection c = connector.getMBeanServerConnection();
                 String summary = refusal(c, "snapshot");
