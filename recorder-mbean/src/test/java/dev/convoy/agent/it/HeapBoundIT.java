@@ -15,20 +15,14 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.awaitility.Awaitility;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import javax.management.MBeanException;
 import javax.management.MBeanServerConnection;
-import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,7 +39,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and exits 0 (an OutOfMemoryError would exit it with 3).
  */
 class HeapBoundIT {
-    private static final String NAME = "dev.convoy:type=Recorder";
 
     @TempDir
     Path work;
@@ -54,32 +47,10 @@ class HeapBoundIT {
         return Jdks.all().toList();
     }
 
-    private static Object invoke(MBeanServerConnection c, String op, Object... args) throws Exception {
-        String[] sig = Arrays.stream(args).map(a -> a.getClass().getName()).toArray(String[]::new);
-        return c.invoke(new ObjectName(NAME), op, args, sig);
-    }
-
     private static String refusal(MBeanServerConnection c, String op, Object... args) {
-        MBeanException e = assertThrows(MBeanException.class, () -> invoke(c, op, args));
+        MBeanException e = assertThrows(MBeanException.class, () -> JmxIT.invoke(c, op, args));
         assertTrue(e.getCause() instanceof IllegalStateException, () -> "refused as " + e.getCause());
         return e.getCause().getMessage();
-    }
-
-    private static final Pattern URL = Pattern.compile("\\[convoy] web view at (http://127\\.0\\.0\\.1:[0-9]+/)");
-
-    private static String webViewUrl(RunningJvm app) {
-        String[] url = new String[1];
-        Awaitility.await("the web view's address").atMost(Duration.ofSeconds(30)).until(() -> {
-            for (String line : app.stderr()) {
-                Matcher m = URL.matcher(line);
-                if (m.find()) {
-                    url[0] = m.group(1);
-                    return true;
-                }
-            }
-            return false;
-        });
-        return url[0];
     }
 
     @ParameterizedTest(name = "{0}")
@@ -95,7 +66,7 @@ class HeapBoundIT {
         String out;
         try (RunningJvm app = RunningJvm.start(jdk, work, jvmArgs, BigRecording.class.getName())) {
             app.awaitLineStartingWith(BigRecording.MARKER);
-            String base = webViewUrl(app);
+            String base = WebViewIT.awaitUrl(app.stderr(), "the app");
             // the web view's downloads, several at once: the snapshot whole from native memory,
             // a chrome trace refused with the reason (503), never an OutOfMemoryError
             HttpClient http = HttpClient.newHttpClient();
@@ -133,18 +104,18 @@ class HeapBoundIT {
                 String chrome = refusal(c, "openStream", "chrome");
                 assertTrue(chrome.startsWith("a chrome download: not enough heap"), chrome);
 
-                long id = (Long) invoke(c, "openStream", "snapshot");
+                long id = (Long) JmxIT.invoke(c, "openStream", "snapshot");
                 ByteArrayOutputStream all = new ByteArrayOutputStream();
-                for (byte[] chunk; (chunk = (byte[]) invoke(c, "readStream", id)) != null; ) {
+                for (byte[] chunk; (chunk = (byte[]) JmxIT.invoke(c, "readStream", id)) != null; ) {
                     all.write(chunk);
                 }
-                invoke(c, "closeStream", id);
+                JmxIT.invoke(c, "closeStream", id);
                 Recording r = SnapshotReader.read(all.toByteArray());
                 long records = r.threads().stream().mapToLong(RecordedThread::eventCount).sum();
                 assertTrue(records > 500_000, "the whole recording streamed: " + records);
                 assertEquals(r.recordsWritten() - r.recordsOverwritten() - r.recordsAged(), records, "every record kept");
 
-                String[] written = (String[]) invoke(c, "dump", "snapshot", "live");
+                String[] written = (String[]) JmxIT.invoke(c, "dump", "snapshot", "live");
                 assertEquals(1, written.length);
                 assertTrue(SnapshotReader.read(Path.of(written[0])).threads().size() >= 2);
             }

@@ -53,7 +53,8 @@ class JmxIT {
     }
 
 
-    private static Object invoke(MBeanServerConnection c, String op, Object... args) throws Exception {
+    /** Invokes an operation of Convoy's MBean, the signature from the arguments' classes. */
+    static Object invoke(MBeanServerConnection c, String op, Object... args) throws Exception {
         String[] sig = Arrays.stream(args).map(a -> a.getClass().getName()).toArray(String[]::new);
         return c.invoke(new ObjectName(NAME), op, args, sig);
     }

@@ -55,7 +55,8 @@ class WebViewIT {
         return Jdks.all().toList();
     }
 
-    private static String awaitUrl(List<String> stderr, String what) {
+    /** The web view's address, once the agent printed it on {@code stderr}. */
+    static String awaitUrl(List<String> stderr, String what) {
         String[] url = new String[1];
         Awaitility.await("web view URL on stderr of " + what).atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofMillis(20)).until(() -> {
