@@ -182,14 +182,19 @@ public record Window(long fromNs, long toNs) {
         long overwritten = 0;
         long aged = 0;
         for (RecordedThread t : r.threads()) {
-            ByteBuffer records = ByteBuffer.allocate(t.eventCount() * SnapshotFormat.RECORD_BYTES)
-                    .order(ByteOrder.LITTLE_ENDIAN);
             int n = 0;
             for (int i = 0; i < t.eventCount(); i++) {
                 long ts = t.ts(i);
                 if (ts >= fromNs && ts <= toNs) {
-                    t.copyRecord(i, records);
                     n++;
+                }
+            }
+            // the window's records only: a short window of a long history takes little heap
+            ByteBuffer records = ByteBuffer.allocate(n * SnapshotFormat.RECORD_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            for (int i = 0; i < t.eventCount(); i++) {
+                long ts = t.ts(i);
+                if (ts >= fromNs && ts <= toNs) {
+                    t.copyRecord(i, records);
                 }
             }
             records.flip();

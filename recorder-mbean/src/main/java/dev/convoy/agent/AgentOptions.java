@@ -33,6 +33,8 @@ import dev.convoy.export.Output;
  * dumponexit=FORMATS     dump when the JVM exits: none (default), all, or formats
  *                        joined by '+' (names of Output): chrome+jfr+pprof+snapshot
  *                        (csv-ext: the CSV logs with Convoy's extended event log)
+ * exitwindow=DURATION    the dump on exit holds the last DURATION of the history (default 0:
+ *                        all of it)
  * dumpname=NAME          base name of dump files (default convoy-PID; at most 168 characters)
  * dumpon=TRIGGERS        dump a window of the history without anyone asking, triggers joined by
  *                        '+': deadlock, block:DURATION (a thread blocked on a monitor or a lock
@@ -102,7 +104,7 @@ public final class AgentOptions {
     }
 
     static final List<String> KEYS = List.of("recording", "buffer", "memory", "maxsize", "maxage", "repository", "stackdepth", "dumpdir",
-            "dumponexit", "dumpname", "dumpon", "dumpwindow", "dumpkeep", "ownerstacks", "idlerules", "callbacks", "owners", "releasers", "idcache", "stackcache", "heldrefs", "contanalysis", "vthreadevents",
+            "dumponexit", "exitwindow", "dumpname", "dumpon", "dumpwindow", "dumpkeep", "ownerstacks", "idlerules", "callbacks", "owners", "releasers", "idcache", "stackcache", "heldrefs", "contanalysis", "vthreadevents",
             "stacks", "timing", "http", "httptoken");
 
     static final long MIN_BUFFER = 4 << 10;
@@ -143,6 +145,7 @@ public final class AgentOptions {
     private int stackDepth = 64;
     private Path dumpDir = Paths.get("convoy-out");
     private Set<Output> dumpOnExit = EnumSet.noneOf(Output.class);
+    private long exitWindowNs;
     private String dumpName;
     /** The longest that a dump's file name adds to dumpname: a triggered dump's reasons, time and number. */
     static final String LONGEST_DUMP_TAIL = "-deadlock-block-periodic-20260101-120000-1000.cvysnap";
@@ -247,6 +250,7 @@ public final class AgentOptions {
                 dumpDir = Paths.get(value);
             }
             case "dumponexit" -> dumpOnExit = formats(key, value);
+            case "exitwindow" -> exitWindowNs = duration(key, value);
             case "dumpname" -> {
                 if (value.isEmpty() || !value.matches("[A-Za-z0-9._-]+")) {
                     throw new InvalidOptionException("option 'dumpname' must be a file name of letters, digits, "
@@ -379,6 +383,10 @@ public final class AgentOptions {
         }
         if (emptyCallbacks && !dumpOnExit.isEmpty()) {
             throw new InvalidOptionException("option 'dumponexit' needs a recording, but callbacks=empty records nothing");
+        }
+        if (exitWindowNs > 0 && dumpOnExit.isEmpty()) {
+            throw new InvalidOptionException("option 'exitwindow' cuts the dump on exit, but option 'dumponexit' is none: "
+                    + "add e.g. dumponexit=snapshot");
         }
         if (emptyCallbacks && !dumpOn.isEmpty()) {
             throw new InvalidOptionException("option 'dumpon' needs a recording, but callbacks=empty records nothing");
@@ -660,6 +668,11 @@ public final class AgentOptions {
         return dumpDir;
     }
 
+    /** The last part of the history the dump on exit holds, in ns; 0 = all of it (option exitwindow). */
+    public long exitWindowNs() {
+        return exitWindowNs;
+    }
+
     public Set<Output> dumpOnExit() {
         return Collections.unmodifiableSet(dumpOnExit);
     }
@@ -759,6 +772,9 @@ public final class AgentOptions {
         parts.add("stackdepth=" + stackDepth);
         parts.add("dumpdir=" + dumpDir);
         parts.add("dumponexit=" + (dumpOnExit.isEmpty() ? "none" : Output.join(dumpOnExit)));
+        if (exitWindowNs > 0) {
+            parts.add("exitwindow=" + humanDuration(exitWindowNs));
+        }
         parts.add("dumpname=" + dumpName());
         if (idleRulesFile != null) {
             parts.add("idlerules=" + idleRulesFile);

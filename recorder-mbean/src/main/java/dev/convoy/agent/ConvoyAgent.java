@@ -14,6 +14,7 @@ import dev.convoy.agent.bci.ContentionAnalysis;
 import dev.convoy.agent.bci.ParkHook;
 import dev.convoy.export.Output;
 import dev.convoy.model.Recording;
+import dev.convoy.model.Window;
 
 /**
  * The running agent: options, native recorder, its {@link RecorderSession}, contention
@@ -287,7 +288,19 @@ public final class ConvoyAgent {
      * @throws IllegalStateException if the recorder is off or cannot take a snapshot
      */
     public DumpResult dump(Set<Output> outputs) {
+        return dump(outputs, 0);
+    }
+
+    /**
+     * Like {@link #dump(Set)}, of the last {@code lastNs} of the history only (0: all of it):
+     * the window's records and the losses that touch it ({@link Window#cut}).
+     */
+    public DumpResult dump(Set<Output> outputs, long lastNs) {
         Recording r = session.take();
+        if (lastNs > 0) {
+            long to = r.snapshotMonotonicNs();
+            r = new Window(Math.max(r.startMonotonicNs(), to - lastNs), to).cut(r);
+        }
         List<Set<Output>> groups = new ArrayList<>(Output.groups(outputs));
         groups.sort(Comparator.comparing((Set<Output> g) -> !g.contains(Output.SNAPSHOT)));
         List<Path> written = new ArrayList<>();
@@ -306,7 +319,7 @@ public final class ConvoyAgent {
 
     private void dumpOnExit() {
         try {
-            DumpResult result = dump(options.dumpOnExit());
+            DumpResult result = dump(options.dumpOnExit(), options.exitWindowNs());
             for (Path p : result.written()) {
                 System.err.println("[convoy] wrote " + p);
             }

@@ -120,9 +120,19 @@ class AgentOptionsTest {
     }
 
     @Test
+    void exitWindowCutsTheDumpOnExitOnly() {
+        assertEquals(0, AgentOptions.parse("dumponexit=snapshot").exitWindowNs(), "all of the history by default");
+        AgentOptions o = AgentOptions.parse("dumponexit=snapshot,exitwindow=10m");
+        assertEquals(600_000_000_000L, o.exitWindowNs());
+        assertTrue(o.effective().contains(",exitwindow=10m,"), o.effective());
+        assertEquals("option 'exitwindow' cuts the dump on exit, but option 'dumponexit' is none: add e.g. "
+                + "dumponexit=snapshot", error("exitwindow=10m"));
+    }
+
+    @Test
     void unknownKeyListsTheAllowedOnes() {
         assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, maxsize, maxage, repository, stackdepth, dumpdir, "
-                + "dumponexit, dumpname, dumpon, dumpwindow, dumpkeep, ownerstacks, idlerules, callbacks, owners, releasers, idcache, stackcache, heldrefs, contanalysis, vthreadevents, stacks, timing, "
+                + "dumponexit, exitwindow, dumpname, dumpon, dumpwindow, dumpkeep, ownerstacks, idlerules, callbacks, owners, releasers, idcache, stackcache, heldrefs, contanalysis, vthreadevents, stacks, timing, "
                 + "http, httptoken",
                 error("bufer=64k"));
     }

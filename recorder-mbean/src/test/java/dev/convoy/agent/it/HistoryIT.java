@@ -2,6 +2,7 @@ package dev.convoy.agent.it;
 
 import static dev.convoy.agent.it.Recordings.thread;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -193,6 +194,31 @@ class HistoryIT {
                         + "before they were kept: " + overwrittenLost + ")");
         String report = dev.convoy.report.ContentionReport.of(r).text();
         assertTrue(report.contains("The whole run, aged-out records included"), report);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void theDumpOnExitHoldsTheLastExitWindowOfTheHistory(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("exitwindow=1s"), PingPong.class.getName(),
+                "--roundtrips", Integer.toString(ROUND_TRIPS), "--warmup", "0").assertSucceeded();
+        Recording r = run.recording();
+        String window = r.info().get("window");
+        assertNotNull(window, "the dump on exit says it is a window: " + r.info());
+        long from = Long.parseLong(window.replaceAll(".*from=(\\d+).*", "$1"));
+        long to = Long.parseLong(window.replaceAll(".*to=(\\d+).*", "$1"));
+        assertEquals(1_000_000_000L, to - from, window);
+        long kept = 0;
+        for (RecordedThread t : r.threads()) {
+            for (Event e : t.events()) {
+                assertTrue(e.ts() >= from && e.ts() <= to, () -> t.name() + " has a record outside the window: " + e);
+            }
+            kept += t.events().size();
+        }
+        long whole = r.infoLong("window.of.records.written", -1);
+        long keptInWindow = kept;
+        assertTrue(keptInWindow > 0 && keptInWindow < whole, () -> "the window holds part of the history: "
+                + keptInWindow + " of " + whole);
     }
 
     @ParameterizedTest(name = "{0}")
