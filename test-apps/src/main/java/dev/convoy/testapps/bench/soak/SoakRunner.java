@@ -23,11 +23,14 @@ import dev.convoy.testapps.bench.ChildProcess;
 /**
  * The soak benchmark (not run by the tests): the agent always on, for an hour by default,
  * under {@link SoakWorkload}'s churn of threads and lock objects, with a snapshot and two
- * dumps every half minute; then a table ({@code --out}, Markdown) and a chart ({@code --plot},
+ * dumps every half minute, its history also rotating through a repository on disk; then the
+ * repository read back whole ({@code dev.convoy.cli.Report} of the agent jar), a table
+ * ({@code --out}, Markdown) and a chart ({@code --plot},
  * PNG) of memory in use against the cap and of events recorded against time.
  *
  * <pre>
- * SoakRunner --agent convoy-agent.jar --work DIR [--minutes 60] [--options memory=8m,buffer=16k]
+ * SoakRunner --agent convoy-agent.jar --work DIR [--minutes 60] [--options memory=8m,buffer=16k,maxsize=4m]
+ *            [--repository yes|no]   (yes: the history also written to a repository under DIR, default)
  *            [--out docs/bench/soak.md] [--plot docs/bench/soak.png] [--java JAVA] [--garbage-kb 64]
  *            [--report-only yes]     (the table and chart of the run already in --work, without running)
  * </pre>
@@ -37,15 +40,19 @@ public final class SoakRunner {
     /** One line of samples.csv. */
     record Sample(double seconds, long memoryInUse, long memoryCap, long eventsRecorded, long eventsDropped,
                   long threadsRecorded, long objectsDropped, long stacksDropped, long threadsStarted,
-                  long locksMade) {
+                  long locksMade, long eventsOverwritten, long eventsAgedOut, long historyBytes, long historyMaxBytes,
+                  long repositoryBytes) {
         static Sample parse(String line) {
             String[] f = line.split(",");
-            if (f.length != 10) {
-                throw new IllegalArgumentException("a sample has 10 fields, got " + f.length + ": " + line);
+            if (f.length != 15) {
+                throw new IllegalArgumentException("a sample has 15 fields, got " + f.length + ": " + line);
             }
-            return new Sample(Double.parseDouble(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]),
-                    Long.parseLong(f[3]), Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]),
-                    Long.parseLong(f[7]), Long.parseLong(f[8]), Long.parseLong(f[9]));
+            long[] v = new long[14];
+            for (int i = 0; i < v.length; i++) {
+                v[i] = Long.parseLong(f[i + 1]);
+            }
+            return new Sample(Double.parseDouble(f[0]), v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9],
+                    v[10], v[11], v[12], v[13]);
         }
     }
 
@@ -69,7 +76,7 @@ public final class SoakRunner {
         BenchArgs a;
         try {
             a = BenchArgs.parse(argv, List.of("--agent", "--work", "--minutes", "--options", "--out", "--plot",
-                    "--java", "--garbage-kb", "--report-only"), List.of());
+                    "--java", "--garbage-kb", "--report-only", "--repository"), List.of());
         } catch (IllegalArgumentException e) {
             System.err.println("soak: " + e.getMessage());
             System.exit(2);
@@ -78,16 +85,26 @@ public final class SoakRunner {
         Path agent = Path.of(a.required("--agent", "(convoy-agent.jar)"));
         Path work = Path.of(a.required("--work", "(a scratch folder)"));
         int minutes = a.intArg("--minutes", 60, 1);
-        String options = a.get("--options", "memory=8m,buffer=16k");
+        String options = a.get("--options", "memory=8m,buffer=16k,maxsize=4m");
+        boolean withRepository = !"no".equals(a.get("--repository", "yes"));
+        Path repository = work.resolve("repository");
         String java = a.get("--java", Path.of(System.getProperty("java.home"), "bin", "java").toString());
         Path dumps = work.resolve("dumps");
         Files.createDirectories(dumps);
         String classpath = Path.of(SoakWorkload.class.getProtectionDomain().getCodeSource().getLocation().toURI())
                 .toString();
         boolean reportOnly = a.get("--report-only") != null;
-        List<String> cmd = List.of(java, "-Xmx256m", "-javaagent:" + agent + "=" + options + ",dumpdir=" + dumps,
+        if (withRepository && !reportOnly) {
+            deleteTree(repository);
+            Files.createDirectories(repository);
+        }
+        String agentOptions = options + ",dumpdir=" + dumps + (withRepository ? ",repository=" + repository : "");
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-javaagent:" + agent + "=" + agentOptions,
                 "-cp", classpath, SoakWorkload.class.getName(), "--seconds", Integer.toString(minutes * 60),
-                "--out", work.toString(), "--dumpdir", dumps.toString(), "--garbage-kb", a.get("--garbage-kb", "64"));
+                "--out", work.toString(), "--dumpdir", dumps.toString(), "--garbage-kb", a.get("--garbage-kb", "64")));
+        if (withRepository) {
+            cmd.addAll(List.of("--repository", repository.toString()));
+        }
         if (!reportOnly) {
             System.err.println("soak: " + minutes + " min with " + options + " (samples in " + work + ")");
         }
@@ -98,10 +115,14 @@ public final class SoakRunner {
                     + String.join("\n", run.lines()));
             System.exit(1);
         }
+        String readBack = "";
+        if (withRepository) {
+            readBack = readBack(java, agent, repository, work.resolve("repository-report.txt"));
+        }
         List<Sample> samples = read(work.resolve("samples.csv"), Sample::parse);
         List<Dump> dumpLines = read(work.resolve("dumps.csv"), Dump::parse);
         String java17or25 = System.getProperty("java.specification.version");
-        String table = table(samples, dumpLines, options, minutes, java17or25);
+        String table = table(samples, dumpLines, options, minutes, java17or25, readBack);
         System.out.print(table);
         String out = a.get("--out");
         if (out != null) {
@@ -110,6 +131,49 @@ public final class SoakRunner {
         String plot = a.get("--plot");
         if (plot != null) {
             ImageIO.write(render(samples, "Convoy soak, " + minutes + " min, " + options), "png", new File(plot));
+        }
+    }
+
+    /**
+     * Reads the repository the run left (its one recording folder) back whole with the agent
+     * jar's report, as {@code ./convoy report FOLDER} does: a table row saying how many chunk
+     * files it held and what the report says was kept and lost.
+     */
+    static String readBack(String java, Path agent, Path repository, Path reportFile)
+            throws IOException, InterruptedException {
+        List<Path> folders;
+        try (java.util.stream.Stream<Path> list = Files.list(repository)) {
+            folders = list.filter(Files::isDirectory).toList();
+        }
+        if (folders.size() != 1) {
+            return "| repository read back | expected one recording folder in " + repository.getFileName() + ", found "
+                    + folders.size() + " |\n";
+        }
+        long chunks;
+        try (java.util.stream.Stream<Path> list = Files.list(folders.get(0))) {
+            chunks = list.filter(f -> f.getFileName().toString().endsWith(".cvysnap")).count();
+        }
+        ChildProcess.Output report = ChildProcess.run(List.of(java, "-Xmx1g", "-cp", agent.toString(),
+                "dev.convoy.cli.Report", folders.get(0).toString(), "-o", reportFile.toString()),
+                repository.toFile(), 10);
+        if (report.exitCode() != 0) {
+            return "| repository read back | " + chunks + " chunk files; the report failed (exit " + report.exitCode()
+                    + "): " + String.join(" ", report.lines()).replace('|', '/') + " |\n";
+        }
+        String losses = Files.readAllLines(reportFile, StandardCharsets.UTF_8).stream()
+                .filter(l -> l.startsWith("Records: ")).findFirst().orElse("(no Records line)");
+        return "| repository read back (`./convoy report FOLDER`) | " + chunks + " chunk files, exit 0: "
+                + losses.replace('|', '/') + " |\n";
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
         }
     }
 
@@ -129,7 +193,8 @@ public final class SoakRunner {
     }
 
     /** The Markdown summary of a run. */
-    static String table(List<Sample> s, List<Dump> d, String options, int minutes, String javaVersion) {
+    static String table(List<Sample> s, List<Dump> d, String options, int minutes, String javaVersion,
+                        String readBack) {
         if (s.isEmpty()) {
             throw new IllegalArgumentException("no samples");
         }
@@ -159,6 +224,17 @@ public final class SoakRunner {
         b.append(String.format(Locale.ROOT, "| snapshot: longest, largest | %.0f ms, %.2f MiB |%n", snapMax,
                 mib(snapBytes)));
         b.append(String.format(Locale.ROOT, "| Chrome dump: longest | %.0f ms |%n", chromeMax));
+        long histMax = s.stream().mapToLong(Sample::historyBytes).max().orElse(0);
+        long repoMax = s.stream().mapToLong(Sample::repositoryBytes).max().orElse(0);
+        b.append(String.format(Locale.ROOT, "| history in memory, largest sample | %.2f MiB of maxsize %.2f MiB |%n",
+                mib(histMax), mib(last.historyMaxBytes())));
+        b.append(String.format(Locale.ROOT, "| events overwritten in rings, aged out of the history | %,d, %,d |%n",
+                last.eventsOverwritten(), last.eventsAgedOut()));
+        if (repoMax > 0) {
+            b.append(String.format(Locale.ROOT, "| repository on disk, largest sample | %.2f MiB (%.1f × maxsize) |%n",
+                    mib(repoMax), repoMax / (double) Math.max(1, last.historyMaxBytes())));
+        }
+        b.append(readBack);
         b.append("\n![memory in use against the cap, events recorded against time](soak.png)\n");
         return b.toString();
     }

@@ -34,7 +34,9 @@ import dev.convoy.testapps.bench.BenchArgs;
  *
  * <p>Every {@code --sample-ms} it writes a line of {@code samples.csv}: seconds since start,
  * MemoryInUseBytes, MemoryCapBytes, EventsRecorded, EventsDropped, ThreadsRecorded,
- * ObjectsDropped, StacksDropped, threads started, lock objects made. Every
+ * ObjectsDropped, StacksDropped, threads started, lock objects made, EventsOverwritten,
+ * EventsAgedOut, HistoryBytes, HistoryMaxBytes and the bytes of the files under
+ * {@code --repository} (the agent's repository folder, when it has one). Every
  * {@code --dump-every} seconds it takes a snapshot and writes it as a binary snapshot and as a
  * Chrome trace (the same two names each time), with the time each took, into
  * {@code dumps.csv}.
@@ -42,7 +44,8 @@ import dev.convoy.testapps.bench.BenchArgs;
 public final class SoakWorkload {
 
     static final String HEADER = "seconds,memoryInUse,memoryCap,eventsRecorded,eventsDropped,threadsRecorded,"
-            + "objectsDropped,stacksDropped,threadsStarted,locksMade";
+            + "objectsDropped,stacksDropped,threadsStarted,locksMade,eventsOverwritten,eventsAgedOut,historyBytes,"
+            + "historyMaxBytes,repositoryBytes";
     static final String DUMP_HEADER = "seconds,snapshotMs,dumpSnapshotMs,dumpChromeMs,snapshotBytes,chromeBytes,"
             + "recordsDropped";
 
@@ -54,13 +57,14 @@ public final class SoakWorkload {
 
     public static void main(String[] argv) throws Exception {
         BenchArgs a = BenchArgs.parse(argv, List.of("--seconds", "--sample-ms", "--dump-every", "--out", "--dumpdir",
-                "--garbage-kb"), List.of());
+                "--garbage-kb", "--repository"), List.of());
         int seconds = a.intArg("--seconds", 60, 1);
         int sampleMs = a.intArg("--sample-ms", 1000, 10);
         int dumpEvery = a.intArg("--dump-every", 30, 1);
         int garbageKb = a.intArg("--garbage-kb", 64, 0);
         Path out = Path.of(a.required("--out", "(the folder of samples.csv and dumps.csv)"));
         Path dumpDir = Path.of(a.required("--dumpdir", "(the agent's dumpdir, to measure the files)"));
+        Path repository = a.get("--repository") == null ? null : Path.of(a.get("--repository"));
         Files.createDirectories(out);
 
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
@@ -93,14 +97,19 @@ public final class SoakWorkload {
             dumps.println(DUMP_HEADER);
             long elapsedMs;
             while ((elapsedMs = (System.nanoTime() - t0) / 1_000_000) < seconds * 1000L) {
-                samples.println(String.format(Locale.ROOT, "%.3f,%d,%d,%d,%d,%d,%d,%d,%d,%d", elapsedMs / 1000.0,
+                samples.println(String.format(Locale.ROOT, "%.3f,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d",
+                        elapsedMs / 1000.0,
                         (Long) server.getAttribute(convoy, "MemoryInUseBytes"),
                         (Long) server.getAttribute(convoy, "MemoryCapBytes"),
                         (Long) server.getAttribute(convoy, "EventsRecorded"),
                         (Long) server.getAttribute(convoy, "EventsDropped"),
                         (Long) server.getAttribute(convoy, "ThreadsRecorded"),
                         (Long) server.getAttribute(convoy, "ObjectsDropped"),
-                        (Long) server.getAttribute(convoy, "StacksDropped"), THREADS.get(), LOCKS.get()));
+                        (Long) server.getAttribute(convoy, "StacksDropped"), THREADS.get(), LOCKS.get(),
+                        (Long) server.getAttribute(convoy, "EventsOverwritten"),
+                        (Long) server.getAttribute(convoy, "EventsAgedOut"),
+                        (Long) server.getAttribute(convoy, "HistoryBytes"),
+                        (Long) server.getAttribute(convoy, "HistoryMaxBytes"), treeSize(repository)));
                 samples.flush();
                 if (elapsedMs >= nextDump) {
                     nextDump += dumpEvery * 1000L;
@@ -127,6 +136,18 @@ public final class SoakWorkload {
         return String.format(Locale.ROOT, "%.3f,%.1f,%.1f,%.1f,%d,%d,%d", at, (s1 - s0) / 1e6, (s2 - s1) / 1e6,
                 (s3 - s2) / 1e6, size(dumpDir.resolve("soak.cvysnap")), size(dumpDir.resolve("soak.json")),
                 (Long) summary.get("recordsDropped"));
+    }
+
+    /** Bytes of the files under {@code dir} (the repository's chunk files); 0 without one. */
+    static long treeSize(Path dir) {
+        if (dir == null || !Files.isDirectory(dir)) {
+            return 0;
+        }
+        try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).mapToLong(SoakWorkload::size).filter(n -> n > 0).sum();
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return -1; // a chunk deleted while it was measured: the next sample has it right
+        }
     }
 
     private static long size(Path p) {
