@@ -52,11 +52,14 @@ import dev.convoy.export.Output;
  * owners=vm|inferred     'vm' reads a monitor's exact owner from the JVM at each contended
  *                        enter where its layout is known and checked; 'inferred' leaves
  *                        every owner to the analysis (default vm)
- * releasers=vm|jfr|inferred   who released a monitor to a blocked thread: 'vm' reads the
- *                        VM's own record of it (JFR's previousOwner) while a JFR recording
- *                        enables jdk.JavaMonitorEnter, the only time the VM keeps it; 'jfr'
- *                        also starts such a recording (threshold out of reach, so JFR writes
- *                        nothing); 'inferred' never reads it (default vm; needs owners=vm)
+ * releasers=jfr|vm|inferred   who released a monitor to a blocked thread: 'jfr' starts a JFR
+ *                        recording that enables jdk.JavaMonitorEnter (threshold out of reach,
+ *                        so JFR writes nothing), in the background once the agent has started,
+ *                        and reads the VM's own record of the releaser (JFR's previousOwner),
+ *                        which the VM keeps only while such a recording runs; 'vm' reads it
+ *                        only while the JVM's own recordings enable the event; 'inferred'
+ *                        never reads it (default jfr; vm and jfr need owners=vm, and with
+ *                        owners=inferred the default is inferred)
  * contanalysis=on|off    contention analysis: instrument application call sites of
  *                        Thread.start/interrupt/join/sleep and Object.notify/notifyAll/wait
  *                        to record who started, interrupted, joined, slept and notified
@@ -153,7 +156,8 @@ public final class AgentOptions {
     public static final int MAX_DUMP_NAME = AtomicFiles.MAX_NAME_BYTES - LONGEST_DUMP_TAIL.length();
     private boolean emptyCallbacks;
     private boolean vmOwners = true;
-    private String releasers = "vm";
+    private String releasers = "jfr";
+    private boolean releasersGiven;
     private boolean idCache = true;
     private boolean stackCache = true;
     private boolean heldRefs = true;
@@ -281,6 +285,7 @@ public final class AgentOptions {
                     throw new InvalidOptionException("option 'releasers' must be vm, jfr or inferred, got '" + value + "'");
                 }
                 releasers = value;
+                releasersGiven = true;
             }
             case "idcache" -> idCache = onOff(key, value);
             case "stackcache" -> stackCache = onOff(key, value);
@@ -398,8 +403,12 @@ public final class AgentOptions {
             throw new InvalidOptionException("option 'timing' times the recorder's callbacks, but callbacks=empty "
                     + "records nothing");
         }
-        if (!vmOwners && releasers.equals("jfr")) {
-            throw new InvalidOptionException("option 'releasers=jfr' reads releasers from the VM, which needs owners=vm");
+        if (!vmOwners && !releasersGiven) {
+            releasers = "inferred"; // nothing to read them with
+        }
+        if (!vmOwners && !releasers.equals("inferred")) {
+            throw new InvalidOptionException("option 'releasers=" + releasers + "' reads releasers from the VM, which "
+                    + "needs owners=vm");
         }
     }
 

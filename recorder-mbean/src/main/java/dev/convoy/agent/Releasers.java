@@ -11,11 +11,14 @@ import jdk.jfr.RecordingState;
  * Keeps the recorder's read of monitor releasers from the VM (native-recorder/src/owners.h)
  * armed exactly while a JFR recording enables {@code jdk.JavaMonitorEnter}: HotSpot writes the
  * thread that last left a monitor (JFR's {@code previousOwner}) only then. Option
- * {@code releasers}: {@code vm} follows the JVM's recordings (a user's
+ * {@code releasers}: {@code jfr} (the default) starts a recording of its own, named
+ * {@value #RECORDING}, that enables the event with a threshold no enter reaches and no stacks,
+ * in memory, so that JFR itself writes nothing, on a thread of its own so that JFR's start-up
+ * does not delay the application's; {@code vm} only follows the JVM's recordings (a user's
  * {@code -XX:StartFlightRecording} with the default settings enables the event);
- * {@code jfr} also starts a recording of its own that enables the event with a threshold no
- * enter reaches and no stacks, in memory, so that JFR itself writes nothing; {@code inferred}
- * turns the read off.
+ * {@code inferred} turns the read off. JFR merges the settings of its recordings per event
+ * (enabled if any enables it, the lowest threshold, stacks if any wants them), so the own
+ * recording changes nothing in a user's.
  *
  * <p>Only {@link #start} is used from outside; it never loads a {@code jdk.jfr} class when the
  * JVM has no {@code jdk.jfr} module.
@@ -23,6 +26,8 @@ import jdk.jfr.RecordingState;
 final class Releasers {
 
     static final String EVENT = "jdk.JavaMonitorEnter";
+    /** The own recording's name, as {@code jcmd PID JFR.check} lists it. */
+    static final String RECORDING = "convoy-releasers";
     /** The own recording's threshold: longer than any enter, so JFR commits none. */
     static final Duration NEVER = Duration.ofDays(3650);
 
@@ -46,10 +51,23 @@ final class Releasers {
             }
             return;
         }
+        if (!own) {
+            follow(false);
+            return;
+        }
+        // JFR's start-up takes a few hundred ms of CPU: off the application's start, on a thread of
+        // its own; the hand-offs before it are inferred, and marked so.
+        Thread t = new Thread(() -> follow(true), "convoy-releasers");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static void follow(boolean own) {
         try {
             Watch.start(own);
         } catch (RuntimeException | LinkageError e) {
-            System.err.println("convoy: monitor releasers are inferred: JFR could not be followed: " + e);
+            System.err.println("convoy: monitor releasers are inferred: JFR could not be " + (own ? "started" : "followed")
+                    + ": " + e);
         }
     }
 
@@ -61,7 +79,7 @@ final class Releasers {
             FlightRecorder.addListener(w);
             if (own) {
                 Recording r = new Recording();
-                r.setName("convoy-releasers");
+                r.setName(RECORDING);
                 r.enable(EVENT).withThreshold(NEVER).withoutStackTrace();
                 r.setToDisk(false);
                 r.start();
@@ -80,16 +98,34 @@ final class Releasers {
         }
 
         /** The read is not available on this JVM: nothing to follow. */
-        private boolean unavailable;
+        private volatile boolean unavailable;
+        /** Guards the native switch only; never held while calling into JFR. */
+        private final Object switchLock = new Object();
 
-        /** Arms the read while any running recording enables the event, disarms it otherwise. */
-        synchronized void update() {
-            if (unavailable) {
-                return;
+        /**
+         * Arms the read while any running recording enables the event, disarms it otherwise. JFR
+         * calls listeners with its recorder's lock held (its shutdown hook among others), so no lock
+         * of Convoy's is held while asking JFR: the state is read, applied, and read again until
+         * two reads agree, so that of two updates racing the one that read the older state does not
+         * win.
+         */
+        void update() {
+            boolean on = enabled();
+            while (!unavailable) {
+                synchronized (switchLock) {
+                    unavailable = NativeRecorder.setReleasers(on ? 1 : 0) < 0;
+                }
+                boolean again = enabled();
+                if (again == on) {
+                    return;
+                }
+                on = again;
             }
-            boolean on = FlightRecorder.isInitialized()
+        }
+
+        private static boolean enabled() {
+            return FlightRecorder.isInitialized()
                     && FlightRecorder.getFlightRecorder().getRecordings().stream().anyMatch(Watch::enables);
-            unavailable = NativeRecorder.setReleasers(on ? 1 : 0) < 0;
         }
 
         static boolean enables(Recording r) {

@@ -22,7 +22,9 @@ import jdk.jfr.Recording;
  * {@code jdk.JavaMonitorEnter} (threshold one hour: nothing is committed) over and over on a
  * thread of its own, about 2 ms on and 1 ms off, and the hand-offs go on until both
  * {@code handoffs} were made and {@code flips} recordings were started and stopped; {@code on}
- * keeps one such recording running throughout; {@code off} starts none.
+ * keeps one such recording running throughout; {@code off} starts none; {@code await} starts none
+ * and waits, before the first hand-off, until a recording named {@code convoy-releasers} (the one
+ * the Convoy agent starts by default) runs.
  *
  * <p>The summary lists, per thread, its Java thread id and the Java thread ids of its releasers in
  * the order of its acquisitions (the first acquisition's releaser is the thread that ran
@@ -83,8 +85,8 @@ public final class ReleaseChain implements Scenario {
         if (threads < 2 || handoffs < 1 || flips < 0) {
             throw new IllegalArgumentException("threads must be >= 2, handoffs >= 1, flips >= 0");
         }
-        if (!List.of("off", "on", "flip").contains(jfr)) {
-            throw new IllegalArgumentException("jfr must be off, on or flip, got " + jfr);
+        if (!List.of("off", "on", "flip", "await").contains(jfr)) {
+            throw new IllegalArgumentException("jfr must be off, on, flip or await, got " + jfr);
         }
         this.threads = threads;
         this.handoffs = handoffs;
@@ -121,6 +123,9 @@ public final class ReleaseChain implements Scenario {
         Recording steady = jfr.equals("on") ? recording() : null;
         if (steady != null) {
             steady.start();
+        }
+        if (jfr.equals("await")) {
+            awaitRecording("convoy-releasers");
         }
         Thread flipper = null;
         if (jfr.equals("flip")) {
@@ -166,6 +171,18 @@ public final class ReleaseChain implements Scenario {
         return new Result(threads, handoffs, jfr, flipped.get(), ids, releasers);
     }
 
+    /** Waits until a JFR recording of that name runs (at most two minutes), without starting JFR itself. */
+    private static void awaitRecording(String name) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (!(jdk.jfr.FlightRecorder.isInitialized() && jdk.jfr.FlightRecorder.getFlightRecorder().getRecordings()
+                .stream().anyMatch(r -> name.equals(r.getName()) && r.getState() == jdk.jfr.RecordingState.RUNNING))) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no JFR recording named " + name + " ran within two minutes");
+            }
+            Thread.sleep(10);
+        }
+    }
+
     private void work(int me, ChainLock lock, List<Thread> chain, AtomicBoolean[] finished, List<Long> mine,
                       AtomicLong holder, AtomicBoolean done, AtomicInteger flipped) {
         long self = Thread.currentThread().getId();
@@ -198,7 +215,7 @@ public final class ReleaseChain implements Scenario {
     }
 
     public static void main(String[] args) {
-        Cli.exit(Cli.execute(System.out, NAME, "ReleaseChain [threads=3] [handoffs=2000] [off|on|flip] [flips=100]",
+        Cli.exit(Cli.execute(System.out, NAME, "ReleaseChain [threads=3] [handoffs=2000] [off|on|flip|await] [flips=100]",
                 () -> {
                     Cli.maxArgs(args, 4);
                     return create(Cli.intArg(args, 0, "threads", 3, 2), Cli.intArg(args, 1, "handoffs", 2000, 1),

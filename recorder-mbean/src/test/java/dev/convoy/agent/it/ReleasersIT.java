@@ -1,6 +1,7 @@
 package dev.convoy.agent.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -151,16 +152,56 @@ class ReleasersIT {
     @MethodSource("dev.convoy.agent.it.Jdks#withCollectors")
     void aJfrRecordingOfMonitorEntersArmsTheRead(Jdks.Jdk jdk, String gc) throws Exception {
         // The JDK's default settings enable jdk.JavaMonitorEnter (threshold 20 ms).
-        readOnNearlyEveryEnter(chain(jdk, "", "off", 1000, 0, gc,
+        readOnNearlyEveryEnter(chain(jdk, ",releasers=vm", "off", 1000, 0, gc,
                 "-XX:StartFlightRecording=filename=" + work.resolve("user.jfr")));
     }
 
+    /**
+     * With no options the recorder starts its JFR recording in the background: the application's
+     * start does not wait for JFR (the chain waits for it, to have hand-offs after it), the
+     * hand-offs before it are inferred (not marked), and from the first exact one on nearly every
+     * hand-off names its releaser, each the thread that let go.
+     * JFR writes nothing (its threshold is out of reach).
+     */
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("dev.convoy.agent.it.Jdks#withCollectors")
-    void releasersJfrStartsARecordingThatWritesNothing(Jdks.Jdk jdk, String gc) throws Exception {
-        readOnNearlyEveryEnter(chain(jdk, ",releasers=jfr", "off", 1000, 0, gc));
+    void byDefaultReleasersAreExactOnceJfrHasStartedAndJfrWritesNothing(Jdks.Jdk jdk, String gc) throws Exception {
+        Run run = chain(jdk, "", "await", 1000, 0, gc);
         try (var files = Files.walk(work)) {
             assertEquals(List.of(), files.filter(p -> p.toString().endsWith(".jfr")).toList());
+        }
+        assertEquals("vm", run.recording().info().get("monitor.releasers"));
+        Truth t = truth(run);
+        assertEquals(List.of(), t.wrong());
+        List<Event> chain = entered(run.recording()).stream()
+                .filter(e -> CHAIN_LOCK.equals(run.recording().objectClassName(e.obj())))
+                .sorted(java.util.Comparator.comparingLong(Event::ts)).toList();
+        int first = 0;
+        while (first < chain.size() && !exact(chain.get(first))) {
+            first++;
+        }
+        int before = first;
+        List<Event> after = chain.subList(Math.min(first, chain.size()), chain.size());
+        long exactAfter = after.stream().filter(ReleasersIT::exact).count();
+        System.out.println("[ReleasersIT] " + jdk + " " + gc + " default: " + first + " hand-offs before JFR had started, then "
+                + exactAfter + " of " + after.size() + " exact");
+        assertTrue(after.size() >= 500, () -> "JFR started after " + before + " of " + chain.size() + " hand-offs");
+        assertTrue(exactAfter * 100L >= after.size() * 90L, exactAfter + " of " + after.size());
+    }
+
+    /**
+     * A program that ends at once ends while the recorder's JFR recording is still starting: JFR's
+     * shutdown hook then calls the recorder's listener with JFR's lock held, and neither may wait
+     * for the other (a JVM that never exits is the failure).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void aProgramThatEndsAtOnceEndsWhileJfrStarts(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        for (int i = 0; i < 4; i++) {
+            ChildJvm.Result run = ChildJvm.run(jdk, work, "", dev.convoy.testapps.Scenarios.class.getName(), "--list")
+                    .assertSucceeded();
+            assertFalse(run.stderr().contains("releasers"), run.stderr());
         }
     }
 
@@ -173,7 +214,7 @@ class ReleasersIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     void releasersStayExactWhileRecordingsStartAndStop(Jdks.Jdk jdk) throws Exception {
-        Run run = chain(jdk, "", "flip", 2000, 150);
+        Run run = chain(jdk, ",releasers=vm", "flip", 2000, 150);
         assertEquals("vm", run.recording().info().get("monitor.releasers"));
         Truth t = truth(run);
         String flips = summary(run).replaceFirst(".* flips=(\\d+).*", "$1");
@@ -210,8 +251,8 @@ class ReleasersIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
-    void withoutJfrNothingIsRead(Jdks.Jdk jdk) throws Exception {
-        Run run = storm(jdk, "");
+    void releasersVmWithoutAJfrRecordingReadNothing(Jdks.Jdk jdk) throws Exception {
+        Run run = storm(jdk, ",releasers=vm");
         assertEquals("vm", run.recording().info().get("monitor.releasers"));
         assertTrue(entered(run.recording()).size() >= 10);
         assertEquals(List.of(), withReleaser(run.recording()));

@@ -64,9 +64,12 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig VT_CAP = new SuiteConfig("vtcap", "Convoy default, vthreadevents=capability",
             Tool.CONVOY, "vthreadevents=capability");
 
-    /** Releasers read from the VM: Convoy starts a JFR recording that enables jdk.JavaMonitorEnter and writes nothing (contended-enter workloads). */
-    public static final SuiteConfig RELEASERS = new SuiteConfig("releasers", "Convoy default, releasers=jfr",
-            Tool.CONVOY, "releasers=jfr");
+    /**
+     * Convoy without its JFR recording (releasers=vm): what the default's recording, which enables
+     * jdk.JavaMonitorEnter and writes nothing, costs against it (contended-enter workloads).
+     */
+    public static final SuiteConfig RELEASERS = new SuiteConfig("releasers", "Convoy default, releasers=vm (no JFR)",
+            Tool.CONVOY, "releasers=vm");
 
     /** Every begin event asks JVMTI for its object's tag: the id cache's saving. */
     public static final SuiteConfig ID_OFF = new SuiteConfig("idoff", "Convoy default, idcache=off", Tool.CONVOY,
