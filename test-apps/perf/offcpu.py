@@ -3,7 +3,7 @@
 
     perf record -a -e sched:sched_switch -e sched:sched_wakeup -g -o perf.sched -- java \
         -Dconvoy.library=native-recorder/target/native/libconvoy.so \
-        -javaagent:recorder-mbean/target/convoy-agent.jar=timing=on ... Workloads h2 ...
+        -javaagent:recorder-mbean/target/convoy-agent.jar=bench.timing=on ... Workloads h2 ...
     perf script -i perf.sched -F tid,time,trace,ip,sym,dso > sched.txt
     test-apps/perf/offcpu.py sched.txt
 

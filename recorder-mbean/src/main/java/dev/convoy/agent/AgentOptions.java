@@ -15,84 +15,9 @@ import dev.convoy.export.AtomicFiles;
 import dev.convoy.export.Output;
 
 /**
- * The agent's options: {@code -javaagent:convoy-agent.jar=key=value,key=value,...}.
- *
- * <pre>
- * recording=on|off       record monitor and GC events from the start (default on)
- * buffer=SIZE            per-thread ring buffer (default 64k; 4k to 64m)
- * memory=SIZE            cap on the rings and tables (default 64m; 1m to 1g); the history
- *                        has its own bound, maxsize
- * maxsize=SIZE           bound of the history the rings are drained into (default 32m; 1m
- *                        to 256m): the oldest records age out first, counted
- * maxage=DURATION        records older than this age out of the history (default 0: none;
- *                        e.g. 30s, 10m, 2h, 1d)
- * repository=DIR         also write the history's chunks, as they fill, as files into a new
- *                        folder of DIR (default: none, the history stays in memory)
- * stackdepth=N           frames per stack trace, 0 = none (default 64; at most 2048)
- * dumpdir=DIR            where dumps are written (default ./convoy-out)
- * dumponexit=FORMATS     dump when the JVM exits: none (default), all, or formats
- *                        joined by '+' (names of Output): chrome+jfr+pprof+snapshot
- *                        (csv-ext: the CSV logs with Convoy's extended event log)
- * exitwindow=DURATION    the dump on exit holds the last DURATION of the history (default 0:
- *                        all of it)
- * dumpname=NAME          base name of dump files (default convoy-PID; at most 168 characters)
- * dumpon=TRIGGERS        dump a window of the history without anyone asking, triggers joined by
- *                        '+': deadlock, block:DURATION (a thread blocked on a monitor or a lock
- *                        longer than that), every:DURATION (default none)
- * dumpwindow=DURATION    how much history before its trigger such a dump holds (default 1m)
- * dumpkeep=N             such dumps kept in the dump directory, the oldest deleted (default 10)
- * ownerstacks=DURATION|off   the owner's side of a block on a monitor or lock this long: the
- *                        owner's stack, the frame that holds the lock and the owner's state, taken
- *                        off the blocked thread's path by a thread of the recorder's, at most 20 a
- *                        second (default 5ms; 1ms to 60s, a whole number of ms or s)
- * idlerules=FILE         rules that tell idle waits from contention, added to the built-in ones
- *                        (IdleRules; default: the built-in rules)
- * callbacks=full|empty   'empty' registers JVMTI callbacks that do nothing: the
- *                        benchmark floor, records nothing (default full)
- * owners=vm|inferred     'vm' reads a monitor's exact owner from the JVM at each contended
- *                        enter where its layout is known and checked; 'inferred' leaves
- *                        every owner to the analysis (default vm)
- * releasers=jfr|vm|inferred   who released a monitor to a blocked thread: 'jfr' starts a JFR
- *                        recording that enables jdk.JavaMonitorEnter (threshold out of reach,
- *                        so JFR writes nothing), in the background once the agent has started,
- *                        and reads the VM's own record of the releaser (JFR's previousOwner),
- *                        which the VM keeps only while such a recording runs; 'vm' reads it
- *                        only while the JVM's own recordings enable the event; 'inferred'
- *                        never reads it (default jfr; vm and jfr need owners=vm, and with
- *                        owners=inferred the default is inferred)
- * contanalysis=on|off    contention analysis: instrument application call sites of
- *                        Thread.start/interrupt/join/sleep and Object.notify/notifyAll/wait
- *                        to record who started, interrupted, joined, slept and notified
- *                        (default off; switchable at runtime through the MBean)
- * vthreadevents=on|off|capability   record virtual threads' real start and end (JVMTI
- *                        VirtualThreadStart/End, which needs can_support_virtual_threads, JDK 21+;
- *                        ignored before); 'capability' only adds the capability (benchmark)
- * stacks=async|jvmti     how stacks are captured: 'async' walks the thread's own stack with
- *                        HotSpot's AsyncGetCallTrace (no VM transition, so no wait behind a
- *                        safepoint) and falls back to GetStackTrace wherever it cannot be sure;
- *                        'jvmti' always uses GetStackTrace (default async)
- * idcache=on|off        keep each thread's last monitor objects' ids, so that a wait or block
- *                        on the same object between two collections asks JVMTI for no tag
- *                        (default on; only with a collector that moves objects in its pauses
- *                        alone: Serial, Parallel, G1); 'off' for benchmarks
- * stackcache=on|off      keep each thread's last few stacks with the chain of frames they were
- *                        read from, and take a stack again without walking it while that chain
- *                        still holds, word for word (default on; off where this JVM's frames
- *                        cannot be read); 'off' for benchmarks
- * heldrefs=on|off        a monitor object seen for the first time is held in a Java array until
- *                        a thread of the recorder's makes its weak reference, so that no callback
- *                        waits for the VM's lock of JNI weak references (default on); 'off'
- *                        makes the reference in the callback, for benchmarks
- * timing=on|off          benchmark only: time each monitor callback and park probe, stage by
- *                        stage, into per-thread accumulators that snapshots report in INFO
- *                        (timing.* keys); adds a few time-stamp reads per event (default off;
- *                        off costs nothing: the plain callbacks are registered)
- * http=HOST:PORT         serve the web view on HOST:PORT (port 0: a free port; the URL is
- *                        logged); off when absent. HOST other than loopback needs httptoken
- * httptoken=TOKEN        access token every web view request must carry (header
- *                        X-Convoy-Token or ?token=): 8 to 256 of A-Z a-z 0-9 . _ ~ -
- * </pre>
- * SIZE is a number of bytes with an optional k, m or g suffix (powers of 1024).
+ * The agent's options, parsed: {@code -javaagent:convoy-agent.jar=key=value,key=value,...}, the
+ * keys and values of {@link Option}'s table. SIZE is a number of bytes with an optional k, m or
+ * g suffix (powers of 1024); TIME a whole number of s, m, h or d (ms where an option says so).
  * Every error names the option and what it allows.
  */
 public final class AgentOptions {
@@ -106,9 +31,6 @@ public final class AgentOptions {
         }
     }
 
-    static final List<String> KEYS = List.of("recording", "buffer", "memory", "maxsize", "maxage", "repository", "stackdepth", "dumpdir",
-            "dumponexit", "exitwindow", "dumpname", "dumpon", "dumpwindow", "dumpkeep", "ownerstacks", "idlerules", "callbacks", "owners", "releasers", "idcache", "stackcache", "heldrefs", "contanalysis", "vthreadevents",
-            "stacks", "timing", "http", "httptoken");
 
     static final long MIN_BUFFER = 4 << 10;
     static final long MAX_BUFFER = 64 << 20;
@@ -164,6 +86,8 @@ public final class AgentOptions {
     /** Default of vthreadevents: see docs/performance.md, "Virtual threads". */
     static final String VIRTUAL_THREAD_EVENTS_DEFAULT = "on";
     private String virtualThreadEvents = VIRTUAL_THREAD_EVENTS_DEFAULT;
+    /** bench.vtcapability: the capability without the events (with vthreadevents=off). */
+    private boolean vtCapability;
     private boolean contentionAnalysis;
     /** Default of stacks: see docs/performance.md, "Stack capture". */
     static final String STACKS_DEFAULT = "async";
@@ -191,47 +115,52 @@ public final class AgentOptions {
                 }
                 if (eq < 0) {
                     throw new InvalidOptionException("option '" + part.trim() + "' has no value; write "
-                            + part.trim() + "=VALUE (options: " + String.join(", ", KEYS) + ")");
+                            + part.trim() + "=VALUE (" + allowed() + ")");
                 }
                 String key = part.substring(0, eq).trim().toLowerCase(Locale.ROOT);
                 String value = part.substring(eq + 1).trim();
-                if (!KEYS.contains(key)) {
-                    throw new InvalidOptionException("unknown option '" + key + "'; allowed options: "
-                            + String.join(", ", KEYS));
-                }
+                Option option = Option.of(key).orElseThrow(() -> new InvalidOptionException("unknown option '" + key
+                        + "'; " + allowed()));
                 if (seen.put(key, value) != null) {
                     throw new InvalidOptionException("option '" + key + "' is given twice");
                 }
-                o.apply(key, value);
+                o.apply(option, value);
             }
         }
         o.checkCombination();
         return o;
     }
 
-    private void apply(String key, String value) {
-        switch (key) {
-            case "recording" -> recording = onOff(key, value);
-            case "buffer" -> bufferBytes = (int) size(key, value, MIN_BUFFER, MAX_BUFFER);
-            case "memory" -> memoryCap = memory(key, value);
-            case "maxsize" -> historyBytes = size(key, value, MIN_HISTORY, MAX_HISTORY);
-            case "maxage" -> historyAgeNs = duration(key, value);
-            case "repository" -> {
+    /** The options a user may give, and where the benchmarks' are. */
+    private static String allowed() {
+        return "options: " + String.join(", ", Option.userKeys()) + " (and, for benchmarks, "
+                + String.join(", ", Option.benchKeys()) + ")";
+    }
+
+    private void apply(Option option, String value) {
+        String key = option.key();
+        switch (option) {
+            case RECORDING -> recording = onOff(key, value);
+            case BUFFER -> bufferBytes = (int) size(key, value, MIN_BUFFER, MAX_BUFFER);
+            case MEMORY -> memoryCap = memory(key, value);
+            case MAXSIZE -> historyBytes = size(key, value, MIN_HISTORY, MAX_HISTORY);
+            case MAXAGE -> historyAgeNs = duration(key, value);
+            case REPOSITORY -> {
                 if (value.isEmpty()) {
                     throw new InvalidOptionException("option 'repository' needs a directory, e.g. repository=/var/tmp/convoy");
                 }
                 repository = Paths.get(value);
             }
-            case "dumpon" -> dumpOn = triggers(key, value);
-            case "dumpwindow" -> {
+            case DUMPON -> dumpOn = triggers(key, value);
+            case DUMPWINDOW -> {
                 dumpWindowNs = duration(key, value);
                 if (dumpWindowNs == 0) {
                     throw new InvalidOptionException("option 'dumpwindow' must be a duration above 0, e.g. dumpwindow=1m");
                 }
             }
-            case "dumpkeep" -> dumpKeep = integer(key, value, 1, 1000);
-            case "ownerstacks" -> ownerStacksNs = ownerStacks(key, value);
-            case "idlerules" -> {
+            case DUMPKEEP -> dumpKeep = integer(key, value, 1, 1000);
+            case OWNERSTACKS -> ownerStacksNs = ownerStacks(key, value);
+            case IDLERULES -> {
                 if (value.isEmpty()) {
                     throw new InvalidOptionException("option 'idlerules' needs a file of rules, e.g. idlerules=/etc/convoy/idle.rules");
                 }
@@ -246,16 +175,16 @@ public final class AgentOptions {
                     throw new InvalidOptionException("option 'idlerules': " + e.getMessage());
                 }
             }
-            case "stackdepth" -> stackDepth = integer(key, value, 0, MAX_STACK_DEPTH);
-            case "dumpdir" -> {
+            case STACKDEPTH -> stackDepth = integer(key, value, 0, MAX_STACK_DEPTH);
+            case DUMPDIR -> {
                 if (value.isEmpty()) {
                     throw new InvalidOptionException("option 'dumpdir' needs a directory, e.g. dumpdir=/var/tmp/convoy");
                 }
                 dumpDir = Paths.get(value);
             }
-            case "dumponexit" -> dumpOnExit = formats(key, value);
-            case "exitwindow" -> exitWindowNs = duration(key, value);
-            case "dumpname" -> {
+            case DUMPONEXIT -> dumpOnExit = formats(key, value);
+            case EXITWINDOW -> exitWindowNs = duration(key, value);
+            case DUMPNAME -> {
                 if (value.isEmpty() || !value.matches("[A-Za-z0-9._-]+")) {
                     throw new InvalidOptionException("option 'dumpname' must be a file name of letters, digits, "
                             + "'.', '_' and '-', got '" + value + "'");
@@ -268,52 +197,48 @@ public final class AgentOptions {
                 }
                 dumpName = value;
             }
-            case "callbacks" -> {
+            case BENCH_CALLBACKS -> {
                 if (!value.equals("full") && !value.equals("empty")) {
-                    throw new InvalidOptionException("option 'callbacks' must be full or empty, got '" + value + "'");
+                    throw new InvalidOptionException("option 'bench.callbacks' must be full or empty, got '" + value + "'");
                 }
                 emptyCallbacks = value.equals("empty");
             }
-            case "owners" -> {
+            case OWNERS -> {
                 if (!value.equals("vm") && !value.equals("inferred")) {
                     throw new InvalidOptionException("option 'owners' must be vm or inferred, got '" + value + "'");
                 }
                 vmOwners = value.equals("vm");
             }
-            case "releasers" -> {
+            case RELEASERS -> {
                 if (!value.equals("vm") && !value.equals("jfr") && !value.equals("inferred")) {
                     throw new InvalidOptionException("option 'releasers' must be vm, jfr or inferred, got '" + value + "'");
                 }
                 releasers = value;
                 releasersGiven = true;
             }
-            case "idcache" -> idCache = onOff(key, value);
-            case "stackcache" -> stackCache = onOff(key, value);
-            case "heldrefs" -> heldRefs = onOff(key, value);
-            case "contanalysis" -> contentionAnalysis = onOff(key, value);
-            case "vthreadevents" -> {
-                if (!value.equals("on") && !value.equals("off") && !value.equals("capability")) {
-                    throw new InvalidOptionException("option 'vthreadevents' must be on, off or capability, got '"
-                            + value + "'");
-                }
-                virtualThreadEvents = value;
+            case BENCH_IDCACHE -> idCache = onOff(key, value);
+            case BENCH_STACKCACHE -> stackCache = onOff(key, value);
+            case BENCH_HELDREFS -> heldRefs = onOff(key, value);
+            case CONTANALYSIS -> contentionAnalysis = onOff(key, value);
+            case VTHREADEVENTS -> {
+                virtualThreadEvents = onOff(key, value) ? "on" : "off";
             }
-            case "stacks" -> {
+            case STACKS -> {
                 if (!value.equals("async") && !value.equals("jvmti")) {
                     throw new InvalidOptionException("option 'stacks' must be async or jvmti, got '" + value + "'");
                 }
                 stacks = value;
             }
-            case "timing" -> timing = onOff(key, value);
-            case "http" -> httpAddress(value);
-            case "httptoken" -> {
+            case BENCH_TIMING -> timing = onOff(key, value);
+            case HTTP -> httpAddress(value);
+            case HTTPTOKEN -> {
                 if (!value.matches("[A-Za-z0-9._~-]{8,256}")) {
                     throw new InvalidOptionException("option 'httptoken' must be 8 to 256 characters of letters, "
                             + "digits, '.', '_', '~' and '-'");
                 }
                 httpToken = value;
             }
-            default -> throw new AssertionError(key);
+            case BENCH_VTCAPABILITY -> vtCapability = onOff(key, value);
         }
     }
 
@@ -380,28 +305,32 @@ public final class AgentOptions {
             throw new InvalidOptionException("option 'httptoken' needs option 'http' (the web view it protects)");
         }
         if (emptyCallbacks && httpHost != null) {
-            throw new InvalidOptionException("option 'http' needs a recording, but callbacks=empty records nothing");
+            throw new InvalidOptionException("option 'http' needs a recording, but bench.callbacks=empty records nothing");
         }
         if (bufferBytes > memoryCap / 4) {
             throw new InvalidOptionException("option 'buffer' (" + bufferBytes + " bytes) must be at most a quarter of "
                     + "option 'memory' (" + memoryCap + " bytes): raise memory or lower buffer");
         }
         if (emptyCallbacks && !dumpOnExit.isEmpty()) {
-            throw new InvalidOptionException("option 'dumponexit' needs a recording, but callbacks=empty records nothing");
+            throw new InvalidOptionException("option 'dumponexit' needs a recording, but bench.callbacks=empty records nothing");
         }
         if (exitWindowNs > 0 && dumpOnExit.isEmpty()) {
             throw new InvalidOptionException("option 'exitwindow' cuts the dump on exit, but option 'dumponexit' is none: "
                     + "add e.g. dumponexit=snapshot");
         }
         if (emptyCallbacks && !dumpOn.isEmpty()) {
-            throw new InvalidOptionException("option 'dumpon' needs a recording, but callbacks=empty records nothing");
+            throw new InvalidOptionException("option 'dumpon' needs a recording, but bench.callbacks=empty records nothing");
         }
         if (emptyCallbacks && contentionAnalysis) {
-            throw new InvalidOptionException("option 'contanalysis' needs a recording, but callbacks=empty records nothing");
+            throw new InvalidOptionException("option 'contanalysis' needs a recording, but bench.callbacks=empty records nothing");
         }
         if (emptyCallbacks && timing) {
-            throw new InvalidOptionException("option 'timing' times the recorder's callbacks, but callbacks=empty "
-                    + "records nothing");
+            throw new InvalidOptionException("option 'bench.timing' times the recorder's callbacks, but "
+                    + "bench.callbacks=empty records nothing");
+        }
+        if (vtCapability && !virtualThreadEvents.equals("off")) {
+            throw new InvalidOptionException("option 'bench.vtcapability=on' adds the capability without the events: "
+                    + "it needs vthreadevents=off");
         }
         if (!vmOwners && !releasersGiven) {
             releasers = "inferred"; // nothing to read them with
@@ -695,17 +624,17 @@ public final class AgentOptions {
         return emptyCallbacks;
     }
 
-    /** Whether captured stacks are cached per thread (stackcache=on). */
+    /** Whether captured stacks are cached per thread (bench.stackcache=on). */
     public boolean stackCache() {
         return stackCache;
     }
 
-    /** Whether first-seen objects are held until the recorder's maker thread makes their weak reference (heldrefs=on). */
+    /** Whether first-seen objects are held until the recorder's maker thread makes their weak reference (bench.heldrefs=on). */
     public boolean heldRefs() {
         return heldRefs;
     }
 
-    /** Whether monitor object ids are cached per thread (idcache=on). */
+    /** Whether monitor object ids are cached per thread (bench.idcache=on). */
     public boolean idCache() {
         return idCache;
     }
@@ -722,11 +651,7 @@ public final class AgentOptions {
 
     /** vthreadevents: 0 off, 1 on (start and end recorded), 2 the capability only. */
     public int virtualThreadEvents() {
-        return switch (virtualThreadEvents) {
-            case "off" -> 0;
-            case "on" -> 1;
-            default -> 2;
-        };
+        return virtualThreadEvents.equals("on") ? 1 : vtCapability ? 2 : 0;
     }
 
     /** Whether contention analysis (bytecode instrumentation of call sites) starts on. */
@@ -740,7 +665,7 @@ public final class AgentOptions {
     }
 
     /**
-     * Whether the callbacks are timed (timing=on): a benchmark-only switch, see
+     * Whether the callbacks are timed (bench.timing=on): a benchmark-only switch, see
      * docs/performance.md ("Where a callback's time goes").
      */
     public boolean timing() {
@@ -767,56 +692,60 @@ public final class AgentOptions {
         return text;
     }
 
-    /** Every option with its value in effect, for logs and snapshots. */
+    /**
+     * Every option with its value in effect, for logs and snapshots, in {@link Option}'s order:
+     * optional ones (a repository, rules, a web view, triggers) only when given, benchmark
+     * options only when not at their default; the web view's token never.
+     */
     public String effective() {
         List<String> parts = new ArrayList<>();
-        parts.add("recording=" + (recording ? "on" : "off"));
-        parts.add("buffer=" + human(bufferBytes));
-        parts.add("memory=" + human(memoryCap));
-        parts.add("maxsize=" + human(historyBytes));
-        parts.add("maxage=" + humanDuration(historyAgeNs));
-        if (repository != null) {
-            parts.add("repository=" + repository);
-        }
-        parts.add("stackdepth=" + stackDepth);
-        parts.add("dumpdir=" + dumpDir);
-        parts.add("dumponexit=" + (dumpOnExit.isEmpty() ? "none" : Output.join(dumpOnExit)));
-        if (exitWindowNs > 0) {
-            parts.add("exitwindow=" + humanDuration(exitWindowNs));
-        }
-        parts.add("dumpname=" + dumpName());
-        if (idleRulesFile != null) {
-            parts.add("idlerules=" + idleRulesFile);
-        }
-        if (!dumpOn.isEmpty()) {
-            parts.add("dumpon=" + dumpOn + ",dumpwindow=" + humanDuration(dumpWindowNs) + ",dumpkeep=" + dumpKeep);
-        }
-        parts.add("ownerstacks=" + (ownerStacksNs == 0 ? "off" : ownerStacksNs % 1_000_000_000L == 0
-                ? ownerStacksNs / 1_000_000_000L + "s" : ownerStacksNs / 1_000_000L + "ms"));
-        parts.add("callbacks=" + (emptyCallbacks ? "empty" : "full"));
-        parts.add("owners=" + (vmOwners ? "vm" : "inferred"));
-        parts.add("releasers=" + releasers);
-        if (!idCache) {
-            parts.add("idcache=off"); // a benchmark switch: named when off
-        }
-        if (!stackCache) {
-            parts.add("stackcache=off"); // a benchmark switch: named when off
-        }
-        if (!heldRefs) {
-            parts.add("heldrefs=off"); // a benchmark switch: named when off
-        }
-        parts.add("contanalysis=" + (contentionAnalysis ? "on" : "off"));
-        parts.add("vthreadevents=" + virtualThreadEvents);
-        parts.add("stacks=" + stacks);
-        if (timing) {
-            parts.add("timing=on"); // benchmark only: named when on, like the web view
-        }
-        if (httpHost != null) {
-            parts.add("http=" + (httpHost.contains(":") ? "[" + httpHost + "]" : httpHost) + ":" + httpPort);
-        }
-        if (httpToken != null) {
-            parts.add("httptoken=(hidden)");
+        for (Option o : Option.values()) {
+            String v = value(o);
+            if (v != null && !(o.bench() && o.defaultCell().equals("`" + v + "`"))) {
+                parts.add(o.key() + "=" + v);
+            }
         }
         return String.join(",", parts);
+    }
+
+    /** The value of an option in effect, as it would be written; null where it is not named. */
+    private String value(Option o) {
+        return switch (o) {
+            case RECORDING -> onOff(recording);
+            case BUFFER -> human(bufferBytes);
+            case MEMORY -> human(memoryCap);
+            case MAXSIZE -> human(historyBytes);
+            case MAXAGE -> humanDuration(historyAgeNs);
+            case REPOSITORY -> repository == null ? null : repository.toString();
+            case STACKDEPTH -> Integer.toString(stackDepth);
+            case DUMPDIR -> dumpDir.toString();
+            case DUMPONEXIT -> dumpOnExit.isEmpty() ? "none" : Output.join(dumpOnExit);
+            case EXITWINDOW -> exitWindowNs == 0 ? null : humanDuration(exitWindowNs);
+            case DUMPNAME -> dumpName();
+            case IDLERULES -> idleRulesFile == null ? null : idleRulesFile.toString();
+            case DUMPON -> dumpOn.isEmpty() ? null : dumpOn.toString();
+            case DUMPWINDOW -> dumpOn.isEmpty() ? null : humanDuration(dumpWindowNs);
+            case DUMPKEEP -> dumpOn.isEmpty() ? null : Integer.toString(dumpKeep);
+            case OWNERSTACKS -> ownerStacksNs == 0 ? "off" : ownerStacksNs % 1_000_000_000L == 0
+                    ? ownerStacksNs / 1_000_000_000L + "s" : ownerStacksNs / 1_000_000L + "ms";
+            case OWNERS -> vmOwners ? "vm" : "inferred";
+            case RELEASERS -> releasers;
+            case CONTANALYSIS -> onOff(contentionAnalysis);
+            case VTHREADEVENTS -> virtualThreadEvents;
+            case STACKS -> stacks;
+            case HTTP -> httpHost == null ? null
+                    : (httpHost.contains(":") ? "[" + httpHost + "]" : httpHost) + ":" + httpPort;
+            case HTTPTOKEN -> httpToken == null ? null : "(hidden)";
+            case BENCH_CALLBACKS -> emptyCallbacks ? "empty" : "full";
+            case BENCH_IDCACHE -> onOff(idCache);
+            case BENCH_STACKCACHE -> onOff(stackCache);
+            case BENCH_HELDREFS -> onOff(heldRefs);
+            case BENCH_TIMING -> onOff(timing);
+            case BENCH_VTCAPABILITY -> onOff(vtCapability);
+        };
+    }
+
+    private static String onOff(boolean on) {
+        return on ? "on" : "off";
     }
 }

@@ -213,7 +213,7 @@ public final class ConvoyAgent {
      * cost). Failures of single classes are counted, never thrown.
      *
      * @throws IllegalStateException if instrumentation is impossible (recorder off, no
-     *         Instrumentation, callbacks=empty, the Probes class cannot be installed)
+     *         Instrumentation, bench.callbacks=empty, the Probes class cannot be installed)
      */
     public void setContentionAnalysis(boolean on) {
         if (offReason != null) {
@@ -223,7 +223,7 @@ public final class ConvoyAgent {
             return;
         }
         if (on && options.emptyCallbacks()) {
-            throw new IllegalStateException("contention analysis needs a recording, but callbacks=empty records nothing");
+            throw new IllegalStateException("contention analysis needs a recording, but bench.callbacks=empty records nothing");
         }
         if (on) {
             contentionAnalysis.enable();

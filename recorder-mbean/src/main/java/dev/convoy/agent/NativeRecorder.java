@@ -110,10 +110,10 @@ public final class NativeRecorder {
      * @param stackCapture   1: AsyncGetCallTrace with GetStackTrace as fallback, 0: GetStackTrace
      *                       (native-recorder/src/capture.h)
      * @param idCache        the shared cache of object ids: 1 on, 0 off (option
-     *                       {@code idcache=off}), 2 off because the collector moves objects outside
+     *                       {@code bench.idcache=off}), 2 off because the collector moves objects outside
      *                       its pauses (native-recorder/src/agent.c, "Object ids")
      * @param stackCache     the per-thread cache of captured stacks: 1 on, 0 off (option
-     *                       {@code stackcache=off}; native-recorder/src/stackcache.h)
+     *                       {@code bench.stackcache=off}; native-recorder/src/stackcache.h)
      * @param heldRefs       first-seen objects are held until the recorder's maker thread makes
      *                       their weak reference (option {@code heldrefs}; native-recorder/src/objects.h)
      * @param historyBytes   bound of the history the rings are drained into (option {@code maxsize};
@@ -173,7 +173,7 @@ public final class NativeRecorder {
     }
 
     /**
-     * With the benchmark-only option {@code timing=on}: times only the callbacks that begin from
+     * With the benchmark-only option {@code bench.timing=on}: times only the callbacks that begin from
      * now on (a measured phase after a warm-up); the snapshot's INFO {@code timing.*} keys then
      * cover them alone, and {@code timing.clock} says from when ({@code window_from_ns}).
      *

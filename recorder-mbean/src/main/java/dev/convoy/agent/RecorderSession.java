@@ -98,7 +98,7 @@ public final class RecorderSession {
     }
 
     /**
-     * Benchmark only, with {@code timing=on}: times only the callbacks that begin from now on.
+     * Benchmark only, with {@code bench.timing=on}: times only the callbacks that begin from now on.
      *
      * @throws IllegalStateException if the recorder is off for good or refuses
      */

@@ -49,9 +49,9 @@ class AgentOptionsTest {
         assertEquals(EnumSet.of(Output.CHROME, Output.CSV_META, Output.CSV_EVENTS, Output.CSV_LOSSES), o.dumpOnExit());
         assertEquals("run-1.a", o.dumpName());
         assertEquals("recording=off,buffer=128k,memory=1g,maxsize=32m,maxage=0,stackdepth=0,dumpdir=/tmp/x,dumponexit=chrome+csv,"
-                + "dumpname=run-1.a,ownerstacks=5ms,callbacks=full,owners=vm,releasers=jfr,contanalysis=off,vthreadevents=on,"
+                + "dumpname=run-1.a,ownerstacks=5ms,owners=vm,releasers=jfr,contanalysis=off,vthreadevents=on,"
                 + "stacks=async", o.effective());
-        assertTrue(AgentOptions.parse("callbacks=empty").emptyCallbacks());
+        assertTrue(AgentOptions.parse("bench.callbacks=empty").emptyCallbacks());
         assertFalse(o.contentionAnalysis());
         assertTrue(AgentOptions.parse("contanalysis=on").contentionAnalysis());
         assertTrue(AgentOptions.parse("contanalysis=on").effective().endsWith(",contanalysis=on,vthreadevents=on,stacks=async"));
@@ -67,17 +67,17 @@ class AgentOptionsTest {
         assertTrue(AgentOptions.parse("releasers=inferred").effective().contains(",releasers=inferred,"));
         assertTrue(AgentOptions.parse("").idCache());
         assertFalse(AgentOptions.parse("").effective().contains("idcache"));
-        assertFalse(AgentOptions.parse("idcache=off").idCache());
-        assertTrue(AgentOptions.parse("idcache=off").effective().contains(",idcache=off,"));
+        assertFalse(AgentOptions.parse("bench.idcache=off").idCache());
+        assertTrue(AgentOptions.parse("bench.idcache=off").effective().contains(",bench.idcache=off"));
         assertTrue(AgentOptions.parse("").stackCache());
         assertFalse(AgentOptions.parse("").effective().contains("stackcache"));
-        assertFalse(AgentOptions.parse("stackcache=off").stackCache());
-        assertTrue(AgentOptions.parse("stackcache=off").effective().contains(",stackcache=off,"));
+        assertFalse(AgentOptions.parse("bench.stackcache=off").stackCache());
+        assertTrue(AgentOptions.parse("bench.stackcache=off").effective().contains(",bench.stackcache=off"));
         assertTrue(error("stackcache=maybe").contains("stackcache"), error("stackcache=maybe"));
         assertTrue(AgentOptions.parse("").heldRefs());
         assertFalse(AgentOptions.parse("").effective().contains("heldrefs"));
-        assertFalse(AgentOptions.parse("heldrefs=off").heldRefs());
-        assertTrue(AgentOptions.parse("heldrefs=off").effective().contains(",heldrefs=off,"));
+        assertFalse(AgentOptions.parse("bench.heldrefs=off").heldRefs());
+        assertTrue(AgentOptions.parse("bench.heldrefs=off").effective().contains(",bench.heldrefs=off"));
         assertTrue(error("heldrefs=maybe").contains("heldrefs"), error("heldrefs=maybe"));
     }
 
@@ -113,7 +113,7 @@ class AgentOptionsTest {
         assertTrue(AgentOptions.parse("ownerstacks=2s").effective().contains(",ownerstacks=2s,"));
         assertEquals(0, AgentOptions.parse("ownerstacks=off").ownerStacksNs());
         assertTrue(AgentOptions.parse("ownerstacks=off").effective().contains(",ownerstacks=off,"));
-        assertEquals(0, AgentOptions.parse("callbacks=empty").ownerStacksNs(), "nothing to sample with empty callbacks");
+        assertEquals(0, AgentOptions.parse("bench.callbacks=empty").ownerStacksNs(), "nothing to sample with empty callbacks");
         for (String bad : new String[] {"0ms", "5", "5m", "61s", "1.5ms", "", "on"}) {
             assertEquals("option 'ownerstacks' must be off or a duration of 1ms to 60s, a whole number of ms or s, "
                     + "e.g. ownerstacks=5ms; got '" + bad + "'", error("ownerstacks=" + bad));
@@ -132,9 +132,11 @@ class AgentOptionsTest {
 
     @Test
     void unknownKeyListsTheAllowedOnes() {
-        assertEquals("unknown option 'bufer'; allowed options: recording, buffer, memory, maxsize, maxage, repository, stackdepth, dumpdir, "
-                + "dumponexit, exitwindow, dumpname, dumpon, dumpwindow, dumpkeep, ownerstacks, idlerules, callbacks, owners, releasers, idcache, stackcache, heldrefs, contanalysis, vthreadevents, stacks, timing, "
-                + "http, httptoken",
+        assertEquals("unknown option 'bufer'; options: recording, buffer, memory, maxsize, maxage, repository, "
+                + "stackdepth, dumpdir, dumponexit, exitwindow, dumpname, idlerules, dumpon, dumpwindow, dumpkeep, "
+                + "ownerstacks, owners, releasers, contanalysis, vthreadevents, stacks, http, httptoken (and, for "
+                + "benchmarks, bench.callbacks, bench.idcache, bench.stackcache, bench.heldrefs, bench.timing, "
+                + "bench.vtcapability)",
                 error("bufer=64k"));
     }
 
@@ -142,9 +144,13 @@ class AgentOptionsTest {
     void virtualThreadEventsAreOnOffOrTheCapabilityOnly() {
         assertEquals(1, AgentOptions.parse("").virtualThreadEvents());
         assertEquals(0, AgentOptions.parse("vthreadevents=off").virtualThreadEvents());
-        assertEquals(2, AgentOptions.parse("vthreadevents=capability").virtualThreadEvents());
+        assertEquals(2, AgentOptions.parse("vthreadevents=off,bench.vtcapability=on").virtualThreadEvents());
         assertTrue(AgentOptions.parse("vthreadevents=off").effective().contains("vthreadevents=off"));
-        assertEquals("option 'vthreadevents' must be on, off or capability, got 'yes'", error("vthreadevents=yes"));
+        assertTrue(AgentOptions.parse("vthreadevents=off,bench.vtcapability=on").effective()
+                .endsWith(",bench.vtcapability=on"));
+        assertEquals("option 'vthreadevents' must be on or off, got 'capability'", error("vthreadevents=capability"));
+        assertEquals("option 'bench.vtcapability=on' adds the capability without the events: it needs "
+                + "vthreadevents=off", error("bench.vtcapability=on"));
     }
 
     @ParameterizedTest
@@ -166,7 +172,7 @@ class AgentOptionsTest {
                 + "option 'dumpname' may have at most 168 characters, got 169: it names files such as "
                 + "NAME-deadlock-block-periodic-20260101-120000-1000.cvysnap, and Convoy writes file names of at most 221 bytes",
         "dumpdir=|option 'dumpdir' needs a directory",
-        "callbacks=some|option 'callbacks' must be full or empty",
+        "bench.callbacks=some|option 'bench.callbacks' must be full or empty",
         "owners=exact|option 'owners' must be vm or inferred, got 'exact'",
         "releasers=exact|option 'releasers' must be vm, jfr or inferred, got 'exact'",
         "owners=inferred,releasers=jfr|option 'releasers=jfr' reads releasers from the VM, which needs owners=vm",
@@ -175,15 +181,16 @@ class AgentOptionsTest {
         "buffer=64k,,memory=1m|empty option",
         "buffer=64k,buffer=128k|option 'buffer' is given twice",
         "buffer=1m,memory=2m|option 'buffer' (1048576 bytes) must be at most a quarter of option 'memory'",
-        "callbacks=empty,dumponexit=all|option 'dumponexit' needs a recording",
+        "bench.callbacks=empty,dumponexit=all|option 'dumponexit' needs a recording",
         "contanalysis=maybe|option 'contanalysis' must be on or off, got 'maybe'",
-        "callbacks=empty,contanalysis=on|option 'contanalysis' needs a recording",
-        "timing=yes please|option 'timing' must be on or off, got 'yes please'",
-        "timing=|option 'timing' must be on or off, got ''",
-        "timing=on,timing=off|option 'timing' is given twice",
+        "bench.callbacks=empty,contanalysis=on|option 'contanalysis' needs a recording",
+        "bench.timing=yes please|option 'bench.timing' must be on or off, got 'yes please'",
+        "bench.timing=|option 'bench.timing' must be on or off, got ''",
+        "bench.timing=on,bench.timing=off|option 'bench.timing' is given twice",
+        "timing=on|unknown option 'timing'",
         "stacks=agct|option 'stacks' must be async or jvmti, got 'agct'",
         "stacks=jvmti,stacks=async|option 'stacks' is given twice",
-        "callbacks=empty,timing=on|option 'timing' times the recorder's callbacks, but callbacks=empty records nothing",
+        "bench.callbacks=empty,bench.timing=on|option 'bench.timing' times the recorder's callbacks, but bench.callbacks=empty records nothing",
     })
     void malformedValuesNameTheOptionAndWhatIsAllowed(String text, String expected) {
         String message = error(text);
@@ -215,18 +222,18 @@ class AgentOptionsTest {
         });
     }
 
-    /** timing=on is benchmark-only: parsed like the other switches, named in effective() only when on. */
+    /** bench.timing=on is benchmark-only: parsed like the other switches, named in effective() only when on. */
     @Test
     void timingIsABenchmarkSwitchOffByDefault() {
-        AgentOptions on = AgentOptions.parse("timing=on");
+        AgentOptions on = AgentOptions.parse("bench.timing=on");
         assertTrue(on.timing());
-        assertTrue(on.effective().endsWith(",contanalysis=off,vthreadevents=on,stacks=async,timing=on"), on.effective());
-        assertTrue(AgentOptions.parse("TIMING=On,stackdepth=0").timing());
-        AgentOptions off = AgentOptions.parse("timing=off");
+        assertTrue(on.effective().endsWith(",contanalysis=off,vthreadevents=on,stacks=async,bench.timing=on"), on.effective());
+        assertTrue(AgentOptions.parse("BENCH.TIMING=On,stackdepth=0").timing());
+        AgentOptions off = AgentOptions.parse("bench.timing=off");
         assertFalse(off.timing());
         assertEquals(AgentOptions.parse("").effective(), off.effective());
-        assertTrue(AgentOptions.parse("timing=on,http=127.0.0.1:0").effective().endsWith(",timing=on,http=127.0.0.1:0"));
-        assertFalse(AgentOptions.parse("callbacks=empty,timing=off").timing());
+        assertTrue(AgentOptions.parse("bench.timing=on,http=127.0.0.1:0").effective().endsWith(",http=127.0.0.1:0,bench.timing=on"));
+        assertFalse(AgentOptions.parse("bench.callbacks=empty,bench.timing=off").timing());
     }
 
     @Test
@@ -291,8 +298,8 @@ class AgentOptionsTest {
         assertEquals(bad, error("http=127.0.0.1:0,httptoken=short"));
         assertEquals(bad, error("http=127.0.0.1:0,httptoken=has space in it"));
         assertEquals(bad, error("http=127.0.0.1:0,httptoken=" + "x".repeat(257)));
-        assertEquals("option 'http' needs a recording, but callbacks=empty records nothing",
-                error("http=127.0.0.1:0,callbacks=empty"));
+        assertEquals("option 'http' needs a recording, but bench.callbacks=empty records nothing",
+                error("http=127.0.0.1:0,bench.callbacks=empty"));
     }
 
     @Test

@@ -61,7 +61,7 @@ class TriggersTest {
                 {"dumpon=deadlock:1s", "takes no value"},
                 {"dumpwindow=0", "above 0"},
                 {"dumpkeep=0", "out of range"},
-                {"callbacks=empty,dumpon=deadlock", "needs a recording"}}) {
+                {"bench.callbacks=empty,dumpon=deadlock", "needs a recording"}}) {
             try {
                 AgentOptions.parse(bad[0]);
                 throw new AssertionError(bad[0] + " was accepted");

@@ -5,7 +5,7 @@ import dev.convoy.testapps.bench.TimingWindow;
 /**
  * Two phases around a restart of Convoy's callback timing ({@link TimingWindow}): waits and
  * notifies (producer/consumer), then the timing restarted, then a lock storm. Run under
- * {@code timing=on}, the timing must count the storm's callbacks and none of the waits.
+ * {@code bench.timing=on}, the timing must count the storm's callbacks and none of the waits.
  * Prints {@value #RESTARTED} once the restart was made; exits 1 if there was nothing to restart.
  */
 public final class TimedPhases {
@@ -21,7 +21,7 @@ public final class TimedPhases {
         }
         Thread.sleep(50);
         if (!TimingWindow.restart()) {
-            System.out.println("no Convoy agent with timing=on in this JVM");
+            System.out.println("no Convoy agent with bench.timing=on in this JVM");
             System.exit(1);
         }
         System.out.println(RESTARTED);

@@ -10,7 +10,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Records parks: applies the {@link ParkTransformer} to {@code LockSupport} at agent start
- * (premain and attach), whatever contention analysis does; not with {@code callbacks=empty}.
+ * (premain and attach), whatever contention analysis does; not with {@code bench.callbacks=empty}.
  *
  * <p>Steps, each before the next: the Probes class is defined in the boot loader and bound
  * ({@link ProbesInstaller}); {@code java.base} is made to read the boot loader's unnamed

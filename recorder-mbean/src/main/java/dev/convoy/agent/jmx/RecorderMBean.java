@@ -169,7 +169,7 @@ public final class RecorderMBean extends NotificationBroadcasterSupport implemen
             op("stop", "Stops recording; what was recorded stays", SimpleType.VOID, MBeanOperationInfo.ACTION),
             op("reset", "Discards everything recorded so far, and the frozen snapshot", SimpleType.VOID,
                     MBeanOperationInfo.ACTION),
-            op("restartTiming", "Benchmark only, with the agent option timing=on: times only the callbacks that "
+            op("restartTiming", "Benchmark only, with the agent option bench.timing=on: times only the callbacks that "
                     + "begin from now on (after a warm-up); the snapshot's INFO timing keys then cover them alone",
                     SimpleType.VOID, MBeanOperationInfo.ACTION),
             op("snapshot", "Takes and freezes a snapshot; returns its summary: time range, counts by event type, "

@@ -55,8 +55,8 @@ class IdCacheIT {
                 a.add(Arguments.of(jdk, "-XX:+UseG1GC", "", locks));
                 a.add(Arguments.of(jdk, "-XX:+UseZGC", "", locks));
             }
-            a.add(Arguments.of(jdk, "-XX:+UseG1GC", ",idcache=off", LOCKS));
-            a.add(Arguments.of(jdk, "-XX:+UseSerialGC", ",heldrefs=off", 0));
+            a.add(Arguments.of(jdk, "-XX:+UseG1GC", ",bench.idcache=off", LOCKS));
+            a.add(Arguments.of(jdk, "-XX:+UseSerialGC", ",bench.heldrefs=off", 0));
         }
         return a.stream();
     }
@@ -115,11 +115,11 @@ class IdCacheIT {
         Map<String, List<Integer>> expected = new HashMap<>();
         Recording r = run(jdk, gc, options, locks, expected);
         boolean zgc = gc.equals("-XX:+UseZGC");
-        assertEquals(options.contains("idcache=off") ? "off: option idcache=off"
+        assertEquals(options.contains("bench.idcache=off") ? "off: option bench.idcache=off"
                 : zgc ? RELOCATING : "on", r.info().get("objects.idcache"));
         String held = r.info().get("objects.held");
-        if (options.contains("heldrefs=off")) {
-            assertEquals("off: option heldrefs=off", held);
+        if (options.contains("bench.heldrefs=off")) {
+            assertEquals("off: option bench.heldrefs=off", held);
         } else {
             Map<String, Long> counts = counts(held);
             assertTrue(counts.get("taken") >= (locks > 0 ? locks : (long) THREADS * ROUNDS), held);

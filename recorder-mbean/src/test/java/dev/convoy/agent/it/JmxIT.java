@@ -207,8 +207,8 @@ class JmxIT {
                 assertEquals(0L, c.getAttribute(name, "InstrumentedClasses"));
                 assertEquals(0L, c.getAttribute(name, "TransformFailures"));
 
-                assertTrue(refusal(c, "restartTiming").contains("timing=on"),
-                        "restartTiming without timing=on says how to turn it on");
+                assertTrue(refusal(c, "restartTiming").contains("bench.timing=on"),
+                        "restartTiming without bench.timing=on says how to turn it on");
                 invoke(c, "reset");
                 CompositeData after = (CompositeData) invoke(c, "snapshot");
                 TabularData threads = (TabularData) after.get("threads");

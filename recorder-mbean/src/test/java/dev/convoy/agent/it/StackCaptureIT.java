@@ -186,9 +186,9 @@ class StackCaptureIT {
     @MethodSource("jdks")
     void theFallbackRecordsEveryStack(Jdks.Jdk jdk) throws Exception {
         String apps = ChildJvm.testAppsClasspath();
-        Recording forced = run(jdk, "force", ChildJvm.dumping("buffer=1m,memory=256m,stackcache=off"), List.of(), apps,
+        Recording forced = run(jdk, "force", ChildJvm.dumping("buffer=1m,memory=256m,bench.stackcache=off"), List.of(), apps,
                 LockStorm.class.getName(), "8", "20000");
-        assertEquals("off: option stackcache=off", forced.info().get("stacks.cache"));
+        assertEquals("off: option bench.stackcache=off", forced.info().get("stacks.cache"));
         List<Event> enters = withStacks(forced, EventType.MONITOR_ENTER);
         assertTrue(enters.size() >= 8, "enters: " + enters.size());
         assertEquals(List.of(), enters.stream().filter(e -> e.stackId() == 0).toList());

@@ -28,7 +28,7 @@ import dev.convoy.testapps.TimedPhases;
 import dev.convoy.testapps.bench.CallbackTiming;
 
 /**
- * The benchmark-only {@code timing=on} on real test apps, on every JDK: every callback that wrote a
+ * The benchmark-only {@code bench.timing=on} on real test apps, on every JDK: every callback that wrote a
  * record was timed once, in every stage its event type runs and in no other. Counts only, never
  * times: each stage's count equals the records of that type in the snapshot (rings large enough
  * that none is overwritten, threads few enough that none is evicted), and the whole durations'
@@ -67,14 +67,14 @@ class TimingIT {
     void everyRecordedCallbackIsTimedOnceInEachOfItsStages(Jdks.Jdk jdk, String scenario, List<String> expected)
             throws Exception {
         jdk.assumePresent();
-        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("timing=on,buffer=1m,memory=256m"),
+        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("bench.timing=on,buffer=1m,memory=256m"),
                 Scenarios.class.getName(), scenario).assertSucceeded();
         Recording r = run.recording();
         assertEquals(0, r.infoLong("records.overwritten", -1), "no record overwritten: " + r.info());
         assertEquals(0, r.infoLong("records.dropped", -1), "no event dropped: " + r.info());
         assertEquals(0, r.infoLong("records.torn", -1), "no record torn: " + r.info());
         assertEquals(0, r.infoLong("threads.evicted", -1), "no thread evicted: " + r.info());
-        assertTrue(r.info().get("options").contains("timing=on"), r.info().get("options"));
+        assertTrue(r.info().get("options").contains("bench.timing=on"), r.info().get("options"));
 
         CallbackTiming t = CallbackTiming.fromInfo(r.info()).orElseThrow(
                 () -> new AssertionError("no timing keys in " + r.info().keySet()));
@@ -127,7 +127,7 @@ class TimingIT {
     @MethodSource("dev.convoy.agent.it.Jdks#all")
     void restartTimingTimesOnlyTheCallbacksAfterIt(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
-        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("timing=on,buffer=1m,memory=256m"),
+        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("bench.timing=on,buffer=1m,memory=256m"),
                 TimedPhases.class.getName()).assertSucceeded();
         assertTrue(run.stdout().contains(TimedPhases.RESTARTED), run.stdout());
         Recording r = run.recording();
@@ -156,7 +156,7 @@ class TimingIT {
     @MethodSource("dev.convoy.agent.it.Jdks#all")
     void withoutTheOptionThereIsNoTiming(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
-        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("timing=off"), Scenarios.class.getName(),
+        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("bench.timing=off"), Scenarios.class.getName(),
                 ProducerConsumer.NAME).assertSucceeded();
         Recording r = run.recording();
         assertFalse(r.info().keySet().stream().anyMatch(k -> k.startsWith("timing.")), r.info().keySet().toString());

@@ -26,7 +26,7 @@ import java.util.Map;
  * </pre>
  *
  * {@code --timing} adds the configuration {@link BenchConfig#TIMING} (Convoy default with the
- * benchmark-only {@code timing=on}), whose runs each dump a snapshot on exit; the section then ends
+ * benchmark-only {@code bench.timing=on}), whose runs each dump a snapshot on exit; the section then ends
  * with where each callback's time goes, over all those runs ({@link CallbackTiming}).
  *
  * {@code ./convoy bench} without arguments passes {@code --runs 15 --roundtrips 200000
@@ -152,7 +152,7 @@ public final class BenchmarkRunner {
                 PingPongLine line = runChild(cmd, c);
                 if (c.timed()) {
                     timings.add(c.label(), CallbackTiming.read(Paths.get(o.agent()), snapshot).orElseThrow(
-                            () -> new IOException(snapshot + " holds no timing (an agent without timing=on?)"))
+                            () -> new IOException(snapshot + " holds no timing (an agent without bench.timing=on?)"))
                             .withSafepoints(SafepointLog.read(safepoints)));
                     Files.delete(snapshot);
                     Files.deleteIfExists(safepoints);

@@ -14,7 +14,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The per-callback timing of the agent's benchmark-only switch {@code timing=on}, as a snapshot
+ * The per-callback timing of the agent's benchmark-only switch {@code bench.timing=on}, as a snapshot
  * reports it in its INFO section (keys {@code timing.clock} and {@code timing.<event>}, grammar in
  * schema/snapshot-format.md), read, merged over runs and rendered as Markdown tables.
  *
@@ -141,7 +141,7 @@ public final class CallbackTiming {
     }
 
     /**
-     * The timing in a snapshot's INFO; empty when the snapshot was taken without {@code timing=on}
+     * The timing in a snapshot's INFO; empty when the snapshot was taken without {@code bench.timing=on}
      * (no {@code timing.clock} key).
      *
      * @throws IllegalArgumentException if a timing key is malformed

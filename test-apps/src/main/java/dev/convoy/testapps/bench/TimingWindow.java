@@ -14,14 +14,14 @@ public final class TimingWindow {
     }
 
     /**
-     * Restarts the timing if a Convoy agent with {@code timing=on} runs in this JVM.
+     * Restarts the timing if a Convoy agent with {@code bench.timing=on} runs in this JVM.
      *
      * @return whether it did (false: no agent, or timing off)
      * @throws IllegalStateException if the agent refused
      */
     public static boolean restart() {
         ConvoyMBean convoy = ConvoyMBean.find();
-        if (convoy == null || !String.valueOf(convoy.attribute("Options")).matches("(.*,)?timing=on(,.*)?")) {
+        if (convoy == null || !String.valueOf(convoy.attribute("Options")).matches("(.*,)?bench.timing=on(,.*)?")) {
             return false;
         }
         try {

@@ -115,7 +115,7 @@ class BenchmarkPartsTest {
         assertTrue(lines[0].startsWith("| Configuration | Agent options | Median ns/round trip |"));
         assertEquals("|---|---|---:|---:|---:|---:|---:|---:|---|", lines[1]);
         assertEquals("| no agent | (no -javaagent) | 5000 | 4900 | 5100 | 200 (4.0 %) | — | — | — |", lines[2]);
-        assertEquals("| empty callbacks (JVMTI floor) | `callbacks=empty` | 5200 | 5000 | 5400 | 400 (7.7 %) "
+        assertEquals("| empty callbacks (JVMTI floor) | `bench.callbacks=empty` | 5200 | 5000 | 5400 | 400 (7.7 %) "
                 + "| — | 50.0 | — |", lines[3]);
         // (5600 - 5200) / 4 = 100 above the floor: exactly at the 100 ns target, which counts as met
         assertEquals("| Convoy, no stacks | `stackdepth=0` | 5600 | 5500 | 5800 | 300 (5.4 %) "
@@ -218,7 +218,7 @@ class BenchmarkPartsTest {
                 "-cp", "cp", "dev.convoy.testapps.bench.PingPong", "--roundtrips", "100", "--warmup", "10"), none);
         List<String> floor = BenchmarkRunner.childCommand(List.of(), "java",
                 BenchConfig.FLOOR.javaagentArg("a.jar"), "cp", 100, 10);
-        assertTrue(floor.contains("-javaagent:a.jar=callbacks=empty"), floor.toString());
+        assertTrue(floor.contains("-javaagent:a.jar=bench.callbacks=empty"), floor.toString());
         assertEquals("-javaagent:a.jar", BenchConfig.DEFAULT.javaagentArg("a.jar"));
         assertEquals("-javaagent:a.jar=stackdepth=0", BenchConfig.NO_STACKS.javaagentArg("a.jar"));
     }
@@ -245,12 +245,12 @@ class BenchmarkPartsTest {
     @Test
     void onlyTheTimingConfigurationDumpsItsTiming() {
         assertTrue(BenchConfig.TIMING.timed());
-        assertEquals("-javaagent:a.jar=timing=on", BenchConfig.TIMING.javaagentArg("a.jar"));
+        assertEquals("-javaagent:a.jar=bench.timing=on", BenchConfig.TIMING.javaagentArg("a.jar"));
         for (BenchConfig c : BenchConfig.ALL) {
             assertFalse(c.timed(), c.label());
         }
         assertFalse(BenchConfig.ALL.contains(BenchConfig.TIMING), "run only with --timing");
-        assertFalse(new BenchConfig("x", BenchConfig.Kind.RECORDER, "timing=off", Double.NaN).timed());
+        assertFalse(new BenchConfig("x", BenchConfig.Kind.RECORDER, "bench.timing=off", Double.NaN).timed());
     }
 
     @Test

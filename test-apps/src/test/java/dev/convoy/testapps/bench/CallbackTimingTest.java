@@ -11,7 +11,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-/** Reading, merging and rendering the INFO keys of timing=on; pure logic, no timing. */
+/** Reading, merging and rendering the INFO keys of bench.timing=on; pure logic, no timing. */
 class CallbackTimingTest {
 
     /** As native-recorder's timing_format writes them (its C test checks that side). */

@@ -59,7 +59,7 @@ public final class Plot {
         for (SuiteConfig c : m.configs()) {
             Stats s = m.stats(c);
             if (c == SuiteConfig.NONE || c.timed() || s == null) {
-                continue; // timing=on measures the recorder, it is not a configuration to compare
+                continue; // bench.timing=on measures the recorder, it is not a configuration to compare
             }
             double a = m.overheadPercent(s.min(), none.median());
             double b = m.overheadPercent(s.max(), none.median());

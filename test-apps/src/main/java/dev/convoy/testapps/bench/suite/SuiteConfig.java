@@ -25,8 +25,8 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
             + "jdk.ThreadPark#stackTrace=false";
 
     public static final SuiteConfig NONE = new SuiteConfig("none", "no agent", Tool.NONE, "");
-    public static final SuiteConfig FLOOR = new SuiteConfig("floor", "JVMTI floor (callbacks=empty)", Tool.FLOOR,
-            "callbacks=empty");
+    public static final SuiteConfig FLOOR = new SuiteConfig("floor", "JVMTI floor (bench.callbacks=empty)", Tool.FLOOR,
+            "bench.callbacks=empty");
     public static final SuiteConfig RING = new SuiteConfig("ring", "Convoy ring only (stackdepth=0)", Tool.CONVOY,
             "stackdepth=0");
     /** Ring only without reading monitor owners from the JVM: the owner read's cost is ring less this. */
@@ -45,14 +45,14 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig ASYNC = new SuiteConfig("async", "async-profiler lock=0", Tool.ASYNC,
             "start,event=lock,lock=0");
     /**
-     * Convoy default with the benchmark-only {@code timing=on}: its snapshot at exit says where each
+     * Convoy default with the benchmark-only {@code bench.timing=on}: its snapshot at exit says where each
      * callback's time goes (CallbackTiming). Added to the workloads by {@code --timing}.
      */
-    public static final SuiteConfig TIMING = new SuiteConfig("timing", "Convoy default, timing=on", Tool.CONVOY,
-            "timing=on");
-    /** {@link #JVMTI_STACKS} with timing=on: where its callbacks' time goes, beside {@link #TIMING}. */
-    public static final SuiteConfig TIMING_JVMTI = new SuiteConfig("timingjvmti", "Convoy stacks=jvmti, timing=on",
-            Tool.CONVOY, "stacks=jvmti,timing=on");
+    public static final SuiteConfig TIMING = new SuiteConfig("timing", "Convoy default, bench.timing=on", Tool.CONVOY,
+            "bench.timing=on");
+    /** {@link #JVMTI_STACKS} with bench.timing=on: where its callbacks' time goes, beside {@link #TIMING}. */
+    public static final SuiteConfig TIMING_JVMTI = new SuiteConfig("timingjvmti", "Convoy stacks=jvmti, bench.timing=on",
+            Tool.CONVOY, "stacks=jvmti,bench.timing=on");
     /** Convoy default with a small memory cap, for the memory workload. */
     public static final SuiteConfig CAP16 = new SuiteConfig("cap16", "Convoy default, memory=16m", Tool.CONVOY,
             "memory=16m");
@@ -61,8 +61,8 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig VT_OFF = new SuiteConfig("vtoff", "Convoy default, vthreadevents=off",
             Tool.CONVOY, "vthreadevents=off");
     /** can_support_virtual_threads added, VirtualThreadStart/End not enabled: the capability's own cost. */
-    public static final SuiteConfig VT_CAP = new SuiteConfig("vtcap", "Convoy default, vthreadevents=capability",
-            Tool.CONVOY, "vthreadevents=capability");
+    public static final SuiteConfig VT_CAP = new SuiteConfig("vtcap", "Convoy default, vthreadevents=off,bench.vtcapability=on",
+            Tool.CONVOY, "vthreadevents=off,bench.vtcapability=on");
 
     /**
      * Convoy without its JFR recording (releasers=vm): what the default's recording, which enables
@@ -72,28 +72,28 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
             Tool.CONVOY, "releasers=vm");
 
     /** Every begin event asks JVMTI for its object's tag: the id cache's saving. */
-    public static final SuiteConfig ID_OFF = new SuiteConfig("idoff", "Convoy default, idcache=off", Tool.CONVOY,
-            "idcache=off");
+    public static final SuiteConfig ID_OFF = new SuiteConfig("idoff", "Convoy default, bench.idcache=off", Tool.CONVOY,
+            "bench.idcache=off");
 
     /** Timing without the id cache: where its saving shows, stage by stage. */
-    public static final SuiteConfig TIMING_ID_OFF = new SuiteConfig("timingidoff", "Convoy default, timing=on, idcache=off",
-            Tool.CONVOY, "timing=on,idcache=off");
+    public static final SuiteConfig TIMING_ID_OFF = new SuiteConfig("timingidoff", "Convoy default, bench.timing=on, bench.idcache=off",
+            Tool.CONVOY, "bench.timing=on,bench.idcache=off");
 
     /** Every stack walked again: the per-thread stack cache's saving. */
-    public static final SuiteConfig STACK_CACHE_OFF = new SuiteConfig("scoff", "Convoy default, stackcache=off",
-            Tool.CONVOY, "stackcache=off");
+    public static final SuiteConfig STACK_CACHE_OFF = new SuiteConfig("scoff", "Convoy default, bench.stackcache=off",
+            Tool.CONVOY, "bench.stackcache=off");
 
     /** Timing without the stack cache: where its saving shows, stage by stage. */
     public static final SuiteConfig TIMING_STACK_CACHE_OFF = new SuiteConfig("timingscoff",
-            "Convoy default, timing=on, stackcache=off", Tool.CONVOY, "timing=on,stackcache=off");
+            "Convoy default, bench.timing=on, bench.stackcache=off", Tool.CONVOY, "bench.timing=on,bench.stackcache=off");
 
     /** First sights make their weak reference in the callback: the held references' saving. */
-    public static final SuiteConfig HELD_OFF = new SuiteConfig("heldoff", "Convoy default, heldrefs=off", Tool.CONVOY,
-            "heldrefs=off");
+    public static final SuiteConfig HELD_OFF = new SuiteConfig("heldoff", "Convoy default, bench.heldrefs=off", Tool.CONVOY,
+            "bench.heldrefs=off");
 
     /** Timing without held references: where their saving shows, in the object-id stage and the tails. */
     public static final SuiteConfig TIMING_HELD_OFF = new SuiteConfig("timingheldoff",
-            "Convoy default, timing=on, heldrefs=off", Tool.CONVOY, "timing=on,heldrefs=off");
+            "Convoy default, bench.timing=on, bench.heldrefs=off", Tool.CONVOY, "bench.timing=on,bench.heldrefs=off");
 
     /** Without the owner's side of long blocks (on by default, ownerstacks=5ms): its cost when no block is long. */
     public static final SuiteConfig OWNER_OFF = new SuiteConfig("ownoff", "Convoy default, ownerstacks=off", Tool.CONVOY,
@@ -109,7 +109,7 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
 
     /** Whether a run of this configuration dumps a snapshot whose callback timing the runner reads. */
     public boolean timed() {
-        return tool == Tool.CONVOY && List.of(options.split(",")).contains("timing=on");
+        return tool == Tool.CONVOY && List.of(options.split(",")).contains("bench.timing=on");
     }
 
     public static SuiteConfig byId(String id) {

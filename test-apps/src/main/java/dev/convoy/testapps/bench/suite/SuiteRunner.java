@@ -40,7 +40,7 @@ import java.util.stream.Stream;
  * </pre>
  *
  * {@code --timing} adds the configuration {@code timing} (Convoy default with the benchmark-only
- * {@code timing=on}) to every workload but h2ab, snapshot and memory; each of its runs dumps a
+ * {@code bench.timing=on}) to every workload but h2ab, snapshot and memory; each of its runs dumps a
  * snapshot, and the section gives, per workload, where each callback's time goes over all its runs
  * (dev.convoy.testapps.bench.CallbackTiming). {@code --gc} replaces {@code -XX:+UseSerialGC} in every
  * child's flags (to see what another collector's pauses do to the callbacks).

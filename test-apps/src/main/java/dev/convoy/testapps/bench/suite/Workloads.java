@@ -520,7 +520,7 @@ public final class Workloads {
             t.start();
             ts.add(t);
         }
-        // With timing=on, the callback timing covers the measured phase alone, as the figures do.
+        // With bench.timing=on, the callback timing covers the measured phase alone, as the figures do.
         long untilMeasured = measureFrom - System.nanoTime();
         if (untilMeasured > 0) {
             Thread.sleep(untilMeasured / 1_000_000, (int) (untilMeasured % 1_000_000));

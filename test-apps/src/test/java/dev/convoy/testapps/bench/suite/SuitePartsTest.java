@@ -156,7 +156,7 @@ class SuitePartsTest {
         SuiteConfig.Tools tools = new SuiteConfig.Tools(Paths.get("/a/agent.jar"), Paths.get("/l/libasyncProfiler.so"));
         Path run = Paths.get("/r");
         assertEquals(List.of("-Dconvoy.bench.dir=/r"), SuiteConfig.NONE.jvmArgs(tools, run, true));
-        assertEquals("-javaagent:/a/agent.jar=callbacks=empty", SuiteConfig.FLOOR.jvmArgs(tools, run, true).get(0));
+        assertEquals("-javaagent:/a/agent.jar=bench.callbacks=empty", SuiteConfig.FLOOR.jvmArgs(tools, run, true).get(0));
         assertEquals("-javaagent:/a/agent.jar=stackdepth=0,dumpdir=/r,dumponexit=snapshot,dumpname=convoy",
                 SuiteConfig.RING.jvmArgs(tools, run, true).get(0));
         assertEquals("-javaagent:/a/agent.jar=dumpdir=/r", SuiteConfig.DEFAULT.jvmArgs(tools, run, false).get(0));
