@@ -1201,7 +1201,7 @@ int agent_reset(JNIEnv *jni, cv_error *err) {
 
 int agent_restart_timing(cv_error *err) {
     if (!load_acquire(&g_cv.started)) return cv_fail(err, "the recorder is not started");
-    if (!g_cv.config.timing) return cv_fail(err, "callback timing is off (agent option timing=on turns it on)");
+    if (!g_cv.config.timing) return cv_fail(err, "callback timing is off (agent option bench.timing=on turns it on)");
     threads_timing_restart();
     return 0;
 }
@@ -1320,7 +1320,7 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         threads_enumerate(jvmti, jni);
         owners_register_running(jvmti, jni);
         /* After the enumeration: the maker is not one of the program's threads (no state, no ring). */
-        g_cv.held_off = config->held_refs ? start_maker(jvmti, jni) : "off: option heldrefs=off";
+        g_cv.held_off = config->held_refs ? start_maker(jvmti, jni) : "off: option bench.heldrefs=off";
         start_sampler(jvmti, jni, config);   /* before the drain, which wakes it */
         const char *no_drain = start_agent_thread(jvmti, jni, "Convoy history", drain_main, &g_cv.drainer);
         if (no_drain) {
@@ -1382,7 +1382,7 @@ static void fill_source(cv_snapshot_source *src) {
     src->agent_version = g_cv.config.version[0] ? g_cv.config.version : "unknown";
     src->options = g_cv.config.options;
     src->id_cache = g_cv.id_cache ? "on"
-                    : g_cv.config.id_cache == 0 ? "off: option idcache=off"
+                    : g_cv.config.id_cache == 0 ? "off: option bench.idcache=off"
                     : g_cv.config.id_cache == 2 ? "off: the collector moves objects outside its pauses"
                                                 : "off: no GC events";
     src->held_off = g_cv.held_off;

@@ -281,7 +281,7 @@ int capture_oracle_describe(char *out, size_t cap_) {
 
 int capture_cache_init(jvmtiEnv *jvmti, JNIEnv *jni, int wanted) {
     if (!wanted) {
-        snprintf(sc.off, sizeof(sc.off), "off: option stackcache=off");
+        snprintf(sc.off, sizeof(sc.off), "off: option bench.stackcache=off");
         return 0;
     }
     const char *why = NULL;

@@ -66,8 +66,23 @@ final class Releasers {
         try {
             Watch.start(own);
         } catch (RuntimeException | LinkageError e) {
+            if (own && shuttingDown()) {
+                return; // the program ended before JFR had started: nothing was armed, nothing to say
+            }
             System.err.println("convoy: monitor releasers are inferred: JFR could not be " + (own ? "started" : "followed")
                     + ": " + e);
+        }
+    }
+
+    /** Whether the JVM has begun to shut down (it then refuses new shutdown hooks). */
+    private static boolean shuttingDown() {
+        Thread probe = new Thread(() -> { });
+        try {
+            Runtime.getRuntime().addShutdownHook(probe);
+            Runtime.getRuntime().removeShutdownHook(probe);
+            return false;
+        } catch (IllegalStateException e) {
+            return true;
         }
     }
 

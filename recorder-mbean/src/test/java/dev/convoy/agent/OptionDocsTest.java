@@ -24,11 +24,11 @@ import org.junit.jupiter.api.Test;
  * the parser takes every option's default and names each in its INFO line. A test failure
  * prints the row the docs should have.
  */
-class OptionDocsTest {
+public class OptionDocsTest {
 
     private static final Pattern ROW = Pattern.compile("^\\| `([a-z.]+)=[^`]*` \\|.*$", Pattern.MULTILINE);
 
-    static Path root() {
+    public static Path root() {
         Path p = Path.of("").toAbsolutePath();
         while (p != null && !Files.exists(p.resolve("README.md"))) {
             p = p.getParent();

@@ -30,13 +30,16 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The recorder never takes the heap the application needs: an app with a 128 MiB heap and
- * {@code -XX:+ExitOnOutOfMemoryError} records about a million records, then a JMX client asks
+ * {@code -XX:+ExitOnOutOfMemoryError} records four million records (the default history keeps
+ * the newest three million or so, the rest aged out: the largest recording the default bounds
+ * allow), then a JMX client asks
  * for the summary, a chrome stream, the snapshot as a stream and as a dump, the web view serves
  * five downloads at once (chrome and pprof refused, the snapshot whole), {@code ./convoy dump}
  * writes the snapshot and refuses chrome in one line, and the app exits
  * with {@code dumponexit=all}. The analyses that cannot fit are refused with a message that says
  * what to do; the snapshot, written from native memory, always comes out whole; the app lives
- * and exits 0 (an OutOfMemoryError would exit it with 3).
+ * and exits 0 (an OutOfMemoryError would exit it with 3). The heap pools' peak over the
+ * recorder's work is printed.
  */
 class HeapBoundIT {
 
@@ -53,6 +56,25 @@ class HeapBoundIT {
         return e.getCause().getMessage();
     }
 
+    /** Resets the heap pools' peaks ({@code reset}), or sums them: bytes. */
+    private static long heapPools(MBeanServerConnection c, boolean reset) throws Exception {
+        long sum = 0;
+        for (javax.management.ObjectName pool : c.queryNames(new javax.management.ObjectName(
+                "java.lang:type=MemoryPool,name=*"), null)) {
+            if (!"HEAP".equals(String.valueOf(c.getAttribute(pool, "Type")))) {
+                continue;
+            }
+            if (reset) {
+                c.invoke(pool, "resetPeakUsage", new Object[0], new String[0]);
+            } else {
+                javax.management.openmbean.CompositeData peak =
+                        (javax.management.openmbean.CompositeData) c.getAttribute(pool, "PeakUsage");
+                sum += (Long) peak.get("used");
+            }
+        }
+        return sum;
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     void aLargeRecordingInASmallHeapIsServedOrRefusedNeverOutOfMemory(Jdks.Jdk jdk) throws Exception {
@@ -64,8 +86,12 @@ class HeapBoundIT {
                 "-Dconvoy.tmpdir=" + work.resolve("lib")));
         jvmArgs.addAll(jmx.jvmArgs());
         String out;
-        try (RunningJvm app = RunningJvm.start(jdk, work, jvmArgs, BigRecording.class.getName())) {
+        try (RunningJvm app = RunningJvm.start(jdk, work, jvmArgs, BigRecording.class.getName(), "1000000")) {
             app.awaitLineStartingWith(BigRecording.MARKER);
+            // from here on the app only waits: the heap's peak is the recorder's work
+            try (JMXConnector connector = jmx.connect()) {
+                heapPools(connector.getMBeanServerConnection(), true);
+            }
             String base = WebViewIT.awaitUrl(app.stderr(), "the app");
             // the web view's downloads, several at once: the snapshot whole from native memory,
             // a chrome trace refused with the reason (503), never an OutOfMemoryError
@@ -113,11 +139,20 @@ class HeapBoundIT {
                 Recording r = SnapshotReader.read(all.toByteArray());
                 long records = r.threads().stream().mapToLong(RecordedThread::eventCount).sum();
                 assertTrue(records > 500_000, "the whole recording streamed: " + records);
-                assertEquals(r.recordsWritten() - r.recordsOverwritten() - r.recordsAged(), records, "every record kept");
+                long written = r.threads().stream().mapToLong(RecordedThread::written).sum();
+                long lost = r.threads().stream().mapToLong(RecordedThread::lostRecords).sum();
+                assertEquals(written, records + lost, "every record written is in the stream or counted as lost");
 
                 String[] written = (String[]) JmxIT.invoke(c, "dump", "snapshot", "live");
                 assertEquals(1, written.length);
                 assertTrue(SnapshotReader.read(Path.of(written[0])).threads().size() >= 2);
+                // the largest recording the default bounds keep: the history full, its oldest aged out
+                assertTrue(r.recordsAged() > 0, () -> "the default history is full: " + r.info().get("history"));
+                long peak = heapPools(c, false);
+                System.out.printf("[HeapBoundIT] %s: %,d records (%,d bytes of snapshot); the recorder's work "
+                        + "(downloads, dumps, refusals) peaked at %.1f MiB of the 128 MiB heap%n", jdk, records,
+                        all.size(), peak / 1048576.0);
+                assertTrue(peak < 128L << 20, "heap peak " + peak);
             }
             assertEquals(0, app.finish(), "no OutOfMemoryError ended the app:\n" + app.output());
             out = app.output();

@@ -79,6 +79,8 @@ public final class SoakRunner {
                     "--java", "--garbage-kb", "--report-only", "--repository"), List.of());
         } catch (IllegalArgumentException e) {
             System.err.println("soak: " + e.getMessage());
+            System.err.println("usage: ./convoy bench soak [--minutes 60] [--options memory=8m,buffer=16k,maxsize=4m] "
+                    + "[--repository yes|no] [--out FILE.md] [--plot FILE.png] [--java JAVA] [--garbage-kb 64]");
             System.exit(2);
             return;
         }
