@@ -20,12 +20,12 @@ static cv_thread *probe_thread(jvmtiEnv *jvmti, JNIEnv *jni) {
     return t;
 }
 
-/* After the prologue: the record's time into *ts, then the calling thread's state (NULL:
+/* After the prologue: the record's time into r->ts, then the calling thread's state (NULL:
  * nothing to record). */
-static CV_ALWAYS_INLINE cv_thread *probe_begin(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t *ts, cv_lap *lap) {
-    *ts = cv_now_ns();
+static CV_ALWAYS_INLINE cv_thread *probe_begin(JNIEnv *jni, cv_record *r, cv_lap *lap) {
+    r->ts = cv_now_ns();
     LAP(lap, CLOCK);
-    cv_thread *t = probe_thread(jvmti, jni);
+    cv_thread *t = probe_thread(g_cv.jvmti, jni);
     if (t) LAP(lap, THREAD);
     return t;
 }
@@ -39,14 +39,12 @@ static void JNICALL probe_record(JNIEnv *jni, jclass cls, jint type, jobject obj
     (void)cls;
     if (!callback_begin(NULL)) return;
     jvmtiEnv *jvmti = g_cv.jvmti;
-    uint64_t ts;
-    cv_thread *t = probe_begin(jvmti, jni, &ts, NULL);
+    cv_record r;
+    cv_thread *t = probe_begin(jni, &r, NULL);
     if (!t) return;
     int thread_target = type == EVENT_START_CALL || type == EVENT_INTERRUPT_CALL || type == EVENT_JOIN ||
                         type == EVENT_JOINED;
     int with_stack = type != EVENT_SLEPT && type != EVENT_JOINED;
-    cv_record r;
-    r.ts = ts;
     r.obj = obj ? objects_id(jvmti, jni, obj, thread_target ? OBJ_THREAD : OBJ_PLAIN) : 0;
     if (CV_UNLIKELY(obj && r.obj == 0)) {
         ring_drop(t->ring); /* the object could not be tagged */
@@ -72,11 +70,9 @@ static jfieldID thread_interrupted; /* Thread.interrupted (JDK 14+); NULL: FLAG_
 static CV_ALWAYS_INLINE jlong park(JNIEnv *jni, jobject blocker, jobject owner, jlong timeout, jint flags,
                                    cv_lap *lap) {
     jvmtiEnv *jvmti = g_cv.jvmti;
-    uint64_t ts;
-    cv_thread *t = probe_begin(jvmti, jni, &ts, lap);
-    if (!t) return 0;
     cv_record r;
-    r.ts = ts;
+    cv_thread *t = probe_begin(jni, &r, lap);
+    if (!t) return 0;
     r.obj = blocker ? object_id(jvmti, jni, blocker, load_relaxed(&g_cv.epoch)) : 0;
     if (CV_UNLIKELY(blocker && r.obj == 0)) {
         ring_drop(t->ring);
@@ -88,22 +84,20 @@ static CV_ALWAYS_INLINE jlong park(JNIEnv *jni, jobject blocker, jobject owner, 
     LAP(lap, RING);
     /* Skips park0 and the Probes method: the stack starts at the LockSupport method. */
     r.meta = cv_record_meta(EVENT_PARK, (uint8_t)(flags & FLAG_LOCK), capture_stack_lap(jvmti, jni, t, 2, 0, lap));
-    t->park_ts = ts;
+    t->park_ts = r.ts;
     t->park_obj = r.obj;
     t->park_epoch = load_relaxed(&g_cv.epoch);
     threads_write(jni, t, &r);
     LAP_END(lap, t, CV_TEV_PARK);
-    return (jlong)ts;
+    return (jlong)r.ts;
 }
 
 static CV_ALWAYS_INLINE void parked(JNIEnv *jni, jlong start, jobject blocker, jlong timeout, jint flags,
                                     jobject self, cv_lap *lap) {
     jvmtiEnv *jvmti = g_cv.jvmti;
-    uint64_t ts;
-    cv_thread *t = probe_begin(jvmti, jni, &ts, lap);
-    if (!t) return;
     cv_record r;
-    r.ts = ts;
+    cv_thread *t = probe_begin(jni, &r, lap);
+    if (!t) return;
     if (t->park_ts == (uint64_t)start && t->park_epoch == load_relaxed(&g_cv.epoch)) {
         r.obj = t->park_obj;
     } else {
@@ -116,7 +110,7 @@ static CV_ALWAYS_INLINE void parked(JNIEnv *jni, jlong start, jobject blocker, j
     LAP(lap, OBJECT);
     t->park_ts = 0;
     uint8_t f = (uint8_t)(flags & FLAG_TIMED_OUT);
-    if (timeout > 0 && ts - (uint64_t)start >= (uint64_t)timeout) f |= FLAG_TIMED_OUT;
+    if (timeout > 0 && r.ts - (uint64_t)start >= (uint64_t)timeout) f |= FLAG_TIMED_OUT;
     if (self && thread_interrupted && (*jni)->GetBooleanField(jni, self, thread_interrupted)) f |= FLAG_INTERRUPTED;
     r.arg = 0;
     r.arg2 = threads_carrier(t);   /* a virtual thread's carrier, where it resumed */
@@ -127,11 +121,9 @@ static CV_ALWAYS_INLINE void parked(JNIEnv *jni, jlong start, jobject blocker, j
 
 static CV_ALWAYS_INLINE void unpark(JNIEnv *jni, jobject target, cv_lap *lap) {
     jvmtiEnv *jvmti = g_cv.jvmti;
-    uint64_t ts;
-    cv_thread *t = probe_begin(jvmti, jni, &ts, lap);
-    if (!t) return;
     cv_record r;
-    r.ts = ts;
+    cv_thread *t = probe_begin(jni, &r, lap);
+    if (!t) return;
     r.obj = objects_id(jvmti, jni, target, OBJ_THREAD);
     if (CV_UNLIKELY(r.obj == 0)) {
         ring_drop(t->ring);
