@@ -57,7 +57,7 @@ int agent_is_live(void);
 /* Discards everything recorded so far: later snapshots hold only what follows, and the
  * object table is emptied (objects.h). Serialized with agent_set_recording. */
 int agent_reset(JNIEnv *jni, cv_error *err);
-/* timing=on: times only the callbacks that begin from now on (timing.h, the timing window).
+/* bench.timing=on: times only the callbacks that begin from now on (timing.h, the timing window).
  * Fails (err says why) when the recorder is not started or timing is off. */
 int agent_restart_timing(cv_error *err);
 /* Binds Probes.record0 of the instrumentation's Probes class (on the boot class path). */

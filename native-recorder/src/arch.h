@@ -34,7 +34,7 @@ static inline uint64_t cv_epoch_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* A cheap, monotonic tick count for timing=on (timing.h): the time-stamp counter where there
+/* A cheap, monotonic tick count for bench.timing=on (timing.h): the time-stamp counter where there
  * is one (x86: invariant on the CPUs HotSpot runs on today, the kernel's own clock source on
  * this machine class), else the monotonic clock in ns. Never used for a record's timestamp. */
 static inline uint64_t cv_ticks(void) {
@@ -69,5 +69,18 @@ static inline void cpu_relax(void) {
 
 #define CV_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define CV_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Debug-build assertions of invariants (the ring's, the registry's): compiled in with -DCV_DEBUG,
+ * as the unit tests are built, where a failed one prints its condition and place and aborts;
+ * nothing of them is in libconvoy.so (the condition is not even evaluated). */
+#ifdef CV_DEBUG
+void cv_assert_failed(const char *cond, const char *file, int line) __attribute__((noreturn, cold));
+#define CV_ASSERT(cond)                                                  \
+    do {                                                                 \
+        if (CV_UNLIKELY(!(cond))) cv_assert_failed(#cond, __FILE__, __LINE__); \
+    } while (0)
+#else
+#define CV_ASSERT(cond) ((void)sizeof(!(cond)))
+#endif
 
 #endif

@@ -368,6 +368,7 @@ static void note_lost(cv_history *h, cv_hist_cursor *c, uint64_t n) {
 uint64_t history_drain_ring(cv_history *h, const cv_ring *ring, cv_hist_cursor *c, const cv_hist_thread *desc) {
     uint64_t head = ring_written(ring);
     uint64_t first = ring_lost(ring, head);
+    CV_ASSERT(c->drained <= head);   /* the drain's cursor never passes the ring's write index */
     if (c->drained < first) {
         note_lost(h, c, first - c->drained);
         c->drained = first;

@@ -1,7 +1,17 @@
 #include "log.h"
 
+#include "arch.h"
+
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#ifdef CV_DEBUG
+void cv_assert_failed(const char *cond, const char *file, int line) {
+    fprintf(stderr, "[convoy] assertion failed: %s at %s:%d\n", cond, file, line);
+    abort();
+}
+#endif
 
 void cv_log_warn(const char *fmt, ...) {
     va_list ap;

@@ -22,6 +22,7 @@ void ring_init(cv_ring *ring, uint32_t capacity) {
 
 void ring_write(cv_ring *ring, const cv_record *rec) {
     uint64_t i = load_relaxed(&ring->head);
+    CV_ASSERT(ring->capacity > 0 && ring->base <= i);
     cv_slot *slot = &ring->slots[i % ring->capacity];
     store_relaxed(&slot->seq, 2 * i + 1);
     fence_release();
@@ -42,6 +43,7 @@ uint64_t ring_lost(const cv_ring *ring, uint64_t written) {
 void ring_grow_into(const cv_ring *from, cv_ring *to, uint32_t capacity) {
     uint64_t head = load_relaxed(&from->head);
     uint64_t first = ring_lost(from, head);
+    CV_ASSERT(capacity >= from->capacity && first <= head);
     if (head - first > capacity) first = head - capacity;
     to->capacity = capacity;
     to->pad = 0;
@@ -76,12 +78,17 @@ static inline int read_record(const cv_ring *ring, uint64_t i, cv_record *r) {
 }
 
 int ring_read_at(const cv_ring *ring, uint64_t i, cv_record *r) {
+    /* Only records below a head the caller loaded, and not lost (ring.h). */
+    CV_ASSERT(i < load_acquire(&ring->head) && i >= ring->base);
     return read_record(ring, i, r);
 }
 
 static inline void put_le64(uint8_t *p, uint64_t v) {
     for (int k = 0; k < 8; k++) p[k] = (uint8_t)(v >> (8 * k));
 }
+
+_Static_assert(sizeof(cv_record) == CV_RECORD_BYTES && CV_RECORD_BYTES == 8 * CV_RECORD_WORDS, "record size");
+_Static_assert(sizeof(cv_slot) == 8 * (CV_RECORD_WORDS + 1), "slot size");
 
 void ring_encode(const cv_record *r, uint8_t *p) {
     put_le64(p, r->ts);
@@ -97,6 +104,7 @@ uint32_t ring_read_encoded(const cv_ring *ring, uint8_t *out, uint32_t max, uint
     uint64_t start = ring_lost(ring, head);
     uint32_t n = 0;
     uint64_t skipped = 0;
+    CV_ASSERT(start <= head);
     for (uint64_t i = start; i < head && n < max; i++) {
         cv_record r;
         if (!read_record(ring, i, &r)) { skipped++; continue; }

@@ -561,7 +561,7 @@ static void put_kv_property(jvmtiEnv *jvmti, cv_buf *b, uint32_t *n, const char 
     }
 }
 
-/* timing=on (timing.h): timing.clock, then one key per event type, timing.<type>. */
+/* bench.timing=on (timing.h): timing.clock, then one key per event type, timing.<type>. */
 static void put_timing(cv_buf *b, uint32_t *n, const cv_snapshot_source *src) {
     char v[256];
     /* The timing window's start (timing.h) in the monotonic clock: the timing's own start

@@ -49,7 +49,7 @@ typedef struct {
     uint64_t       reset_mono;     /* records before this are left out; 0 = no reset */
     const cv_ring *gc_ring;
     cv_stacks     *stacks;
-    int            timing;              /* timing=on: INFO gets the timing.* keys */
+    int            timing;              /* bench.timing=on: INFO gets the timing.* keys */
     double         timing_ns_per_tick;  /* ticks (timing.h) to ns, */
     double         timing_seconds;      /* measured over this long, */
     double         timing_stamp_ns;     /* and what one stamp costs; */

@@ -48,7 +48,7 @@ static uint64_t evicted;
 static uint64_t retired;            /* evicted while pinned (threads_totals) */
 static uint64_t evicted_written, evicted_dropped;
 static uint64_t dropped_no_ring;
-static size_t timing_bytes;                       /* sizeof(cv_timing) with timing=on, else 0 */
+static size_t timing_bytes;                       /* sizeof(cv_timing) with bench.timing=on, else 0 */
 static size_t stack_cache_bytes;                  /* sizeof(cv_stack_cache) with the stack cache, else 0 */
 static uint64_t evicted_stack_hits;               /* under registry_lock */
 static cv_timing_total evicted_timing[CV_TEV_COUNT]; /* under registry_lock */
@@ -69,7 +69,7 @@ static cv_hist_cursor gc_cursor;      /* under the history's lock */
 static uint64_t gc_base;
 static uint64_t recording_start_ns;
 
-/* timing=on: whether t's accumulators belong to the current timing window (timing.h). */
+/* bench.timing=on: whether t's accumulators belong to the current timing window (timing.h). */
 static int in_window(cv_thread *t) {
     return t->timing && load_acquire(&t->timing->window) == timing_window();
 }
@@ -288,11 +288,13 @@ static int make_room(JNIEnv *jni, uint64_t need, size_t block, cv_thread **reuse
             return 0;
         }
         cv_thread *t = of_victim(v);
+        CV_ASSERT(!t->retired && t->victim.pins >= 0);
         drain_evicted(t);
         victims_remove(&victims, v);
         if (t->prev) t->prev->next = t->next; else registry = t->next;
         if (t->next) t->next->prev = t->prev;
         t->prev = t->next = NULL;
+        CV_ASSERT(memory_in_use >= t->bytes + t->names_bytes + t->grown_bytes + t->spare_bytes);
         memory_in_use -= t->bytes + t->names_bytes + t->grown_bytes + t->spare_bytes;
         evicted++;
         evicted_written += ring_written(t->ring);
@@ -308,6 +310,7 @@ static int make_room(JNIEnv *jni, uint64_t need, size_t block, cv_thread **reuse
             retired++;
             continue;
         }
+        CV_ASSERT(t->victim.pins == 0 && registry != t);   /* freed only unpinned, off the registry */
         release_state(jni, t);
         if (reuse && t->bytes == block && !*reuse) {
             *reuse = t;
@@ -670,6 +673,7 @@ void threads_unpin(JNIEnv *jni, cv_thread_view *v, size_t count) {
     pthread_mutex_lock(&registry_lock);
     for (size_t i = 0; i < count; i++) {
         cv_thread *t = v[i].t;
+        CV_ASSERT(t->victim.pins > 0);
         if (--t->victim.pins == 0 && t->retired) {
             t->next = freed;
             freed = t;
@@ -1070,6 +1074,7 @@ void threads_mark_sampled(uint64_t ring_id, uint64_t since_ns) {
 /* Lets go of a state pinned by one of the functions below (threads_unpin for one state). */
 static void unpin_one(JNIEnv *jni, cv_thread *t) {
     pthread_mutex_lock(&registry_lock);
+    CV_ASSERT(t->victim.pins > 0);
     int last = --t->victim.pins == 0 && t->retired;
     pthread_mutex_unlock(&registry_lock);
     if (last) {

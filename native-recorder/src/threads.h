@@ -105,7 +105,7 @@ typedef struct cv_thread {
     uint32_t spare_capacity;
     size_t   grown_bytes;     /* bytes of a ring allocated apart from the block (grown), else 0;
                                  under registry_lock, counted against the cap */
-    cv_timing *timing;        /* timing=on, platform threads only (else NULL): the callbacks'
+    cv_timing *timing;        /* bench.timing=on, platform threads only (else NULL): the callbacks'
                                  accumulators (timing.h), at the end of the block; owner-written,
                                  read by anyone */
     cv_hist_cursor hist;      /* the drain's position in the ring (history.h); under the history's
@@ -222,13 +222,13 @@ typedef struct {
 void threads_totals(cv_thread_totals *out);
 /* The pinned view of the live thread with this Java thread id, or NULL. */
 cv_thread_view *threads_find_live(cv_thread_view *views, size_t count, int64_t java_tid);
-/* timing=on: starts a new timing window (timing.h) and empties the evicted states'
+/* bench.timing=on: starts a new timing window (timing.h) and empties the evicted states'
  * accumulators; each thread empties its own at its next timed callback. */
 void threads_timing_restart(void);
-/* timing=on: the callbacks' accumulators of the current timing window summed over every
+/* bench.timing=on: the callbacks' accumulators of the current timing window summed over every
  * state, evicted ones included, into out[CV_TEV_COUNT] (zeroed first). All zero when timing is off. */
 void threads_timing(cv_timing_total out[CV_TEV_COUNT]);
-/* timing=on: the slowest callbacks over every state, evicted ones included, slowest first,
+/* bench.timing=on: the slowest callbacks over every state, evicted ones included, slowest first,
  * at most cap; returns how many. */
 size_t threads_timing_slowest(cv_timing_slow *out, size_t cap);
 /* Captures the stack caches answered, over every state, evicted ones included. */

@@ -1,5 +1,5 @@
 /*
- * Benchmark-only timing of the recorder's own callbacks (agent option timing=on; off by
+ * Benchmark-only timing of the recorder's own callbacks (agent option bench.timing=on; off by
  * default). With it on, agent.c registers timed copies of the monitor callbacks and park
  * probes, which stamp the time-stamp counter between the stages of each callback; with it
  * off the plain callbacks are registered and carry no timing code at all.

@@ -13,6 +13,10 @@ extern int cv_check_failures;
     __attribute__((constructor)) static void register_##name(void) { cv_register_test(#name, name); } \
     static void name(void)
 
+/* Runs fn(ctx) in a child process: 1 if it died of SIGABRT (a failed CV_ASSERT), else 0. The
+ * child's stderr is kept, so the assertion's line shows in the test log. */
+int cv_aborts(void (*fn)(void *), void *ctx);
+
 #define CHECK(cond) \
     do { \
         if (!(cond)) { \

@@ -1,6 +1,9 @@
 #include "check.h"
 
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define MAX_TESTS 256
 
@@ -14,6 +17,19 @@ void cv_register_test(const char *name, cv_test_fn fn) {
         names[count] = name;
         fns[count++] = fn;
     }
+}
+
+int cv_aborts(void (*fn)(void *), void *ctx) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return 0;
+    if (pid == 0) {
+        fn(ctx);
+        _exit(0);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return 0;
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
 }
 
 int main(void) {

@@ -67,11 +67,6 @@ static struct JNINativeInterface_ jni_fns = {.GetVersion = mock_get_version};
 static jvmtiEnv jvmti_env = &jvmti_fns;
 static JNIEnv jni_env = &jni_fns;
 
-/* Stubs for what capture.c reads of the rest of the recorder. */
-uint64_t threads_stack_hits(void) {
-    return 0;
-}
-
 static uint64_t truncated(void) {
     char s[1024];
     capture_describe(s, sizeof(s));

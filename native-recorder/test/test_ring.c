@@ -293,3 +293,33 @@ TEST(ring_grown_after_wrapping_reads_only_from_base) {
     free(small);
     free(big);
 }
+
+/* The debug assertions (CV_ASSERT) are on in this build: a read beyond the ring's write index,
+ * or of a record the ring no longer holds, aborts instead of returning a slot's stale bytes. */
+static void read_at_head(void *ring) {
+    cv_record r;
+    ring_read_at(ring, ring_written(ring), &r);
+}
+
+static void read_below_base(void *ring) {
+    cv_record r;
+    ring_read_at(ring, 0, &r);
+}
+
+TEST(ring_debug_assertions_guard_the_cursor_against_the_write_index) {
+    cv_ring *small = malloc(ring_bytes(4));
+    cv_ring *big = malloc(ring_bytes(8));
+    ring_init(small, 4);
+    for (uint64_t i = 0; i < 6; i++) {
+        cv_record x = rec(i);
+        ring_write(small, &x);
+    }
+    cv_record r;
+    CHECK(ring_read_at(small, 5, &r) && r.ts == rec(5).ts);
+    CHECK(cv_aborts(read_at_head, small));
+    ring_grow_into(small, big, 8);   /* base 2: records 0 and 1 were overwritten before the growth */
+    CHECK(ring_read_at(big, 2, &r) && r.ts == rec(2).ts);
+    CHECK(cv_aborts(read_below_base, big));
+    free(small);
+    free(big);
+}

@@ -1,0 +1,156 @@
+/*
+ * The drain thread and the repository (agent_state.h): the drain moves the rings' records into
+ * the history (threads.h, "The history"); with option repository, the history's sealed chunks
+ * are written as files into that directory (history.h), and the files of chunks that aged out
+ * are deleted.
+ */
+#include "agent_state.h"
+#include "dirs.h"
+#include "history.h"
+#include "threads.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static int repo_fd = -1;   /* the repository's directory (option repository), -1 none */
+static pthread_mutex_t repo_lock = PTHREAD_MUTEX_INITIALIZER;  /* one writer at a time */
+static uint64_t repo_failures;                             /* under repo_lock */
+
+int repository_open(const char *dir, cv_error *err) {
+    int fd = cv_dir_open(dir);
+    if (fd < 0) return cv_fail(err, "cannot open the repository %s: %s", dir, strerror(-fd));
+    repo_fd = fd;
+    cv_history *h = threads_history();
+    history_lock(h);
+    history_files(h, 1);
+    history_unlock(h);
+    return 0;
+}
+
+static void chunk_name(char *out, size_t n, uint64_t seq, int tmp) {
+    snprintf(out, n, "chunk-%010llu.cvysnap%s", (unsigned long long)seq, tmp ? ".tmp" : "");
+}
+
+/* Writes the chunk's file whole or not at all: a temporary file, synced, renamed into place, the
+ * directory synced. 0, or -errno. */
+static int write_chunk_file(uint64_t seq, const cv_buf *b) {
+    char tmp[64], name[64];
+    chunk_name(tmp, sizeof(tmp), seq, 1);
+    chunk_name(name, sizeof(name), seq, 0);
+    int fd = openat(repo_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return -errno;
+    size_t off = 0;
+    int rc = 0;
+    while (off < b->len) {
+        ssize_t w = write(fd, b->data + off, b->len - off);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            rc = -errno;
+            break;
+        }
+        off += (size_t)w;
+    }
+    if (rc == 0 && fsync(fd) != 0) rc = -errno;
+    if (close(fd) != 0 && rc == 0) rc = -errno;
+    if (rc == 0 && renameat(repo_fd, tmp, repo_fd, name) != 0) rc = -errno;
+    if (rc != 0) {
+        unlinkat(repo_fd, tmp, 0);
+        return rc;
+    }
+    fsync(repo_fd);
+    return 0;
+}
+
+/* On the drain thread after each pass, and at VMDeath. A chunk that cannot be written (a full
+ * disk) stays in memory; its file is never half there. */
+void repository_work(JNIEnv *jni) {
+    if (repo_fd < 0) return;
+    pthread_mutex_lock(&repo_lock);
+    cv_history *h = threads_history();
+    uint64_t doomed[64];
+    size_t n;
+    do {
+        history_lock(h);
+        n = history_take_doomed(h, doomed, 64);
+        history_unlock(h);
+        for (size_t i = 0; i < n; i++) {
+            char name[64];
+            chunk_name(name, sizeof(name), doomed[i], 0);
+            unlinkat(repo_fd, name, 0);
+        }
+    } while (n == 64);
+    for (;;) {
+        uint32_t used = 0;
+        history_lock(h);
+        cv_chunk *c = history_next_to_write(h, &used);
+        history_unlock(h);
+        if (!c) break;
+        cv_snapshot_source src;
+        agent_fill_source(&src);
+        src.chunk = c;
+        cv_buf b;
+        buf_init(&b);
+        b.limit = CV_SNAPSHOT_MAX_BYTES;
+        cv_error err;
+        memset(&err, 0, sizeof(err));
+        int rc = snapshot_encode_chunk(jni, &src, c, used, &b, &err) == 0 ? write_chunk_file(c->seq, &b) : -ENOMEM;
+        history_file_done(h, c, rc == 0);
+        buf_free(&b);
+        if (rc != 0 && repo_failures++ % 100 == 0) {
+            cv_log_warn("the history's chunk %llu was not written to the repository (%s): it is kept in memory only "
+                        "(%llu not written so far)", (unsigned long long)c->seq,
+                        rc == -ENOMEM ? err.message : strerror(-rc), (unsigned long long)repo_failures);
+        }
+    }
+    pthread_mutex_unlock(&repo_lock);
+}
+
+/* The repository gets the history's last records too: drained, sealed, written. */
+void repository_final(JNIEnv *jni) {
+    if (repo_fd < 0) return;
+    threads_drain(jni);
+    cv_history *h = threads_history();
+    history_lock(h);
+    history_seal(h);
+    history_unlock(h);
+    repository_work(jni);
+}
+
+/* The drain (threads.h, "The history"): passes 5 ms apart while no ring has new records, at most
+ * 2 ms apart while some have, sooner while they fill fast, so that the fullest ring would be a
+ * quarter full at the next pass (down to 1 ms); until VMDeath. A snapshot drains once more itself. */
+void JNICALL drain_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
+    (void)jvmti; (void)arg;
+    /* A drain that waits for a CPU behind the program's busy threads lets their rings wrap: it
+     * asks for a higher priority (nice -10; refused without CAP_SYS_NICE, then it keeps the
+     * default). It runs briefly and holds no lock a callback takes but registry_lock, which
+     * callbacks take only to grow a ring. */
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    errno = 0;
+    if (setpriority(PRIO_PROCESS, (id_t)tid, -10) == 0) store_relaxed(&g_cv.drain_nice, -10);
+    else store_relaxed(&g_cv.drain_nice, getpriority(PRIO_PROCESS, (id_t)tid));
+    uint64_t last = cv_now_ns();
+    while (load_acquire(&g_cv.live)) {
+        uint32_t fullest = threads_drain(jni);
+        repository_work(jni);
+        uint64_t now = cv_now_ns();
+        uint64_t elapsed = now - last;
+        last = now;
+        uint64_t ns = 5000000;
+        if (fullest > 0) {
+            /* Busy: a thread that bursts from here fills a 64k ring in about 2 ms at the fastest. */
+            uint64_t fit = elapsed * 250 / fullest;
+            ns = fit < 2000000 ? fit : 2000000;
+        }
+        if (ns < 1000000) ns = 1000000;
+        struct timespec ts = {0, (long)ns};
+        nanosleep(&ts, NULL);
+    }
+}
