@@ -16,6 +16,35 @@
 #include "buf.h"
 #include "snapshot.h"
 
+/*
+ * The numbers of cv_config that the Java side hands over (NativeRecorder.start0's long[]), in
+ * that array's order; NativeRecorder.NativeConfig names the same slots in the same order
+ * (NativeConfigTest reads this list). X(SLOT, field): the slot's name and the field it sets.
+ */
+#define CV_CONFIG_NUMBERS(X) \
+    X(BUFFER_BYTES, buffer_bytes) \
+    X(MEMORY_CAP, memory_cap) \
+    X(STACK_DEPTH, stack_depth) \
+    X(RECORDING, recording) \
+    X(EMPTY_CALLBACKS, empty_callbacks) \
+    X(VM_OWNERS, vm_owners) \
+    X(VTHREAD_EVENTS, vthread_events) \
+    X(TIMING, timing) \
+    X(STACK_CAPTURE, stack_capture) \
+    X(ID_CACHE, id_cache) \
+    X(STACK_CACHE, stack_cache) \
+    X(HELD_REFS, held_refs) \
+    X(HISTORY_BYTES, history_bytes) \
+    X(HISTORY_AGE_NS, history_age_ns) \
+    X(OWNER_STACKS_NS, owner_stacks_ns)
+
+enum {
+#define CV_CONFIG_SLOT(slot, field) CV_CONFIG_##slot,
+    CV_CONFIG_NUMBERS(CV_CONFIG_SLOT)
+#undef CV_CONFIG_SLOT
+    CV_CONFIG_COUNT
+};
+
 typedef struct {
     uint32_t buffer_bytes;    /* per-thread ring size */
     uint64_t memory_cap;      /* rings + tables */

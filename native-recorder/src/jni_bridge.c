@@ -46,31 +46,30 @@ static void throw_error(JNIEnv *jni, const cv_error *err) {
 }
 
 JNIEXPORT void JNICALL
-Java_dev_convoy_agent_NativeRecorder_start0(JNIEnv *jni, jclass cls, jint buffer_bytes,
-                                            jlong memory_cap, jint stack_depth, jboolean recording,
-                                            jboolean empty_callbacks, jboolean vm_owners,
-                                            jint vthread_events, jboolean timing, jint stack_capture,
-                                            jint id_cache, jint stack_cache, jboolean held_refs,
-                                            jlong max_size, jlong max_age_ns, jstring repository,
-                                            jstring options, jstring version, jlong owner_stacks_ns) {
+Java_dev_convoy_agent_NativeRecorder_start0(JNIEnv *jni, jclass cls, jlongArray config, jstring repository,
+                                            jstring options, jstring version) {
     (void)cls;
+    if (!config || (*jni)->GetArrayLength(jni, config) != CV_CONFIG_COUNT) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "start0 takes the recorder's numbers in one array of %d (agent.h, "
+                 "CV_CONFIG_NUMBERS): the agent jar and libconvoy.so do not match", (int)CV_CONFIG_COUNT);
+        throw_new(jni, "java/lang/IllegalArgumentException", msg);
+        return;
+    }
+    jlong n[CV_CONFIG_COUNT];
+    (*jni)->GetLongArrayRegion(jni, config, 0, CV_CONFIG_COUNT, n);
+    if ((*jni)->ExceptionCheck(jni)) return;
     cv_config c;
     memset(&c, 0, sizeof(c));
-    c.buffer_bytes = (uint32_t)buffer_bytes;
-    c.memory_cap = (uint64_t)memory_cap;
-    c.stack_depth = (uint32_t)stack_depth;
-    c.recording = recording == JNI_TRUE;
-    c.empty_callbacks = empty_callbacks == JNI_TRUE;
-    c.vm_owners = vm_owners == JNI_TRUE;
-    c.vthread_events = (int)vthread_events;
-    c.timing = timing == JNI_TRUE;
-    c.stack_capture = (int)stack_capture;
-    c.id_cache = (int)id_cache;
-    c.stack_cache = (int)stack_cache;
-    c.held_refs = held_refs == JNI_TRUE;
-    c.history_bytes = (uint64_t)max_size;
-    c.history_age_ns = (uint64_t)max_age_ns;
-    c.owner_stacks_ns = owner_stacks_ns > 0 ? (uint64_t)owner_stacks_ns : 0;
+    for (int i = 0; i < CV_CONFIG_COUNT; i++) {
+        if (n[i] < 0) {
+            throw_new(jni, "java/lang/IllegalArgumentException", "start0: a negative number in the recorder's config");
+            return;
+        }
+    }
+#define CV_CONFIG_SET(slot, field) c.field = (__typeof__(c.field))n[CV_CONFIG_##slot];
+    CV_CONFIG_NUMBERS(CV_CONFIG_SET)
+#undef CV_CONFIG_SET
     if (repository) {
         const char *r = (*jni)->GetStringUTFChars(jni, repository, NULL);
         if (!r) return; /* OutOfMemoryError pending */
@@ -410,7 +409,7 @@ JNIEXPORT void JNICALL Java_dev_convoy_agent_NativeRecorder_closeDirectory0(JNIE
  * also checks every signature against NativeRecorder's declarations. */
 static int register_natives(JNIEnv *jni) {
     static const JNINativeMethod methods[] = {
-        {"start0", "(IJIZZZIZIIIZJJLjava/lang/String;Ljava/lang/String;Ljava/lang/String;J)V",
+        {"start0", "([JLjava/lang/String;Ljava/lang/String;Ljava/lang/String;)V",
          (void *)Java_dev_convoy_agent_NativeRecorder_start0},
         {"setRecording0", "(Z)V", (void *)Java_dev_convoy_agent_NativeRecorder_setRecording0},
         {"isRecording0", "()Z", (void *)Java_dev_convoy_agent_NativeRecorder_isRecording0},

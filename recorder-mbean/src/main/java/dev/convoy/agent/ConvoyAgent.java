@@ -108,11 +108,7 @@ public final class ConvoyAgent {
             instance = new ConvoyAgent(options, inst, oneLine(e));
             return instance;
         }
-        NativeRecorder.start(options.bufferBytes(), options.memoryCap(), options.stackDepth(), options.recording(),
-                options.emptyCallbacks(), options.vmOwners(), options.virtualThreadEvents(), options.timing(),
-                options.stackCapture(), options.idCache() ? (collectsInPausesOnly() ? 1 : 2) : 0,
-                options.stackCache() ? 1 : 0, options.heldRefs(), options.historyBytes(), options.historyAgeNs(),
-                runRepository(options), options.effective(), VERSION, options.ownerStacksNs());
+        NativeRecorder.start(options, runRepository(options), VERSION);
         ConvoyAgent agent = new ConvoyAgent(options, inst, null);
         agent.dumpDirectory.removeStaleTemporaryFiles();
         if (!options.emptyCallbacks()) {

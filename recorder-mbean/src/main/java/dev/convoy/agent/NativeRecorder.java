@@ -93,49 +93,63 @@ public final class NativeRecorder {
     }
 
     /**
+     * The numbers {@code start0} hands to the native side, in this order: one slot each of
+     * {@code cv_config} (native-recorder/src/agent.h, whose {@code CV_CONFIG_NUMBERS} list names
+     * the same slots in the same order; {@code NativeConfigTest} holds them together). Each takes
+     * its value from the parsed options.
+     */
+    enum NativeConfig {
+        BUFFER_BYTES(AgentOptions::bufferBytes),
+        MEMORY_CAP(AgentOptions::memoryCap),
+        STACK_DEPTH(AgentOptions::stackDepth),
+        RECORDING(o -> o.recording() ? 1 : 0),
+        EMPTY_CALLBACKS(o -> o.emptyCallbacks() ? 1 : 0),
+        VM_OWNERS(o -> o.vmOwners() ? 1 : 0),
+        /** 0 not recorded, 1 recorded, 2 the capability only (JDK 21+; ignored before). */
+        VTHREAD_EVENTS(AgentOptions::virtualThreadEvents),
+        TIMING(o -> o.timing() ? 1 : 0),
+        /** 1 AsyncGetCallTrace with GetStackTrace as fallback, 0 GetStackTrace (capture.h). */
+        STACK_CAPTURE(AgentOptions::stackCapture),
+        /** 1 on, 0 off by option, 2 off: the collector moves objects outside its pauses. */
+        ID_CACHE(o -> o.idCache() ? (ConvoyAgent.collectsInPausesOnly() ? 1 : 2) : 0),
+        STACK_CACHE(o -> o.stackCache() ? 1 : 0),
+        HELD_REFS(o -> o.heldRefs() ? 1 : 0),
+        HISTORY_BYTES(AgentOptions::historyBytes),
+        HISTORY_AGE_NS(AgentOptions::historyAgeNs),
+        OWNER_STACKS_NS(AgentOptions::ownerStacksNs);
+
+        private final java.util.function.ToLongFunction<AgentOptions> value;
+
+        NativeConfig(java.util.function.ToLongFunction<AgentOptions> value) {
+            this.value = value;
+        }
+
+        /** Every slot's value for these options, in order. */
+        static long[] of(AgentOptions options) {
+            NativeConfig[] all = values();
+            long[] out = new long[all.length];
+            for (NativeConfig c : all) {
+                out[c.ordinal()] = c.value.applyAsLong(options);
+            }
+            return out;
+        }
+    }
+
+    /**
      * Starts the recorder: adds the JVMTI capabilities (live phase), allocates the tables
-     * within {@code memoryCap}, registers the threads already running and enables the
-     * events. Precondition: {@link #load()} succeeded; the options were validated.
+     * within the memory cap, registers the threads already running and enables the events.
+     * Precondition: {@link #load()} succeeded; the options were validated.
      *
-     * @param bufferBytes    per-thread ring size in bytes
-     * @param memoryCap      bound of all recorder memory (rings and tables) in bytes
-     * @param stackDepth     frames captured on contention and wait events, 0 for none
-     * @param recording      whether monitor and GC events are recorded from now on
-     * @param emptyCallbacks benchmark floor: register callbacks that do nothing
-     * @param vmOwners       read monitor owners from the JVM where its layout is checked
-     * @param virtualThreadEvents virtual threads' start and end: 0 not recorded, 1 recorded, 2 the capability
-     *                       can_support_virtual_threads only (JDK 21+; ignored before)
-     * @param timing         benchmark only: time the callbacks' stages (native-recorder/src/timing.h);
-     *                       snapshots then carry the INFO keys {@code timing.*}
-     * @param stackCapture   1: AsyncGetCallTrace with GetStackTrace as fallback, 0: GetStackTrace
-     *                       (native-recorder/src/capture.h)
-     * @param idCache        the shared cache of object ids: 1 on, 0 off (option
-     *                       {@code bench.idcache=off}), 2 off because the collector moves objects outside
-     *                       its pauses (native-recorder/src/agent.c, "Object ids")
-     * @param stackCache     the per-thread cache of captured stacks: 1 on, 0 off (option
-     *                       {@code bench.stackcache=off}; native-recorder/src/stackcache.h)
-     * @param heldRefs       first-seen objects are held until the recorder's maker thread makes
-     *                       their weak reference (option {@code heldrefs}; native-recorder/src/objects.h)
-     * @param historyBytes   bound of the history the rings are drained into (option {@code maxsize};
-     *                       native-recorder/src/history.h)
-     * @param historyAgeNs   age bound of the history in ns, 0 for none (option {@code maxage})
-     * @param repository     an existing directory of this JVM's own the history's sealed chunks are
-     *                       also written to as files ({@code chunk-N.cvysnap}), or null
-     * @param options        the option text in effect, stored in snapshots
-     * @param version        Convoy's version ({@link ConvoyAgent#VERSION}), stored in snapshots
-     *                       (INFO {@code agent.version}; at most 63 bytes)
-     * @param ownerStacksNs  the owner's side of blocks at least this long, in ns; 0 for none (option
-     *                       {@code ownerstacks}; native-recorder/src/sampler.h)
+     * @param options    the parsed options: every number of {@link NativeConfig}, and the option
+     *                   text in effect stored in snapshots (INFO {@code options})
+     * @param repository an existing directory of this JVM's own the history's sealed chunks are
+     *                   also written to as files ({@code chunk-N.cvysnap}), or null
+     * @param version    Convoy's version ({@link ConvoyAgent#VERSION}), stored in snapshots
+     *                   (INFO {@code agent.version}; at most 63 bytes)
      * @throws IllegalStateException if the recorder already runs or JVMTI refuses
      */
-    public static void start(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
-                             boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
-                             boolean timing, int stackCapture, int idCache, int stackCache,
-                             boolean heldRefs, long historyBytes, long historyAgeNs, String repository,
-                             String options, String version, long ownerStacksNs) {
-        start0(bufferBytes, memoryCap, stackDepth, recording, emptyCallbacks, vmOwners, virtualThreadEvents, timing,
-                stackCapture, idCache, stackCache, heldRefs, historyBytes, historyAgeNs, repository, options, version,
-                ownerStacksNs);
+    public static void start(AgentOptions options, String repository, String version) {
+        start0(NativeConfig.of(options), repository, options.effective(), version);
     }
 
     /**
@@ -359,11 +373,7 @@ public final class NativeRecorder {
 
     private static native long nowNs0();
 
-    private static native void start0(int bufferBytes, long memoryCap, int stackDepth, boolean recording,
-                                      boolean emptyCallbacks, boolean vmOwners, int virtualThreadEvents,
-                                      boolean timing, int stackCapture, int idCache, int stackCache,
-                                      boolean heldRefs, long historyBytes, long historyAgeNs, String repository,
-                                      String options, String version, long ownerStacksNs);
+    private static native void start0(long[] config, String repository, String options, String version);
 
     private static native void setRecording0(boolean on);
 
