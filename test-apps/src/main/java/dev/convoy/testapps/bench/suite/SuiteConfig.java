@@ -19,6 +19,9 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
 
     public enum Tool { NONE, FLOOR, CONVOY, JFR, ASYNC }
 
+    /** In a Convoy option's value: a folder {@code repo} of the run's own folder, made for the run. */
+    static final String RUN_DIR = "{run}";
+
     static final String JFR_T0 = "jdk.JavaMonitorEnter#threshold=0ms,jdk.JavaMonitorWait#threshold=0ms,"
             + "jdk.ThreadPark#threshold=0ms";
     static final String JFR_NO_STACKS = "jdk.JavaMonitorEnter#stackTrace=false,jdk.JavaMonitorWait#stackTrace=false,"
@@ -71,6 +74,10 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
     public static final SuiteConfig RELEASERS = new SuiteConfig("releasers", "Convoy default, releasers=vm (no JFR)",
             Tool.CONVOY, "releasers=vm");
 
+    /** Convoy default with its history also written to disk, a repository in the run's folder. */
+    public static final SuiteConfig DISK = new SuiteConfig("disk", "Convoy default, history on disk (repository)",
+            Tool.CONVOY, "repository=" + RUN_DIR);
+
     /** Every begin event asks JVMTI for its object's tag: the id cache's saving. */
     public static final SuiteConfig ID_OFF = new SuiteConfig("idoff", "Convoy default, bench.idcache=off", Tool.CONVOY,
             "bench.idcache=off");
@@ -104,7 +111,7 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
             Tool.CONVOY, "ownerstacks=1ms");
 
     public static final List<SuiteConfig> ALL = List.of(NONE, FLOOR, RING, RING_INFERRED, DEFAULT, JVMTI_STACKS, CONTAN, JFR, JFR0, JFR0S, ASYNC,
-            CAP16, VT_OFF, VT_CAP, TIMING, TIMING_JVMTI, RELEASERS, ID_OFF, TIMING_ID_OFF, STACK_CACHE_OFF,
+            CAP16, VT_OFF, VT_CAP, TIMING, TIMING_JVMTI, RELEASERS, DISK, ID_OFF, TIMING_ID_OFF, STACK_CACHE_OFF,
             TIMING_STACK_CACHE_OFF, HELD_OFF, TIMING_HELD_OFF, OWNER_OFF, OWNER_1MS);
 
     /** Whether a run of this configuration dumps a snapshot whose callback timing the runner reads. */
@@ -125,6 +132,16 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
         List<String> s = new ArrayList<>();
         cs.forEach(c -> s.add(c.id));
         return String.join(",", s);
+    }
+
+    private static String repository(Path runDir) {
+        Path repo = runDir.resolve("repo");
+        try {
+            java.nio.file.Files.createDirectories(repo);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot make " + repo, e);
+        }
+        return repo.toString();
     }
 
     /** Where the tools are: the Convoy agent jar and async-profiler's native library. */
@@ -150,6 +167,7 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
                         o.put(kv.substring(0, eq), kv.substring(eq + 1));
                     }
                 }
+                o.replaceAll((k, v) -> v.equals(RUN_DIR) ? repository(runDir) : v);
                 o.put("dumpdir", runDir.toString());
                 if (record) {
                     o.put("dumponexit", "snapshot");

@@ -148,10 +148,14 @@ public final class SuiteRunner {
             SuiteConfig.DEFAULT, SuiteConfig.ID_OFF, SuiteConfig.STACK_CACHE_OFF, SuiteConfig.JVMTI_STACKS, SuiteConfig.JFR,
             SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
 
-    /** A workload's configurations and the owner's side off and at 1 ms, after Convoy's default. */
+    /**
+     * A workload's configurations and, after Convoy's default, the owner's side off and at 1 ms,
+     * the history also on disk, and releasers without Convoy's JFR recording.
+     */
     static List<SuiteConfig> withOwnerSide(List<SuiteConfig> configs) {
         List<SuiteConfig> out = new ArrayList<>(configs);
-        out.addAll(out.indexOf(SuiteConfig.DEFAULT) + 1, List.of(SuiteConfig.OWNER_OFF, SuiteConfig.OWNER_1MS));
+        out.addAll(out.indexOf(SuiteConfig.DEFAULT) + 1, List.of(SuiteConfig.OWNER_OFF, SuiteConfig.OWNER_1MS,
+                SuiteConfig.DISK, SuiteConfig.RELEASERS));
         return List.copyOf(out);
     }
 

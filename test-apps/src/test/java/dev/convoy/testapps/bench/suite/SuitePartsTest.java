@@ -22,6 +22,16 @@ class SuitePartsTest {
     // --- result lines ----------------------------------------------------------------------------
 
     @Test
+    void theHistoryOnDiskGoesToARepositoryOfTheRunsOwn() throws Exception {
+        Path run = java.nio.file.Files.createTempDirectory("suite-run");
+        List<String> args = SuiteConfig.DISK.jvmArgs(new SuiteConfig.Tools(Paths.get("/a/convoy-agent.jar"), null), run,
+                false);
+        assertEquals("-javaagent:/a/convoy-agent.jar=repository=" + run.resolve("repo") + ",dumpdir=" + run,
+                args.get(0));
+        assertTrue(java.nio.file.Files.isDirectory(run.resolve("repo")));
+    }
+
+    @Test
     void resultLineRoundTrips() {
         Map<String, Object> kv = new LinkedHashMap<>();
         kv.put("workload", "h2");
