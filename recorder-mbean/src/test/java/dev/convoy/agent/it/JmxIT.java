@@ -238,6 +238,42 @@ class JmxIT {
                 Arrays.stream(info.getOperations()).map(MBeanOperationInfo::getName).sorted().toList());
         assertEquals(List.of("dev.convoy.dump.written", "dev.convoy.deadlock", "dev.convoy.dump.triggered"),
                 List.of(info.getNotifications()[0].getNotifTypes()));
+        checkDocs(info);
+    }
+
+    /**
+     * docs/jmx.md documents the MBean as it is: a row for every attribute (with its access), every
+     * operation (with its parameters' names) and every notification type, and no row for anything
+     * the MBean does not have.
+     */
+    private static void checkDocs(MBeanInfo info) {
+        String doc;
+        try {
+            doc = java.nio.file.Files.readString(dev.convoy.agent.OptionDocsTest.root().resolve("docs/jmx.md"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        java.util.Set<String> documented = new java.util.TreeSet<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^\\| `([A-Za-z.]+)(\\([a-z, ]*\\))?` \\|")
+                .matcher(doc);
+        while (m.find()) {
+            documented.add(m.group(1) + (m.group(2) == null ? "" : m.group(2)));
+        }
+        java.util.Set<String> actual = new java.util.TreeSet<>();
+        for (var a : info.getAttributes()) {
+            actual.add(a.getName());
+            String access = a.isWritable() ? "read/write" : "read";
+            assertTrue(doc.contains("| `" + a.getName() + "` | ") && doc.substring(doc.indexOf("| `" + a.getName()
+                    + "` | ")).lines().findFirst().orElse("").contains("| " + access + " |"),
+                    () -> "docs/jmx.md: attribute " + a.getName() + " (" + access + ")");
+        }
+        for (MBeanOperationInfo o : info.getOperations()) {
+            actual.add(o.getName() + "(" + Arrays.stream(o.getSignature()).map(p -> p.getName())
+                    .collect(Collectors.joining(", ")) + ")");
+        }
+        actual.addAll(List.of(info.getNotifications()[0].getNotifTypes()));
+        assertEquals(actual, documented, "docs/jmx.md's rows against the MBean's attributes, operations and "
+                + "notifications");
     }
 
     private static void checkSummary(CompositeData s) {
