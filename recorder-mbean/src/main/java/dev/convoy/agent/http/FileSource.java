@@ -9,7 +9,10 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotReader;
 
-/** A saved snapshot, served offline: read once, recording controls refused. */
+/**
+ * A saved snapshot, or a repository folder read as one recording, served offline: read once,
+ * whole, recording controls refused.
+ */
 public final class FileSource implements Source {
 
     static final String OFFLINE = "this is a saved snapshot (offline view): recording cannot be controlled";
@@ -18,12 +21,14 @@ public final class FileSource implements Source {
     private final Recording snapshot;
 
     /**
+     * @param file a snapshot file, or a repository folder of chunk files
      * @throws IOException if the file cannot be read or is not a valid snapshot (the
-     *         message names the offset of any corruption)
+     *         message names the offset of any corruption), or the folder holds no chunk
      */
     public FileSource(Path file) throws IOException {
         this.file = file;
-        this.snapshot = SnapshotReader.read(Files.readAllBytes(file));
+        this.snapshot = Files.isDirectory(file) ? dev.convoy.snapshot.Repository.read(file)
+                : SnapshotReader.read(Files.readAllBytes(file));
     }
 
     @Override

@@ -7,12 +7,43 @@ import java.nio.file.Paths;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * {@code ./convoy view FILE [--port N]}: serves the web view of a saved snapshot on
- * 127.0.0.1, offline (recording controls answer 409), until interrupted.
+ * {@code ./convoy view FILE|FOLDER [--port N]}: serves the web view of a saved snapshot, or of a
+ * repository folder (agent option {@code repository}) read as one recording, on 127.0.0.1, offline
+ * (recording controls answer 409), until interrupted. Exit codes: 2 bad arguments, 1 a file that
+ * cannot be read whole (truncated, replaced or changed while it was read, not a snapshot: one
+ * line naming it).
  */
 public final class ViewMain {
 
-    static final String USAGE = "usage: ./convoy view FILE.cvysnap [--port N]";
+    static final String USAGE = "usage: ./convoy view FILE.cvysnap|FOLDER [--port N]";
+
+    /** Why the view cannot start: the message, one line, and the exit code. */
+    static final class Failure extends Exception {
+        private static final long serialVersionUID = 1L;
+        final int code;
+
+        Failure(int code, String message) {
+            super(message);
+            this.code = code;
+        }
+    }
+
+    /** What {@code args} name, read whole. */
+    static FileSource source(Args args) throws Failure {
+        Path p = args.file();
+        if (!Files.isRegularFile(p) && !Files.isDirectory(p)) {
+            throw new Failure(2, "no such file or folder: " + p);
+        }
+        try {
+            return new FileSource(p);
+        } catch (IOException | RuntimeException e) {
+            String why = e.getMessage() == null ? e.toString() : e.getMessage().replace('\n', ' ');
+            throw new Failure(1, p + ": " + why);
+        } catch (OutOfMemoryError e) {
+            throw new Failure(1, p + ": the JVM's heap is too small to read it (" + e.getMessage()
+                    + "): give the view more, e.g. JAVA_TOOL_OPTIONS=-Xmx4g");
+        }
+    }
 
     private ViewMain() {
     }
@@ -51,13 +82,14 @@ public final class ViewMain {
         FileSource source;
         try {
             args = Args.parse(argv);
-            if (!Files.isRegularFile(args.file())) {
-                throw new IllegalArgumentException("no such file: " + args.file());
-            }
-            source = new FileSource(args.file());
-        } catch (IllegalArgumentException | IOException e) {
+            source = source(args);
+        } catch (IllegalArgumentException e) {
             System.err.println("convoy view: " + e.getMessage());
             System.exit(2);
+            return;
+        } catch (Failure e) {
+            System.err.println("convoy view: " + e.getMessage());
+            System.exit(e.code);
             return;
         }
         WebServer server;
