@@ -182,8 +182,13 @@ public record Window(long fromNs, long toNs) {
         long overwritten = 0;
         long aged = 0;
         for (RecordedThread t : r.threads()) {
-            ByteBuffer records = ByteBuffer.allocate(t.eventCount() * SnapshotFormat.RECORD_BYTES)
-                    .order(ByteOrder.LITTLE_ENDIAN);
+            int in = 0;
+            for (int i = 0; i < t.eventCount(); i++) {
+                long ts = t.ts(i);
+                in += ts >= fromNs && ts <= toNs ? 1 : 0;
+            }
+            // the window's records only: a short window of a long history takes little heap
+            ByteBuffer records = ByteBuffer.allocate(in * SnapshotFormat.RECORD_BYTES).order(ByteOrder.LITTLE_ENDIAN);
             int n = 0;
             for (int i = 0; i < t.eventCount(); i++) {
                 long ts = t.ts(i);
