@@ -322,7 +322,7 @@ final class Overview {
         g.writeStringField("startTime", Instant.ofEpochSecond(0, r.toEpochNs(origin)).toString());
         g.writeStringField("endTime", Instant.ofEpochSecond(0, r.toEpochNs(origin + duration)).toString());
         g.writeNumberField("threads", r.javaThreads().size());
-        g.writeNumberField("records", sum(records));
+        g.writeNumberField("recordCount", sum(records));
         g.writeNumberField("overwritten", r.recordsOverwritten());
         g.writeNumberField("aged", r.recordsAged());
         g.writeNumberField("dropped", Math.max(0, r.recordsDropped()));

@@ -34,7 +34,7 @@ import dev.convoy.model.Window;
  * The web view's routes. Nothing here writes a file: downloads are produced in memory.
  *
  * <pre>
- * GET  /                       the page (index.html, app.js, app.css; the flame graph's
+ * GET  /                       the page (index.html, app.js, app.css, timeline.js, overview.js; the flame graph's
  *                              flame-view.js and, from {@link FlameGraph}, d3.min.js,
  *                              d3-flamegraph.min.js, d3-flamegraph.css, flame.js, flame.css)
  * GET  /api/status             recording, counters, options, version, base name of downloads,
@@ -69,7 +69,7 @@ final class WebHandler extends Handler.Abstract {
     private static final String PAGE_DIR = "/dev/convoy/agent/http/";
     private static final Map<String, String> PAGES = Map.of(
             "/", "index.html", "/index.html", "index.html", "/app.js", "app.js", "/app.css", "app.css",
-            "/timeline.js", "timeline.js");
+            "/timeline.js", "timeline.js", "/overview.js", "overview.js");
     /** The flame graph's scripts and styles: served path to class path resource. */
     private static final Map<String, String> ASSETS = Map.of(
             "/flame-view.js", PAGE_DIR + "flame-view.js", "/d3.min.js", FlameGraph.D3,
@@ -507,7 +507,9 @@ final class WebHandler extends Handler.Abstract {
     }
 
     private static String seconds(long ns) {
-        return String.format(Locale.ROOT, "%.3f s", ns / 1e9);
+        return ns >= 1_000_000_000L ? String.format(Locale.ROOT, "%.3f s", ns / 1e9)
+                : ns >= 1_000_000 ? String.format(Locale.ROOT, "%.3f ms", ns / 1e6)
+                : String.format(Locale.ROOT, "%.1f us", ns / 1e3);
     }
 
     private Reply stack(String idText) throws HttpError, IOException {
