@@ -169,6 +169,12 @@ class OverviewTest {
         assertSameRecords(cut, served);
         assertEquals(3, served.threads().stream().mapToLong(RecordedThread::eventCount).sum());
 
+        // like every route that costs work, refused to a page of another site
+        WebServerTest.assertError(http.send("POST", "/api/window", Map.of("Sec-Fetch-Site", "cross-site")), 403,
+                "cross-site request refused (Sec-Fetch-Site cross-site); open the page of this server instead");
+        WebServerTest.assertError(http.send("GET", "/api/overview", Map.of("Origin", "http://evil.example")), 403,
+                "cross-origin request refused (Origin http://evil.example)");
+
         // the whole history again: by the button's request, and by a new snapshot
         assertTrue(WebServerTest.json(http.send("POST", "/api/window", Map.of())).get("window").get("whole").asBoolean());
         assertEquals(7, SnapshotReader.read(http.get("/api/download?format=snapshot").body()).threads().stream()
