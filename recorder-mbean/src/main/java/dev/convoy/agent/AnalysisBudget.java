@@ -32,6 +32,15 @@ public final class AnalysisBudget {
     private AnalysisBudget() {
     }
 
+    /** The refusal of an analysis that would not fit the heap (not of a busy one): its message says what to do. */
+    public static final class TooLarge extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        TooLarge(String message) {
+            super(message);
+        }
+    }
+
     /** A permit to analyse; {@link #close()} gives it back. */
     public static final class Permit implements AutoCloseable {
         private boolean open = true;
@@ -52,7 +61,7 @@ public final class AnalysisBudget {
      * Waits for the analysis before this one, then checks that this one fits the heap.
      *
      * @param what what the analysis is for, for the message ("the summary", "a chrome dump")
-     * @throws IllegalStateException "busy" after {@value #WAIT_SECONDS} s of waiting, or "not enough heap"
+     * @throws IllegalStateException "busy" after {@value #WAIT_SECONDS} s of waiting, or {@link TooLarge}
      */
     public static Permit enter(Recording r, String what) {
         try {
@@ -75,7 +84,7 @@ public final class AnalysisBudget {
     }
 
     /** Records of a recording. */
-    static long records(Recording r) {
+    public static long records(Recording r) {
         long n = 0;
         for (RecordedThread t : r.threads()) {
             n += t.eventCount();
@@ -83,13 +92,17 @@ public final class AnalysisBudget {
         return n;
     }
 
-    /** @throws IllegalStateException when the analysis of {@code records} would not fit the free heap */
-    static void check(long records, String what) {
+    /**
+     * Whether the analysis of {@code records} records fits the heap now (without waiting for a permit).
+     *
+     * @throws TooLarge when it would not fit the free heap
+     */
+    public static void check(long records, String what) {
         long need = records * BYTES_PER_RECORD;
         long max = Runtime.getRuntime().maxMemory();
         long free = max - liveHeap();
         if (need > free / 100 * SHARE_PERCENT) {
-            throw new IllegalStateException(what + ": not enough heap for the analysis of " + records
+            throw new TooLarge(what + ": not enough heap for the analysis of " + records
                     + " records inside the application (about " + (need >> 20) + " MiB; " + Math.max(0, free >> 20)
                     + " MiB of " + (max >> 20) + " MiB free): dump format 'snapshot', written from native memory, "
                     + "and convert it outside the application (./convoy convert FILE --format F)");

@@ -110,6 +110,15 @@ final class SnapshotJson {
 
     /** The summary of a recording whose contention index is already built. */
     static void write(JsonGenerator g, Recording r, ContentionIndex x) throws IOException {
+        write(g, r, x, r);
+    }
+
+    /**
+     * The summary of {@code r}, a window of the history {@code full} ({@link dev.convoy.model.Window#cut}),
+     * or all of it when {@code r == full}: {@code window} says which ({@code whole}, {@code fromNs} and
+     * {@code toNs} since the history's start, {@code historyNs}, the records of each).
+     */
+    static void write(JsonGenerator g, Recording r, ContentionIndex x, Recording full) throws IOException {
         long snapshotNs = r.snapshotMonotonicNs();
         long startNs = r.startMonotonicNs();
         MonitorStatistics stats = MonitorStatistics.of(r);
@@ -122,6 +131,15 @@ final class SnapshotJson {
         g.writeStringField("startTime", instant(r.toEpochNs(startNs)));
         g.writeStringField("endTime", instant(r.toEpochNs(snapshotNs)));
         g.writeNumberField("durationNs", snapshotNs - startNs);
+        g.writeObjectFieldStart("window");
+        g.writeBooleanField("whole", r == full);
+        g.writeNumberField("fromNs", startNs - full.startMonotonicNs());
+        g.writeNumberField("toNs", snapshotNs - full.startMonotonicNs());
+        g.writeNumberField("historyNs", full.snapshotMonotonicNs() - full.startMonotonicNs());
+        g.writeNumberField("records", dev.convoy.agent.AnalysisBudget.records(r));
+        g.writeNumberField("historyRecords", r == full ? dev.convoy.agent.AnalysisBudget.records(r)
+                : dev.convoy.agent.AnalysisBudget.records(full));
+        g.writeEndObject();
         g.writeObjectFieldStart("records");
         g.writeNumberField("written", r.recordsWritten());
         g.writeNumberField("overwritten", r.recordsOverwritten());

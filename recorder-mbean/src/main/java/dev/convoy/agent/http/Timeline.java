@@ -147,7 +147,7 @@ final class Timeline {
         return new Query(f, t, w);
     }
 
-    private static long number(String name, String value, long min, long max) {
+    static long number(String name, String value, long min, long max) {
         long v;
         try {
             v = Long.parseLong(value.trim());

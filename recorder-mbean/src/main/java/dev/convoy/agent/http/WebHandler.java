@@ -25,32 +25,42 @@ import dev.convoy.export.FlameStacks;
 import dev.convoy.export.Output;
 import dev.convoy.report.ContentionReport;
 import dev.convoy.model.Frame;
+import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.model.StackTrace;
+import dev.convoy.model.Window;
 
 /**
  * The web view's routes. Nothing here writes a file: downloads are produced in memory.
  *
  * <pre>
- * GET  /                       the page (index.html, app.js, app.css; the flame graph's
+ * GET  /                       the page (index.html, app.js, app.css, timeline.js, overview.js; the flame graph's
  *                              flame-view.js and, from {@link FlameGraph}, d3.min.js,
  *                              d3-flamegraph.min.js, d3-flamegraph.css, flame.js, flame.css)
  * GET  /api/status             recording, counters, options, version, base name of downloads,
  *                              the Perfetto URL "Open in Perfetto" uses
  * POST /api/recording?on=B     start or stop recording (409 offline)
  * POST /api/contanalysis?on=B  contention analysis on or off (409 offline)
- * GET  /api/snapshot           takes (live) and freezes a snapshot; its summary
+ * GET  /api/snapshot           takes (live) and freezes a snapshot, the view on its whole history;
+ *                              its summary
+ * GET  /api/overview?buckets=N the whole frozen history in N time buckets ({@link Overview}), cheap
+ *                              whatever its size, and the window the view shows
+ * POST /api/window?from=&amp;to=   the view on a window of the frozen history (ns since its start; neither
+ *                              given: the whole history), its summary; refused when its analysis
+ *                              would not fit the heap ({@link AnalysisBudget})
  * GET  /api/stacks/ID          frames of a stack of the frozen snapshot, as text
- * GET  /api/download?format=F  the frozen snapshot as one {@link Output} (chrome, tptp, csv-meta, ...)
- * GET  /api/report?format=F    the contention report, text or markdown
- * GET  /api/flame              blocked and waited time by stack of the frozen snapshot, the
+ * GET  /api/download?format=F  the view (the window, else the whole history) as one {@link Output}
+ *                              (chrome, tptp, csv-meta, ...)
+ * GET  /api/report?format=F    the view's contention report, text or markdown
+ * GET  /api/flame              blocked and waited time by stack of the view, the
  *                              JSON of {@link FlameStacks#writeJson}
- * GET  /api/timeline?from=&amp;to=&amp;width=  the frozen snapshot's timeline for a window ({@link Timeline})
+ * GET  /api/timeline?from=&amp;to=&amp;width=  the view's timeline for a part of it ({@link Timeline})
  * </pre>
  * Errors are JSON {@code {"error": "..."}}: 400 bad parameter, 401 missing or wrong token,
  * 403 foreign Host, or a request from a page of another origin to anything but the page and
  * the status ({@code Sec-Fetch-Site} or {@code Origin}), 404 unknown path, 405 wrong method, 409 impossible now,
- * 414 query or path longer than {@value #MAX_URI} characters.
+ * 414 query or path longer than {@value #MAX_URI} characters, 503 busy or an analysis that does not fit the
+ * heap (then with {@code "tooLarge": true}: a shorter window would do).
  */
 final class WebHandler extends Handler.Abstract {
 
@@ -59,7 +69,7 @@ final class WebHandler extends Handler.Abstract {
     private static final String PAGE_DIR = "/dev/convoy/agent/http/";
     private static final Map<String, String> PAGES = Map.of(
             "/", "index.html", "/index.html", "index.html", "/app.js", "app.js", "/app.css", "app.css",
-            "/timeline.js", "timeline.js");
+            "/timeline.js", "timeline.js", "/overview.js", "overview.js");
     /** The flame graph's scripts and styles: served path to class path resource. */
     private static final Map<String, String> ASSETS = Map.of(
             "/flame-view.js", PAGE_DIR + "flame-view.js", "/d3.min.js", FlameGraph.D3,
@@ -67,7 +77,8 @@ final class WebHandler extends Handler.Abstract {
             "/flame.js", FlameGraph.SCRIPT, "/flame.css", FlameGraph.CSS);
     private static final Map<String, String> ROUTES = Map.of(
             "/api/status", "GET", "/api/recording", "POST", "/api/contanalysis", "POST", "/api/snapshot", "GET",
-            "/api/download", "GET", "/api/report", "GET", "/api/flame", "GET", "/api/timeline", "GET");
+            "/api/download", "GET", "/api/report", "GET", "/api/flame", "GET", "/api/timeline", "GET",
+            "/api/overview", "GET", "/api/window", "POST");
     private static final JsonFactory JSON = new JsonFactory();
     /**
      * The pages' Content-Security-Policy: everything from this server only. The one inline
@@ -81,8 +92,19 @@ final class WebHandler extends Handler.Abstract {
     private final byte[] token;
     private final boolean loopback;
     private final String perfetto;
-    /** The timeline of the last snapshot summarised or asked for, built once per snapshot. */
+    /** The timeline of the last snapshot or window summarised or asked for, built once per snapshot or window. */
     private Timeline timeline;
+    /** What the view shows; replaced when the source's frozen snapshot changes or a window is picked. */
+    private Viewed viewed;
+    /** The last overview asked for. */
+    private Overview overview;
+
+    /**
+     * The frozen snapshot, the window of its history the view shows (null: the whole history) and
+     * what the routes describe: the window's cut of the snapshot ({@link Window#cut}), else the snapshot.
+     */
+    private record Viewed(Recording full, Window window, Recording recording) {
+    }
 
     WebHandler(Source source, String token, boolean loopback, String perfetto) {
         this.source = source;
@@ -139,6 +161,8 @@ final class WebHandler extends Handler.Abstract {
             }
         } catch (Source.ConflictException e) {
             reply = error(409, e.getMessage());
+        } catch (dev.convoy.agent.AnalysisBudget.TooLarge e) {
+            reply = error(503, e.getMessage() + "; or pick a shorter window of the history on the overview", true);
         } catch (IllegalStateException e) {
             reply = error(503, e.getMessage()); // busy, or not enough heap for the analysis: said plainly
         } catch (IOException | RuntimeException e) {
@@ -162,10 +186,18 @@ final class WebHandler extends Handler.Abstract {
     }
 
     private static Reply error(int status, String message) {
+        return error(status, message, false);
+    }
+
+    /** An error answer; {@code tooLarge}: the analysis asked for would not fit the heap. */
+    private static Reply error(int status, String message, boolean tooLarge) {
         try {
             Reply r = Reply.json(g -> {
                 g.writeStartObject();
                 g.writeStringField("error", message);
+                if (tooLarge) {
+                    g.writeBooleanField("tooLarge", true);
+                }
                 g.writeEndObject();
             });
             return new Reply(status, r.type(), r.body(), null);
@@ -227,15 +259,18 @@ final class WebHandler extends Handler.Abstract {
             }
             case "/api/snapshot" -> {
                 Recording r = source.takeSnapshot();
-                try (var permit = dev.convoy.agent.AnalysisBudget.enter(r, "the snapshot's summary")) {
-                    Timeline t = timelineOf(r); // its index serves the summary and the timeline's requests after it
-                    yield Reply.json(g -> SnapshotJson.write(g, r, t.index()));
+                Viewed v = new Viewed(r, null, r);
+                synchronized (this) {
+                    viewed = v; // the new snapshot's whole history, even when its summary is refused
                 }
+                yield summary(v, "the snapshot's summary");
             }
+            case "/api/overview" -> overview(params);
+            case "/api/window" -> window(params);
             case "/api/download" -> download(params.getValue("format"));
             case "/api/report" -> report(params.getValue("format"));
             case "/api/flame" -> {
-                Recording r = source.current();
+                Recording r = viewed().recording();
                 try (var permit = dev.convoy.agent.AnalysisBudget.enter(r, "the flame graph")) {
                     FlameStacks stacks = FlameStacks.of(r);
                     yield Reply.json(stacks::writeJson);
@@ -359,11 +394,129 @@ final class WebHandler extends Handler.Abstract {
         }
     }
 
+    /** What the view shows now: the window picked of the source's frozen snapshot, else all of it. */
+    private synchronized Viewed viewed() {
+        Recording full = source.current();
+        if (viewed == null || viewed.full() != full) {
+            viewed = new Viewed(full, null, full);
+        }
+        return viewed;
+    }
+
+    /** The summary of what a view shows ({@link SnapshotJson}), its analysis under the heap's budget. */
+    private Reply summary(Viewed v, String what) throws IOException {
+        Recording r = v.recording();
+        try (var permit = dev.convoy.agent.AnalysisBudget.enter(r, what)) {
+            Timeline t = timelineOf(r); // its index serves the summary and the timeline's requests after it
+            return Reply.json(g -> SnapshotJson.write(g, r, t.index(), v.full()));
+        }
+    }
+
+    private Reply overview(Fields params) throws HttpError, IOException {
+        int buckets;
+        try {
+            buckets = Overview.parseBuckets(params.getValue("buckets"));
+        } catch (IllegalArgumentException e) {
+            throw new HttpError(400, e.getMessage());
+        }
+        Viewed v = viewed();
+        Overview o;
+        synchronized (this) {
+            o = overview;
+        }
+        if (o == null || o.recording() != v.full() || o.buckets() != buckets) {
+            o = Overview.of(v.full(), buckets); // one pass over the records, no analysis: no budget needed
+            synchronized (this) {
+                overview = o;
+            }
+        }
+        Overview answer = o;
+        return Reply.json(g -> answer.write(g, v.window()));
+    }
+
+    /**
+     * Picks the window the view shows: {@code from} and {@code to} in ns since the history's start
+     * (either missing: the history's start or end; both: the whole history). Its records are counted
+     * first, so that a window whose analysis would not fit the heap is refused before it is cut.
+     */
+    private Reply window(Fields params) throws HttpError, IOException {
+        Viewed cur = viewed();
+        Recording full = cur.full();
+        String from = params.getValue("from");
+        String to = params.getValue("to");
+        Viewed next;
+        if (from == null && to == null) {
+            next = new Viewed(full, null, full);
+        } else {
+            long duration = Math.max(1, full.snapshotMonotonicNs() - full.startMonotonicNs());
+            long f;
+            long t;
+            try {
+                f = from == null ? 0 : Timeline.number("from", from, 0, duration - 1);
+                t = to == null ? duration : Math.min(duration, Timeline.number("to", to, 1, Long.MAX_VALUE));
+            } catch (IllegalArgumentException e) {
+                throw new HttpError(400, e.getMessage());
+            }
+            if (f >= t) {
+                throw new HttpError(400, "parameter 'from' (" + f + ") must be less than 'to' (" + t + ")");
+            }
+            Window w = new Window(full.startMonotonicNs() + f, full.startMonotonicNs() + t);
+            dev.convoy.agent.AnalysisBudget.check(recordsIn(full, w), "the window's summary");
+            next = new Viewed(full, w, w.cut(full));
+        }
+        Reply reply = summary(next, "the window's summary");
+        synchronized (this) {
+            if (viewed == null || viewed.full() == full) { // unless a newer snapshot was taken meanwhile
+                viewed = next;
+            }
+        }
+        return reply;
+    }
+
+    /** The records of a recording with their time in a window. */
+    private static long recordsIn(Recording r, Window w) {
+        long n = 0;
+        for (RecordedThread t : r.threads()) {
+            for (int i = 0; i < t.eventCount(); i++) {
+                long ts = t.ts(i);
+                if (ts >= w.fromNs() && ts <= w.toNs()) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    /**
+     * One line that names the window a view shows and how much of the history it is, for the
+     * report; "" for the whole history.
+     */
+    private static String windowLine(Viewed v) {
+        if (v.window() == null) {
+            return "";
+        }
+        Recording full = v.full();
+        long origin = full.startMonotonicNs();
+        long history = Math.max(1, full.snapshotMonotonicNs() - origin);
+        long from = v.window().fromNs() - origin;
+        long to = v.window().toNs() - origin;
+        return String.format(Locale.ROOT, "Window: %s to %s since the history's start (%.1f %% of its %s; %d of "
+                        + "its %d records)", seconds(from), seconds(to), 100.0 * (to - from) / history,
+                seconds(history), dev.convoy.agent.AnalysisBudget.records(v.recording()),
+                dev.convoy.agent.AnalysisBudget.records(full));
+    }
+
+    private static String seconds(long ns) {
+        return ns >= 1_000_000_000L ? String.format(Locale.ROOT, "%.3f s", ns / 1e9)
+                : ns >= 1_000_000 ? String.format(Locale.ROOT, "%.3f ms", ns / 1e6)
+                : String.format(Locale.ROOT, "%.1f us", ns / 1e3);
+    }
+
     private Reply stack(String idText) throws HttpError, IOException {
         if (!idText.matches("[0-9]{1,10}") || Long.parseLong(idText) > Integer.MAX_VALUE) {
             throw new HttpError(400, "stack id must be a positive whole number, got '" + idText + "'");
         }
-        Recording r = source.current();
+        Recording r = viewed().full(); // a window's cut keeps the snapshot's stacks
         StackTrace s = r.stacks().get(Integer.parseInt(idText));
         if (s == null) {
             throw new HttpError(404, "no stack " + idText + " in the current snapshot");
@@ -385,13 +538,19 @@ final class WebHandler extends Handler.Abstract {
         } catch (IllegalArgumentException e) {
             throw new HttpError(400, e.getMessage());
         }
-        Recording r = source.current();
-        return new Reply(200, output.mediaType(), dev.convoy.agent.OffHeapOutput.of(output, r),
-                source.baseName() + output.suffix());
+        Viewed v = viewed();
+        String name = source.baseName();
+        if (v.window() != null) {
+            long origin = v.full().startMonotonicNs();
+            name += "-window-" + (v.window().fromNs() - origin) / 1_000_000 + "ms-"
+                    + (v.window().toNs() - origin) / 1_000_000 + "ms";
+        }
+        return new Reply(200, output.mediaType(), dev.convoy.agent.OffHeapOutput.of(output, v.recording()),
+                name + output.suffix());
     }
 
     private Reply timeline(Fields params) throws HttpError, IOException {
-        Recording r = source.current();
+        Recording r = viewed().recording();
         Timeline t;
         try (var permit = dev.convoy.agent.AnalysisBudget.enter(r, "the timeline")) {
             t = timelineOf(r);
@@ -419,10 +578,15 @@ final class WebHandler extends Handler.Abstract {
         } catch (IllegalArgumentException e) {
             throw new HttpError(400, e.getMessage());
         }
-        Recording r = source.current();
+        Viewed v = viewed();
+        Recording r = v.recording();
         String text;
         try (var permit = dev.convoy.agent.AnalysisBudget.enter(r, "the report")) {
             text = ContentionReport.of(r).render(style);
+        }
+        String line = windowLine(v);
+        if (!line.isEmpty()) {
+            text = (style == ContentionReport.Style.MARKDOWN ? "> " + line + "\n\n" : line + "\n\n") + text;
         }
         return Reply.text(style == ContentionReport.Style.MARKDOWN ? "text/markdown" : "text/plain", text);
     }

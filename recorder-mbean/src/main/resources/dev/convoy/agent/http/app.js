@@ -13,9 +13,15 @@
     const headers = token ? { 'X-Convoy-Token': token } : {};
     const resp = await fetch(path, { method: method || 'GET', headers: headers, cache: 'no-store' });
     if (!resp.ok) {
-      let msg = resp.status + ' ' + resp.statusText;
-      try { msg = (await resp.json()).error || msg; } catch (e) { /* not JSON */ }
-      throw new Error(msg);
+      let msg = resp.status + ' ' + resp.statusText, tooLarge = false;
+      try {
+        const body = await resp.json();
+        msg = body.error || msg;
+        tooLarge = body.tooLarge === true;
+      } catch (e) { /* not JSON */ }
+      const err = new Error(msg);
+      err.tooLarge = tooLarge; // an analysis that does not fit the heap: a shorter window would do
+      throw err;
     }
     return resp;
   }
@@ -150,7 +156,18 @@
     }
   }
 
+  // What the view shows: the whole history or a window of it, and how much of the history that is.
+  function windowText(w) {
+    if (!w || w.whole) return 'The whole history: ' + w.records + ' records.';
+    return 'Window ' + ms(w.fromNs) + ' to ' + ms(w.toNs) + ' of the history (' + ms(w.toNs - w.fromNs) + ', '
+      + (100 * (w.toNs - w.fromNs) / Math.max(1, w.historyNs)).toFixed(1) + ' % of its ' + ms(w.historyNs) + '; '
+      + w.records + ' of its ' + w.historyRecords + ' records): everything below describes this window.';
+  }
+
   function renderSnapshot(d) {
+    view.window = d.window;
+    const off = d.window ? d.window.fromNs : 0; // times shown since the history's start
+    $('window-note').textContent = windowText(d.window);
     $('snapshot-time').textContent = d.startTime + ' to ' + d.endTime + ' (' + ms(d.durationNs) + ')';
     // what was recorded and lost: the time of lost records is unknown, in no state
     $('records-lost').textContent = d.records.summary + (d.records.historyFromNs >= 0
@@ -221,7 +238,7 @@
       : 'no critical path (nothing recorded)';
     // the longest segments first; sort by start for the path in time order
     fill('critical', cp.segments.slice().sort((a, b) => b.durationNs - a.durationNs), [
-      (tr, s) => cell(tr, ms(s.startNs), s.startNs),
+      (tr, s) => cell(tr, ms(s.startNs + off), s.startNs),
       (tr, s) => cell(tr, s.thread, s.thread, 'text'),
       (tr, s) => cell(tr, s.state, s.state, 'text'),
       (tr, s) => cell(tr, stackLink(ms(s.durationNs), s.stack ? [{ id: s.stack }] : [], s.thread + ' ' + s.state), s.durationNs),
@@ -260,15 +277,55 @@
     renderStatus(await (await api('/api/status')).json());
   }
 
+  // Clears what describes a window when none could be analysed (the history too large for the heap).
+  function clearAnalysis(why) {
+    view.window = null;
+    $('window-note').textContent = why;
+    for (const id of ['monitors', 'callers', 'threads', 'critical', 'long-blocks']) $(id).tBodies[0].textContent = '';
+    $('deadlocks').textContent = '';
+    $('critical-summary').textContent = '';
+    document.dispatchEvent(new Event('convoy:cleared'));
+  }
+
   async function refresh() {
     say('taking a snapshot...');
     try {
       await refreshStatus();
-      renderSnapshot(await (await api('/api/snapshot')).json());
+      let d = null;
+      try {
+        d = await (await api('/api/snapshot')).json();
+      } catch (e) {
+        if (!e.tooLarge) throw e;
+        // the snapshot is frozen, but its whole history is too large to analyse here: ask for a window
+        document.dispatchEvent(new Event('convoy:history'));
+        clearAnalysis('The whole history is too large to analyse inside the application: pick a window on the '
+          + 'history above (drag over it, or type from and to).');
+        say(e.message);
+        return;
+      }
+      document.dispatchEvent(new Event('convoy:history'));
+      renderSnapshot(d);
       document.dispatchEvent(new Event('convoy:snapshot'));
       say('');
     } catch (e) {
       say(e.message);
+    }
+  }
+
+  // Shows a window of the frozen history (from, to: ns since its start; both null: the whole
+  // history). Returns its description ({whole, fromNs, toNs, ...}), or null when refused.
+  async function pickWindow(from, to) {
+    say('analysing the window...');
+    try {
+      const q = from === null ? '' : '?from=' + Math.max(0, Math.floor(from)) + '&to=' + Math.ceil(to);
+      const d = await (await api('/api/window' + q, 'POST')).json();
+      renderSnapshot(d);
+      document.dispatchEvent(new Event('convoy:snapshot'));
+      say('');
+      return d.window;
+    } catch (e) {
+      say(e.message + (e.tooLarge ? ' Pick a shorter window.' : ''));
+      return null;
     }
   }
 
@@ -329,7 +386,9 @@
     window.addEventListener('message', onMessage);
   }
 
-  window.convoyView = { api: api, showStacks: showStacks, ms: ms }; // for timeline.js
+  // for timeline.js and overview.js; window: what the view shows (the summary's window), null before
+  const view = { api: api, showStacks: showStacks, ms: ms, pickWindow: pickWindow, window: null };
+  window.convoyView = view;
   $('open-perfetto').addEventListener('click', openPerfetto);
   $('refresh').addEventListener('click', refresh);
   $('toggle-recording').addEventListener('click', () => toggle('/api/recording', !(status && status.recording)));

@@ -1,6 +1,7 @@
-// Convoy web view: the "Flame graph" section. Draws the frozen snapshot's blocked and waited
-// time by stack (/api/flame) with flame.js each time the page takes a snapshot (app.js sends
-// the event 'convoy:snapshot' on document). Loads nothing from the internet.
+// Convoy web view: the "Flame graph" section. Draws the blocked and waited time by stack of what
+// the view shows (the frozen snapshot, or the window of it picked on the overview; /api/flame)
+// with flame.js each time app.js sends the event 'convoy:snapshot' on document. Loads nothing
+// from the internet.
 'use strict';
 (function () {
   const token = new URLSearchParams(location.search).get('token');
@@ -24,4 +25,8 @@
   }
 
   document.addEventListener('convoy:snapshot', load);
+  document.addEventListener('convoy:cleared', () => {
+    root.textContent = '';
+    note.textContent = 'flame graph: pick a window on the history above';
+  });
 })();

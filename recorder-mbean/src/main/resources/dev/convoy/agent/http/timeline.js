@@ -24,6 +24,9 @@
 
   const convoy = () => window.convoyView;
   const fmt = (ns) => convoy().ms(Math.round(ns));
+  // Times are shown since the history's start: the answer's are since the window's.
+  const offset = () => (convoy().window && convoy().window.fromNs) || 0;
+  const at = (ns) => fmt(ns + offset());
 
   function plotWidth() { return Math.max(50, Math.floor(canvas.parentElement.clientWidth) - NAME_W); }
   function xOf(ns) { return NAME_W + (ns - view.from) * plotWidth() / (view.to - view.from); }
@@ -119,7 +122,7 @@
         c.moveTo(x, 0);
         c.lineTo(x, h);
       }
-      const label = fmt(t);
+      const label = at(t);
       if (x + 3 + ax.measureText(label).width <= w) ax.fillText(label, x + 3, AXIS_H / 2 - 2);
     }
     ax.stroke();
@@ -282,7 +285,9 @@
     }
     c.restore();
 
-    $('tl-window').textContent = fmt(view.from) + ' to ' + fmt(view.to) + ' of ' + fmt(duration)
+    const whole = !convoy().window || convoy().window.whole;
+    $('tl-window').textContent = at(view.from) + ' to ' + at(view.to) + ' of ' + (whole ? 'the history, ' : 'the window, ')
+      + fmt(duration)
       + ' \u00b7 ' + rows.length + ' threads, ' + data.spanCount + ' spans'
       + (data.mergedSpans ? ' (' + data.mergedSpans + ' narrower than a pixel merged)' : '')
       + (data.arrowCount > data.arrows.length ? ' \u00b7 ' + data.arrows.length + ' of ' + data.arrowCount + ' interactions' : '')
@@ -365,7 +370,7 @@
       text += state.toLowerCase();
       if (s[5]) text += (state === 'JOINING' ? ' on thread object ' : ' on ') + (data.monitors[s[5]] || '?') + ' #' + s[5];
     }
-    text += ', ' + fmt(s[1] - s[0]) + ' from ' + fmt(s[0]);
+    text += ', ' + fmt(s[1] - s[0]) + ' from ' + at(s[0]);
     if (s[6]) text += ', timed out';
     const o = ownerOf(s);
     if (o) {
@@ -472,7 +477,18 @@
   $('tl-reset').addEventListener('click', () => view && setView(0, duration));
   window.addEventListener('resize', () => { if (view) { redraw(); schedule(); } });
 
-  // A new snapshot: the whole recording again.
+  // Nothing analysed (the history too large for the heap, no window picked yet): nothing drawn.
+  document.addEventListener('convoy:cleared', () => {
+    selected = null;
+    hovered = null;
+    view = null;
+    data = null;
+    latest++; // an answer still on its way is not drawn
+    sized(canvas, NAME_W + plotWidth(), 20);
+    $('tl-window').textContent = 'pick a window on the history above';
+  });
+
+  // A new snapshot or window: all of it again.
   document.addEventListener('convoy:snapshot', () => {
     selected = null;
     hovered = null;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotReader;
@@ -34,7 +36,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * default history keeps: the newest of them fill it, the rest age out, the largest recording the
  * default bounds allow), then a JMX client asks
  * for the summary, a chrome stream, the snapshot as a stream and as a dump, the web view serves
- * five downloads at once (chrome and pprof refused, the snapshot whole), {@code ./convoy dump}
+ * five downloads at once (chrome and pprof refused, the snapshot whole), its page's summary of the
+ * whole history is refused but its overview served and a short window of it analysed, {@code ./convoy dump}
  * writes the snapshot and refuses chrome in one line, and the app exits
  * with {@code dumponexit=all}. The analyses that cannot fit are refused with a message that says
  * what to do; the snapshot, written from native memory, always comes out whole; the app lives
@@ -42,6 +45,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * recorder's work is printed.
  */
 class HeapBoundIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path work;
@@ -112,6 +117,28 @@ class HeapBoundIT {
                     assertTrue(body.contains("not enough heap for the analysis of"), body);
                 }
             }
+            // the web view's page: the whole history too large to analyse, its overview served all the same,
+            // and a short window of it analysed
+            HttpResponse<byte[]> pageSummary = http.send(HttpRequest.newBuilder(URI.create(base + "api/snapshot")).GET()
+                    .build(), HttpResponse.BodyHandlers.ofByteArray());
+            JsonNode refused = JSON.readTree(pageSummary.body());
+            assertEquals(503, pageSummary.statusCode(), refused::toString);
+            assertTrue(refused.get("tooLarge").asBoolean(), refused::toString);
+            assertTrue(refused.get("error").asText().contains("pick a shorter window"), refused::toString);
+            JsonNode overview = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(base
+                    + "api/overview?buckets=4000")).GET().build(), HttpResponse.BodyHandlers.ofByteArray()).body());
+            assertTrue(overview.get("recordCount").asLong() > 500_000, overview.get("recordCount")::toString);
+            int busy = 0;
+            while (overview.get("records").get(busy).asLong() == 0) {
+                busy++;
+            }
+            long d = overview.get("durationNs").asLong();
+            String window = "api/window?from=" + busy * d / 4000 + "&to=" + (busy + 1) * d / 4000;
+            HttpResponse<byte[]> picked = http.send(HttpRequest.newBuilder(URI.create(base + window))
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofByteArray());
+            assertEquals(200, picked.statusCode(), () -> new String(picked.body(), StandardCharsets.UTF_8));
+            long windowRecords = JSON.readTree(picked.body()).get("window").get("records").asLong();
+            assertTrue(windowRecords > 0 && windowRecords < 100_000, () -> "records of the window: " + windowRecords);
             // ./convoy dump through the Attach API: the snapshot whole, a chrome trace refused in one line
             Path cliSnap = work.resolve("cli.cvysnap");
             AttachIT.Cli snap = AttachIT.convoy("dump", app.pid(), "--format", "snapshot", "-o", cliSnap);

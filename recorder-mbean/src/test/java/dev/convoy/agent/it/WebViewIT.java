@@ -34,8 +34,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.convoy.analysis.Deadlocks;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
+import dev.convoy.model.Window;
 import dev.convoy.snapshot.SnapshotReader;
 import dev.convoy.testapps.Deadlock;
+import dev.convoy.testapps.Scenarios;
 
 /**
  * The web view of the real agent jar: a child JVM started with {@code http=127.0.0.1:0}
@@ -163,6 +165,130 @@ class WebViewIT {
             assertEquals(0, app.finish(), app::output);
             String err = String.join("\n", app.stderr());
             assertFalse(err.contains("SLF4J"), "no logging noise from the shaded Jetty:\n" + err);
+        }
+    }
+
+    private static long sum(JsonNode array) {
+        long s = 0;
+        for (JsonNode v : array) {
+            s += v.asLong();
+        }
+        return s;
+    }
+
+    private static long sum(JsonNode threads, String field) {
+        long s = 0;
+        for (JsonNode t : threads) {
+            s += t.get(field).asLong();
+        }
+        return s;
+    }
+
+    /** A ring's records as the snapshot encodes them. */
+    private static byte[] recordBytes(RecordedThread t) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(t.eventCount() * dev.convoy.snapshot.SnapshotFormat.RECORD_BYTES)
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < t.eventCount(); i++) {
+            t.copyRecord(i, b);
+        }
+        return b.array();
+    }
+
+    private static long records(Recording r) {
+        return r.threads().stream().mapToLong(RecordedThread::eventCount).sum();
+    }
+
+    /**
+     * The demo under the agent, held: the overview of its whole frozen history counts the blocks,
+     * waits and idle waits (and their time) the summary counts and every record kept; a window
+     * picked through the API is then what the summary, the timeline, the report and the downloads
+     * describe: the binary snapshot downloaded holds exactly the records {@link Window#cut} keeps of
+     * the whole history downloaded before; bad windows get a one-line 400.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void theOverviewCoversTheWholeHistoryAndAWindowOfItIsWhatTheViewDescribes(Jdks.Jdk jdk) throws Exception {
+        jdk.assumePresent();
+        List<String> jvmArgs = List.of("-javaagent:" + ChildJvm.agentJar() + "=stackdepth=16,http=127.0.0.1:0",
+                "-Dconvoy.tmpdir=" + work.resolve("lib"));
+        try (RunningJvm app = RunningJvm.start(jdk, work, jvmArgs, Scenarios.class.getName(), Scenarios.DEMO,
+                "--hold-until-stdin-eof", "--hold-ms=120000")) {
+            app.awaitLineStartingWith(Scenarios.FINAL_LINE_PREFIX + " OK");
+            String base = awaitUrl(app.stderr(), "the demo");
+            JsonNode whole = json(send(base, "GET", "/api/snapshot"));
+            assertTrue(whole.get("window").get("whole").asBoolean());
+            Recording full = SnapshotReader.read(send(base, "GET", "/api/download?format=snapshot").body());
+
+            JsonNode o = json(send(base, "GET", "/api/overview?buckets=250"));
+            assertEquals(250, o.get("blocks").size());
+            JsonNode threads = whole.get("threads");
+            long blocks = sum(threads, "blockedCount");
+            assertTrue(blocks > 0, "the demo blocks");
+            assertEquals(blocks, sum(o.get("blocks")), "blocks over the buckets: the summary's");
+            assertEquals(sum(threads, "blockedNs"), sum(o.get("blockedNs")), "blocked time");
+            assertEquals(sum(threads, "waitedCount"), sum(o.get("waits")), "waits");
+            assertEquals(sum(threads, "waitedNs"), sum(o.get("waitedNs")), "waited time");
+            assertEquals(sum(threads, "idleCount"), sum(o.get("idleWaits")), "idle waits");
+            assertEquals(records(full), sum(o.get("records")), "every record kept, in some bucket");
+            assertEquals(records(full), o.get("recordCount").asLong());
+            assertEquals(full.recordsOverwritten(), o.get("overwritten").asLong());
+            assertEquals(full.threads().stream().mapToLong(RecordedThread::lostRecords).sum(),
+                    sum(o.get("lostRecords")), "every lost record, in some bucket");
+            long d = o.get("durationNs").asLong();
+            assertEquals(full.snapshotMonotonicNs() - full.startMonotonicNs(), d);
+
+            // the second quarter of the history
+            long from = d / 4;
+            long to = d / 2;
+            JsonNode picked = json(send(base, "POST", "/api/window?from=" + from + "&to=" + to));
+            JsonNode w = picked.get("window");
+            assertFalse(w.get("whole").asBoolean());
+            assertEquals(from, w.get("fromNs").asLong());
+            assertEquals(to, w.get("toNs").asLong());
+            assertEquals(to - from, picked.get("durationNs").asLong());
+            Recording cut = new Window(full.startMonotonicNs() + from, full.startMonotonicNs() + to).cut(full);
+            HttpResponse<byte[]> download = send(base, "GET", "/api/download?format=snapshot");
+            assertTrue(download.headers().firstValue("Content-Disposition").orElse("").contains("-window-"));
+            Recording served = SnapshotReader.read(download.body());
+            assertEquals(records(cut), records(served));
+            assertEquals(records(cut), w.get("records").asLong());
+            assertEquals(records(full), w.get("historyRecords").asLong());
+            assertEquals(cut.threads().size(), served.threads().size());
+            for (int k = 0; k < cut.threads().size(); k++) {
+                RecordedThread a = cut.threads().get(k);
+                RecordedThread b = served.threads().get(k);
+                assertEquals(a.ringId(), b.ringId());
+                assertEquals(a.eventCount(), b.eventCount(), a.name());
+                assertEquals(a.losses(), b.losses(), a.name());
+                assertArrayEquals(recordBytes(a), recordBytes(b), a.name());
+            }
+            // the window's summary is the analysis of the cut
+            long cutBlocks = dev.convoy.analysis.MonitorStatistics.of(cut).threads().stream()
+                    .mapToLong(dev.convoy.analysis.MonitorStatistics.ThreadRow::blockedCount).sum();
+            assertEquals(cutBlocks, sum(picked.get("threads"), "blockedCount"));
+            JsonNode timeline = json(send(base, "GET", "/api/timeline?width=400"));
+            assertEquals(to - from, timeline.get("durationNs").asLong());
+            for (JsonNode row : timeline.get("rows")) {
+                for (JsonNode span : row.get("spans")) {
+                    assertTrue(span.get(0).asLong() >= 0 && span.get(1).asLong() <= to - from, span::toString);
+                }
+            }
+            String report = new String(send(base, "GET", "/api/report").body(), StandardCharsets.UTF_8);
+            assertTrue(report.startsWith("Window: "), report);
+            JsonNode shown = json(send(base, "GET", "/api/overview")).get("window");
+            assertEquals(from, shown.get("fromNs").asLong());
+
+            HttpResponse<byte[]> bad = send(base, "POST", "/api/window?from=" + to + "&to=" + from);
+            assertEquals(400, bad.statusCode());
+            assertEquals("parameter 'from' (" + to + ") must be less than 'to' (" + from + ")",
+                    JSON.readTree(bad.body()).get("error").asText());
+            assertEquals(400, send(base, "POST", "/api/window?from=soon").statusCode());
+            assertEquals(from, json(send(base, "GET", "/api/overview")).get("window").get("fromNs").asLong(),
+                    "a refused window changes nothing");
+            assertEquals(d, json(send(base, "POST", "/api/window")).get("durationNs").asLong(), "the whole again");
+            assertEquals(records(full), records(SnapshotReader.read(
+                    send(base, "GET", "/api/download?format=snapshot").body())));
+            assertEquals(0, app.finish(), app::output);
         }
     }
 
