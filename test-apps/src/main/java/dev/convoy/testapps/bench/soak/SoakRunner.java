@@ -241,11 +241,14 @@ public final class SoakRunner {
         return b.toString();
     }
 
-    /** Two panels over time: memory in use and the cap (MiB); events recorded (millions). */
+    /**
+     * Three panels over time: memory in use and the cap (MiB); events recorded (millions); the
+     * history in memory, the repository on disk and maxsize (MiB).
+     */
     static BufferedImage render(List<Sample> s, String title) {
         int w = 900;
         int panel = 260;
-        BufferedImage img = new BufferedImage(w, 40 + 2 * (panel + 30), BufferedImage.TYPE_INT_RGB);
+        BufferedImage img = new BufferedImage(w, 40 + 3 * (panel + 30), BufferedImage.TYPE_INT_RGB);
         Graphics2D g = img.createGraphics();
         g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
         g.setColor(Color.WHITE);
@@ -262,6 +265,12 @@ public final class SoakRunner {
                         new Color(40, 90, 200)));
         drawPanel(g, s, 40 + panel + 30, panel, tMax, evMax, "millions of events recorded",
                 List.of(x -> x.eventsRecorded() / 1e6), List.of(new Color(30, 140, 60)));
+        double histMax = s.stream().mapToDouble(x -> Math.max(mib(x.repositoryBytes()),
+                Math.max(mib(x.historyBytes()), mib(x.historyMaxBytes())))).max().orElse(1) * 1.1;
+        drawPanel(g, s, 40 + 2 * (panel + 30), panel, tMax, Math.max(histMax, 1e-6),
+                "MiB: history in memory (green), repository on disk (orange), maxsize (red)",
+                List.of(x -> mib(x.historyMaxBytes()), x -> mib(x.historyBytes()), x -> mib(x.repositoryBytes())),
+                List.of(new Color(200, 40, 40), new Color(30, 140, 60), new Color(230, 140, 20)));
         g.dispose();
         return img;
     }
