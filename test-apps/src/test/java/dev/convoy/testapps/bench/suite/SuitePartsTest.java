@@ -123,20 +123,20 @@ class SuitePartsTest {
     void parkWorkloadsCountTheirParks() throws Exception {
         // functional only: the keys are there and the counts add up; no timing is asserted
         Map<String, Object> rl = new LinkedHashMap<>();
-        Workloads.rlPingPong(2000, 200, rl);
+        ParkWorkloads.rlPingPong(2000, 200, rl);
         long parks = (Long) rl.get("parks");
         assertTrue(parks > 0 && parks <= (Long) rl.get("parks_total"), rl.toString());
         assertEquals((double) parks / 2000, (Double) rl.get("parks_per_op"), 1e-12);
         assertTrue(rl.containsKey("ns_per_roundtrip"));
         for (String kind : List.of("abq", "sync")) {
             Map<String, Object> q = new LinkedHashMap<>();
-            Workloads.queueHandoff(2000, 200, kind, q);
+            ParkWorkloads.queueHandoff(2000, 200, kind, q);
             assertEquals(kind, q.get("queue"));
             assertTrue((Long) q.get("parks_total") >= (Long) q.get("parks"), q.toString());
             assertTrue(q.containsKey("ns_per_handoff"));
             ResultLine.format(q); // printable
         }
-        assertThrows(IllegalArgumentException.class, () -> Workloads.queueHandoff(10, 0, "lbq", new LinkedHashMap<>()));
+        assertThrows(IllegalArgumentException.class, () -> ParkWorkloads.queueHandoff(10, 0, "lbq", new LinkedHashMap<>()));
     }
 
     @Test
@@ -145,16 +145,16 @@ class SuitePartsTest {
         h[1] = 50;
         h[2] = 49;
         h[9] = 1;
-        assertEquals(1, Workloads.percentile(h, 0.50));
-        assertEquals(2, Workloads.percentile(h, 0.99));
-        assertEquals(9, Workloads.percentile(h, 1.0));
-        assertEquals(0, Workloads.percentile(new long[3], 0.5));
+        assertEquals(1, H2Workloads.percentile(h, 0.50));
+        assertEquals(2, H2Workloads.percentile(h, 0.99));
+        assertEquals(9, H2Workloads.percentile(h, 1.0));
+        assertEquals(0, H2Workloads.percentile(new long[3], 0.5));
     }
 
     @Test
     void rssAndMedian() {
-        assertEquals(123456, Workloads.parseRssKb(List.of("Name:\tjava", "VmRSS:\t  123456 kB", "VmSwap: 0 kB")));
-        assertEquals(-1, Workloads.parseRssKb(List.of("Name: x")));
+        assertEquals(123456, MemoryWorkload.parseRssKb(List.of("Name:\tjava", "VmRSS:\t  123456 kB", "VmSwap: 0 kB")));
+        assertEquals(-1, MemoryWorkload.parseRssKb(List.of("Name: x")));
         assertEquals(2.5, Workloads.median(List.of(4.0, 1.0, 2.0, 3.0)), 1e-12);
         assertEquals(4.0, Workloads.max(List.of(4.0, 1.0)), 1e-12);
     }
