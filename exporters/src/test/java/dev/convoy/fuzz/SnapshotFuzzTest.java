@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code SnapshotFuzzTestInputs/<method>/**} for one (Jazzer writes the crashes it finds
  * there; keep each, minimised, once its bug is fixed).
  * It then fuzzes {@link #snapshotContract} for a few seconds. Fuzzing longer:
- * README, "Fuzzing".
+ * docs/testing.md, "Fuzzing".
  */
 class SnapshotFuzzTest {
 
