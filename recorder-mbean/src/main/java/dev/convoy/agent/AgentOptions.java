@@ -115,12 +115,12 @@ public final class AgentOptions {
                 }
                 if (eq < 0) {
                     throw new InvalidOptionException("option '" + part.trim() + "' has no value; write "
-                            + part.trim() + "=VALUE (" + allowed() + ")");
+                            + part.trim() + "=VALUE (options: " + allowed() + ")");
                 }
                 String key = part.substring(0, eq).trim().toLowerCase(Locale.ROOT);
                 String value = part.substring(eq + 1).trim();
                 Option option = Option.of(key).orElseThrow(() -> new InvalidOptionException("unknown option '" + key
-                        + "'; " + allowed()));
+                        + "'; options: " + allowed()));
                 if (seen.put(key, value) != null) {
                     throw new InvalidOptionException("option '" + key + "' is given twice");
                 }
@@ -133,7 +133,7 @@ public final class AgentOptions {
 
     /** The options a user may give, and where the benchmarks' are. */
     private static String allowed() {
-        return "options: " + String.join(", ", Option.userKeys()) + " (and, for benchmarks, "
+        return String.join(", ", Option.userKeys()) + " (and, for benchmarks, "
                 + String.join(", ", Option.benchKeys()) + ")";
     }
 
