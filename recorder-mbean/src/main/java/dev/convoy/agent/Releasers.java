@@ -57,7 +57,13 @@ final class Releasers {
         }
         // JFR's start-up takes a few hundred ms of CPU: off the application's start, on a thread of
         // its own; the hand-offs before it are inferred, and marked so.
-        Thread t = new Thread(() -> follow(true), "convoy-releasers");
+        // In the root thread group: JFR's threads, started from it, are then the JDK's housekeeping
+        // by their group (IdleRules), as when the JVM itself starts JFR.
+        ThreadGroup root = Thread.currentThread().getThreadGroup();
+        while (root.getParent() != null) {
+            root = root.getParent();
+        }
+        Thread t = new Thread(root, () -> follow(true), "convoy-releasers");
         t.setDaemon(true);
         t.start();
     }
