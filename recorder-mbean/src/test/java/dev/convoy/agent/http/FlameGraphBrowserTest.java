@@ -163,7 +163,8 @@ class FlameGraphBrowserTest {
 
         Select view = new Select(browser.findElement(By.cssSelector("select.flame-view")));
         assertEquals(List.of("contention: blocked and waited", "blocked only", "waited only", "idle only (not contention)",
-                "all: contention and idle", "class com.example.Lock (800.0 \u00b5s)",
+                "all: contention and idle", "held: where the owners held the locks of long blocks",
+                "class com.example.Lock (800.0 \u00b5s)",
                 "class java.lang.Object (200.0 \u00b5s)"), view.getOptions().stream().map(WebElement::getText).toList());
         view.selectByValue("blocked");
         awaitFrames(fractions("all", 1, "blocked", 1, "com.example.Lock", 1, "com.example.Main.main", 1,
