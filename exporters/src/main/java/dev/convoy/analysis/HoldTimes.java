@@ -19,7 +19,8 @@ import java.util.Map;
  * of T ({@link IntervalTable}): its MONITOR_ENTERED, or for a lock the end of its park (PARKED).
  *
  * <p><b>End</b>, the first of these facts about the same monitor or lock after t1 (by time; at one
- * time an enter or a park first, then a wait, then an acquisition, then a wait's end):
+ * time an enter or a park first, then a wait, then a cut interval, then an acquisition, then a
+ * wait's end):
  * <ol>
  * <li>another thread U acquires it (its BLOCKED interval ends) and its releaser is T, exact: for
  *     a monitor the VM recorded T as the releaser (FLAG_RELEASER, JFR's {@code previousOwner}), for
@@ -35,7 +36,7 @@ import java.util.Map;
  * ({@link Row#noEnd}): before any end, a fact that contradicts the hold or hides it: T itself
  * blocks or parks on it again (it let go unseen), another thread's enter or park records an
  * exact owner other than T (or none), another thread waits on it or comes back from a wait on
- * it, a BLOCKED or WAITING interval on it is cut by a loss, T ends, or the recording ends. A
+ * it, a BLOCKED or WAITING interval on it is cut by a loss, or the recording ends. A
  * lock's hold needs, besides, a proof that T got the lock after its park: a park of another
  * thread on the lock, before the end, naming T as the exclusive owner (T may otherwise have
  * failed to get it and kept spinning).
