@@ -15,7 +15,8 @@ import java.util.Map;
  * ({@link InteractionTable#owner}, exact or inferred): for each block of A whose owner B has a
  * block overlapping it, the chain goes on from B's block within the overlap, to B's owner C, and
  * so on, until an owner that was not blocked then, an unknown owner, or a thread already in the
- * chain (a deadlock's cycle). A chain is counted once per head block, for the time it lasted:
+ * chain: a deadlock's cycle, where the chain stops ({@link Chain#deadlock()}) rather than going
+ * round again. A chain is counted once per head block, for the time it lasted:
  * the overlap of the head's block with the next link's, the time the head waited for a thread
  * that was itself waiting. A chain is exact only when every owner on it is exact.
  *
@@ -23,18 +24,25 @@ import java.util.Map;
  */
 public final class Chains {
     /** Longest chain followed: deeper ones are cut there (a thread count, head included). */
-    static final int MAX_LENGTH = 16;
+    public static final int MAX_LENGTH = 16;
 
     /**
      * One chain at one time: {@code threads[0]} blocked on {@code monitors[0]} held by
      * {@code threads[1]}, itself blocked on {@code monitors[1]} held by {@code threads[2]}, ...;
-     * the last thread was not blocked (or its owner is unknown) during {@code [startNs, endNs]}.
+     * the last thread was not blocked (or its owner is unknown) during {@code [startNs, endNs]},
+     * or, when {@code cycle >= 0}, was blocked on its monitor held by {@code threads[cycle]}, a
+     * thread already on the chain: a deadlock's cycle, where the chain stops.
      */
     public record Chain(List<RecordedThread> threads, List<Long> monitors, List<String> classes, long startNs,
-                       long endNs, boolean exact) {
+                       long endNs, boolean exact, int cycle) {
         /** {@code endNs - startNs}. */
         public long durationNs() {
             return endNs - startNs;
+        }
+
+        /** The chain comes back to a thread already on it ({@code threads[cycle]}): a deadlock. */
+        public boolean deadlock() {
+            return cycle >= 0;
         }
     }
 
@@ -97,8 +105,12 @@ public final class Chains {
                 long to = g.endNs(iv);
                 int ring = k;
                 int cur = iv;
+                int cycle = -1;
                 while (rings.size() < MAX_LENGTH) {
                     int owner = in.ownerRing(ring, cur);
+                    if (owner >= 0 && rings.contains(owner) && monitors.size() > 1) {
+                        cycle = rings.indexOf(owner);
+                    }
                     if (owner < 0 || rings.contains(owner)) {
                         break;
                     }
@@ -132,7 +144,7 @@ public final class Chains {
                     classes.add(c.isEmpty() ? MonitorStatistics.UNKNOWN_CLASS : c);
                 }
                 List<String> shared = classPaths.computeIfAbsent(String.join("\n", classes), p -> List.copyOf(classes));
-                sink.accept(new Chain(threads, List.copyOf(monitors), shared, from, to, exact));
+                sink.accept(new Chain(threads, List.copyOf(monitors), shared, from, to, exact, cycle));
             }
         }
     }

@@ -95,9 +95,12 @@ public final class OwnerSamples {
     /**
      * A link of a chain: {@code thread} (an owner) was, at the sample, in {@code state} on
      * {@code on} (0: not on anything), held by {@code holder} (null: none known); {@code sample}
-     * is that block's own sample, when it has one.
+     * is that block's own sample, when it has one. {@code deadlock}: the holder is a thread the
+     * chain already met (the blocked thread or an earlier owner): the chain is a cycle, a
+     * deadlock, and this is its last link.
      */
-    public record Link(RecordedThread thread, State state, long on, RecordedThread holder, Sample sample) {
+    public record Link(RecordedThread thread, State state, long on, RecordedThread holder, Sample sample,
+                       boolean deadlock) {
     }
 
     private final ContentionIndex index;
@@ -216,8 +219,9 @@ public final class OwnerSamples {
     /**
      * The chain from a sample, at most {@code max} links: its owner, and while an owner was
      * blocked, waiting or parked on something, that block's or wait's holder (the owner of its own
-     * sample, else the owner the analysis found for the block), and so on; a thread met twice ends
-     * it (a cycle).
+     * sample, else the owner the analysis found for the block), and so on. A holder the chain
+     * already met ends it: that link is {@link Link#deadlock()} (the chain stops at the repeat
+     * rather than going round the cycle again).
      */
     public List<Link> chain(Sample s, int max) {
         List<Link> links = new ArrayList<>();
@@ -241,7 +245,11 @@ public final class OwnerSamples {
                             : g.kind(iv) == IntervalTable.BLOCKED ? index.interactions().owner(ring, iv) : null;
                 }
             }
-            links.add(new Link(t, cur.state(), cur.state().onSomething() ? cur.on() : 0, holder, next));
+            boolean deadlock = holder != null && seen.contains(holder);
+            links.add(new Link(t, cur.state(), cur.state().onSomething() ? cur.on() : 0, holder, next, deadlock));
+            if (deadlock) {
+                break;
+            }
             cur = next;
         }
         return links;

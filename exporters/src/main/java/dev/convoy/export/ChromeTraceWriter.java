@@ -1,6 +1,7 @@
 package dev.convoy.export;
 
 import dev.convoy.analysis.Blockers;
+import dev.convoy.analysis.Chains;
 import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.InteractionTable;
 import dev.convoy.analysis.IntervalTable;
@@ -157,6 +158,7 @@ public final class ChromeTraceWriter {
     private static final byte[] OWNER_FRAME = k("owner_frame");
     private static final byte[] OWNER_FRAME_EXACT = k("owner_frame_exact");
     private static final byte[] OWNER_STACK = k("owner_stack");
+    private static final byte[] OWNER_DEADLOCK = k("owner_deadlock");
     private static final byte[] K_BY_EXACT = k("by_exact");
     private static final byte[] TIMEOUT_NS = k("timeout_ns");
     private static final byte[] NONE = q("none");
@@ -668,7 +670,9 @@ public final class ChromeTraceWriter {
         /**
          * The owner's side of a block that has a sample (OWNER_SAMPLE, {@link OwnerSamples}): the
          * owner then (owner_sampled: it may differ from the owner at the enter), its state, what it
-         * was itself on, the frame holding the lock and its stack.
+         * was itself on, the frame holding the lock and its stack; {@code owner_deadlock} true when
+         * the chain of owners from it comes back to a thread already on it
+         * ({@link OwnerSamples.Link#deadlock()}).
          */
         void ownerSide(int ring, int iv) throws IOException {
             OwnerSamples.Sample s = samples.of(ring, iv);
@@ -688,6 +692,11 @@ public final class ChromeTraceWriter {
             }
             if (s.stackId() != 0) {
                 o.key(OWNER_STACK).raw(stackJson(s.stackId()));
+            }
+            for (OwnerSamples.Link l : samples.chain(s, Chains.MAX_LENGTH)) {
+                if (l.deadlock()) {
+                    o.key(OWNER_DEADLOCK).bool(true);
+                }
             }
         }
 

@@ -2,11 +2,16 @@ package dev.convoy.export;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.convoy.analysis.Blockers;
+import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.IntervalTable;
 import dev.convoy.analysis.MonitorStatistics;
+import dev.convoy.analysis.OwnerSamples;
 import dev.convoy.model.Frame;
+import dev.convoy.model.MethodInfo;
+import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.model.StackTrace;
+import dev.convoy.snapshot.SnapshotFormat;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -46,6 +51,21 @@ import java.util.TreeMap;
  * Names are made safe by {@link #escape}. Stacks whose time adds up to 0 ns are left out;
  * the lines are sorted by their text.
  *
+ * <p>The <b>held</b> view ({@link #held()}, in the JSON of the flame graph page and the web view,
+ * not in the folded text): the owners' side of long blocks ({@link OwnerSamples}, OWNER_SAMPLE
+ * records, agent option {@code ownerstacks}), where the locks that blocked others were held. Each
+ * sample adds the time its blocked thread lost (the whole BLOCKED interval it belongs to, up to the
+ * snapshot or the thread's end when still open) to the owner's stack at the sample:
+ * <pre>
+ * held;CLASS;ROOT-FRAME;...;HOLDING-FRAME [holding, line N];...;TOP-FRAME
+ * </pre>
+ * CLASS the lock's class as above, the frames the owner's, named as above, the frame holding the
+ * monitor marked {@code [holding, line N]} ({@code [probably holding, line N]} when another frame
+ * of the stack could hold it too; without {@code , line N} when the line is unknown); a
+ * {@code java.util.concurrent} lock has no holding frame. Only blocks longer than the sampling
+ * threshold have a sample, so the held view covers those; a sample's time is also in the blocked
+ * view (under the blocked thread's stack), so the held view is never added to the others.
+ *
  * <p>When the history no longer holds the whole run (records aged out) and the recording has the
  * whole run's totals (SECTION_TOTALS), the time comes from them instead ({@link #wholeRun()}): the
  * blocks, waits and parks that ended since the recording began, by the stack of their begin event,
@@ -59,6 +79,8 @@ public final class FlameStacks {
     public static final String WAITED = "waited";
     /** The first frame of idle waits ({@link dev.convoy.model.IdleRules}): not contention. */
     public static final String IDLE = "idle";
+    /** The first frame of the held view: the owners' stacks of long blocks ({@link #held()}). */
+    public static final String HELD = "held";
     private static final int IDLE_STATE = 2;
     /** The frame that starts a stack cut at the recorder's stack depth (its outer frames are missing). */
     public static final String TRUNCATED = "[truncated]";
@@ -66,12 +88,15 @@ public final class FlameStacks {
     public static final String NO_STACK = "[no_stack]";
 
     private final SortedMap<String, Long> folded;
+    private final SortedMap<String, Long> held;
     private final Map<String, String[]> framesOf; // a folded line's frames, the names shared between lines
     private final long totalNs;
     private final boolean wholeRun;
 
-    private FlameStacks(SortedMap<String, Long> folded, Map<String, String[]> framesOf, boolean wholeRun) {
+    private FlameStacks(SortedMap<String, Long> folded, SortedMap<String, Long> held, Map<String, String[]> framesOf,
+                        boolean wholeRun) {
         this.folded = Collections.unmodifiableSortedMap(folded);
+        this.held = Collections.unmodifiableSortedMap(held);
         this.framesOf = framesOf;
         this.wholeRun = wholeRun;
         long total = 0;
@@ -128,7 +153,58 @@ public final class FlameStacks {
                 return all;
             });
         }
-        return new FlameStacks(folded, framesOf, wholeRun);
+        return new FlameStacks(folded, held(r, framesOf, methodText), framesOf, wholeRun);
+    }
+
+    /** The held view's lines ({@link #held()}); their frames go into {@code framesOf}. */
+    private static SortedMap<String, Long> held(Recording r, Map<String, String[]> framesOf,
+                                                Map<Long, String> methodText) {
+        SortedMap<String, Long> held = new TreeMap<>();
+        if (!hasOwnerSamples(r)) {
+            return held; // no index needed
+        }
+        ContentionIndex x = ContentionIndex.of(r);
+        for (OwnerSamples.Sample s : x.ownerSamples().all()) {
+            IntervalTable g = x.intervals(s.ring());
+            long ns = g.endNs(s.interval()) - g.startNs(s.interval());
+            if (ns <= 0) {
+                continue;
+            }
+            String cls = Blockers.className(r, s.monitor(), s.lock());
+            String[] frames = frames(r, s.stackId(), methodText);
+            Frame f = s.holdingFrame(r);
+            if (f != null) {
+                StackTrace st = r.stacks().get(s.stackId());
+                int at = frames.length - 1 - s.frame();
+                if (st != null && at >= (st.truncated() ? 1 : 0)) {
+                    frames = frames.clone();
+                    MethodInfo m = r.methods().get(f.methodId());
+                    int line = m == null ? -1 : m.lineFor(f.location());
+                    frames[at] = frames[at] + " [" + (s.frameExact() ? "" : "probably ") + "holding"
+                            + (line >= 0 ? ", line " + line : "") + "]";
+                }
+            }
+            String[] all = new String[frames.length + 2];
+            all[0] = HELD;
+            all[1] = escape(cls.isEmpty() ? MonitorStatistics.UNKNOWN_CLASS : cls);
+            System.arraycopy(frames, 0, all, 2, frames.length);
+            String line = String.join(";", all);
+            held.merge(line, ns, Long::sum);
+            framesOf.putIfAbsent(line, all);
+        }
+        return held;
+    }
+
+    /** Whether any ring has an OWNER_SAMPLE record. */
+    private static boolean hasOwnerSamples(Recording r) {
+        for (RecordedThread t : r.threads()) {
+            for (int i = t.eventCount() - 1; i >= 0; i--) {
+                if (t.rawType(i) == SnapshotFormat.EVENT_OWNER_SAMPLE) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** A stack's frame names, outermost first, escaped. */
@@ -197,9 +273,17 @@ public final class FlameStacks {
         return folded;
     }
 
-    /** The sum of all stacks' time in ns. */
+    /** The sum of all stacks' time in ns (of {@link #folded()}: the held view is not in it). */
     public long totalNs() {
         return totalNs;
+    }
+
+    /**
+     * The held view's stacks ({@code held;CLASS;owner's frames}, the holding frame marked) and the
+     * time their blocked threads lost, ns, sorted by text; empty without OWNER_SAMPLE records.
+     */
+    public SortedMap<String, Long> held() {
+        return held;
     }
 
     /** Writes the folded lines, {@code STACK NANOSECONDS\n} each, in UTF-8; the stream is not closed. */
@@ -218,12 +302,15 @@ public final class FlameStacks {
      * Writes the stacks as the JSON the flame graph page reads:
      * {@code {"unit":"ns","totalNs":N,"frames":[names],"stacks":[[ns,frame,frame,...],...]}}, each
      * stack's frames as indexes into {@code frames}, outermost first, the state and the class
-     * first (as in the folded lines).
+     * first (as in the folded lines); the stacks of the held view ({@link #held()}, state
+     * {@value #HELD}) after the others.
      */
     public void writeJson(JsonGenerator g) throws IOException {
         Map<String, Integer> index = new LinkedHashMap<>();
-        List<int[]> stacks = new ArrayList<>(folded.size());
-        for (String line : folded.keySet()) {
+        List<int[]> stacks = new ArrayList<>(folded.size() + held.size());
+        List<String> lines = new ArrayList<>(folded.keySet());
+        lines.addAll(held.keySet());
+        for (String line : lines) {
             String[] names = framesOf.get(line);
             int[] ids = new int[names.length];
             for (int i = 0; i < names.length; i++) {
@@ -241,7 +328,9 @@ public final class FlameStacks {
         g.writeEndArray();
         g.writeArrayFieldStart("stacks");
         int k = 0;
-        for (long ns : folded.values()) {
+        List<Long> weights = new ArrayList<>(folded.values());
+        weights.addAll(held.values());
+        for (long ns : weights) {
             g.writeStartArray();
             g.writeNumber(ns);
             for (int id : stacks.get(k++)) {

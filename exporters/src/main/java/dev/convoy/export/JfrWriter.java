@@ -45,7 +45,8 @@ import java.util.Map;
  * gives ThreadStarted and ThreadEnded); {@code dev.convoy.Notify} and {@code dev.convoy.Unpark}
  * per call; {@code dev.convoy.Interaction} per interaction of contention analysis and
  * {@code dev.convoy.CriticalPath} per segment of the critical path; {@code dev.convoy.DataLoss} per
- * loss of a thread's records (and for the records lost without a thread); and, first,
+ * loss of a thread's records (and for the records lost without a thread); {@code dev.convoy.OwnerSample}
+ * per sample of the owner's side of a long block ({@link dev.convoy.analysis.OwnerSamples}); and, first,
  * {@code jdk.ActiveSetting} per setting of each event type: what Convoy records (enabled,
  * threshold 0 ns). An interval still open at snapshot time ends at the snapshot and has
  * {@code unfinished = true}. {@code previousOwner} has the JDK's meaning, the thread that released
@@ -153,6 +154,7 @@ public final class JfrWriter {
         final Type interaction;
         final Type criticalPath;
         final Type dataLoss;
+        final Type ownerSample;
         /** The event types whose settings the chunk states ({@code jdk.ActiveSetting}), in declaration order. */
         final List<Type> recorded = new java.util.ArrayList<>();
 
@@ -293,6 +295,29 @@ public final class JfrWriter {
                     + "them; aged: out of the history (maxsize, maxage); dropped: never recorded (their object "
                     + "could not be identified); torn: skipped by a snapshot");
             field(dataLoss, "records", tLong, "Records Lost", "How many records");
+            ownerSample = recorded(jdk.ownEvent("dev.convoy.OwnerSample", "Owner Sample",
+                    "The owner's side of a long block (agent option ownerstacks): the thread that held the lock "
+                            + "(eventThread) and its stack (stackTrace) when another thread had been blocked on it "
+                            + "longer than the threshold", true, "Convoy", "Java Application"));
+            field(ownerSample, "blockedThread", tThread, "Blocked Thread", "The thread blocked on the lock");
+            field(ownerSample, "monitorClass", tClass, "Monitor Class", "Class of the monitor or lock blocked on");
+            monitorAddress(ownerSample, "Monitor Address", "Identity hash code of the monitor or lock blocked on");
+            field(ownerSample, "lock", tBoolean, "Lock Acquisition", "The block is a park acquiring a "
+                    + "java.util.concurrent lock (false: a monitor)");
+            field(ownerSample, "blockedDuration", tLong, "Blocked Duration", "How long the blocked thread was "
+                    + "blocked in all (to the snapshot when still blocked)").annotate(timespan, "NANOSECONDS");
+            field(ownerSample, "ownerState", tString, "Owner State", "The owner's state at the sample: running, "
+                    + "in native, blocked, waiting, parked, sleeping or unknown");
+            field(ownerSample, "ownerOnClass", tClass, "Owner Blocked On Class", "Class of what the owner was "
+                    + "itself blocked on, waiting on or parked on");
+            ownerSample.field("ownerOnAddress", md.longType).annotate(jdk.unsigned).annotate(jdk.memoryAddress)
+                    .annotate(jdk.label, "Owner Blocked On Address").annotate(description, "Identity hash code of "
+                            + "what the owner was itself blocked on, waiting on or parked on");
+            field(ownerSample, "holdingFrame", tString, "Holding Frame", "The frame of the owner's stack that "
+                    + "holds the monitor, as a Java stack trace line; absent for a java.util.concurrent lock or "
+                    + "when none is known");
+            field(ownerSample, "holdingFrameProbable", tBoolean, "Holding Frame Probable", "Several frames of the "
+                    + "stack could hold the monitor: the holding frame is the outermost of them");
             chunk = new ChunkWriter(md);
 
             parents = new int[threads.size()];
@@ -378,6 +403,9 @@ public final class JfrWriter {
             for (int id = 0; id < in.count(); id++) {
                 interaction(id);
             }
+            for (dev.convoy.analysis.OwnerSamples.Sample s : x.ownerSamples().all()) {
+                ownerSample(s);
+            }
             PathTable path = x.path();
             for (int sg = 0; sg < path.count(); sg++) {
                 segment(path, sg);
@@ -423,6 +451,24 @@ public final class JfrWriter {
             chunk.event(criticalPath).putLong(ticks(ts)).putLong(dur).putKey(tThread, threadKeys[ring])
                     .putPooledString(path.state(sg).name()).putKey(tClass, m[0]).putLong(m[1])
                     .putPooledString(via >= 0 ? in.kind(via).name() : null).end();
+        }
+
+        /**
+         * A {@code dev.convoy.OwnerSample}: the owner as event thread with its stack, the blocked
+         * thread, the lock, the owner's state and what it was itself on, the holding frame.
+         */
+        void ownerSample(dev.convoy.analysis.OwnerSamples.Sample s) {
+            IntervalTable g = x.intervals(s.ring());
+            long[] m = monitor(s.monitor());
+            long[] on = s.state().onSomething() && s.on() != 0 ? monitor(s.on()) : NO_MONITOR;
+            long owner = ownerKey(s.owner() == null ? -1 : x.ring(s.owner()), s.ownerJavaId());
+            Frame f = s.holdingFrame(r);
+            chunk.event(ownerSample).putLong(ticks(s.ts())).putLong(0).putKey(tThread, owner)
+                    .putKey(tStack, stackKey(s.stackId())).putKey(tThread, threadKeys[s.ring()])
+                    .putKey(tClass, m[0]).putLong(m[1]).putBoolean(s.lock())
+                    .putLong(Math.max(0, g.endNs(s.interval()) - g.startNs(s.interval())))
+                    .putPooledString(s.state().label()).putKey(tClass, on[0]).putLong(on[1])
+                    .putPooledString(f == null ? null : r.describe(f)).putBoolean(f != null && !s.frameExact()).end();
         }
 
         void threadStart(int k, RecordedThread t) {

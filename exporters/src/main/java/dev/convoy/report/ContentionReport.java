@@ -1,6 +1,7 @@
 package dev.convoy.report;
 
 import dev.convoy.analysis.Chains;
+import dev.convoy.analysis.HoldTimes;
 import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.CriticalPath;
 import dev.convoy.analysis.CriticalPath.Segment;
@@ -184,6 +185,29 @@ public final class ContentionReport {
         }
         return n;
     }
+
+    /**
+     * The monitors and locks with proven hold times ({@link HoldTimes}): most hold time first, at
+     * most {@link #TOP_SITES} + 2.
+     */
+    public List<HoldTimes.Row> holdTimes() {
+        return holds().proven().stream().limit(TOP_SITES + 2).toList();
+    }
+
+    /** Number of monitors and locks with proven holds beyond {@link #holdTimes()}. */
+    public int moreHoldTimes() {
+        return Math.max(0, holds().proven().size() - TOP_SITES - 2);
+    }
+
+    /** Every monitor's and lock's contended acquisitions and proven holds ({@link HoldTimes}), made on first use. */
+    public HoldTimes holds() {
+        if (holds == null) {
+            holds = HoldTimes.of(index);
+        }
+        return holds;
+    }
+
+    private HoldTimes holds;
 
     /** The contention chains grouped by their locks' classes, at most {@link #TOP_SITES} + 2 rows ({@link Chains#rows()}). */
     public List<Chains.Row> chains() {

@@ -8,6 +8,7 @@ import dev.convoy.analysis.Interactions.Kind;
 import dev.convoy.analysis.MonitorStatistics.CallerRow;
 import dev.convoy.analysis.MonitorStatistics.ClassRow;
 import dev.convoy.analysis.MonitorStatistics.ThreadRow;
+import dev.convoy.analysis.HoldTimes;
 import dev.convoy.analysis.OwnerSamples;
 import dev.convoy.analysis.ThreadStates.State;
 import dev.convoy.model.Frame;
@@ -143,6 +144,39 @@ public final class ReportRenderer {
         }
         o.table(List.of("monitor class", "call site", "kind", "count", "time", "max", "monitors", "threads"),
                 List.of(false, false, false, true, true, true, true, true), sites);
+        holdTimes();
+    }
+
+    /**
+     * Hold times per monitor or lock where the record proves both ends ({@link HoldTimes}): the
+     * top rows, and how many contended acquisitions were not counted, and why.
+     */
+    private void holdTimes() {
+        List<HoldTimes.Row> rows = report.holdTimes();
+        HoldTimes all = report.holds();
+        if (all.acquisitions() == 0) {
+            return;
+        }
+        o.subsection("Hold times after contended acquisitions");
+        long[] not = all.notCounted();
+        o.line("From a thread's contended acquisition to its release where the record proves both: the next "
+                + "thread's acquisition with this thread as exact releaser, or its Object.wait. " + all.holds() + " of "
+                + all.acquisitions() + " proven; not counted: " + not[0] + " releaser inferred, " + not[1]
+                + " across lost records of the holder, " + not[2] + " no proven release.");
+        if (rows.isEmpty()) {
+            return;
+        }
+        List<List<String>> table = new ArrayList<>();
+        for (HoldTimes.Row w : rows) {
+            table.add(List.of(monitorName(w.monitor(), r.identityHash(w.monitor()), w.lock()),
+                    Long.toString(w.acquisitions()), Integer.toString(w.count()), duration(w.totalNs()),
+                    duration(w.medianNs()), duration(w.maxNs())));
+        }
+        o.table(List.of("lock", "acquisitions", "proven holds", "held", "median", "max"),
+                List.of(false, true, true, true, true, true), table);
+        if (report.moreHoldTimes() > 0) {
+            o.line("(" + report.moreHoldTimes() + " more locks with proven holds not shown)");
+        }
     }
 
     /**
@@ -258,6 +292,7 @@ public final class ReportRenderer {
             dev.convoy.analysis.Chains.Chain c = w.longest();
             table.add(List.of(String.join(" -> ", w.classes()),
                     String.join(" -> ", c.threads().stream().map(RecordedThread::label).toList())
+                            + (c.deadlock() ? " -> " + c.threads().get(c.cycle()).label() + " (deadlock)" : "")
                             + (c.exact() ? "" : " (owners inferred)"),
                     Long.toString(w.count()), duration(w.totalNs()), duration(c.durationNs())));
         }
@@ -288,6 +323,10 @@ public final class ReportRenderer {
             ownerSide(b, s);
             for (OwnerSamples.Link l : report.ownerSamples().chain(s, 4)) {
                 if (l.on() == 0 || l.holder() == null) {
+                    break;
+                }
+                if (l.deadlock()) {
+                    b.append(", held by ").append(l.holder().label()).append(": deadlock");
                     break;
                 }
                 if (l.sample() == null) {

@@ -21,13 +21,13 @@ import org.junit.jupiter.api.Test;
  * sample; two more samples belong to no block (one with no begin before it, one taken after its
  * block ended).
  */
-class OwnerSamplesTest {
+public class OwnerSamplesTest {
 
-    static int aux(int state, int frame) {
+    public static int aux(int state, int frame) {
         return (frame + 1) | state << OWNER_STATE_SHIFT;
     }
 
-    static Recording chain() throws Exception {
+    public static Recording chain() throws Exception {
         RecordingBuilder b = base();
         b.thread(R_MAIN, 1, O_MAIN, "buyer").span(T0, 0)
                 .event(t(100), EVENT_MONITOR_ENTER, FLAG_OWNER, S_RUN, M1, 0, 2)

@@ -43,7 +43,7 @@ class JfrEncodingTest {
     static final Set<String> TYPES = Set.of("jdk.JavaMonitorEnter", "jdk.JavaMonitorWait", "jdk.ThreadPark",
             "jdk.ThreadSleep", "dev.convoy.ThreadJoin", "jdk.GarbageCollection", "jdk.ThreadStart", "jdk.ThreadEnd",
             "dev.convoy.Notify", "dev.convoy.Unpark", "dev.convoy.Interaction", "dev.convoy.CriticalPath",
-            "dev.convoy.DataLoss", "jdk.ActiveSetting");
+            "dev.convoy.DataLoss", "dev.convoy.OwnerSample", "jdk.ActiveSetting");
 
     static final int S_EMPTY = 20;
     static final int S_DEEP = 21;
@@ -52,7 +52,10 @@ class JfrEncodingTest {
     @TempDir
     Path dir;
 
-    /** Every event type, odd names, a stack without frames and one of 2048, a virtual thread on a carrier. */
+    /**
+     * Every event type, odd names, a stack without frames and one of 2048, a virtual thread on a
+     * carrier, an owner's side whose owner no ring has.
+     */
     static Recording everything() throws IOException {
         return everything(DEEP);
     }
@@ -76,6 +79,8 @@ class JfrEncodingTest {
         b.thread(160, 60, 1301, "").span(t(5), 0)
                 .event(t(5), EVENT_THREAD_START, 0, 1301, 60)
                 .event(t(100), EVENT_MONITOR_ENTER, S_EMPTY, M1, 0)
+                .event(t(110), EVENT_OWNER_SAMPLE, FLAG_FRAME_EXACT, 1 | OSTATE_RUNNING << OWNER_STATE_SHIFT, S_RUN,
+                        M1, 999, 0) // an owner no ring has
                 .event(t(120), EVENT_MONITOR_ENTERED, 0, M1, 0)
                 .event(t(200), EVENT_SLEEP, S_DEEP, 0, 5)
                 .event(t(300), EVENT_SLEPT, 0, 0, 0);

@@ -64,6 +64,10 @@ class ContentionReportTest {
               com.example.Queue  com.example.Worker.run     blocked      1  20.00 us  20.00 us         1        1
               com.example.Lock   com.example.Worker.run     waited       1  110.0 us  110.0 us         1        1
 
+            Hold times after contended acquisitions:
+
+            From a thread's contended acquisition to its release where the record proves both: the next thread's acquisition with this thread as exact releaser, or its Object.wait. 0 of 2 proven; not counted: 0 releaser inferred, 0 across lost records of the holder, 2 no proven release.
+
             Threads that waited most
             ------------------------
 

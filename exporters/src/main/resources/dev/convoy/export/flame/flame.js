@@ -2,8 +2,10 @@
 // Shared by the flame graph file (--format flamegraph) and the web view. Loads nothing.
 // ConvoyFlame.mount(element, data) with data as FlameStacks.writeJson writes it:
 // {unit: 'ns', totalNs, frames: [names], stacks: [[ns, frame, frame, ...], ...]}, each stack
-// outermost first, its first frame the state (blocked, waited, idle), its second the monitor class.
-// The first view is contention (blocked and waited); idle waits have a view of their own.
+// outermost first, its first frame the state (blocked, waited, idle, held), its second the monitor class.
+// The first view is contention (blocked and waited); idle waits have a view of their own, and so has
+// held: the owners' stacks of long blocks, weighted by the time the blocked threads lost (the same
+// time as some blocked stacks, so never added to another view).
 'use strict';
 (function (global) {
   function fmt(ns) {
@@ -62,6 +64,7 @@
   function classes(data) {
     const total = new Map();
     for (const s of data.stacks) {
+      if (data.frames[s[1]] === 'held') continue;
       const c = data.frames[s[2]];
       total.set(c, (total.get(c) || 0) + s[0]);
     }
@@ -80,7 +83,8 @@
     const view = el('select', 'flame-view');
     view.title = 'which time to show';
     for (const [value, label] of [['contention', 'contention: blocked and waited'], ['blocked', 'blocked only'],
-      ['waited', 'waited only'], ['idle', 'idle only (not contention)'], ['all', 'all: contention and idle']]) {
+      ['waited', 'waited only'], ['idle', 'idle only (not contention)'], ['all', 'all: contention and idle'],
+      ['held', 'held: where the owners held the locks of long blocks']]) {
       const o = el('option', null, label);
       o.value = value;
       view.appendChild(o);
@@ -134,10 +138,10 @@
 
     function draw() {
       const v = view.value;
-      const keep = v === 'all' ? () => true
-        : v === 'contention' ? (state) => state !== 'idle'
-        : v === 'blocked' || v === 'waited' || v === 'idle' ? (state) => state === v
-          : (state, cls) => cls === v.slice('class:'.length);
+      const keep = v === 'all' ? (state) => state !== 'held'
+        : v === 'contention' ? (state) => state !== 'idle' && state !== 'held'
+        : v === 'blocked' || v === 'waited' || v === 'idle' || v === 'held' ? (state) => state === v
+          : (state, cls) => state !== 'held' && cls === v.slice('class:'.length);
       shown = tree(data, keep);
       total.textContent = 'total ' + fmt(shown.value);
       if (chart) chart.destroy();
@@ -145,6 +149,7 @@
       panel.hidden = true;
       if (shown.value === 0) {
         chartEl.appendChild(el('p', 'flame-empty', v === 'idle' ? 'No idle time recorded.'
+          : v === 'held' ? 'No owner\'s side recorded (agent option ownerstacks; blocks longer than its threshold).'
           : 'No blocked or waited time recorded' + (v === 'contention' ? ' apart from idle waits.' : '.')));
         chart = null;
         return;

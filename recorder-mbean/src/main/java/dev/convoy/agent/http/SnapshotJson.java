@@ -14,6 +14,7 @@ import dev.convoy.analysis.Deadlocks;
 import dev.convoy.analysis.Blockers;
 import dev.convoy.analysis.IntervalTable;
 import dev.convoy.analysis.MonitorStatistics;
+import dev.convoy.analysis.HoldTimes;
 import dev.convoy.analysis.OwnerSamples;
 import dev.convoy.analysis.ThreadStates;
 import dev.convoy.model.Event;
@@ -90,6 +91,7 @@ final class SnapshotJson {
             List<OwnerSamples.Link> chain = os.chain(s, 1);
             g.writeStringField("onHeldBy", !chain.isEmpty() && chain.get(0).holder() != null
                     ? chain.get(0).holder().label() : "");
+            g.writeBooleanField("deadlock", !chain.isEmpty() && chain.get(0).deadlock());
             dev.convoy.model.Frame f = s.holdingFrame(r);
             g.writeStringField("frame", f == null ? "" : r.describe(f));
             g.writeBooleanField("frameExact", s.frameExact());
@@ -199,6 +201,10 @@ final class SnapshotJson {
         }
         g.writeEndArray();
 
+        Map<Long, HoldTimes.Row> holds = new java.util.HashMap<>();
+        for (HoldTimes.Row h : HoldTimes.of(x).rows()) {
+            holds.putIfAbsent(h.monitor(), h);
+        }
         g.writeArrayFieldStart("monitors");
         for (MonitorStatistics.MonitorRow m : stats.monitors()) {
             g.writeStartObject();
@@ -212,6 +218,11 @@ final class SnapshotJson {
             g.writeNumberField("waitedNs", m.waited().totalNs());
             g.writeNumberField("idleCount", m.idle().count());
             g.writeNumberField("idleNs", m.idle().totalNs());
+            HoldTimes.Row h = holds.get(m.monitor());
+            g.writeNumberField("holdCount", h == null ? 0 : h.count());
+            g.writeNumberField("holdNs", h == null ? 0 : h.totalNs());
+            g.writeNumberField("medianHoldNs", h == null ? 0 : h.medianNs());
+            g.writeNumberField("maxHoldNs", h == null ? 0 : h.maxNs());
             stacks(g, stats.monitorStacks(m.monitor()));
             g.writeEndObject();
         }

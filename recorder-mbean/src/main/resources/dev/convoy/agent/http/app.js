@@ -196,6 +196,9 @@
       (tr, m) => cell(tr, stackLink(String(m.waitedCount), m.stacks, 'Monitor ' + m.className + ' #' + m.id), m.waitedCount),
       (tr, m) => cell(tr, ms(m.waitedNs), m.waitedNs),
       (tr, m) => cell(tr, m.idleNs ? ms(m.idleNs) : '-', m.idleNs),
+      (tr, m) => cell(tr, String(m.holdCount || 0), m.holdCount || 0),
+      (tr, m) => cell(tr, m.holdCount ? ms(m.medianHoldNs) : '-', m.medianHoldNs || 0),
+      (tr, m) => cell(tr, m.holdCount ? ms(m.maxHoldNs) : '-', m.maxHoldNs || 0),
     ], (m) => contention(m) === 0);
     const callers = [];
     for (const c of d.classes) {
@@ -261,7 +264,7 @@
       (tr, b) => cell(tr, b.owner, b.owner, 'text'),
       (tr, b) => cell(tr, b.frame ? b.frame + (b.frameExact ? '' : ' (probably)') : '-', b.frame, 'text'),
       (tr, b) => cell(tr, b.ownerState + (b.ownerOnClass ? ' on ' + b.ownerOnClass
-        + (b.onHeldBy ? ', held by ' + b.onHeldBy : '') : ''), b.ownerState, 'text'),
+        + (b.onHeldBy ? ', held by ' + b.onHeldBy + (b.deadlock ? ': deadlock' : '') : '') : ''), b.ownerState, 'text'),
     ]);
   }
 

@@ -4,6 +4,10 @@ import static dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_ENTER;
 import static dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_ENTERED;
 import static dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_WAIT;
 import static dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_WAITED;
+import static dev.convoy.snapshot.SnapshotFormat.EVENT_OWNER_SAMPLE;
+import static dev.convoy.snapshot.SnapshotFormat.FLAG_FRAME_EXACT;
+import static dev.convoy.snapshot.SnapshotFormat.OSTATE_SLEEPING;
+import static dev.convoy.snapshot.SnapshotFormat.OWNER_STATE_SHIFT;
 import static dev.convoy.snapshot.SnapshotFormat.EVENT_THREAD_START;
 import static dev.convoy.snapshot.SnapshotFormat.OBJ_PLAIN;
 import static dev.convoy.snapshot.SnapshotFormat.OBJ_THREAD;
@@ -52,7 +56,7 @@ class FlameGraphBrowserTest {
     static final long M_RUN = 0x7F00_0000_1000L, M_STEP = 0x7F00_0000_2000L, M_WAIT = 0x7F00_0000_3000L,
             M_MAIN = 0x7F00_0000_4000L;
     static final int S_STEP = 1, S_RUN = 2, S_WAIT = 3;
-    static final long O_T = 1001, LOCK = 2001, OBJ = 2002;
+    static final long O_T = 1001, O_OWNER = 1002, LOCK = 2001, OBJ = 2002;
 
     @TempDir
     Path dir;
@@ -61,7 +65,9 @@ class FlameGraphBrowserTest {
 
     /**
      * One thread: blocked on a Lock 600 us in main > run > step, 200 us in main > run; waited on
-     * an Object 200 us in main > run > Object.wait. 1 ms in all.
+     * an Object 200 us in main > run > Object.wait. 1 ms in all. The first block's owner's side
+     * was sampled: the owner holds the Lock in main > run (line 10), asleep; the held view has
+     * those 600 us, and no other view.
      */
     static byte[] snapshot() {
         RecordingBuilder b = new RecordingBuilder()
@@ -80,16 +86,21 @@ class FlameGraphBrowserTest {
                 .stack(S_RUN, false, new Frame(M_RUN, 4), new Frame(M_MAIN, 3))
                 .stack(S_WAIT, false, new Frame(M_WAIT, -1), new Frame(M_RUN, 6), new Frame(M_MAIN, 3))
                 .object(O_T, 0x10000000, OBJ_THREAD, C_THREAD)
+                .object(O_OWNER, 0x10000001, OBJ_THREAD, C_THREAD)
                 .object(LOCK, 0xAAAA0001, OBJ_PLAIN, C_LOCK)
                 .object(OBJ, 0xAAAA0002, OBJ_PLAIN, C_OBJECT);
         b.thread(1, 1, O_T, "main").span(T0, 0)
                 .event(T0, EVENT_THREAD_START, 0, O_T, 1)
                 .event(t(100), EVENT_MONITOR_ENTER, S_STEP, LOCK, 0)
+                .event(t(200), EVENT_OWNER_SAMPLE, FLAG_FRAME_EXACT, 1 | OSTATE_SLEEPING << OWNER_STATE_SHIFT, S_RUN,
+                        LOCK, 2, 0)
                 .event(t(700), EVENT_MONITOR_ENTERED, 0, LOCK, 0)
                 .event(t(800), EVENT_MONITOR_ENTER, S_RUN, LOCK, 0)
                 .event(t(1000), EVENT_MONITOR_ENTERED, 0, LOCK, 0)
                 .event(t(1100), EVENT_MONITOR_WAIT, S_WAIT, OBJ, 0)
                 .event(t(1300), EVENT_MONITOR_WAITED, 0, OBJ, 0);
+        b.thread(2, 2, O_OWNER, "owner").span(T0, 0)
+                .event(T0, EVENT_THREAD_START, 0, O_OWNER, 2);
         return b.toBytes();
     }
 
@@ -163,7 +174,8 @@ class FlameGraphBrowserTest {
 
         Select view = new Select(browser.findElement(By.cssSelector("select.flame-view")));
         assertEquals(List.of("contention: blocked and waited", "blocked only", "waited only", "idle only (not contention)",
-                "all: contention and idle", "class com.example.Lock (800.0 \u00b5s)",
+                "all: contention and idle", "held: where the owners held the locks of long blocks",
+                "class com.example.Lock (800.0 \u00b5s)",
                 "class java.lang.Object (200.0 \u00b5s)"), view.getOptions().stream().map(WebElement::getText).toList());
         view.selectByValue("blocked");
         awaitFrames(fractions("all", 1, "blocked", 1, "com.example.Lock", 1, "com.example.Main.main", 1,
@@ -171,6 +183,9 @@ class FlameGraphBrowserTest {
         view.selectByValue("class:java.lang.Object");
         awaitFrames(fractions("all", 1, "waited", 1, "java.lang.Object", 1, "com.example.Main.main", 1,
                 "com.example.Worker.run", 1, "java.lang.Object.wait", 1));
+        view.selectByValue("held");
+        awaitFrames(fractions("all", 1, "held", 1, "com.example.Lock", 1, "com.example.Main.main", 1,
+                "com.example.Worker.run [holding, line 10]", 1));
         view.selectByValue("all");
         awaitFrames(ALL);
 

@@ -13,6 +13,7 @@ import dev.convoy.agent.http.WebServer;
 import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.OwnerSamples;
 import dev.convoy.analysis.OwnerSamples.State;
+import dev.convoy.export.FlameStacks;
 import dev.convoy.model.EventType;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
@@ -27,10 +28,13 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.openjdk.jmc.flightrecorder.JfrLoaderToolkit;
 
 /**
  * The owner's side of long blocks (option {@code ownerstacks}, default 5 ms) on a real JVM, on
@@ -40,7 +44,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code ReentrantLock} held by lock-keeper, asleep (no holding frame: a lock keeps none);
  * auditor-1 blocked on the class {@code Registry} held by auditor-0 asleep in the static
  * synchronized {@code Registry.audit} at {@code auditLine}. Asserted in the recording, the report,
- * the Chrome trace and the web view's JSON; with {@code ownerstacks=off} nothing is sampled. The
+ * the Chrome trace, the flame graph's held view, JFR (the JDK's parser, its {@code jfr print} and
+ * JMC's parser) and the web view's JSON; with {@code ownerstacks=off} nothing is sampled. The
  * lines come from the running test app; no assertion is on time.
  */
 class OwnerSideIT {
@@ -59,7 +64,7 @@ class OwnerSideIT {
     @MethodSource("jdks")
     void theOwnersFrameLineStateAndChain(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
-        ChildJvm.Result res = ChildJvm.run(jdk, work, "dumponexit=snapshot+chrome,dumpdir=.,dumpname=own", APP)
+        ChildJvm.Result res = ChildJvm.run(jdk, work, "dumponexit=snapshot+chrome+jfr,dumpdir=.,dumpname=own", APP)
                 .assertSucceeded();
         assertTrue(res.stdout().contains(" OK "), res.stdout());
         long restockLine = Recordings.field(res.stdout(), "restockLine");
@@ -126,6 +131,40 @@ class OwnerSideIT {
         assertTrue(slice.get("owner_frame_exact").asBoolean());
         assertTrue(slice.get("owner_stack").toString().contains(restock), slice.toString());
         assertEquals("sleeping", blockedSlice(chrome, OwnerSide.RESTOCKER).get("owner_state").asText());
+
+        // the flame graph's held view: the owners' stacks, the holding frame and its line marked
+        String heldRestock = OwnerSide.Inventory.class.getName() + ".restock [holding, line " + restockLine + "]";
+        String heldHold = OwnerSide.Ledger.class.getName() + ".hold [holding, line " + holdLine + "]";
+        java.util.Set<String> held = FlameStacks.of(r).held().keySet();
+        assertTrue(held.stream().anyMatch(l -> l.startsWith("held;" + OwnerSide.Inventory.class.getName() + ";")
+                && l.contains(";" + heldRestock + ";")), held.toString());
+        assertTrue(held.stream().anyMatch(l -> l.startsWith("held;" + OwnerSide.Ledger.class.getName() + ";")
+                && l.contains(";" + heldHold + ";")), held.toString());
+
+        // JFR: a dev.convoy.OwnerSample per sample, read by the JDK's parser, its jfr tool and JMC's parser
+        Path jfr = res.dumpDir().resolve("own.jfr");
+        List<RecordedEvent> samples = RecordingFile.readAllEvents(jfr).stream()
+                .filter(e -> e.getEventType().getName().equals("dev.convoy.OwnerSample")).toList();
+        assertEquals(os.all().size(), samples.size(), samples.toString());
+        RecordedEvent jfrBuyer = samples.stream()
+                .filter(e -> OwnerSide.BUYER.equals(e.getThread("blockedThread").getJavaName())).findFirst().orElseThrow();
+        assertEquals(OwnerSide.RESTOCKER, jfrBuyer.getThread().getJavaName());
+        assertEquals("blocked", jfrBuyer.getString("ownerState"));
+        assertEquals(OwnerSide.Inventory.class.getName(), jfrBuyer.getClass("monitorClass").getName());
+        assertEquals(OwnerSide.Ledger.class.getName(), jfrBuyer.getClass("ownerOnClass").getName());
+        assertEquals(restock, jfrBuyer.getString("holdingFrame"));
+        assertFalse(jfrBuyer.getBoolean("holdingFrameProbable"));
+        assertTrue(jfrBuyer.getStackTrace().getFrames().stream().anyMatch(f -> f.getMethod().getName().equals("restock")
+                && f.getLineNumber() == restockLine), "the owner's stack");
+        String printed = JfrOutputIT.tool(jdk, "print", "--events", "dev.convoy.OwnerSample", jfr.toString());
+        assertTrue(printed.contains("holdingFrame = \"" + restock + "\""), printed);
+        assertTrue(printed.contains("holdingFrame = \"" + hold + "\""), printed);
+        long jmc = 0;
+        for (org.openjdk.jmc.common.item.IItemIterable it : JfrLoaderToolkit.loadEvents(jfr.toFile())
+                .apply(org.openjdk.jmc.common.item.ItemFilters.type("dev.convoy.OwnerSample"))) {
+            jmc += it.getItemCount();
+        }
+        assertEquals(samples.size(), jmc, "JMC's parser reads them");
 
         // the web view's JSON: the long blocks, both stacks, and the owner on the timeline's span
         JsonNode web;
