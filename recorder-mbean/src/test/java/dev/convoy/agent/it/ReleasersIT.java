@@ -187,6 +187,16 @@ class ReleasersIT {
                 + exactAfter + " of " + after.size() + " exact");
         assertTrue(after.size() >= 500, () -> "JFR started after " + before + " of " + chain.size() + " hand-offs");
         assertTrue(exactAfter * 100L >= after.size() * 90L, exactAfter + " of " + after.size());
+        // with exact releasers by default, the chain lock's holds are proven: each acquisition's
+        // hold ends at the next hand-off, whose releaser is the holder
+        dev.convoy.analysis.HoldTimes.Row holds = dev.convoy.analysis.HoldTimes.of(
+                dev.convoy.analysis.ContentionIndex.of(run.recording())).rows().stream()
+                .filter(row -> CHAIN_LOCK.equals(run.recording().objectClassName(row.monitor()))).findFirst()
+                .orElseThrow();
+        System.out.println("[ReleasersIT] " + jdk + " " + gc + " default: " + holds.count() + " of "
+                + holds.acquisitions() + " holds of the chain lock proven");
+        assertTrue(holds.count() * 100L >= after.size() * 85L, () -> holds.count() + " proven holds for "
+                + after.size() + " exact hand-offs: " + holds);
     }
 
     /**
