@@ -294,6 +294,32 @@ static jvmtiError JNICALL mock_get_system_property(jvmtiEnv *env, const char *na
     return JVMTI_ERROR_NONE;
 }
 
+/* A class's signature: "Lmock/C<hash>;" for a fake class; no source file. */
+static jvmtiError JNICALL mock_get_class_signature(jvmtiEnv *env, jclass cls, char **sig, char **generic) {
+    char s[48];
+    snprintf(s, sizeof(s), "Lmock/C%x;", (unsigned)resolve(cls)->hash);
+    *sig = strdup(s);
+    if (generic) *generic = NULL;
+    return JVMTI_ERROR_NONE;
+}
+
+static jvmtiError JNICALL mock_get_source_file_name(jvmtiEnv *env, jclass cls, char **name) {
+    return JVMTI_ERROR_ABSENT_INFORMATION;
+}
+
+/* Methods: the mock knows none (jmethodIDs of the tests are made-up numbers). */
+static jvmtiError JNICALL mock_get_method_declaring_class(jvmtiEnv *env, jmethodID m, jclass *cls) {
+    return JVMTI_ERROR_INVALID_METHODID;
+}
+
+static jvmtiError JNICALL mock_get_method_name(jvmtiEnv *env, jmethodID m, char **name, char **sig, char **generic) {
+    return JVMTI_ERROR_INVALID_METHODID;
+}
+
+static jvmtiError JNICALL mock_get_line_number_table(jvmtiEnv *env, jmethodID m, jint *n, jvmtiLineNumberEntry **t) {
+    return JVMTI_ERROR_INVALID_METHODID;
+}
+
 static jint JNICALL mock_get_version(JNIEnv *env) {
     return JNI_VERSION_1_8;
 }
@@ -332,6 +358,11 @@ static struct jvmtiInterface_1_ mock_jvmti_functions = {
     .Deallocate = mock_deallocate,
     .GetCurrentThread = mock_get_current_thread,
     .GetSystemProperty = mock_get_system_property,
+    .GetClassSignature = mock_get_class_signature,
+    .GetSourceFileName = mock_get_source_file_name,
+    .GetMethodDeclaringClass = mock_get_method_declaring_class,
+    .GetMethodName = mock_get_method_name,
+    .GetLineNumberTable = mock_get_line_number_table,
 };
 
 static struct JNINativeInterface_ mock_jni_functions = {

@@ -11,7 +11,7 @@
  * current (owners.h's stale rules, one case each).
  *
  * owners.c and vmstructs.c decide once per process (the layout, the form of references), so
- * each test runs in a child process of its own (alone()), on the tables as the parent has them.
+ * each test runs in a child process of its own (cv_alone), on the tables as the parent has them.
  */
 #define _GNU_SOURCE
 #include "check.h"
@@ -22,8 +22,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 /* The fake layout: test_vmstructs.c's tables give these offsets and sizes. */
 #define JT_SIZE 1384
@@ -147,28 +145,25 @@ static void set_word(vm_monitor *m, size_t off, uintptr_t v) {
 
 static vm_thread self, other, third;
 
-/* Runs fn in a child process with the current thread `self` (Java id 11) and two others (12, 13): Java ids from 3 up
- * are never one of the VM's owner markers (0 to 2),
- * none of them registered yet. 1 if every check in it passed. */
+static void (*body)(void);
+
+static void with_threads(void) {
+    /* Whichever test runs first: a struct entry ends with its address. */
+    if (!gHotSpotVMStructEntryArrayStride) gHotSpotVMStructEntryArrayStride = gHotSpotVMStructEntryAddressOffset + 8;
+    vm_thread_make(&self, "self", 11);
+    vm_thread_make(&other, "other", 12);
+    vm_thread_make(&third, "third", 13);
+    mock_current = &self.obj;
+    threads_init(self.jni, 1 << 20, 512, 0, 0, 0);   /* Thread.tid, read when releasers are armed */
+    body();
+}
+
+/* Runs fn in a child process (cv_alone) with the current thread `self` (Java id 11) and two
+ * others (12, 13): Java ids from 3 up are never one of the VM's owner markers (0 to 2). None of
+ * them is registered yet. 1 if every check in it passed. */
 static int alone(void (*fn)(void)) {
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) return 0;
-    if (pid == 0) {
-        int before = cv_check_failures;
-        /* Whichever test runs first: a struct entry ends with its address. */
-        if (!gHotSpotVMStructEntryArrayStride) gHotSpotVMStructEntryArrayStride = gHotSpotVMStructEntryAddressOffset + 8;
-        vm_thread_make(&self, "self", 11);
-        vm_thread_make(&other, "other", 12);
-        vm_thread_make(&third, "third", 13);
-        mock_current = &self.obj;
-        threads_init(self.jni, 1 << 20, 512, 0, 0, 0);   /* Thread.tid, read when releasers are armed */
-        fn();
-        fflush(NULL);
-        _exit(cv_check_failures == before ? 0 : 1);
-    }
-    int status = 0;
-    return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    body = fn;
+    return cv_alone(with_threads);
 }
 
 static int starts_with(const char *s, const char *prefix) {
