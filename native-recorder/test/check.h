@@ -17,6 +17,11 @@ extern int cv_check_failures;
  * child's stderr is kept, so the assertion's line shows in the test log. */
 int cv_aborts(void (*fn)(void *), void *ctx);
 
+/* Runs fn in a child process: 1 if it exited and every CHECK in it passed. For tests of sources
+ * whose process-wide state is decided once (owners.c, vmstructs.c) or shared with other tests
+ * (the thread registry and its history): what fn changes stays in the child. */
+int cv_alone(void (*fn)(void));
+
 #define CHECK(cond) \
     do { \
         if (!(cond)) { \

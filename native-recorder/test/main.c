@@ -32,6 +32,20 @@ int cv_aborts(void (*fn)(void *), void *ctx) {
     return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
 }
 
+int cv_alone(void (*fn)(void)) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return 0;
+    if (pid == 0) {
+        int before = cv_check_failures;
+        fn();
+        fflush(NULL);
+        _exit(cv_check_failures == before ? 0 : 1);
+    }
+    int status = 0;
+    return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 int main(void) {
     int passed = 0, failed = 0;
     for (int i = 0; i < count; i++) {

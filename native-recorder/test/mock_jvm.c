@@ -9,12 +9,14 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 
 static fake_weak weak_pool[MAX_WEAK];
+static fake_obj mock_jfr_class;   /* jdk.jfr.internal.JVM (mock_jfr) */
 static uint32_t weak_used;             /* atomic */
 pthread_mutex_t described_lock = PTHREAD_MUTEX_INITIALIZER;
 fake_obj *described[MAX_DESCRIBED];   /* every object given a weak reference while the table is shared */
@@ -128,6 +130,7 @@ static jclass JNICALL mock_find_class(JNIEnv *env, const char *name) {
     if (strcmp(name, "java/lang/BaseVirtualThread") == 0 && mock_virtual_threads) {
         return (jclass)as_jobject(&mock_virtual_class);
     }
+    if (strcmp(name, "jdk/jfr/internal/JVM") == 0 && mock_jfr) return (jclass)as_jobject(&mock_jfr_class);
     return NULL;
 }
 
@@ -254,15 +257,87 @@ static jvmtiError JNICALL mock_deallocate(jvmtiEnv *env, unsigned char *mem) {
     return JVMTI_ERROR_NONE;
 }
 
+static int tid_field, eetop_field;
+
 static jfieldID JNICALL mock_get_field_id(JNIEnv *env, jclass cls, const char *name, const char *sig) {
-    static int tid_field;
-    return resolve(cls) == &mock_thread_class && strcmp(name, "tid") == 0 && strcmp(sig, "J") == 0
-               ? (jfieldID)&tid_field
-               : NULL;
+    if (resolve(cls) != &mock_thread_class || strcmp(sig, "J") != 0) return NULL;
+    if (strcmp(name, "tid") == 0) return (jfieldID)&tid_field;
+    if (strcmp(name, "eetop") == 0) return (jfieldID)&eetop_field;
+    return NULL;
 }
 
 static jlong JNICALL mock_get_long_field(JNIEnv *env, jobject obj, jfieldID field) {
-    return resolve(obj)->tid;
+    return field == (jfieldID)&eetop_field ? resolve(obj)->eetop : resolve(obj)->tid;
+}
+
+static jvmtiError JNICALL mock_get_current_thread(jvmtiEnv *env, jthread *thread) {
+    if (!mock_current) return JVMTI_ERROR_UNATTACHED_THREAD;
+    *thread = as_jobject(mock_current);
+    return JVMTI_ERROR_NONE;
+}
+
+/* ---- The VM ---- */
+const char *mock_vm_feature = "25";
+int mock_jfr;
+jlong mock_jfr_id_shift;
+static fake_obj mock_jfr_class = {.hash = 0x1F1A55};
+
+static jvmtiError JNICALL mock_get_system_property(jvmtiEnv *env, const char *name, char **value) {
+    static const char *const props[][2] = {
+        {"java.vm.name", "Mock VM"}, {"java.vm.version", "0-mock"}, {"sun.java.command", "mock.Main"}};
+    const char *v = strcmp(name, "java.vm.specification.version") == 0 ? mock_vm_feature : NULL;
+    for (size_t i = 0; !v && i < sizeof(props) / sizeof(props[0]); i++) {
+        if (strcmp(name, props[i][0]) == 0) v = props[i][1];
+    }
+    if (!v) return JVMTI_ERROR_NOT_AVAILABLE;
+    *value = strdup(v);
+    return JVMTI_ERROR_NONE;
+}
+
+/* A class's signature: "Lmock/C<hash>;" for a fake class; no source file. */
+static jvmtiError JNICALL mock_get_class_signature(jvmtiEnv *env, jclass cls, char **sig, char **generic) {
+    char s[48];
+    snprintf(s, sizeof(s), "Lmock/C%x;", (unsigned)resolve(cls)->hash);
+    *sig = strdup(s);
+    if (generic) *generic = NULL;
+    return JVMTI_ERROR_NONE;
+}
+
+static jvmtiError JNICALL mock_get_source_file_name(jvmtiEnv *env, jclass cls, char **name) {
+    return JVMTI_ERROR_ABSENT_INFORMATION;
+}
+
+/* Methods: the mock knows none (jmethodIDs of the tests are made-up numbers). */
+static jvmtiError JNICALL mock_get_method_declaring_class(jvmtiEnv *env, jmethodID m, jclass *cls) {
+    return JVMTI_ERROR_INVALID_METHODID;
+}
+
+static jvmtiError JNICALL mock_get_method_name(jvmtiEnv *env, jmethodID m, char **name, char **sig, char **generic) {
+    return JVMTI_ERROR_INVALID_METHODID;
+}
+
+static jvmtiError JNICALL mock_get_line_number_table(jvmtiEnv *env, jmethodID m, jint *n, jvmtiLineNumberEntry **t) {
+    return JVMTI_ERROR_INVALID_METHODID;
+}
+
+static jint JNICALL mock_get_version(JNIEnv *env) {
+    return JNI_VERSION_1_8;
+}
+
+static jmethodID JNICALL mock_get_static_method_id(JNIEnv *env, jclass cls, const char *name, const char *sig) {
+    static int get_thread_id;
+    return resolve(cls) == &mock_jfr_class && strcmp(name, "getThreadId") == 0 &&
+                   strcmp(sig, "(Ljava/lang/Thread;)J") == 0
+               ? (jmethodID)&get_thread_id
+               : NULL;
+}
+
+static jlong JNICALL mock_call_static_long_method(JNIEnv *env, jclass cls, jmethodID m, ...) {
+    va_list ap;
+    va_start(ap, m);
+    jobject thread = va_arg(ap, jobject);
+    va_end(ap);
+    return resolve(thread)->tid + mock_jfr_id_shift;
 }
 
 static jboolean JNICALL mock_is_instance_of(JNIEnv *env, jobject obj, jclass cls) {
@@ -281,6 +356,13 @@ static struct jvmtiInterface_1_ mock_jvmti_functions = {
     .GetThreadInfo = mock_get_thread_info,
     .GetAllThreads = mock_get_all_threads,
     .Deallocate = mock_deallocate,
+    .GetCurrentThread = mock_get_current_thread,
+    .GetSystemProperty = mock_get_system_property,
+    .GetClassSignature = mock_get_class_signature,
+    .GetSourceFileName = mock_get_source_file_name,
+    .GetMethodDeclaringClass = mock_get_method_declaring_class,
+    .GetMethodName = mock_get_method_name,
+    .GetLineNumberTable = mock_get_line_number_table,
 };
 
 static struct JNINativeInterface_ mock_jni_functions = {
@@ -301,6 +383,9 @@ static struct JNINativeInterface_ mock_jni_functions = {
     .GetLongField = mock_get_long_field,
     .IsInstanceOf = mock_is_instance_of,
     .NewLocalRef = mock_new_local_ref,
+    .GetVersion = mock_get_version,
+    .GetStaticMethodID = mock_get_static_method_id,
+    .CallStaticLongMethod = mock_call_static_long_method,
 };
 
 jvmtiEnv mock_jvmti_env = &mock_jvmti_functions;

@@ -39,6 +39,7 @@ typedef struct fake_obj {
     void *tls;                /* atomic: its JVMTI thread-local storage */
     const char *name;         /* GetThreadInfo's name */
     jlong tid;                /* the field Thread.tid */
+    jlong eetop;              /* the field Thread.eetop: its JavaThread (owners.c, vmstructs.c) */
     int is_virtual;           /* an instance of BaseVirtualThread */
     int ended;                /* atomic: SetThreadLocalStorage fails (JVMTI_ERROR_THREAD_NOT_ALIVE) */
 } __attribute__((aligned(8))) fake_obj;
@@ -85,5 +86,13 @@ extern fake_obj *mock_running[MOCK_RUNNING_MAX];   /* GetAllThreads' answer */
 extern int mock_nrunning;
 /* A fake thread named `name` with Thread.tid `tid` (a fresh identity hash, class Thread). */
 void mock_thread(fake_obj *t, const char *name, jlong tid);
+
+/* ---- The VM ---- */
+/* GetSystemProperty's java.vm.specification.version (the JDK's feature release), "25" unless set. */
+extern const char *mock_vm_feature;
+/* FindClass finds jdk.jfr.internal.JVM, whose static getThreadId(Thread) answers the thread's
+ * Thread.tid (JFR's thread ids are the Java ids from JDK 19) plus mock_jfr_id_shift. */
+extern int mock_jfr;
+extern jlong mock_jfr_id_shift;
 
 #endif

@@ -148,6 +148,7 @@ int agent_on_load(JavaVM *vm, cv_error *err) { return 0; }
 int agent_start(JNIEnv *env, const cv_config *config, cv_error *err) { return 0; }
 int agent_set_recording(int on, cv_error *err) { return 0; }
 int agent_is_recording(void) { return 0; }
+int agent_is_live(void) { return 0; }   /* sampler.c's thread loop (sampler_main, never run here) */
 int agent_reset(JNIEnv *jni, cv_error *err) { return 0; }
 int agent_restart_timing(cv_error *err) { return 0; }
 

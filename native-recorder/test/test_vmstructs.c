@@ -1,6 +1,7 @@
 /*
  * vmstructs.c against tables this test exports under HotSpot's symbol names (the test binary
- * is linked with -rdynamic, so that dlsym finds them as it finds libjvm's).
+ * is linked with -rdynamic, so that dlsym finds them as it finds libjvm's). The tables also hold
+ * the fields owners.c reads: test_owners.c runs owners.c against them.
  */
 #include "check.h"
 #include "vmstructs.h"
@@ -53,7 +54,14 @@ static xglobals *x_instance_p = &x_instance;
 static struct_entry structs[] = {
     {"JavaThread", "_threadObj", "OopHandle", 0, 648, NULL},
     {"JavaThread", "_current_pending_monitor", "ObjectMonitor*", 0, 776, NULL},
+    {"JavaThread", "_current_waiting_monitor", "ObjectMonitor*", 0, 784, NULL},
+    {"JavaThread", "_monitor_owner_id", "int64_t", 0, 800, NULL},
+    {"JavaThread", "_lock_stack", "LockStack", 0, 816, NULL},
+    {"LockStack", "_top", "uint32_t", 0, 0, NULL},
+    {"LockStack", "_base[0]", "oop", 0, 8, NULL},
+    {"ObjectMonitor", "_object", "WeakHandle", 0, 16, NULL},
     {"ObjectMonitor", "_owner", NULL, 0, 64, NULL},
+    {"ObjectMonitor", "_waiters", "int", 0, 96, NULL},
     {"ObjectMonitor", "_static_thing", "int", 1, 0, NULL},
     {"ZGlobalsForVMStructs", "_instance_p", "ZGlobalsForVMStructs*", 1, 0, &z_instance_p},
     {"ZGlobalsForVMStructs", "_ZAddressOffsetMask", "uintptr_t*", 0, offsetof(zglobals, offset_mask), NULL},
@@ -72,7 +80,9 @@ static type_entry types[] = {
     {NULL, NULL, 0, 0, 0, 0},
 };
 static long_entry longs[] = {
+    {"ObjectMonitor::NO_OWNER", 0},
     {"ObjectMonitor::ANONYMOUS_OWNER", 1},
+    {"ObjectMonitor::DEFLATER_MARKER", 2},
     {NULL, 0},
 };
 
@@ -131,7 +141,7 @@ TEST(vmstructs_refuses_a_malformed_table_then_reads_a_good_one) {
     int64_t v = 0;
     CHECK(vmstructs_long_constant("ObjectMonitor::ANONYMOUS_OWNER", &v) == 0);
     CHECK_EQ_U64(v, 1);
-    CHECK(vmstructs_long_constant("ObjectMonitor::DEFLATER_MARKER", &v) == -1);
+    CHECK(vmstructs_long_constant("ObjectMonitor::NO_SUCH_MARKER", &v) == -1);
 }
 
 static JNIEnv *test_env(struct JNINativeInterface_ *fns, const struct JNINativeInterface_ **env_fns) {
@@ -220,9 +230,9 @@ TEST(vmstructs_references_are_decided_from_checked_zgc_globals) {
     free(elsewhere);
 
     /* A field of another type than the pointer expected: refused. */
-    structs[7].type_string = "uint32_t*";
+    structs[14].type_string = "uint32_t*";
     CHECK(vmstructs_references_probe(jni, &r, &why) == -1);
-    structs[7].type_string = "size_t*";
+    structs[14].type_string = "size_t*";
     CHECK(vmstructs_references_probe(jni, &r, &why) == 0);
     CHECK_EQ_INT(r.kind, VM_REFS_ZCOLORED);
 
