@@ -321,16 +321,28 @@ static int make_room(JNIEnv *jni, uint64_t need, size_t block, cv_thread **reuse
     return 1;
 }
 
-/* Marks a thread that gets no state (own thread, no memory). If JVMTI refuses, the thread
- * stays unmarked and its next event comes back to create_state, which gives the same
- * answer again: nothing is lost but that event's extra look-up. */
-static void mark_without_state(jvmtiEnv *jvmti, jthread thread, void *marker) {
-    jvmtiError e = (*jvmti)->SetThreadLocalStorage(jvmti, thread, marker);
-    (void)e; /* checked by contract above: either outcome is handled */
-}
-
 static int is_marker(const void *p) {
     return p == &no_ring || p == &own_thread || p == &ended_thread;
+}
+
+/* Marks a thread that gets no state (own thread, no memory), unless its storage is set already:
+ * at attach the enumerating thread and the thread itself may both be in create_state for it, and
+ * the one that finds no room must not overwrite the state the other has published meanwhile (the
+ * thread would lose it: its events dropped, its end never recorded). Reading and setting the
+ * storage in one registry_lock section orders the mark with create_state's publication. Returns
+ * the state the storage already led to, else NULL (marked, or a marker already). If JVMTI refuses, the
+ * thread stays unmarked and its next event comes back to create_state, which gives the same
+ * answer again: nothing is lost but that event's extra look-up. */
+static cv_thread *mark_without_state(jvmtiEnv *jvmti, jthread thread, void *marker) {
+    pthread_mutex_lock(&registry_lock);
+    void *p = NULL;
+    jvmtiError e = (*jvmti)->GetThreadLocalStorage(jvmti, thread, &p);
+    if (e == JVMTI_ERROR_NONE && p == NULL) {
+        e = (*jvmti)->SetThreadLocalStorage(jvmti, thread, marker);
+        (void)e; /* checked by contract above: either outcome is handled */
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return p && !is_marker(p) ? (cv_thread *)p : NULL;
 }
 
 /*
@@ -339,7 +351,12 @@ static int is_marker(const void *p) {
  * state, linking the state into the registry - happens in one registry_lock section, so:
  *  - one thread never gets two live states: the enumerating thread and the thread itself
  *    (its ThreadStart, its ThreadEnd, its first event) may both come here for it at attach;
- *    whoever comes second finds the storage set and discards its unpublished state;
+ *    whoever comes second finds the storage set and discards its unpublished state (or, if
+ *    it finds it set before reserving, reserves nothing). Until then each holds a block of
+ *    its own against the cap, so at the cap one of them may find no room because of the
+ *    other's block: a state is then never lost to the no_ring marker. The one without room
+ *    marks the thread only if its storage is still empty (mark_without_state), and the one
+ *    with a state publishes it over a no_ring marker (nothing was allocated for it);
  *  - a state is never touched after the lock is let go unless it was published to the
  *    calling thread's own storage: were it linked first and its storage set afterwards, a
  *    failure of SetThreadLocalStorage (the thread has ended) would find a state that another
@@ -370,7 +387,10 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     int fresh = 0;
 
     pthread_mutex_lock(&registry_lock);
-    if (make_room(jni, bytes + nbytes, bytes, &t)) {
+    /* Published by the other party since the caller looked: nothing to reserve. */
+    void *published_first = NULL;
+    if ((*jvmti)->GetThreadLocalStorage(jvmti, thread, &published_first) != JVMTI_ERROR_NONE) published_first = NULL;
+    if (!published_first && make_room(jni, bytes + nbytes, bytes, &t)) {
         if (!t) {
             t = malloc(bytes);
             fresh = t != NULL;
@@ -379,13 +399,19 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     }
     pthread_mutex_unlock(&registry_lock);
 
+    if (published_first) {
+        free(name);
+        free(group);
+        free(parent);
+        return is_marker(published_first) ? NULL : (cv_thread *)published_first;
+    }
     if (!t) {
         free(name);
         free(group);
         free(parent);
-        mark_without_state(jvmti, thread, &no_ring);
-        fetch_add_relaxed(&dropped_no_ring, 1);
-        return NULL;
+        cv_thread *other = mark_without_state(jvmti, thread, &no_ring);
+        if (!other) fetch_add_relaxed(&dropped_no_ring, 1);
+        return other;
     }
     /* A platform thread's fresh block is committed here, in ThreadStart, where the thread
      * holds no monitor, rather than page by page in its callbacks (arch.h, cv_commit). A
@@ -434,7 +460,7 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     pthread_mutex_lock(&registry_lock);
     void *p = NULL;
     jvmtiError e = (*jvmti)->GetThreadLocalStorage(jvmti, thread, &p);
-    if (e == JVMTI_ERROR_NONE && p != NULL) {
+    if (e == JVMTI_ERROR_NONE && p != NULL && p != &no_ring) {
         result = is_marker(p) ? NULL : (cv_thread *)p;   /* someone else came first */
     } else if (e == JVMTI_ERROR_NONE &&
                (*jvmti)->SetThreadLocalStorage(jvmti, thread, t) == JVMTI_ERROR_NONE) {
@@ -591,6 +617,7 @@ void threads_set_thread_obj(cv_thread *t, uint64_t thread_obj) {
 }
 
 void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, cv_thread *t) {
+    CV_ASSERT(t != NULL && !is_marker(t));   /* a state, as threads_current gives it */
     char *name, *group, *parent;
     int daemon;
     read_names(jvmti, jni, thread, &name, &group, &parent, &daemon);

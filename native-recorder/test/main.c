@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,9 +47,19 @@ int cv_alone(void (*fn)(void)) {
     return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-int main(void) {
+/* With arguments, runs only the tests whose names begin with one of them (e.g. `threads_`). */
+static int selected(const char *name, int argc, char **argv) {
+    if (argc < 2) return 1;
+    for (int a = 1; a < argc; a++) {
+        if (strncmp(name, argv[a], strlen(argv[a])) == 0) return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
     int passed = 0, failed = 0;
     for (int i = 0; i < count; i++) {
+        if (!selected(names[i], argc, argv)) continue;
         int before = cv_check_failures;
         fns[i]();
         if (cv_check_failures == before) {

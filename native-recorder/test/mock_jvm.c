@@ -236,7 +236,12 @@ static jvmtiError JNICALL mock_set_thread_local_storage(jvmtiEnv *env, jthread t
     return JVMTI_ERROR_NONE;
 }
 
+void (*during_next_thread_info)(void);
+
 static jvmtiError JNICALL mock_get_thread_info(jvmtiEnv *env, jthread thread, jvmtiThreadInfo *info) {
+    void (*during)(void) = during_next_thread_info;
+    during_next_thread_info = NULL;
+    if (during) during();
     fake_obj *t = thread_or_current(thread);
     memset(info, 0, sizeof(*info));
     if (!t) return JVMTI_ERROR_INVALID_THREAD;

@@ -84,6 +84,9 @@ extern __thread fake_obj *mock_current;      /* the calling OS thread's fake thr
 #define MOCK_RUNNING_MAX 64
 extern fake_obj *mock_running[MOCK_RUNNING_MAX];   /* GetAllThreads' answer */
 extern int mock_nrunning;
+/* Run once by the next GetThreadInfo before it answers (then cleared): what the thread does
+ * meanwhile, e.g. post its first event while another thread enumerates it. */
+extern void (*during_next_thread_info)(void);
 /* A fake thread named `name` with Thread.tid `tid` (a fresh identity hash, class Thread). */
 void mock_thread(fake_obj *t, const char *name, jlong tid);
 

@@ -20,6 +20,7 @@
 #include "threads.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,11 +232,16 @@ static void *first_event(void *p) {
     return NULL;
 }
 
+/* The enumerator and a thread's own first event may each hold a block for it until one of them
+ * publishes (threads.c, create_state): the cap leaves room for every thread's state and for the
+ * duplicate each of the ATTACHED / 2 posting threads may hold meanwhile, so that no thread is
+ * refused a state for want of room; the paths taken at the cap are driven one by one below. */
 TEST(threads_attach_gives_each_running_thread_one_state_while_it_posts_its_first_event) {
     measure_state_bytes();
     for (int round = 0; round < 20; round++) {
         empty_registry();
-        init((ATTACHED + 1) * state_bytes);
+        init((ATTACHED + ATTACHED / 2) * state_bytes);
+        uint64_t no_ring = threads_dropped_no_ring();
         static const char *names[ATTACHED] = {"a-01", "a-02", "a-03", "a-04", "a-05", "a-06"};
         mock_nrunning = ATTACHED;
         for (int i = 0; i < ATTACHED; i++) {
@@ -253,13 +259,87 @@ TEST(threads_attach_gives_each_running_thread_one_state_while_it_posts_its_first
         mock_nrunning = 0;
         CHECK_EQ_U64(totals().threads_seen - before.threads_seen, ATTACHED);
         CHECK_EQ_U64(totals().threads, ATTACHED);
+        CHECK_EQ_U64(threads_dropped_no_ring() - no_ring, 0);
+        int failures = cv_check_failures;
+        int has_state[ATTACHED];
+        size_t n = 0;
+        cv_thread_view *v = threads_pin_all(&n);
         for (int i = 0; i < ATTACHED; i++) {
             cv_thread *s = attached[i].tls;
-            CHECK(s != NULL && s->java_tid == 500 + i && (s->flags & RING_LATE));
+            cv_thread_view *view = view_of(v, n, 500 + i);
+            has_state[i] = view != NULL && view->t == s;   /* a state on the registry, not a marker */
+            CHECK(has_state[i] && (s->flags & RING_LATE));
             if (i % 2 == 0) CHECK(own_state[i] == s);   /* the thread's own event found the same */
-            end(&attached[i], s);
         }
+        threads_unpin(jni, v, n);
+        /* Only states are ended: a marker is no state (the agent's ThreadEnd never gets one). */
+        for (int i = 0; i < ATTACHED; i++) {
+            if (has_state[i]) end(&attached[i], attached[i].tls);
+        }
+        if (cv_check_failures != failures) return;   /* once is enough */
     }
+}
+
+/* The attach's enumerator reads the names of a thread that meanwhile posts its first event and
+ * takes the last room of the cap: the enumerator finds no room, and must leave the thread the
+ * state it has, not mark it as a thread without one (its events dropped, its end never recorded). */
+static fake_obj racer;
+static cv_thread *racer_state;
+
+static void racer_posts_its_first_event(void) {
+    fake_obj *enumerator = mock_current;
+    mock_current = &racer;
+    racer_state = threads_current(jvmti, jni, as_jobject(&racer));
+    mock_current = enumerator;
+}
+
+TEST(threads_attach_leaves_a_thread_the_state_it_published_while_the_enumerator_found_no_room) {
+    measure_state_bytes();
+    empty_registry();
+    init(state_bytes);   /* one state */
+    mock_thread(&racer, "a-01", 601);
+    mock_running[0] = &racer;
+    mock_nrunning = 1;
+    racer_state = NULL;
+    uint64_t no_ring = threads_dropped_no_ring();
+    during_next_thread_info = racer_posts_its_first_event;   /* while the enumerator reads its names */
+    threads_enumerate(jvmti, jni);
+    mock_nrunning = 0;
+    CHECK(racer_state != NULL && registered(601));
+    CHECK(racer.tls == racer_state);
+    mock_current = &racer;
+    CHECK(racer_state && threads_current(jvmti, jni, as_jobject(&racer)) == racer_state);   /* its next event */
+    mock_current = NULL;
+    CHECK_EQ_U64(threads_dropped_no_ring() - no_ring, 0);
+    CHECK_EQ_U64(totals().threads, 1);
+    if (racer_state) end(&racer, racer_state);
+}
+
+/* The other order: the thread's first event holds the last room while it makes its references,
+ * and meanwhile the enumerator finds no room for it and marks it as a thread without a state. The
+ * thread publishes its state all the same: room for it was there. */
+static void enumerate_now(void) {
+    threads_enumerate(jvmti, jni);
+}
+
+TEST(threads_attach_a_thread_holding_the_last_room_publishes_its_state_over_the_enumerators_no_room_mark) {
+    measure_state_bytes();
+    empty_registry();
+    init(state_bytes);   /* one state */
+    mock_thread(&racer, "a-01", 602);
+    mock_running[0] = &racer;
+    mock_nrunning = 1;
+    mock_current = &racer;
+    during_next_weak_ref = enumerate_now;   /* after its room is reserved, before it is published */
+    cv_thread *s = threads_current(jvmti, jni, as_jobject(&racer));
+    during_next_weak_ref = NULL;
+    mock_nrunning = 0;
+    CHECK(s != NULL && racer.tls == s);
+    CHECK(s && threads_current(jvmti, jni, as_jobject(&racer)) == s);
+    mock_current = NULL;
+    CHECK(registered(602));
+    CHECK_EQ_U64(totals().threads, 1);
+    if (s) end(&racer, s);
 }
 
 /* ---- Concurrency: starts, events, ends and snapshots at once, at a cap of a few states ---- */
@@ -268,12 +348,18 @@ TEST(threads_attach_gives_each_running_thread_one_state_while_it_posts_its_first
 #define LIVES 300
 
 static int finished;   /* workers done (atomic) */
+static int snapshot_read;   /* a snapshot has read a pinned state (atomic) */
 
 static void *worker(void *p) {
     int w = (int)(intptr_t)p;
     fake_obj *t = calloc(LIVES, sizeof(fake_obj));
     char name[16];
     for (int k = 0; k < LIVES; k++) {
+        /* Halfway, until a snapshot has read states the workers made: on a loaded machine the
+         * workers could otherwise be done before the snapshotting thread first ran. */
+        if (k == LIVES / 2) {
+            while (!load_acquire(&snapshot_read)) sched_yield();
+        }
         snprintf(name, sizeof(name), "w%d-%03d", w, k);
         mock_thread(&t[k], strdup(name), 10000 + w * LIVES + k);
         mock_current = &t[k];
@@ -298,6 +384,7 @@ TEST(threads_concurrent_starts_ends_and_snapshots_at_the_cap_keep_the_registry_s
     init(budget);
     cv_thread_totals before = totals();
     store_release(&finished, 0);
+    store_release(&snapshot_read, 0);
     pthread_t th[WORKERS];
     for (int i = 0; i < WORKERS; i++) pthread_create(&th[i], NULL, worker, (void *)(intptr_t)i);
     uint64_t snapshots = 0, read = 0;
@@ -309,6 +396,7 @@ TEST(threads_concurrent_starts_ends_and_snapshots_at_the_cap_keep_the_registry_s
         CHECK(totals().memory <= budget);
         threads_unpin(jni, v, n);
         snapshots++;
+        if (read > 0) store_release(&snapshot_read, 1);
     }
     void *lives[WORKERS];
     for (int i = 0; i < WORKERS; i++) pthread_join(th[i], &lives[i]);
