@@ -186,22 +186,8 @@ class ConvertTest {
         byte[] big = b.toBytes();
         Path in = dir.resolve("moving.cvysnap");
         Files.write(in, big);
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        Thread mutator = new Thread(() -> {
-            java.util.Random random = new java.util.Random(7);
-            while (!stop.get()) {
-                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(in,
-                        java.nio.file.StandardOpenOption.WRITE)) {
-                    ch.truncate(random.nextInt(big.length)); // cut while a reader may be mapping it
-                    ch.write(java.nio.ByteBuffer.wrap(big), 0); // and whole again
-                } catch (IOException e) {
-                    return;
-                }
-            }
-        });
-        mutator.start();
         int whole = 0;
-        try {
+        try (dev.convoy.testing.FileChurn churn = dev.convoy.testing.FileChurn.start(in, big, 7)) {
             for (int i = 0; i < 20; i++) {
                 Path out = dir.resolve("moving-" + i + (i % 2 == 0 ? ".collapsed.txt" : ".report.txt"));
                 Run r = i % 2 == 0 ? convert(in.toString(), "--format", "collapsed", "-o", out.toString())
@@ -215,9 +201,6 @@ class ConvertTest {
                     whole++;
                 }
             }
-        } finally {
-            stop.set(true);
-            mutator.join();
         }
         System.out.println("convert and report of a file cut and rewritten meanwhile: " + whole + " of 20 whole, the others refused");
     }

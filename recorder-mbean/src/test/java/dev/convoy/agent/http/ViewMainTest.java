@@ -4,15 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
-import java.util.Random;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -78,21 +72,8 @@ class ViewMainTest {
         byte[] big = b.toBytes();
         Path in = dir.resolve("moving.cvysnap");
         Files.write(in, big);
-        AtomicBoolean stop = new AtomicBoolean();
-        Thread mutator = new Thread(() -> {
-            Random random = new Random(11);
-            while (!stop.get()) {
-                try (FileChannel ch = FileChannel.open(in, StandardOpenOption.WRITE)) {
-                    ch.truncate(random.nextInt(big.length));
-                    ch.write(ByteBuffer.wrap(big), 0);
-                } catch (IOException e) {
-                    return;
-                }
-            }
-        });
-        mutator.start();
         int whole = 0;
-        try {
+        try (dev.convoy.testing.FileChurn churn = dev.convoy.testing.FileChurn.start(in, big, 11)) {
             for (int i = 0; i < 20; i++) {
                 try {
                     ViewMain.source(args(in));
@@ -103,9 +84,6 @@ class ViewMainTest {
                     assertTrue(f.getMessage().contains("moving.cvysnap"), f.getMessage());
                 }
             }
-        } finally {
-            stop.set(true);
-            mutator.join();
         }
         System.out.println("view of a file cut and rewritten meanwhile: " + whole + " of 20 whole, the others refused");
     }
