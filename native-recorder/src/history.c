@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes an entry can take at most, names aside: 11 varints of 10 bytes and a tag. */
-#define ENTRY_FIXED_MAX 128
+/* Bytes an entry can take at most, names aside: 13 varints of 10 bytes and a tag. */
+#define ENTRY_FIXED_MAX 144
 /* A record: 6 varints and two bytes. */
 #define RECORD_MAX 64
 
@@ -170,7 +170,14 @@ static int reserve(cv_history *h, uint32_t need) {
     return new_chunk(h);
 }
 
-static void write_thread(cv_history *h, const cv_hist_thread *d) {
+/* The thread's records accounted for in the chunks so far (the 'T' entry's prior). */
+static uint64_t prior_of(const cv_hist_thread *d, const cv_hist_cursor *c) {
+    uint64_t n = c->drained >= d->base ? c->drained - d->base : 0;
+    n += c->added;
+    return n >= c->pending_lost ? n - c->pending_lost : 0;
+}
+
+static void write_thread(cv_history *h, const cv_hist_thread *d, uint64_t prior) {
     cv_chunk *c = h->tail;
     uint8_t *p = c->data + c->used;
     *p++ = HIST_THREAD;
@@ -183,6 +190,7 @@ static void write_thread(cv_history *h, const cv_hist_thread *d) {
     p = put_varint(p, d->written);
     p = put_varint(p, d->dropped);
     p = put_varint(p, d->base);
+    p = put_varint(p, prior);
     const char *s[3] = {d->name, d->group, d->parent_group};
     uint32_t n[3] = {name_len(d->name, d->name_len), name_len(d->group, d->group_len),
                      name_len(d->parent_group, d->parent_len)};
@@ -201,14 +209,15 @@ static uint32_t thread_bytes(const cv_hist_thread *d) {
 
 /* The current chunk has room for `need` bytes after the thread's 'T' entry, which is written
  * there if it is not yet. 0 if no memory. */
-static int described(cv_history *h, const cv_hist_thread *d, uint64_t *desc_seq, uint32_t need) {
+static int described(cv_history *h, const cv_hist_thread *d, cv_hist_cursor *c, uint32_t need) {
+    uint64_t *desc_seq = &c->desc_seq;
     uint32_t tb = thread_bytes(d);
     if (!h->tail || h->tail->sealed || room(h->tail) < need + (*desc_seq == h->tail->seq ? 0 : tb)) {
         if (!reserve(h, need + tb)) return 0;
     }
     if (*desc_seq != h->tail->seq) {
         close_run(h);
-        write_thread(h, d);
+        write_thread(h, d, prior_of(d, c));
         *desc_seq = h->tail->seq;
     }
     return 1;
@@ -216,11 +225,11 @@ static int described(cv_history *h, const cv_hist_thread *d, uint64_t *desc_seq,
 
 void history_thread(cv_history *h, const cv_hist_thread *desc, cv_hist_cursor *c) {
     c->desc_seq = 0;
-    described(h, desc, &c->desc_seq, 0);
+    described(h, desc, c, 0);
 }
 
 static void write_loss(cv_history *h, const cv_hist_thread *d, cv_hist_cursor *c, uint64_t to_ns) {
-    if (!described(h, d, &c->desc_seq, ENTRY_FIXED_MAX)) return;   /* stays pending */
+    if (!described(h, d, c, ENTRY_FIXED_MAX)) return;   /* stays pending */
     close_run(h);
     cv_chunk *k = h->tail;
     uint8_t *p = k->data + k->used;
@@ -241,7 +250,7 @@ void history_flush_loss(cv_history *h, const cv_hist_thread *desc, cv_hist_curso
 /* Appends one record to the thread's open run (opening one). 0 if no memory. */
 static int append(cv_history *h, const cv_hist_thread *d, cv_hist_cursor *c, const cv_record *r) {
     if (!(h->run_count_at && h->run_ring == d->ring_id && !h->tail->sealed && room(h->tail) >= RECORD_MAX)) {
-        if (!described(h, d, &c->desc_seq, 16 + RECORD_MAX)) return 0;
+        if (!described(h, d, c, 16 + RECORD_MAX)) return 0;
         close_run(h);
         cv_chunk *k = h->tail;
         uint8_t *p = k->data + k->used;
@@ -566,6 +575,7 @@ int history_next(cv_hist_reader *r) {
         if (!get_varint(r, &d->ring_id) || !get_varint(r, &tid) || !get_varint(r, &d->thread_obj) ||
             !get_varint(r, &flags) || !get_varint(r, &d->start_ns) || !get_varint(r, &d->end_ns) ||
             !get_varint(r, &d->written) || !get_varint(r, &d->dropped) || !get_varint(r, &d->base) ||
+            !get_varint(r, &d->prior) ||
             !get_str(r, &d->name, &d->name_len) || !get_str(r, &d->group, &d->group_len) ||
             !get_str(r, &d->parent_group, &d->parent_len)) {
             return -1;

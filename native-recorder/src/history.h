@@ -12,10 +12,16 @@
  *
  * Entries (all integers LEB128 varints; zz = zigzag-encoded signed):
  *   'T' thread   ring_id, zz java_tid, thread_obj, flags, start_ns, end_ns, written, dropped,
- *                base, then name, group, parent_group as (length, bytes). The thread's identity
- *                and counters as of when it was written. A chunk holds one for every thread
- *                whose records or losses it holds, before the first of them, and another
- *                whenever the thread's identity changed (it ended) or it was evicted.
+ *                base, prior, then name, group, parent_group as (length, bytes). The thread's
+ *                identity and counters as of when it was written. A chunk holds one for every
+ *                thread whose records or losses it holds, before the first of them, and another
+ *                whenever the thread's identity changed (it ended) or it was evicted. `prior`:
+ *                the thread's records (since the last reset) the history had accounted for in
+ *                the chunks before this entry's, kept in a run or counted in a loss entry: the
+ *                drain's cursor net of `base`, plus the records appended (history_append), less
+ *                the loss still pending. So the records of the thread that a chunk k lacks are
+ *                exact from the first 'T' entries alone: prior(k) less what the thread's kept
+ *                chunks before k hold (its records and losses), whichever chunks went.
  *   'R' run      ring_id, u32 count (little-endian, patched when the run closes), then count
  *                records: zz ts delta (from the previous record of the run; the first from
  *                0), type byte, flags byte, meta >> 16 (stack id << 16), zz obj delta (from
@@ -66,6 +72,7 @@ typedef struct {
     uint64_t    written;     /* records ever written into the thread's rings */
     uint64_t    dropped;     /* events not recorded at all (ring_dropped) */
     uint64_t    base;        /* records written before the history was last cleared (a reset) */
+    uint64_t    prior;       /* read back: the 'T' entry's prior (set by the history when written) */
     const char *name, *group, *parent_group;
     uint32_t    name_len, group_len, parent_len;
 } cv_hist_thread;

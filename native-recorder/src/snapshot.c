@@ -89,6 +89,7 @@ typedef struct {
     id_set   stacks;         /* chunk mode: the stack ids its records name */
     id_set   objects;        /* chunk mode: the object ids its records and threads name */
     uint64_t written, lost;  /* chunk mode: its threads' records written and lost */
+    cv_buf   priors;         /* chunk mode: INFO chunk.prior's text, "RING=N," per thread */
     cv_total *totals;        /* the whole run's totals as pinned (not in chunk mode) */
     size_t   ntotals;
 } ring_copy;
@@ -104,6 +105,7 @@ typedef struct {
     long           view;          /* index of its pinned state, -1: only in the history */
     cv_hist_thread desc;          /* its newest 'T' entry (strings in pinned chunks) */
     int            has_desc;
+    uint64_t       prior;         /* of its first 'T' entry (chunk mode: the chunk's only one) */
     uint64_t       kept;          /* records in [since, snapshot] */
     uint64_t       outside;       /* records moved but outside it (before a reset, after the snapshot) */
     uint64_t       first_ts;      /* of the first kept */
@@ -184,6 +186,7 @@ static int scan_history(stream_map *m, const cv_hist_view *hv, uint64_t since, u
             if (kind == HIST_THREAD) {
                 stream *st = stream_get(m, r.thread.ring_id);
                 if (!st) return -1;
+                if (!st->has_desc) st->prior = r.thread.prior;
                 st->desc = r.thread;
                 st->has_desc = 1;
                 if (c->chunk_mode) id_add(&c->objects, r.thread.thread_obj);
@@ -211,8 +214,11 @@ static int scan_history(stream_map *m, const cv_hist_view *hv, uint64_t since, u
             } else if (kind == HIST_LOSS) {
                 stream *st = stream_get(m, r.ring_id);
                 if (!st) return -1;
-                if (r.from_ns >= snap && r.from_ns != 0) st->lost_outside += r.records;
-                else add_loss(m, st, LOSS_OVERWRITTEN, r.from_ns, r.to_ns > snap ? snap : r.to_ns, r.records);
+                /* A chunk's losses are all its own, whenever they were (its records' times bound
+                 * neither the loss's start, a record of an older chunk, nor its end). */
+                if (!c->chunk_mode && r.from_ns >= snap && r.from_ns != 0) st->lost_outside += r.records;
+                else add_loss(m, st, LOSS_OVERWRITTEN, r.from_ns,
+                              !c->chunk_mode && r.to_ns > snap ? snap : r.to_ns, r.records);
             }
         }
         if (kind < 0) return -1;
@@ -290,7 +296,13 @@ static void put_thread(cv_buf *b, ring_copy *c, stream *st, const cv_hist_thread
                        const char *name, uint64_t written, uint64_t dropped, uint32_t capacity,
                        const cv_hist_cursor *cur, uint64_t from_start) {
     uint64_t overwritten = complete_losses(c, st, written, cur, from_start, c->snap_mono);
-    if (c->chunk_mode) written = st->kept + overwritten;   /* this chunk's part of the thread */
+    if (c->chunk_mode) {
+        written = st->kept + overwritten;   /* this chunk's part of the thread */
+        char p[48];
+        int n = snprintf(p, sizeof(p), "%s%llu=%llu", c->priors.len ? "," : "", (unsigned long long)st->ring_id,
+                         (unsigned long long)st->prior);
+        buf_bytes(&c->priors, p, (size_t)n);
+    }
     c->written += written;
     c->lost += overwritten;
     buf_u64(b, st->ring_id);
@@ -665,6 +677,13 @@ static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *
         snprintf(chunk, sizeof(chunk), "seq=%llu first=%llu last=%llu", (unsigned long long)src->chunk->seq,
                  (unsigned long long)src->chunk->first_ts, (unsigned long long)src->chunk->last_ts);
         put_kv(b, &n, "chunk", chunk);
+        uint64_t rec_start = src->reset_mono ? src->reset_mono : src->start_mono;
+        put_kv_u64(b, &n, "chunk.recording.start.ns", rec_start);
+        size_t len = c->priors.failed ? 0 : c->priors.len;
+        buf_str(b, "chunk.prior");
+        buf_u32(b, (uint32_t)len);
+        if (len) buf_bytes(b, c->priors.data, len);
+        n++;
     }
     put_kv_u64(b, &n, "threads.evicted", tt.evicted);
     put_kv_u64(b, &n, "threads.retired", tt.retired);
@@ -909,6 +928,7 @@ int snapshot_encode_chunk(JNIEnv *jni, const cv_snapshot_source *src, const cv_c
     memset(&c, 0, sizeof(c));
     buf_init(&c.monitors);
     buf_init(&c.losses);
+    buf_init(&c.priors);
     c.chunk_mode = 1;
     cv_history *h = threads_history();
     history_lock(h);
@@ -933,12 +953,13 @@ int snapshot_encode_chunk(JNIEnv *jni, const cv_snapshot_source *src, const cv_c
         put_section(b, SECTION_MONITORS, &c.monitors, 0);
         put_section(b, SECTION_LOSSES, &c.losses, c.nlosses);
         put_end(b);
-        if (b->failed || c.losses.failed || methods.failed || objects_failed || c.stacks.failed || c.objects.failed) {
+        if (b->failed || c.losses.failed || c.priors.failed || methods.failed || objects_failed || c.stacks.failed || c.objects.failed) {
             rc = cv_fail(err, "out of memory while encoding a chunk");
         }
     }
     buf_free(&c.monitors);
     buf_free(&c.losses);
+    buf_free(&c.priors);
     free(c.stacks.v);
     free(c.objects.v);
     return rc;

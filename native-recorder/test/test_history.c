@@ -479,3 +479,122 @@ TEST(history_appends_a_sample_after_the_open_block_only) {
     free(ring);
     history_destroy(&h);
 }
+
+/* Per chunk of a pinned history, for one ring: the prior of its first 'T' entry there (-1: none)
+ * and what the chunk holds of it (records kept and records of loss entries). */
+typedef struct {
+    int64_t  prior[16];
+    uint64_t held[16];
+    size_t   chunks;
+} ring_priors;
+
+static void read_priors(cv_history *h, uint64_t ring_id, ring_priors *out) {
+    memset(out, 0, sizeof(*out));
+    cv_hist_view v;
+    history_lock(h);
+    CHECK_EQ_INT(history_pin(h, &v), 0);
+    history_unlock(h);
+    for (size_t i = 0; i < v.count && i < 16; i++) {
+        out->prior[i] = -1;
+        cv_hist_reader r;
+        history_reader(&r, v.chunks[i]->data, v.used[i]);
+        int kind;
+        while ((kind = history_next(&r)) > 0) {
+            if (kind == HIST_THREAD && r.thread.ring_id == ring_id && out->prior[i] < 0) {
+                out->prior[i] = (int64_t)r.thread.prior;
+            } else if (kind == HIST_RUN && r.ring_id == ring_id) {
+                cv_record x;
+                while (history_record(&r, &x) > 0) out->held[i]++;
+            } else if (kind == HIST_LOSS && r.ring_id == ring_id) {
+                out->held[i] += r.records;
+            }
+        }
+        CHECK_EQ_INT(kind, 0);
+        out->chunks++;
+    }
+    history_unpin(h, &v);
+}
+
+static void write_n(cv_ring *ring, uint64_t *ts, int n) {
+    for (int i = 0; i < n; i++) {
+        cv_record r = rec((*ts)++, 3, 0, 1, 0, 0);
+        ring_write(ring, &r);
+    }
+}
+
+TEST(history_thread_entries_say_how_many_of_the_threads_records_the_chunks_before_hold) {
+    cv_history h;
+    history_init(&h, 1 << 20, 0);
+    cv_ring *a = new_ring(8), *b = new_ring(64);
+    cv_hist_cursor ca = {0}, cb = {0};
+    cv_hist_thread da = desc(1, "a"), db = desc(2, "b");
+    uint64_t ts = 100;
+    /* chunk 1: a 5 kept, b 3 kept */
+    write_n(a, &ts, 5);
+    write_n(b, &ts, 3);
+    history_lock(&h);
+    history_drain_ring(&h, a, &ca, &da);
+    history_drain_ring(&h, b, &cb, &db);
+    history_seal(&h);
+    history_unlock(&h);
+    /* chunk 2: a 20 written, 12 overwritten (the loss, pending when its 'T' entry is written) */
+    write_n(a, &ts, 20);
+    history_lock(&h);
+    history_drain_ring(&h, a, &ca, &da);
+    history_seal(&h);
+    history_unlock(&h);
+    /* chunk 3: b blocks, and the recorder appends a sample of its own (it counts as written) */
+    cv_record enter = {ts++, cv_record_meta(EVENT_MONITOR_ENTER, FLAG_OWNER, 3), 9, 0, 12};
+    ring_write(b, &enter);
+    cv_record sample = {ts++, cv_record_meta(EVENT_OWNER_SAMPLE, 0, 4), 9, 12, 8};
+    history_lock(&h);
+    history_drain_ring(&h, b, &cb, &db);
+    CHECK_EQ_INT(history_append(&h, &db, &cb, enter.ts, 9, &sample), 1);
+    history_seal(&h);
+    history_unlock(&h);
+    /* chunk 4: a 3 kept, b 1 kept, and a evicted: a 'T' entry of its own */
+    write_n(a, &ts, 3);
+    write_n(b, &ts, 1);
+    history_lock(&h);
+    history_drain_ring(&h, a, &ca, &da);
+    history_drain_ring(&h, b, &cb, &db);
+    history_thread(&h, &da, &ca);
+    history_unlock(&h);
+    ring_priors pa, pb;
+    read_priors(&h, 1, &pa);
+    read_priors(&h, 2, &pb);
+    CHECK_EQ_U64(pa.chunks, 4);
+    int64_t want_a[4] = {0, 5, -1, 25};
+    uint64_t held_a[4] = {5, 20, 0, 3};
+    int64_t want_b[4] = {0, -1, 3, 5};
+    uint64_t held_b[4] = {3, 0, 2, 1};
+    for (int i = 0; i < 4; i++) {
+        CHECK_EQ_U64((uint64_t)pa.prior[i], (uint64_t)want_a[i]);
+        CHECK_EQ_U64(pa.held[i], held_a[i]);
+        CHECK_EQ_U64((uint64_t)pb.prior[i], (uint64_t)want_b[i]);
+        CHECK_EQ_U64(pb.held[i], held_b[i]);
+    }
+    /* A reset (threads_history_clear): what was written before is neither kept nor lost. */
+    history_lock(&h);
+    history_clear(&h, ts);
+    memset(&ca, 0, sizeof(ca));
+    ca.drained = da.base = ring_written(a);
+    history_unlock(&h);
+    write_n(a, &ts, 4);
+    history_lock(&h);
+    history_drain_ring(&h, a, &ca, &da);
+    history_seal(&h);
+    history_unlock(&h);
+    write_n(a, &ts, 2);
+    history_lock(&h);
+    history_drain_ring(&h, a, &ca, &da);
+    history_unlock(&h);
+    read_priors(&h, 1, &pa);
+    CHECK_EQ_U64(pa.chunks, 2);
+    CHECK_EQ_U64((uint64_t)pa.prior[0], 0);
+    CHECK_EQ_U64(pa.held[0], 4);
+    CHECK_EQ_U64((uint64_t)pa.prior[1], 4);
+    free(a);
+    free(b);
+    history_destroy(&h);
+}

@@ -27,11 +27,20 @@ import java.util.regex.Pattern;
  *
  * <p>{@link #read} merges the chunks in their order: a thread's records and losses in chunk order,
  * its identity from its newest chunk; the stack, method, class and object tables of all of them;
- * INFO from the newest, with the start of the oldest. Chunks are numbered from 1 in a run: when
- * the oldest kept is not the first (older ones aged out of the history, their files deleted),
- * INFO {@code history.from.ns} says from when the history is complete; a number missing in between
- * (a chunk the disk had no room for) is named in INFO {@code repository.missing} and its time is a
- * loss of every thread (LOSS_AGED, its records unknown: at least one).
+ * INFO from the newest, with the recording's start ({@code chunk.recording.start.ns} of the oldest).
+ * Chunks are numbered from 1 in a run: when the oldest kept is not the first (older ones aged out
+ * of the history, their files deleted), INFO {@code history.from.ns} says from when the history is
+ * complete (the oldest kept chunk's first record); a number missing in between (a chunk the disk
+ * had no room for) is named in INFO {@code repository.missing}.
+ *
+ * <p>What a thread's records the folder no longer holds is counted exactly, as LOSS_AGED losses:
+ * each chunk says, per thread, how many of its records the chunks before it held (INFO
+ * {@code chunk.prior}), so the records missing before a thread's first kept chunk (aged out) and
+ * between two of its kept chunks (a missing chunk) are that number less what its kept chunks
+ * before hold. The front loss runs from the thread's start (or the recording's) to its first kept
+ * record or loss, a loss between from its newest record in the kept chunk before. A thread's
+ * records in a missing chunk after its last kept one, or in chunks written without
+ * {@code chunk.prior}, are not known: at least one record per missing chunk it was alive in.
  */
 public final class Repository {
 
@@ -91,8 +100,13 @@ public final class Repository {
         Recording newest = parts.get(parts.size() - 1);
         Map<String, String> info = new LinkedHashMap<>(newest.info());
         info.remove("chunk");
-        long start = parts.get(0).startMonotonicNs();
+        long firstKept = parts.get(0).startMonotonicNs();
+        long start = Math.min(firstKept, parts.get(0).infoLong("chunk.recording.start.ns", firstKept));
         long epochMinusMono = newest.startEpochNs() - newest.startMonotonicNs();
+        List<Map<Long, Long>> priors = new ArrayList<>(parts.size());
+        for (Recording p : parts) {
+            priors.add(priors(p));
+        }
         info.put("start.monotonic.ns", Long.toString(start));
         info.put("start.epoch.ns", Long.toString(start + epochMinusMono));
         List<Long> missing = new ArrayList<>();
@@ -106,21 +120,28 @@ public final class Repository {
             }
         }
         if (seqs.get(0) > 1) {
-            info.put("history.from.ns", Long.toString(start));
+            info.put("history.from.ns", Long.toString(firstKept));
+        } else {
+            info.remove("history.from.ns");
         }
+        info.remove("chunk.prior");
+        info.remove("chunk.recording.start.ns");
         info.put("repository", "chunks=" + parts.size() + " first=" + seqs.get(0) + " last=" + seqs.get(seqs.size() - 1));
         if (!missing.isEmpty()) {
             info.put("repository.missing", missing.toString().replaceAll("[\\[\\] ]", ""));
         }
 
         Map<Long, List<RecordedThread>> byRing = new LinkedHashMap<>();
+        Map<Long, List<Integer>> partsOf = new LinkedHashMap<>();
         Map<Integer, StackTrace> stacks = new LinkedHashMap<>();
         Map<Long, MethodInfo> methods = new LinkedHashMap<>();
         Map<Long, ClassInfo> classes = new LinkedHashMap<>();
         Map<Long, ObjectInfo> objects = new LinkedHashMap<>();
-        for (Recording p : parts) {
+        for (int pi = 0; pi < parts.size(); pi++) {
+            Recording p = parts.get(pi);
             for (RecordedThread t : p.threads()) {
                 byRing.computeIfAbsent(t.ringId(), k -> new ArrayList<>()).add(t);
+                partsOf.computeIfAbsent(t.ringId(), k -> new ArrayList<>()).add(pi);
             }
             stacks.putAll(p.stacks());
             methods.putAll(p.methods());
@@ -131,7 +152,9 @@ public final class Repository {
         long written = 0;
         long overwritten = 0;
         long aged = 0;
-        for (List<RecordedThread> pieces : byRing.values()) {
+        for (Map.Entry<Long, List<RecordedThread>> e : byRing.entrySet()) {
+            List<RecordedThread> pieces = e.getValue();
+            List<Integer> in = partsOf.get(e.getKey());
             RecordedThread last = pieces.get(pieces.size() - 1);
             int count = 0;
             for (RecordedThread t : pieces) {
@@ -151,9 +174,33 @@ public final class Repository {
                 dropped = Math.max(dropped, t.dropped());
                 torn += t.torn();
             }
-            // A missing chunk is a time this thread's records may have been in: unknown.
+            // Before each kept piece: what the chunks before it held of the thread, less what the kept ones hold.
+            long accounted = 0;
+            long exactUntil = Long.MIN_VALUE; // gaps before this time are counted exactly
+            long prevEnd = 0;
+            for (int j = 0; j < pieces.size(); j++) {
+                RecordedThread t = pieces.get(j);
+                Recording part = parts.get(in.get(j));
+                Long prior = priors.get(in.get(j)) == null ? null : priors.get(in.get(j)).get(e.getKey());
+                if (prior != null) {
+                    long gone = prior - accounted;
+                    if (gone > 0) {
+                        long from = j == 0 ? frontFrom(t, start) : prevEnd;
+                        long to = firstTime(t, part);
+                        losses.add(new Loss(SnapshotFormat.LOSS_AGED, from, Math.max(from, to), gone));
+                        threadWritten += gone;
+                    }
+                    accounted = Math.max(accounted, prior);
+                    exactUntil = part.snapshotMonotonicNs();
+                } else {
+                    exactUntil = Long.MIN_VALUE;
+                }
+                accounted += t.written();
+                prevEnd = lastTime(t, part, prevEnd);
+            }
+            // A missing chunk after its last exact one is a time this thread's records may have been in: unknown.
             for (long[] g : gaps) {
-                if (last.startNs() <= g[1] && (last.endNs() == 0 || last.endNs() >= g[0])) {
+                if (g[1] > exactUntil && last.startNs() <= g[1] && (last.endNs() == 0 || last.endNs() >= g[0])) {
                     losses.add(new Loss(SnapshotFormat.LOSS_AGED, g[0], g[1], 1));
                     threadWritten += 1;
                 }
@@ -189,5 +236,48 @@ public final class Repository {
         info.put("records.aged", Long.toString(aged));
         return new Recording(newest.versionMajor(), newest.versionMinor(), info, threads, stacks, methods, classes,
                 objects, List.of());
+    }
+
+    /** INFO {@code chunk.prior} of a chunk, {@code RING=N,...}, by ring id; null if absent or malformed. */
+    private static Map<Long, Long> priors(Recording chunk) {
+        String v = chunk.info().get("chunk.prior");
+        if (v == null) {
+            return null;
+        }
+        Map<Long, Long> out = new java.util.HashMap<>();
+        if (v.isEmpty()) {
+            return out;
+        }
+        try {
+            for (String pair : v.split(",")) {
+                int eq = pair.indexOf('=');
+                out.put(Long.parseUnsignedLong(pair.substring(0, eq)), Long.parseUnsignedLong(pair.substring(eq + 1)));
+            }
+        } catch (RuntimeException e) {
+            return null;
+        }
+        return out;
+    }
+
+    /** Where a thread's history begins: its start, or the recording's if it started before or unseen. */
+    private static long frontFrom(RecordedThread t, long start) {
+        return (t.flags() & SnapshotFormat.RING_LATE) != 0 || t.startNs() < start ? start : t.startNs();
+    }
+
+    /** The first time a piece of a thread holds: its first record, else its first loss's end, else the chunk's end. */
+    private static long firstTime(RecordedThread t, Recording part) {
+        if (t.eventCount() > 0) {
+            return t.ts(0);
+        }
+        return t.losses().isEmpty() ? part.snapshotMonotonicNs() : t.losses().get(0).toNs();
+    }
+
+    /** The newest time a piece of a thread holds: its newest record, else its newest loss's end. */
+    private static long lastTime(RecordedThread t, Recording part, long before) {
+        long last = t.eventCount() > 0 ? t.ts(t.eventCount() - 1) : before;
+        for (Loss l : t.losses()) {
+            last = Math.max(last, l.toNs());
+        }
+        return last;
     }
 }

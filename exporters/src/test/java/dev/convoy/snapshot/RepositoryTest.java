@@ -70,4 +70,67 @@ class RepositoryTest {
         String e = assertThrows(SnapshotFormatException.class, () -> Repository.read(dir)).getMessage();
         assertTrue(e.contains("chunk-0000000002.cvysnap"), e);
     }
+
+    /** A chunk of the recorder as it writes them: INFO chunk.prior and chunk.recording.start.ns. */
+    private RecordingBuilder chunkOf(long seq, long first, long last, String priors) {
+        long s = 1_000_000_000L;
+        return new RecordingBuilder().info("start.monotonic.ns", Long.toString(first * s))
+                .info("start.epoch.ns", Long.toString(1_700_000_000L * s + first * s))
+                .info("snapshot.monotonic.ns", Long.toString(last * s))
+                .info("chunk", "seq=" + seq + " first=" + first * s + " last=" + last * s)
+                .info("chunk.recording.start.ns", Long.toString(s)).info("chunk.prior", priors);
+    }
+
+    private static void sleeps(RecordingBuilder.ThreadBuilder t, long... seconds) {
+        for (long x : seconds) {
+            t.event(x * 1_000_000_000L, SnapshotFormat.EVENT_SLEEP, 0, 0, 5);
+        }
+    }
+
+    private void save(long seq, RecordingBuilder b) throws IOException {
+        Files.write(dir.resolve(String.format("chunk-%010d.cvysnap", seq)), b.toBytes());
+    }
+
+    @Test
+    void recordsOfChunksAgedOutOrMissingAreCountedExactlyPerThreadAndTimeRange() throws Exception {
+        long s = 1_000_000_000L;
+        // chunks 1 and 2 aged out (they held 40 of worker's records), 5 is missing (7 of worker's, 2 of late's)
+        RecordingBuilder c3 = chunkOf(3, 10, 14, "1=40");
+        sleeps(c3.thread(1, 10, 0, "worker").span(s, 0), 10, 11, 12, 13, 14);
+        save(3, c3);
+        RecordingBuilder c4 = chunkOf(4, 15, 19, "1=45,2=0");
+        sleeps(c4.thread(1, 10, 0, "worker").span(s, 0).loss(SnapshotFormat.LOSS_OVERWRITTEN, 16 * s, 17 * s, 3),
+                15, 16, 17, 18, 19);
+        sleeps(c4.thread(2, 11, 0, "late").span(12 * s, 0), 15, 16);
+        save(4, c4);
+        RecordingBuilder c6 = chunkOf(6, 25, 29, "1=60,2=4,3=100");
+        sleeps(c6.thread(1, 10, 0, "worker").span(s, 0), 25, 26, 27, 28, 29);
+        sleeps(c6.thread(2, 11, 0, "late").span(12 * s, 0), 27, 28);
+        sleeps(c6.thread(3, 12, 0, "main").flags(SnapshotFormat.RING_LATE).span(s / 5, 0), 26, 27);
+        save(6, c6);
+
+        Recording r = Repository.read(dir);
+        RecordedThread worker = r.threads().stream().filter(t -> t.ringId() == 1).findFirst().orElseThrow();
+        assertEquals(List.of(new Loss(SnapshotFormat.LOSS_AGED, s, 10 * s, 40),
+                new Loss(SnapshotFormat.LOSS_OVERWRITTEN, 16 * s, 17 * s, 3),
+                new Loss(SnapshotFormat.LOSS_AGED, 19 * s, 25 * s, 7)), worker.losses(),
+                "the aged front from the thread's start, the missing chunk from its newest record before");
+        assertEquals(65, worker.written());
+        assertEquals(50, worker.lostRecords());
+        RecordedThread late = r.threads().stream().filter(t -> t.ringId() == 2).findFirst().orElseThrow();
+        assertEquals(List.of(new Loss(SnapshotFormat.LOSS_AGED, 16 * s, 27 * s, 2)), late.losses(),
+                "started after chunk 2: nothing aged in front of it");
+        assertEquals(6, late.written());
+        RecordedThread main = r.threads().stream().filter(t -> t.ringId() == 3).findFirst().orElseThrow();
+        assertEquals(List.of(new Loss(SnapshotFormat.LOSS_AGED, s, 26 * s, 100)), main.losses(),
+                "a thread older than the recording: from the recording's start");
+        assertEquals(102, main.written());
+        assertEquals("149", r.info().get("records.aged"));
+        assertEquals("3", r.info().get("records.overwritten"));
+        assertEquals("173", r.info().get("records.written"));
+        assertEquals(Long.toString(s), r.info().get("start.monotonic.ns"), "the recording's start, not the oldest chunk's");
+        assertEquals(Long.toString(10 * s), r.info().get("history.from.ns"));
+        assertEquals("5", r.info().get("repository.missing"));
+        assertEquals(null, r.info().get("chunk.prior"));
+    }
 }

@@ -58,6 +58,16 @@ class RepositoryIT {
         return t.events().stream().map(Event::ts).filter(x -> x >= from && x <= to).toList();
     }
 
+    private static long aged(RecordedThread t) {
+        return t.losses().stream().filter(l -> l.kind() == dev.convoy.snapshot.SnapshotFormat.LOSS_AGED)
+                .mapToLong(dev.convoy.model.Loss::records).sum();
+    }
+
+    /** A thread's records: written, kept, lost, and of those aged out of the history. */
+    private static String counts(RecordedThread t) {
+        return "written=" + t.written() + " kept=" + t.eventCount() + " lost=" + t.lostRecords() + " aged=" + aged(t);
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     void theRepositoryHoldsWhatTheHistoryHeldAndDeletesWhatAgedOut(Jdks.Jdk jdk) throws Exception {
@@ -80,9 +90,45 @@ class RepositoryIT {
             assertTrue(alone.info().get("chunk").startsWith("seq="), "each chunk is a snapshot of its own");
         }
         Recording disk = Repository.read(folder);
-        assertTrue(disk.infoLong("history.from.ns", 0) > 0, "it says from when the history is complete");
+        assertTrue(disk.infoLong("history.from.ns", 0) > disk.startMonotonicNs(),
+                "it says from when the history is complete, after the recording's start");
+        assertEquals(memory.startMonotonicNs(), disk.startMonotonicNs(), "the recording's start, not the oldest chunk's");
+        // The records the folder no longer holds are counted exactly, per thread, as the in-memory history counts
+        // them: the same numbers for every thread both know, but for records of a thread after the dump on exit
+        // (the last chunk, sealed after it, holds them). A thread none of whose records is left (all aged out) is
+        // not in the folder at all: its aged records are the only ones the folder cannot count.
+        StringBuilder diff = new StringBuilder();
+        long agedPingPong = 0;
+        long agedOfAbsent = 0;
+        for (RecordedThread t : memory.threads()) {
+            RecordedThread d = disk.threads().stream().filter(x -> x.ringId() == t.ringId()).findFirst().orElse(null);
+            String m = counts(t);
+            String k = d == null ? "absent" : counts(d);
+            if (!m.equals(k)) {
+                diff.append('\n').append(t.name()).append(": in memory ").append(m).append(", folder ").append(k);
+            }
+            if (d == null) {
+                assertEquals(0, t.eventCount(), t.name() + " is absent from the folder: none of its records is left");
+                agedOfAbsent += aged(t);
+            } else if (ts(d, memory.snapshotMonotonicNs() + 1, Long.MAX_VALUE).isEmpty()) {
+                assertEquals(m, k, t.name());
+            } else {
+                assertEquals(aged(t), aged(d), t.name());
+            }
+            if (t.name().startsWith("pingpong-")) {
+                agedPingPong += aged(t);
+            }
+        }
+        System.out.println("RepositoryIT " + jdk + ": threads whose counts differ:" + (diff.length() == 0 ? " none" : diff));
+        assertTrue(agedPingPong > 100_000, "the ping-pong threads' oldest records aged out: " + agedPingPong);
+        assertEquals(memory.recordsAged() - agedOfAbsent, disk.recordsAged(), "INFO records.aged");
+        assertTrue(disk.lossSummary().contains(" aged out of the history"), disk.lossSummary());
+        ChildJvm.Result report = ChildJvm.runWith(jdk, work, java.util.Map.of(), ChildJvm.agentJar().toString(),
+                List.of(), null, "dev.convoy.cli.Report", folder.toString()).assertSucceeded();
+        assertTrue(!report.stdout().contains("nothing lost") && report.stdout().contains(" aged out of the history"),
+                report.stdout());
         // Both hold the same records where both reach: from the later start to the snapshot.
-        long from = Math.max(memory.startMonotonicNs(), disk.startMonotonicNs());
+        long from = Math.max(memory.startMonotonicNs(), disk.infoLong("history.from.ns", 0));
         long to = memory.snapshotMonotonicNs();
         long compared = 0;
         for (RecordedThread t : memory.threads()) {
