@@ -78,7 +78,7 @@ public final class AgentOptions {
     public static final int MAX_DUMP_NAME = AtomicFiles.MAX_NAME_BYTES - LONGEST_DUMP_TAIL.length();
     private boolean emptyCallbacks;
     private boolean vmOwners = true;
-    private String releasers = "jfr";
+    private String releasers = "vm";
     private boolean releasersGiven;
     private boolean idCache = true;
     private boolean stackCache = true;

@@ -43,8 +43,8 @@ public enum Option {
             + "stack and the frame holding the lock"),
     OWNERS("owners", "vm|inferred", "`vm`", "read each contended monitor's exact owner from the JVM, or leave owners "
             + "to the analysis (marked inferred)"),
-    RELEASERS("releasers", "jfr|vm|inferred", "`jfr`", "who let a monitor go to a blocked thread, exact: `jfr` starts "
-            + "an empty JFR recording in the background for it"),
+    RELEASERS("releasers", "vm|jfr|inferred", "`vm`", "who let a monitor go to a blocked thread: read from the JVM "
+            + "while a JFR recording allows; `jfr` starts one for it (costly on hot locks)"),
     CONTANALYSIS("contanalysis", "on|off", "`off`", "instrument calls of `Thread.start/join/interrupt/sleep` and "
             + "`notify` to record who woke or started whom; switchable by the MBean"),
     VTHREADEVENTS("vthreadevents", "on|off", "`on`", "record virtual threads' real start and end (JDK 21+)"),

@@ -11,10 +11,10 @@ import jdk.jfr.RecordingState;
  * Keeps the recorder's read of monitor releasers from the VM (native-recorder/src/owners.h)
  * armed exactly while a JFR recording enables {@code jdk.JavaMonitorEnter}: HotSpot writes the
  * thread that last left a monitor (JFR's {@code previousOwner}) only then. Option
- * {@code releasers}: {@code jfr} (the default) starts a recording of its own, named
+ * {@code releasers}: {@code jfr} starts a recording of its own, named
  * {@value #RECORDING}, that enables the event with a threshold no enter reaches and no stacks,
  * in memory, so that JFR itself writes nothing, on a thread of its own so that JFR's start-up
- * does not delay the application's; {@code vm} only follows the JVM's recordings (a user's
+ * does not delay the application's; {@code vm} (the default) only follows the JVM's recordings (a user's
  * {@code -XX:StartFlightRecording} with the default settings enables the event);
  * {@code inferred} turns the read off. JFR merges the settings of its recordings per event
  * (enabled if any enables it, the lowest threshold, stacks if any wants them), so the own

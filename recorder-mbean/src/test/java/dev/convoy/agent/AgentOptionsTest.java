@@ -49,7 +49,7 @@ class AgentOptionsTest {
         assertEquals(EnumSet.of(Output.CHROME, Output.CSV_META, Output.CSV_EVENTS, Output.CSV_LOSSES), o.dumpOnExit());
         assertEquals("run-1.a", o.dumpName());
         assertEquals("recording=off,buffer=128k,memory=1g,maxsize=32m,maxage=0,stackdepth=0,dumpdir=/tmp/x,dumponexit=chrome+csv,"
-                + "dumpname=run-1.a,ownerstacks=5ms,owners=vm,releasers=jfr,contanalysis=off,vthreadevents=on,"
+                + "dumpname=run-1.a,ownerstacks=5ms,owners=vm,releasers=vm,contanalysis=off,vthreadevents=on,"
                 + "stacks=async", o.effective());
         assertTrue(AgentOptions.parse("bench.callbacks=empty").emptyCallbacks());
         assertFalse(o.contentionAnalysis());
@@ -61,8 +61,8 @@ class AgentOptionsTest {
         assertTrue(AgentOptions.parse("").vmOwners());
         assertFalse(AgentOptions.parse("owners=inferred").vmOwners());
         assertTrue(AgentOptions.parse("owners=inferred").effective().contains("owners=inferred"));
-        assertEquals("jfr", AgentOptions.parse("").releasers(), "exact releasers by default");
-        assertEquals("vm", AgentOptions.parse("releasers=vm").releasers());
+        assertEquals("vm", AgentOptions.parse("").releasers(), "JFR's recording is not started by default");
+        assertEquals("jfr", AgentOptions.parse("releasers=jfr").releasers());
         assertEquals("inferred", AgentOptions.parse("owners=inferred").releasers(), "no owner read, no releaser read");
         assertTrue(AgentOptions.parse("releasers=inferred").effective().contains(",releasers=inferred,"));
         assertTrue(AgentOptions.parse("").idCache());

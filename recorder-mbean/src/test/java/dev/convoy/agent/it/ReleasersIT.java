@@ -157,7 +157,7 @@ class ReleasersIT {
     }
 
     /**
-     * With no options the recorder starts its JFR recording in the background: the application's
+     * With releasers=jfr the recorder starts its JFR recording in the background: the application's
      * start does not wait for JFR (the chain waits for it, to have hand-offs after it), the
      * hand-offs before it are inferred (not marked), and from the first exact one on nearly every
      * hand-off names its releaser, each the thread that let go.
@@ -165,8 +165,8 @@ class ReleasersIT {
      */
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("dev.convoy.agent.it.Jdks#withCollectors")
-    void byDefaultReleasersAreExactOnceJfrHasStartedAndJfrWritesNothing(Jdks.Jdk jdk, String gc) throws Exception {
-        Run run = chain(jdk, "", "await", 1000, 0, gc);
+    void releasersJfrAreExactOnceJfrHasStartedAndJfrWritesNothing(Jdks.Jdk jdk, String gc) throws Exception {
+        Run run = chain(jdk, ",releasers=jfr", "await", 1000, 0, gc);
         try (var files = Files.walk(work)) {
             assertEquals(List.of(), files.filter(p -> p.toString().endsWith(".jfr")).toList());
         }
@@ -183,17 +183,17 @@ class ReleasersIT {
         int before = first;
         List<Event> after = chain.subList(Math.min(first, chain.size()), chain.size());
         long exactAfter = after.stream().filter(ReleasersIT::exact).count();
-        System.out.println("[ReleasersIT] " + jdk + " " + gc + " default: " + first + " hand-offs before JFR had started, then "
+        System.out.println("[ReleasersIT] " + jdk + " " + gc + " releasers=jfr: " + first + " hand-offs before JFR had started, then "
                 + exactAfter + " of " + after.size() + " exact");
         assertTrue(after.size() >= 500, () -> "JFR started after " + before + " of " + chain.size() + " hand-offs");
         assertTrue(exactAfter * 100L >= after.size() * 90L, exactAfter + " of " + after.size());
-        // with exact releasers by default, the chain lock's holds are proven: each acquisition's
+        // with exact releasers, the chain lock's holds are proven: each acquisition's
         // hold ends at the next hand-off, whose releaser is the holder
         dev.convoy.analysis.HoldTimes.Row holds = dev.convoy.analysis.HoldTimes.of(
                 dev.convoy.analysis.ContentionIndex.of(run.recording())).rows().stream()
                 .filter(row -> CHAIN_LOCK.equals(run.recording().objectClassName(row.monitor()))).findFirst()
                 .orElseThrow();
-        System.out.println("[ReleasersIT] " + jdk + " " + gc + " default: " + holds.count() + " of "
+        System.out.println("[ReleasersIT] " + jdk + " " + gc + " releasers=jfr: " + holds.count() + " of "
                 + holds.acquisitions() + " holds of the chain lock proven");
         assertTrue(holds.count() * 100L >= after.size() * 85L, () -> holds.count() + " proven holds for "
                 + after.size() + " exact hand-offs: " + holds);
@@ -209,7 +209,8 @@ class ReleasersIT {
     void aProgramThatEndsAtOnceEndsWhileJfrStarts(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
         for (int i = 0; i < 4; i++) {
-            ChildJvm.Result run = ChildJvm.run(jdk, work, "", dev.convoy.testapps.Scenarios.class.getName(), "--list")
+            ChildJvm.Result run = ChildJvm.run(jdk, work, "releasers=jfr", dev.convoy.testapps.Scenarios.class.getName(),
+                    "--list")
                     .assertSucceeded();
             assertFalse(run.stderr().contains("releasers"), run.stderr());
         }

@@ -68,11 +68,11 @@ public record SuiteConfig(String id, String label, Tool tool, String options) {
             Tool.CONVOY, "vthreadevents=off,bench.vtcapability=on");
 
     /**
-     * Convoy without its JFR recording (releasers=vm): what the default's recording, which enables
-     * jdk.JavaMonitorEnter and writes nothing, costs against it (contended-enter workloads).
+     * Exact releasers: Convoy starts a JFR recording that enables jdk.JavaMonitorEnter and writes
+     * nothing (contended-enter workloads).
      */
-    public static final SuiteConfig RELEASERS = new SuiteConfig("releasers", "Convoy default, releasers=vm (no JFR)",
-            Tool.CONVOY, "releasers=vm");
+    public static final SuiteConfig RELEASERS = new SuiteConfig("releasers", "Convoy default, releasers=jfr",
+            Tool.CONVOY, "releasers=jfr");
 
     /** Convoy default with its history also written to disk, a repository in the run's folder. */
     public static final SuiteConfig DISK = new SuiteConfig("disk", "Convoy default, history on disk (repository)",

@@ -150,7 +150,7 @@ public final class SuiteRunner {
 
     /**
      * A workload's configurations and, after Convoy's default, the owner's side off and at 1 ms,
-     * the history also on disk, and releasers without Convoy's JFR recording.
+     * the history also on disk, and exact releasers (Convoy's own JFR recording).
      */
     static List<SuiteConfig> withOwnerSide(List<SuiteConfig> configs) {
         List<SuiteConfig> out = new ArrayList<>(configs);
@@ -165,7 +165,7 @@ public final class SuiteRunner {
                 SuiteConfig.ID_OFF, SuiteConfig.STACK_CACHE_OFF, SuiteConfig.JVMTI_STACKS, SuiteConfig.CONTAN, SuiteConfig.JFR,
                 SuiteConfig.JFR0, SuiteConfig.JFR0S, SuiteConfig.ASYNC);
         // Contended enters: also ring only without the owner read, for its cost per enter,
-        // releasers read from the VM without Convoy's JFR recording (releasers=vm), for the default's cost, and the owner's
+        // releasers read from the VM under Convoy's own JFR recording (releasers=jfr), for its cost, and the owner's
         // side of long blocks off (ownoff) and at its lowest threshold (own1ms).
         List<SuiteConfig> enters = List.of(SuiteConfig.NONE, SuiteConfig.FLOOR, SuiteConfig.RING,
                 SuiteConfig.RING_INFERRED, SuiteConfig.DEFAULT, SuiteConfig.OWNER_OFF, SuiteConfig.OWNER_1MS,
