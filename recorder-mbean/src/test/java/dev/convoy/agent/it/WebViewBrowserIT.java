@@ -539,11 +539,16 @@ class WebViewBrowserIT {
         assertTrue(drawn.containsAll(List.of("all", "blocked", "waited", lockB)), drawn::toString);
 
         WebElement frame = browser.findElement(By.cssSelector("#flame svg g.frame[name='" + lockB + "']"));
-        double all = Double.parseDouble(browser.findElement(By.cssSelector("#flame svg g.frame[name='all'] rect"))
-                .getDomAttribute("width"));
         frame.findElement(By.tagName("rect")).click();
-        waiting().until(d -> Math.abs(Double.parseDouble(frame.findElement(By.tagName("rect")).getDomAttribute("width"))
-                - all) <= 1);
+        // both widths read afresh each time: the chart is redrawn when the page's width changes (the
+        // stacks panel opening can bring a scrollbar), and the renderer may redraw its elements
+        By lockBRect = By.cssSelector("#flame svg g.frame[name='" + lockB + "'] rect");
+        By allRect = By.cssSelector("#flame svg g.frame[name='all'] rect");
+        waiting().ignoring(org.openqa.selenium.StaleElementReferenceException.class).until(d -> {
+            double all = Double.parseDouble(d.findElement(allRect).getDomAttribute("width"));
+            return d.findElements(lockBRect).stream()
+                    .anyMatch(r -> Math.abs(Double.parseDouble(r.getDomAttribute("width")) - all) <= 1);
+        });
         WebElement panel = browser.findElement(By.cssSelector("#flame .flame-stack"));
         waiting().until(d -> panel.isDisplayed());
         assertEquals("blocked on " + lockB, panel.findElement(By.cssSelector(".flame-stack-title")).getText());

@@ -82,7 +82,14 @@ public final class SuiteRunner {
     private SuiteRunner() {
     }
 
-    public static void main(String[] args) {
+    /**
+     * Runs the suite; with {@code --check-args} first, only checks the arguments that follow (exit 0,
+     * or 2 with the usage), so that {@code ./convoy bench suite} refuses bad ones before it fetches
+     * the benchmark-only artifacts.
+     */
+    public static void main(String[] argv) {
+        boolean checkOnly = argv.length > 0 && argv[0].equals("--check-args");
+        String[] args = checkOnly ? java.util.Arrays.copyOfRange(argv, 1, argv.length) : argv;
         Options o;
         try {
             o = parse(args);
@@ -92,6 +99,9 @@ public final class SuiteRunner {
                     + " [--configs a,b] [--quick] [--out FILE] [--marker NAME] [--plot PNG] [--work DIR] [--keep]"
                     + " [--timing] [--gc serial|parallel|g1]");
             System.exit(2);
+            return;
+        }
+        if (checkOnly) {
             return;
         }
         try {
