@@ -222,7 +222,7 @@ public final class SuiteRunner {
                     false), w, List.of("h2ab", "clients=8", "warmup=" + (quick ? 1 : 3), "pairs=" + (quick ? 6 : 30),
                     "phase=" + (quick ? 200 : 400)),
                     List.of(SuiteConfig.NONE, SuiteConfig.RING, SuiteConfig.DEFAULT, SuiteConfig.STACK_CACHE_OFF,
-                            SuiteConfig.JVMTI_STACKS, SuiteConfig.CONTAN),
+                            SuiteConfig.JVMTI_STACKS, SuiteConfig.CONTAN, SuiteConfig.DISK),
                     Math.min(runs, 3), false, List.of());
             case "snapshot" -> new Workload(new Measurements.Spec(id, "Snapshot under load", "ops", "", false, 0, false),
                     w, List.of("snapshot", "seconds=" + (quick ? 3 : 8), "interval=150"),
