@@ -10,18 +10,10 @@
 #   JAVA_HOME selects the JDK. Writes docs/bench/history-jdkNN.md (NN: the JDK's feature version;
 #   replaced on each run).
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$(dirname "$0")/common.sh"
 RUNS="${1:-5}"
 TRIPS="${2:-300000}"
-JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-AGENT="$ROOT/recorder-mbean/target/convoy-agent.jar"
-CP="$ROOT/test-apps/target/classes"
-[[ -f "$AGENT" && -d "$CP" ]] || { echo "build first: mvn -DskipTests package" >&2; exit 1; }
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-FEATURE="$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -nE 's/^ *java.specification.version = ([0-9]+).*/\1/p')"
 OUT="$ROOT/docs/bench/history-jdk${FEATURE:-unknown}.md"
-JFR_EVENTS="jdk.JavaMonitorEnter#threshold=0ms,jdk.JavaMonitorWait#threshold=0ms,jdk.ThreadPark#threshold=0ms"
 
 declare -A NS CPU BYTES
 run() { # config
@@ -46,7 +38,6 @@ run() { # config
     BYTES[$c]+="$bytes "
     rm -rf "$dir"
 }
-median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR ? a[int((NR+1)/2)] : 0)}'; }
 
 for ((i = 1; i <= RUNS; i++)); do
     for c in none convoy convoy-disk jfr; do run "$c"; echo "run $i $c" >&2; done

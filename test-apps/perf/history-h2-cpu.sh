@@ -12,20 +12,12 @@
 #   mvn -Pbench -pl test-apps dependency:copy@bench-libs). Writes docs/bench/history-h2-cpu-jdkNN.md
 #   (replaced on each run).
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$(dirname "$0")/common.sh"
 RUNS="${1:-3}"
 SECONDS_MEASURED="${2:-6}"
-JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-AGENT="$ROOT/recorder-mbean/target/convoy-agent.jar"
-CP="$ROOT/test-apps/target/classes"
 H2="$(ls "$ROOT"/test-apps/target/bench-lib/h2-*.jar 2>/dev/null | head -1 || true)"
-[[ -f "$AGENT" && -d "$CP" ]] || { echo "build first: mvn -DskipTests package" >&2; exit 1; }
 [[ -n "$H2" ]] || { echo "no H2 jar: run mvn -Pbench -pl test-apps dependency:copy@bench-libs" >&2; exit 1; }
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-FEATURE="$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -nE 's/^ *java.specification.version = ([0-9]+).*/\1/p')"
 OUT="$ROOT/docs/bench/history-h2-cpu-jdk${FEATURE:-unknown}.md"
-JFR_EVENTS="jdk.JavaMonitorEnter#threshold=0ms,jdk.JavaMonitorWait#threshold=0ms,jdk.ThreadPark#threshold=0ms"
 
 declare -A CPU OPS EV
 run() { # config
@@ -58,7 +50,6 @@ run() { # config
     EV[$c]+="$(sed -nE 's/.* contention_events_per_s=([0-9]+).*/\1/p' <<<"$line") "
     rm -rf "$dir"
 }
-median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR ? a[int((NR+1)/2)] : 0)}'; }
 
 for ((i = 1; i <= RUNS; i++)); do
     for c in convoy convoy-disk jfr; do run "$c"; echo "run $i $c" >&2; done

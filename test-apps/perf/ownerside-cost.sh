@@ -10,16 +10,9 @@
 #   test-apps/perf/ownerside-cost.sh [RUNS] [SECONDS]     (defaults 5, 5)
 #   JAVA_HOME selects the JDK. Writes docs/bench/ownerside-cost-jdkNN.md (replaced on each run).
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$(dirname "$0")/common.sh"
 RUNS="${1:-5}"
 SECONDS_="${2:-5}"
-JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-AGENT="$ROOT/recorder-mbean/target/convoy-agent.jar"
-CP="$ROOT/test-apps/target/classes"
-[[ -f "$AGENT" && -d "$CP" ]] || { echo "build first: mvn -DskipTests package" >&2; exit 1; }
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-FEATURE="$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -nE 's/^ *java.specification.version = ([0-9]+).*/\1/p')"
 OUT="$ROOT/docs/bench/ownerside-cost-jdk${FEATURE:-unknown}.md"
 # INFO owners.samples of a snapshot, read with the agent jar's reader (a source-file program).
 cat > "$WORK/Info.java" <<'JAVA'
@@ -47,7 +40,6 @@ run() { # config
     CPU[$c]+="$(grep -oE 'cpu\.Convoy_owner_st[a-z]*=[0-9]+' <<<"$line" | cut -d= -f2 || echo 0) "
     rm -rf "$dir"
 }
-median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR ? a[int((NR+1)/2)] : 0)}'; }
 
 for ((i = 1; i <= RUNS; i++)); do
     for c in off 5ms 1ms; do run "$c"; echo "run $i ownerstacks=$c" >&2; done
