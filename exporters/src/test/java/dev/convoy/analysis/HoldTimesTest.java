@@ -96,12 +96,11 @@ class HoldTimesTest {
     }
 
     /**
-     * RL1: acquirer parks at 100 (owner holder), holder unparks it at 180, it runs at 200; consumer
-     * parks at 300 naming acquirer the owner; acquirer unparks it at 450, it runs at 460: acquirer
-     * held the lock 250 us. Consumer holds it to the end.
+     * RL1 handed over twice: acquirer parks at 100 naming holder the owner, holder unparks it at 180,
+     * it runs at 200; consumer parks at 300 naming {@code consumerNames} the owner, acquirer unparks
+     * it at 450, it runs at 460.
      */
-    @Test
-    void aLockHoldIsProvenByAParkNamingTheHolderAndItsUnpark() throws Exception {
+    private static Recording lockHandOver(long consumerNames) throws Exception {
         RecordingBuilder b = parkBase(base());
         b.thread(R_HOLDER, TID_HOLDER, O_HOLDER, "holder").span(t(10), 0)
                 .event(t(180), EVENT_UNPARK, 0, 0, O_ACQ, 0, TID_ACQ);
@@ -110,9 +109,19 @@ class HoldTimesTest {
                 .event(t(200), EVENT_PARKED, 0, 0, RL1, 0, 0)
                 .event(t(450), EVENT_UNPARK, 0, 0, O_CONS, 0, TID_CONS);
         b.thread(R_CONS, TID_CONS, O_CONS, "consumer").span(t(12), 0)
-                .event(t(300), EVENT_PARK, FLAG_LOCK, S_PARK, RL1, 0, TID_ACQ)
+                .event(t(300), EVENT_PARK, FLAG_LOCK, S_PARK, RL1, 0, consumerNames)
                 .event(t(460), EVENT_PARKED, 0, 0, RL1, 0, 0);
-        Recording r = SnapshotReader.read(b.toBytes());
+        return SnapshotReader.read(b.toBytes());
+    }
+
+    /**
+     * RL1: acquirer parks at 100 (owner holder), holder unparks it at 180, it runs at 200; consumer
+     * parks at 300 naming acquirer the owner; acquirer unparks it at 450, it runs at 460: acquirer
+     * held the lock 250 us. Consumer holds it to the end.
+     */
+    @Test
+    void aLockHoldIsProvenByAParkNamingTheHolderAndItsUnpark() throws Exception {
+        Recording r = lockHandOver(TID_ACQ);
         HoldTimes.Row w = only(r);
         assertTrue(w.lock());
         assertEquals(RL1, w.monitor());
@@ -130,17 +139,7 @@ class HoldTimesTest {
 
     @Test
     void aLockHoldWithoutAParkNamingTheHolderIsNotProven() throws Exception {
-        RecordingBuilder b = parkBase(base());
-        b.thread(R_HOLDER, TID_HOLDER, O_HOLDER, "holder").span(t(10), 0)
-                .event(t(180), EVENT_UNPARK, 0, 0, O_ACQ, 0, TID_ACQ);
-        b.thread(R_ACQ, TID_ACQ, O_ACQ, "acquirer").span(t(11), 0)
-                .event(t(100), EVENT_PARK, FLAG_LOCK, S_PARK, RL1, 0, TID_HOLDER)
-                .event(t(200), EVENT_PARKED, 0, 0, RL1, 0, 0)
-                .event(t(450), EVENT_UNPARK, 0, 0, O_CONS, 0, TID_CONS);
-        b.thread(R_CONS, TID_CONS, O_CONS, "consumer").span(t(12), 0)
-                .event(t(300), EVENT_PARK, FLAG_LOCK, S_PARK, RL1, 0, TID_HOLDER) // holder, not acquirer
-                .event(t(460), EVENT_PARKED, 0, 0, RL1, 0, 0);
-        HoldTimes.Row w = only(SnapshotReader.read(b.toBytes()));
+        HoldTimes.Row w = only(lockHandOver(TID_HOLDER)); // the consumer names the holder, not the acquirer
         assertEquals(0, w.count());
         assertEquals(2, w.noEnd());
     }

@@ -100,13 +100,18 @@ class HistoryIT {
                 + " records (lost " + t.lostRecords() + " in " + t.losses() + ")");
     }
 
+    /** The recording of the ping-pong's {@link #ROUND_TRIPS} round trips, dumped on exit with {@code options} added. */
+    private Recording pingPong(Jdks.Jdk jdk, String options) throws Exception {
+        jdk.assumePresent();
+        return ChildJvm.run(jdk, work, ChildJvm.dumping(options), PingPong.class.getName(), "--roundtrips",
+                Integer.toString(ROUND_TRIPS), "--warmup", "0").assertSucceeded().recording();
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
     void aPingPongOfOnePointTwoMillionEventsIsKeptOrEveryLossCounted(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
-        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping(null), PingPong.class.getName(),
-                "--roundtrips", Integer.toString(ROUND_TRIPS), "--warmup", "0").assertSucceeded();
-        Recording r = run.recording();
+        Recording r = pingPong(jdk, null);
         RecordedThread b = thread(r, "pingpong-b");
         RecordedThread a = thread(r, "main");
         for (RecordedThread t : List.of(a, b)) {
@@ -159,9 +164,7 @@ class HistoryIT {
     @MethodSource("jdks")
     void aHistoryBoundWellBelowTheDataStaysUnderItAndCountsWhatAgedOut(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
-        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("maxsize=1m"), PingPong.class.getName(),
-                "--roundtrips", Integer.toString(ROUND_TRIPS), "--warmup", "0").assertSucceeded();
-        Recording r = run.recording();
+        Recording r = pingPong(jdk, "maxsize=1m");
         Map<String, String> fields = Set.of(r.info().get("history").split(" ")).stream().filter(s -> s.contains("="))
                 .collect(Collectors.toMap(s -> s.substring(0, s.indexOf('=')), s -> s.substring(s.indexOf('=') + 1)));
         assertEquals("1048576", fields.get("maxsize"));
@@ -200,9 +203,7 @@ class HistoryIT {
     @MethodSource("jdks")
     void theDumpOnExitHoldsTheLastExitWindowOfTheHistory(Jdks.Jdk jdk) throws Exception {
         jdk.assumePresent();
-        ChildJvm.Result run = ChildJvm.run(jdk, work, ChildJvm.dumping("exitwindow=1s"), PingPong.class.getName(),
-                "--roundtrips", Integer.toString(ROUND_TRIPS), "--warmup", "0").assertSucceeded();
-        Recording r = run.recording();
+        Recording r = pingPong(jdk, "exitwindow=1s");
         String window = r.info().get("window");
         assertNotNull(window, "the dump on exit says it is a window: " + r.info());
         long from = Long.parseLong(window.replaceAll(".*from=(\\d+).*", "$1"));
