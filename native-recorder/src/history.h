@@ -241,5 +241,9 @@ void history_reader(cv_hist_reader *r, const uint8_t *data, uint32_t used);
 int history_next(cv_hist_reader *r);
 /* HIST_RUN: the next record; 0 when the run has none left, -1 if malformed. */
 int history_record(cv_hist_reader *r, cv_record *out);
+/* HIST_RUN, before any of its records is read: skips them all and gives their bytes (the packed
+ * records of SECTION_RECORDS, schema/snapshot-format.md, as they are encoded here). 0, or -1 if
+ * malformed. */
+int history_run_bytes(cv_hist_reader *r, const uint8_t **start, size_t *len);
 
 #endif

@@ -86,6 +86,7 @@ typedef struct {
     uint64_t snap_epoch;
     cv_history_totals history;
     int      chunk_mode;     /* a repository chunk: one chunk alone, no live thread, no aged front */
+    int      packed;         /* records in SECTION_RECORDS as the history packs them (chunk mode) */
     id_set   stacks;         /* chunk mode: the stack ids its records name */
     id_set   objects;        /* chunk mode: the object ids its records and threads name */
     uint64_t written, lost;  /* chunk mode: its threads' records written and lost */
@@ -115,6 +116,7 @@ typedef struct {
     uint64_t       lost_outside;  /* records of losses after the snapshot */
     size_t         records_at;    /* offset of its records in the output */
     uint64_t       placed;
+    int            listed;        /* in SECTION_THREADS */
 } stream;
 
 typedef struct {
@@ -249,6 +251,39 @@ static int place_records(stream_map *m, const cv_hist_view *hv, cv_buf *b, uint6
     return 0;
 }
 
+/* Pass 2, packed (chunk mode: every record of the chunk is kept): SECTION_RECORDS, each run of a
+ * listed thread copied as the history packed it. -1 if the history is malformed. */
+static int put_packed(cv_buf *b, stream_map *m, const cv_hist_view *hv) {
+    size_t mark = buf_counted_section_begin(b, SECTION_RECORDS);
+    uint32_t n = 0;
+    for (size_t i = 0; i < hv->count; i++) {
+        cv_hist_reader r;
+        history_reader(&r, hv->chunks[i]->data, hv->used[i]);
+        int kind;
+        while ((kind = history_next(&r)) > 0) {
+            if (kind != HIST_RUN) continue;
+            stream *st = &m->s[m->slots[slot_of(m, r.ring_id)] - 1];
+            uint32_t count = r.left;
+            const uint8_t *p;
+            size_t len;
+            if (history_run_bytes(&r, &p, &len) || len > UINT32_MAX) return -1;
+            if (!count || !st->listed) continue;
+            buf_u64(b, r.ring_id);
+            buf_u32(b, count);
+            buf_u32(b, (uint32_t)len);
+            buf_bytes(b, p, len);
+            st->placed += count;
+            n++;
+        }
+        if (kind < 0) return -1;
+    }
+    for (size_t k = 0; k < m->count; k++) {
+        if (m->s[k].listed && m->s[k].placed != m->s[k].kept) return -1;
+    }
+    buf_counted_section_end(b, mark, n);
+    return 0;
+}
+
 /* One SECTION_LOSSES entry; a time range that would end before it begins ends at its start. */
 static void put_loss(ring_copy *c, uint64_t ring_id, uint32_t kind, uint64_t from, uint64_t to, uint64_t records) {
     buf_u64(&c->losses, ring_id);
@@ -319,13 +354,18 @@ static void put_thread(cv_buf *b, ring_copy *c, stream *st, const cv_hist_thread
     buf_str(b, id->group);
     buf_str(b, id->parent_group);
     buf_u32(b, capacity);
+    st->listed = 1;
+    c->nthreads++;
+    if (c->packed) {
+        buf_u32(b, 0);   /* its records follow in SECTION_RECORDS */
+        return;
+    }
     buf_u32(b, (uint32_t)st->kept);
     uint8_t *out = buf_claim(b, (size_t)st->kept * CV_RECORD_BYTES);
     if (!out) return;
     st->records_at = (size_t)(out - b->data);
     memset(out, 0, (size_t)st->kept * CV_RECORD_BYTES);
     buf_advance(b, (size_t)st->kept * CV_RECORD_BYTES);
-    c->nthreads++;
 }
 
 /* A string of the history (not NUL-terminated) as a C string, or "" if out of memory. */
@@ -407,8 +447,9 @@ static int put_threads(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, cv
     if (!c->chunk_mode || gc->kept || gc->nlosses) order[norder++] = gc;
     for (size_t k = 0; k < norder; k++) {
         const stream *st = order[k];
-        bound += 128 + 3 * (CV_NAME_MAX_BYTES + 8) + (size_t)st->kept * CV_RECORD_BYTES;
+        bound += 128 + 3 * (CV_NAME_MAX_BYTES + 8) + (c->packed ? 0 : (size_t)st->kept * CV_RECORD_BYTES);
     }
+    for (size_t i = 0; c->packed && i < hv->count; i++) bound += hv->used[i];
     buf_reserve(b, bound);
     size_t mark = buf_counted_section_begin(b, SECTION_THREADS);
     for (size_t k = 0; k < norder; k++) {
@@ -468,11 +509,19 @@ static int put_threads(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, cv
         rc = 0;   /* reported by the caller */
         goto done;
     }
-    if (place_records(&m, hv, b, since, snap)) {
-        cv_fail(err, "the history holds a malformed entry");
-        goto done;
+    if (c->packed) {
+        buf_counted_section_end(b, mark, c->nthreads);
+        if (put_packed(b, &m, hv)) {
+            cv_fail(err, "the history holds a malformed entry");
+            goto done;
+        }
+    } else {
+        if (place_records(&m, hv, b, since, snap)) {
+            cv_fail(err, "the history holds a malformed entry");
+            goto done;
+        }
+        buf_counted_section_end(b, mark, c->nthreads);   /* its CRC over the records placed */
     }
-    buf_counted_section_end(b, mark, c->nthreads);   /* its CRC over the records placed */
     for (size_t i = 0; i < nviews; i++) {
         stream *st = &m.s[m.slots[slot_of(&m, views[i].ring_id)] - 1];
         if (st->kept) last[i] = st->last;
@@ -930,6 +979,7 @@ int snapshot_encode_chunk(JNIEnv *jni, const cv_snapshot_source *src, const cv_c
     buf_init(&c.losses);
     buf_init(&c.priors);
     c.chunk_mode = 1;
+    c.packed = 1;
     cv_history *h = threads_history();
     history_lock(h);
     history_totals(h, &c.history);

@@ -9,7 +9,7 @@
 #define CV_MAGIC "CVYSNAP"   /* 8 bytes with the terminating NUL */
 
 #define VERSION_MAJOR 1
-#define VERSION_MINOR 6
+#define VERSION_MINOR 7
 
 #define SECTION_INFO     1
 #define SECTION_THREADS  2
@@ -20,6 +20,7 @@
 #define SECTION_MONITORS 7
 #define SECTION_LOSSES   8
 #define SECTION_TOTALS   9
+#define SECTION_RECORDS  10
 #define SECTION_END      255
 
 #define EVENT_THREAD_START     1

@@ -9,6 +9,30 @@ TEST(crc32_matches_the_standard_check_value) {
     CHECK_EQ_U64(cv_crc32(NULL, 0), 0);
 }
 
+/* The CRC one bit at a time, as the polynomial defines it. */
+static uint32_t crc32_bitwise(const uint8_t *p, size_t n) {
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    }
+    return c ^ 0xFFFFFFFFu;
+}
+
+TEST(crc32_equals_the_bitwise_crc_at_every_length_and_alignment) {
+    uint8_t data[300];
+    uint32_t x = 12345;
+    for (size_t i = 0; i < sizeof(data); i++) {
+        x = x * 1103515245u + 12345u;
+        data[i] = (uint8_t)(x >> 16);
+    }
+    for (size_t off = 0; off < 8; off++) {
+        for (size_t n = 0; n + off <= sizeof(data); n += 1 + n / 16) {
+            CHECK_EQ_U64(cv_crc32(data + off, n), crc32_bitwise(data + off, n));
+        }
+    }
+}
+
 TEST(buf_writes_little_endian_and_sections) {
     cv_buf b;
     buf_init(&b);

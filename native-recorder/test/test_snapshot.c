@@ -64,7 +64,17 @@ static void str(rd *r, char *out, size_t cap) {
     r->at += len;
 }
 
-static void encode_and_decode(void) {
+/* The synthetic recording: a worker thread that blocked on a lock (its enter with a stack and
+ * an owner, its entered) and one GC record. */
+typedef struct {
+    cv_snapshot_source src;
+    cv_ring *gc;
+    uint32_t gc_capacity, stack;
+    uint64_t start, lock_id;
+    cv_record enter, entered, gc_start;
+} fixture;
+
+static void record_fixture(fixture *f) {
     CHECK_EQ_INT(objects_init(1 << 20), 0);
     CHECK_EQ_INT(threads_init(jni, 1 << 20, 1024, 8, 0, 0), 0);
     uint32_t gc_capacity = 16;
@@ -109,6 +119,24 @@ static void encode_and_decode(void) {
     src.start_epoch = 1700000000000000000ull;
     src.gc_ring = gc;
     src.stacks = stacks;
+    f->src = src;
+    f->gc = gc;
+    f->gc_capacity = gc_capacity;
+    f->stack = stack;
+    f->start = start;
+    f->lock_id = lock_id;
+    f->enter = enter;
+    f->entered = entered;
+    f->gc_start = gc_start;
+}
+
+static void encode_and_decode(void) {
+    fixture f;
+    record_fixture(&f);
+    uint32_t gc_capacity = f.gc_capacity, stack = f.stack;
+    uint64_t start = f.start, lock_id = f.lock_id;
+    cv_record enter = f.enter, entered = f.entered, gc_start = f.gc_start;
+    cv_snapshot_source src = f.src;
     cv_monitor_states none = {0, NULL, NULL, NULL, NULL};
     cv_buf out;
     buf_init(&out);
@@ -299,4 +327,100 @@ done:
 
 TEST(snapshot_encodes_a_recording_as_the_format_specifies) {
     CHECK(cv_alone(encode_and_decode));
+}
+
+/* A varint of a packed record (schema/snapshot-format.md, SECTION_RECORDS). */
+static uint64_t varint(rd *r) {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+        uint64_t b = le(r, 1);
+        v |= (b & 0x7F) << shift;
+        if (!(b & 0x80)) return v;
+    }
+    r->bad = 1;
+    return 0;
+}
+
+static int64_t zigzag(uint64_t v) {
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* A repository chunk: the worker's SECTION_THREADS entry has no record, its records are one
+ * packed run in SECTION_RECORDS, right after THREADS, and decode to the records written. */
+static void encode_chunk_and_decode(void) {
+    fixture f;
+    record_fixture(&f);
+    threads_drain(jni);
+    cv_history *h = threads_history();
+    history_lock(h);
+    cv_hist_view v;
+    CHECK_EQ_INT(history_pin(h, &v), 0);
+    history_unlock(h);
+    CHECK(v.count >= 1);
+    if (v.count < 1) return;
+    cv_buf out;
+    buf_init(&out);
+    cv_error err;
+    memset(&err, 0, sizeof(err));
+    CHECK_EQ_INT(snapshot_encode_chunk(jni, &f.src, v.chunks[v.count - 1], v.used[v.count - 1], &out, &err), 0);
+    history_unpin(h, &v);
+
+    rd s = {out.data, out.len, 16, 0};
+    uint64_t ring_id = 0;
+    int records_seen = 0;
+    while (!s.bad && s.at + 16 <= out.len) {
+        uint32_t tag = (uint32_t)le(&s, 4), crc = (uint32_t)le(&s, 4);
+        uint64_t len = le(&s, 8);
+        CHECK(s.at + len <= out.len);
+        if (s.at + len > out.len) break;
+        CHECK_EQ_U64(crc, crc32_of(out.data + s.at, (size_t)len));
+        rd r = {out.data + s.at, (size_t)len, 0, 0};
+        if (tag == SECTION_THREADS) {
+            CHECK_EQ_INT(le(&r, 4), 2);   /* the worker and the GC ring, neither with a record here */
+            for (int t = 0; t < 2; t++) {
+                uint64_t id = le(&r, 8);
+                if (t == 0) ring_id = id;
+                r.at += 8 + 8 + 4 + 8 * 6;
+                char name[64];
+                for (int k = 0; k < 3; k++) str(&r, name, sizeof(name));
+                r.at += 4;
+                CHECK_EQ_INT(le(&r, 4), 0);
+            }
+            CHECK(!r.bad && r.at == r.n);
+        } else if (tag == SECTION_RECORDS) {
+            records_seen = 1;
+            CHECK_EQ_INT(le(&r, 4), 2);   /* a run each */
+            CHECK_EQ_U64(le(&r, 8), ring_id);
+            CHECK_EQ_INT(le(&r, 4), 2);
+            size_t length = (size_t)le(&r, 4);
+            size_t from = r.at;
+            const cv_record *want[2] = {&f.enter, &f.entered};
+            uint64_t ts = 0, obj = 0;
+            for (int k = 0; k < 2; k++) {
+                ts += (uint64_t)zigzag(varint(&r));
+                uint8_t type = (uint8_t)le(&r, 1), flags = (uint8_t)le(&r, 1);
+                uint64_t aux_stack = varint(&r);
+                obj += (uint64_t)zigzag(varint(&r));
+                int64_t arg = zigzag(varint(&r)), arg2 = zigzag(varint(&r));
+                CHECK_EQ_U64(ts, want[k]->ts);
+                CHECK_EQ_U64((uint64_t)type | (uint64_t)flags << 8 | aux_stack << 16, want[k]->meta);
+                CHECK_EQ_U64(obj, want[k]->obj);
+                CHECK_EQ_U64((uint64_t)arg, (uint64_t)want[k]->arg);
+                CHECK_EQ_U64((uint64_t)arg2, (uint64_t)want[k]->arg2);
+            }
+            CHECK_EQ_U64(r.at - from, length);
+            CHECK(le(&r, 8) != ring_id);   /* the GC ring's run */
+            CHECK_EQ_INT(le(&r, 4), 1);
+            r.at += (size_t)le(&r, 4);
+            CHECK(!r.bad && r.at == r.n);
+        }
+        s.at += (size_t)len;
+        if (tag == SECTION_END) break;
+    }
+    CHECK(records_seen);
+    buf_free(&out);
+}
+
+TEST(snapshot_encodes_a_chunk_with_its_records_packed) {
+    CHECK(cv_alone(encode_chunk_and_decode));
 }

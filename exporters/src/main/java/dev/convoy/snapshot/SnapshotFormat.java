@@ -15,7 +15,7 @@ public final class SnapshotFormat {
     /** Major version this reader understands; a file of another major version is rejected. */
     public static final int VERSION_MAJOR = 1;
     /** Minor version written; newer minor versions are accepted by the reader. */
-    public static final int VERSION_MINOR = 6;
+    public static final int VERSION_MINOR = 7;
 
     /** Key/value pairs describing the recording (see "INFO keys"). */
     public static final int SECTION_INFO = 1;
@@ -35,6 +35,8 @@ public final class SnapshotFormat {
     public static final int SECTION_LOSSES = 8;
     /** The whole run's blocks, waits and parks, per thread, object, stack and kind (1.5). */
     public static final int SECTION_TOTALS = 9;
+    /** Records packed into a few bytes each, in runs of one ring (1.7). */
+    public static final int SECTION_RECORDS = 10;
     /** Last section, empty payload. */
     public static final int SECTION_END = 255;
 

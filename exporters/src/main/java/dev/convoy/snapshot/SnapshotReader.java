@@ -38,7 +38,9 @@ import java.util.zip.CRC32;
  * section CRC mismatch, a section or a value running past its end, a file ending before
  * the END section, a known section appearing twice, malformed modified UTF-8, a loss
  * (SECTION_LOSSES) naming a ring SECTION_THREADS does not list, ending before it begins, of no
- * records, or out of time order or overlapping the previous loss of its ring. Sections
+ * records, or out of time order or overlapping the previous loss of its ring, a run of packed
+ * records (SECTION_RECORDS) naming a ring SECTION_THREADS does not list or whose bytes do not
+ * hold exactly its records. Sections
  * of an unknown tag are skipped; records of an unknown event type are kept as
  * {@code EventType.UNKNOWN}. Bytes after the END section are ignored. Stateless and
  * thread-safe.
@@ -49,7 +51,8 @@ public final class SnapshotReader {
 
     /**
      * Reads a snapshot file without copying it onto the heap: a private copy of the file is
-     * memory-mapped and the thread records stay in the mapping (the recording keeps it alive).
+     * memory-mapped and the thread records stay in the mapping (the recording keeps it alive);
+     * packed records (SECTION_RECORDS, a repository's chunk files) are decoded onto the heap.
      */
     public static Recording read(Path file) throws IOException {
         return read(file, null);
@@ -159,6 +162,7 @@ public final class SnapshotReader {
         List<MonitorState> monitors = new ArrayList<>();
         List<RawLoss> losses = new ArrayList<>();
         List<dev.convoy.model.Total> totals = new ArrayList<>();
+        List<PackedRun> packed = new ArrayList<>();
         Set<Integer> seen = new HashSet<>();
 
         long pos = HEADER_BYTES;
@@ -196,7 +200,7 @@ public final class SnapshotReader {
                 throw new SnapshotFormatException(pos, "corrupt: " + name + " CRC32 mismatch (stored 0x"
                         + Long.toHexString(crc) + ", computed 0x" + Long.toHexString(c.getValue()) + ")");
             }
-            boolean known = tag >= SECTION_INFO && tag <= SECTION_TOTALS || tag == SECTION_END;
+            boolean known = tag >= SECTION_INFO && tag <= SECTION_RECORDS || tag == SECTION_END;
             if (known && !seen.add(tag)) {
                 throw new SnapshotFormatException(pos, "corrupt: " + name + " appears twice");
             }
@@ -217,9 +221,13 @@ public final class SnapshotReader {
                 case SECTION_MONITORS -> readMonitors(in, monitors);
                 case SECTION_LOSSES -> readLosses(in, losses);
                 case SECTION_TOTALS -> readTotals(in, totals);
+                case SECTION_RECORDS -> readPacked(in, packed);
                 default -> in.pos = in.limit; // unknown tag: skipped
             }
             pos = payload + length;
+        }
+        if (!packed.isEmpty()) {
+            threads = unpack(threads, packed);
         }
         if (!losses.isEmpty()) {
             threads = attach(threads, losses);
@@ -245,6 +253,131 @@ public final class SnapshotReader {
             }
             totals.add(new dev.convoy.model.Total(ring, kind, obj, stack, count, total, max));
         }
+    }
+
+    /** One entry of SECTION_RECORDS: a run of packed records of a ring, and where it was read. */
+    private record PackedRun(long ringId, int count, ByteBuffer bytes, long offset) {
+    }
+
+    /** SECTION_RECORDS: the runs, checked when they are unpacked. */
+    private static void readPacked(Cursor in, List<PackedRun> runs) throws SnapshotFormatException {
+        long n = in.count(16);
+        for (long i = 0; i < n; i++) {
+            long at = in.offset();
+            long ring = in.u64();
+            long count = in.u32();
+            long length = in.u32();
+            in.need(length);
+            if (count == 0 || count > length / 7) {
+                throw new SnapshotFormatException(at, "corrupt: SECTION_RECORDS run " + i + " of ring "
+                        + Long.toUnsignedString(ring) + " has " + count + " records in " + length
+                        + " bytes (a run has at least 1, of at least 7 bytes each)");
+            }
+            runs.add(new PackedRun(ring, (int) count, in.b.slice(in.pos, (int) length).order(ByteOrder.LITTLE_ENDIAN), at));
+            in.pos += (int) length;
+        }
+    }
+
+    /**
+     * The rings with the records of their packed runs after their own, decoded into the 40-byte
+     * encoding on the heap. Each run must name a ring of SECTION_THREADS and hold exactly its count.
+     */
+    private static List<RecordedThread> unpack(List<RecordedThread> threads, List<PackedRun> runs)
+            throws SnapshotFormatException {
+        Map<Long, List<PackedRun>> byRing = new LinkedHashMap<>();
+        for (RecordedThread t : threads) {
+            byRing.put(t.ringId(), new ArrayList<>());
+        }
+        for (PackedRun run : runs) {
+            List<PackedRun> ring = byRing.get(run.ringId());
+            if (ring == null) {
+                throw new SnapshotFormatException(run.offset(), "corrupt: SECTION_RECORDS names ring "
+                        + Long.toUnsignedString(run.ringId()) + ", which SECTION_THREADS does not list");
+            }
+            ring.add(run);
+        }
+        List<RecordedThread> out = new ArrayList<>(threads.size());
+        for (RecordedThread t : threads) {
+            List<PackedRun> mine = byRing.get(t.ringId());
+            if (mine.isEmpty()) {
+                out.add(t);
+                continue;
+            }
+            long total = t.eventCount();
+            for (PackedRun run : mine) {
+                total += run.count();
+            }
+            if (total * RECORD_BYTES > Integer.MAX_VALUE - 8) {
+                throw new SnapshotFormatException(mine.get(0).offset(), "too large: ring "
+                        + Long.toUnsignedString(t.ringId()) + " holds " + total + " records, more than one buffer holds");
+            }
+            ByteBuffer records = ByteBuffer.allocate((int) total * RECORD_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            for (int i = 0; i < t.eventCount(); i++) {
+                t.copyRecord(i, records);
+            }
+            for (PackedRun run : mine) {
+                unpackRun(run, records);
+            }
+            records.flip();
+            out.add(RecordedThread.ofRecords(t.ringId(), t.javaThreadId(), t.threadObject(), t.flags(), t.startNs(),
+                    t.endNs(), t.written(), t.overwritten(), t.dropped(), t.torn(), t.name(), t.group(),
+                    t.parentGroup(), t.capacity(), records, (int) total));
+        }
+        return out;
+    }
+
+    /** Decodes one run (schema/snapshot-format.md, SECTION_RECORDS) into 40-byte records. */
+    private static void unpackRun(PackedRun run, ByteBuffer out) throws SnapshotFormatException {
+        ByteBuffer b = run.bytes();
+        int[] pos = {0};
+        long ts = 0;
+        long obj = 0;
+        for (int k = 0; k < run.count(); k++) {
+            ts += unzigzag(varint(run, b, pos));
+            if (b.limit() - pos[0] < 2) {
+                throw malformed(run, k, "ends inside a record");
+            }
+            byte type = b.get(pos[0]);
+            byte flags = b.get(pos[0] + 1);
+            pos[0] += 2;
+            long auxStack = varint(run, b, pos);
+            obj += unzigzag(varint(run, b, pos));
+            long arg = unzigzag(varint(run, b, pos));
+            long arg2 = unzigzag(varint(run, b, pos));
+            if (auxStack >>> 48 != 0) {
+                throw malformed(run, k, "has a stack id over 32 bits");
+            }
+            out.putLong(ts).put(type).put(flags).putShort((short) auxStack).putInt((int) (auxStack >>> 16))
+                    .putLong(obj).putLong(arg).putLong(arg2);
+        }
+        if (pos[0] != b.limit()) {
+            throw malformed(run, run.count(), "has " + (b.limit() - pos[0]) + " bytes after its " + run.count() + " records");
+        }
+    }
+
+    private static long varint(PackedRun run, ByteBuffer b, int[] pos) throws SnapshotFormatException {
+        long v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            if (pos[0] >= b.limit()) {
+                throw malformed(run, -1, "ends inside a varint");
+            }
+            int x = b.get(pos[0]++);
+            v |= (long) (x & 0x7F) << shift;
+            if (x >= 0) {
+                return v;
+            }
+        }
+        throw malformed(run, -1, "holds a varint of more than 10 bytes");
+    }
+
+    private static long unzigzag(long v) {
+        return (v >>> 1) ^ -(v & 1);
+    }
+
+    private static SnapshotFormatException malformed(PackedRun run, int record, String what) {
+        return new SnapshotFormatException(run.offset(), "corrupt: SECTION_RECORDS run of ring "
+                + Long.toUnsignedString(run.ringId()) + (record >= 0 ? " (record " + record + ")" : "") + " " + what
+                + " (its " + run.count() + " records take exactly its " + run.bytes().limit() + " bytes)");
     }
 
     /** One entry of SECTION_LOSSES and the offset it was read at. */
@@ -418,6 +551,8 @@ public final class SnapshotReader {
             case SECTION_OBJECTS -> "SECTION_OBJECTS";
             case SECTION_MONITORS -> "SECTION_MONITORS";
             case SECTION_LOSSES -> "SECTION_LOSSES";
+            case SECTION_TOTALS -> "SECTION_TOTALS";
+            case SECTION_RECORDS -> "SECTION_RECORDS";
             case SECTION_END -> "SECTION_END";
             default -> "section with unknown tag " + Integer.toUnsignedString(tag);
         };

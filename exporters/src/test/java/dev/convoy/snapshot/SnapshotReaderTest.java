@@ -324,6 +324,116 @@ class SnapshotReaderTest {
         assertEquals(victim.losses(), SnapshotReader.read(bytes).threadByRingId(R_VICTIM).orElseThrow().losses());
     }
 
+    /** A packed record of SECTION_RECORDS (schema/snapshot-format.md), written here from the spec. */
+    private static void packRecord(java.io.ByteArrayOutputStream out, RecordedThread t, int i, long prevTs, long prevObj) {
+        varint(out, zigzag(t.ts(i) - prevTs));
+        out.write(t.rawType(i));
+        out.write(t.flags(i));
+        varint(out, (long) t.aux(i) | (t.stackId(i) & 0xFFFF_FFFFL) << 16);
+        varint(out, zigzag(t.obj(i) - prevObj));
+        varint(out, zigzag(t.arg(i)));
+        varint(out, zigzag(t.arg2(i)));
+    }
+
+    private static long zigzag(long v) {
+        return (v << 1) ^ (v >> 63);
+    }
+
+    private static void varint(java.io.ByteArrayOutputStream out, long v) {
+        while ((v & ~0x7FL) != 0) {
+            out.write((int) (v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        out.write((int) v);
+    }
+
+    /** SECTION_RECORDS' payload: per run {ring, first record, end}, each run the ring's records from first to end. */
+    private static byte[] packedRuns(Recording r, long[][] runs) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        ByteBuffer n = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(runs.length);
+        out.writeBytes(n.array());
+        for (long[] run : runs) {
+            RecordedThread t = r.threadByRingId(run[0]).orElseThrow();
+            java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+            for (int i = (int) run[1]; i < run[2]; i++) {
+                packRecord(body, t, i, i == run[1] ? 0 : t.ts(i - 1), i == run[1] ? 0 : t.obj(i - 1));
+            }
+            out.writeBytes(ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putLong(run[0])
+                    .putInt((int) (run[2] - run[1])).putInt(body.size()).array());
+            out.writeBytes(body.toByteArray());
+        }
+        return out.toByteArray();
+    }
+
+    @Test
+    void packedRecordsFollowTheRingsOwnInTheirRunsOrder() throws Exception {
+        Recording r = SnapshotReader.read(Fixtures.contention(Fixtures.base()).toBytes());
+        RecordedThread t = r.threads().stream().filter(x -> x.eventCount() >= 3).findFirst().orElseThrow();
+        int n = t.eventCount();
+        // The ring's records again, packed in two runs, and once more in a third after another ring's run.
+        RecordedThread other = r.threads().stream().filter(x -> x != t && x.eventCount() > 0).findFirst().orElseThrow();
+        byte[] packed = packedRuns(r, new long[][] {{t.ringId(), 0, 2}, {t.ringId(), 2, n},
+                {other.ringId(), 0, other.eventCount()}, {t.ringId(), 0, n}});
+        Recording p = SnapshotReader.read(Fixtures.contention(Fixtures.base())
+                .rawSection(SnapshotFormat.SECTION_RECORDS, packed).toBytes());
+        RecordedThread pt = p.threadByRingId(t.ringId()).orElseThrow();
+        assertEquals(3 * n, pt.eventCount());
+        for (int i = 0; i < 3 * n; i++) {
+            int k = i % n;
+            assertEquals(t.ts(k), pt.ts(i), "ts of " + i);
+            assertEquals(t.rawType(k), pt.rawType(i));
+            assertEquals(t.flags(k), pt.flags(i));
+            assertEquals(t.aux(k), pt.aux(i));
+            assertEquals(t.stackId(k), pt.stackId(i));
+            assertEquals(t.obj(k), pt.obj(i));
+            assertEquals(t.arg(k), pt.arg(i));
+            assertEquals(t.arg2(k), pt.arg2(i));
+        }
+        assertEquals(2 * other.eventCount(), p.threadByRingId(other.ringId()).orElseThrow().eventCount());
+        assertEquals(t.written(), pt.written(), "the counters are the THREADS entry's");
+        assertEquals(t.name(), pt.name());
+    }
+
+    @Test
+    void rejectsPackedRunsThatContradictTheThreadsOrTheirBytes() {
+        RecordingBuilder base = Fixtures.contention(Fixtures.base());
+        Recording r = assertDoesNotThrow(() -> SnapshotReader.read(base.toBytes()));
+        RecordedThread t = r.threads().stream().filter(x -> x.eventCount() >= 2).findFirst().orElseThrow();
+        byte[] good = packedRuns(r, new long[][] {{t.ringId(), 0, 2}});
+        int bodyLength = ByteBuffer.wrap(good, 16, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+        record Case(String reason, byte[] payload) {
+        }
+        byte[] unknownRing = good.clone();
+        ByteBuffer.wrap(unknownRing).order(ByteOrder.LITTLE_ENDIAN).putLong(4, 4242);
+        byte[] noRecords = good.clone();
+        ByteBuffer.wrap(noRecords).order(ByteOrder.LITTLE_ENDIAN).putInt(12, 0);
+        byte[] oneTooFew = good.clone();
+        ByteBuffer.wrap(oneTooFew).order(ByteOrder.LITTLE_ENDIAN).putInt(12, 1);
+        byte[] cutVarint = good.clone();
+        cutVarint[cutVarint.length - 1] |= (byte) 0x80; // the last varint never ends
+        byte[] longer = java.util.Arrays.copyOf(good, good.length + 1);
+        ByteBuffer.wrap(longer).order(ByteOrder.LITTLE_ENDIAN).putInt(16, bodyLength + 1);
+        List<Case> cases = List.of(
+                new Case("names ring 4242, which SECTION_THREADS does not list", unknownRing),
+                new Case("has 0 records", noRecords),
+                new Case("bytes after its 1 records", oneTooFew),
+                new Case("ends inside a varint", cutVarint),
+                new Case("has 1 bytes after its 2 records", longer));
+        for (Case c : cases) {
+            SnapshotFormatException e = assertThrows(SnapshotFormatException.class,
+                    () -> SnapshotReader.read(Fixtures.contention(Fixtures.base())
+                            .rawSection(SnapshotFormat.SECTION_RECORDS, c.payload()).toBytes()), c.reason());
+            assertTrue(e.getMessage().contains("corrupt: SECTION_RECORDS") && e.getMessage().contains(c.reason()),
+                    e.getMessage());
+        }
+        byte[] huge = good.clone();
+        ByteBuffer.wrap(huge).order(ByteOrder.LITTLE_ENDIAN).putInt(12, Integer.MAX_VALUE);
+        SnapshotFormatException e = assertThrows(SnapshotFormatException.class,
+                () -> SnapshotReader.read(Fixtures.contention(Fixtures.base())
+                        .rawSection(SnapshotFormat.SECTION_RECORDS, huge).toBytes()));
+        assertTrue(e.getMessage().contains("2147483647 records in " + bodyLength + " bytes"), e.getMessage());
+    }
+
     /** Removes the section at {@code at}. */
     static byte[] removeSection(byte[] b, long at) {
         ByteBuffer bb = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);

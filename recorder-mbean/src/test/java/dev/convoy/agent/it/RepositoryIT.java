@@ -14,7 +14,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import dev.convoy.model.Event;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.Repository;
@@ -54,8 +53,16 @@ class RepositoryIT {
         }
     }
 
-    private static List<Long> ts(RecordedThread t, long from, long to) {
-        return t.events().stream().map(Event::ts).filter(x -> x >= from && x <= to).toList();
+    /** A thread's records from {@code from} to {@code to}, every field of each. */
+    private static List<String> records(RecordedThread t, long from, long to) {
+        List<String> out = new java.util.ArrayList<>();
+        for (int i = 0; i < t.eventCount(); i++) {
+            if (t.ts(i) >= from && t.ts(i) <= to) {
+                out.add(t.ts(i) + " " + t.rawType(i) + " " + t.flags(i) + " " + t.aux(i) + " " + t.stackId(i) + " "
+                        + t.obj(i) + " " + t.arg(i) + " " + t.arg2(i));
+            }
+        }
+        return out;
     }
 
     private static long aged(RecordedThread t) {
@@ -110,7 +117,7 @@ class RepositoryIT {
             if (d == null) {
                 assertEquals(0, t.eventCount(), t.name() + " is absent from the folder: none of its records is left");
                 agedOfAbsent += aged(t);
-            } else if (ts(d, memory.snapshotMonotonicNs() + 1, Long.MAX_VALUE).isEmpty()) {
+            } else if (records(d, memory.snapshotMonotonicNs() + 1, Long.MAX_VALUE).isEmpty()) {
                 assertEquals(m, k, t.name());
             } else {
                 assertEquals(aged(t), aged(d), t.name());
@@ -132,9 +139,9 @@ class RepositoryIT {
         long to = memory.snapshotMonotonicNs();
         long compared = 0;
         for (RecordedThread t : memory.threads()) {
-            List<Long> inMemory = ts(t, from, to);
+            List<String> inMemory = records(t, from, to);
             RecordedThread d = disk.threads().stream().filter(x -> x.ringId() == t.ringId()).findFirst().orElse(null);
-            List<Long> onDisk = d == null ? List.of() : ts(d, from, to);
+            List<String> onDisk = d == null ? List.of() : records(d, from, to);
             assertEquals(inMemory, onDisk, t.name());
             compared += inMemory.size();
         }
