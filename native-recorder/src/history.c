@@ -559,28 +559,6 @@ int history_record(cv_hist_reader *r, cv_record *out) {
     return 1;
 }
 
-static int skip_varint(cv_hist_reader *r) {
-    for (int k = 0; k < 10; k++) {
-        if (r->p >= r->end) return 0;
-        if (!(*r->p++ & 0x80)) return 1;
-    }
-    return 0;
-}
-
-int history_run_bytes(cv_hist_reader *r, const uint8_t **start, size_t *len) {
-    if (r->kind != HIST_RUN || r->prev_ts || r->prev_obj) return -1;
-    *start = r->p;
-    for (; r->left > 0; r->left--) {
-        if (!skip_varint(r) || r->end - r->p < 2) return -1;
-        r->p += 2;
-        for (int k = 0; k < 4; k++) {
-            if (!skip_varint(r)) return -1;
-        }
-    }
-    *len = (size_t)(r->p - *start);
-    return 0;
-}
-
 int history_next(cv_hist_reader *r) {
     cv_record skip;
     while (r->kind == HIST_RUN && r->left > 0) {

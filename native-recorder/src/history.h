@@ -25,7 +25,9 @@
  *   'R' run      ring_id, u32 count (little-endian, patched when the run closes), then count
  *                records: zz ts delta (from the previous record of the run; the first from
  *                0), type byte, flags byte, meta >> 16 (stack id << 16), zz obj delta (from
- *                the previous record's obj), zz arg, zz arg2.
+ *                the previous record's obj), zz arg, zz arg2. The records are the packed
+ *                records of a chunk file's SECTION_RECORDS (schema/snapshot-format.md), which
+ *                copies them as they are.
  *   'L' loss     ring_id, from_ns (0: from the thread's start), to_ns, records.
  *
  * CONCURRENCY CONTRACT
@@ -241,9 +243,5 @@ void history_reader(cv_hist_reader *r, const uint8_t *data, uint32_t used);
 int history_next(cv_hist_reader *r);
 /* HIST_RUN: the next record; 0 when the run has none left, -1 if malformed. */
 int history_record(cv_hist_reader *r, cv_record *out);
-/* HIST_RUN, before any of its records is read: skips them all and gives their bytes (the packed
- * records of SECTION_RECORDS, schema/snapshot-format.md, as they are encoded here). 0, or -1 if
- * malformed. */
-int history_run_bytes(cv_hist_reader *r, const uint8_t **start, size_t *len);
 
 #endif

@@ -40,6 +40,7 @@ static void put_header(cv_buf *b) {
 typedef struct {
     uint64_t *v;
     size_t    n, cap;     /* cap a power of two, or 0 */
+    uint64_t  last;       /* the id added last (records in a row often name the same one) */
     int       failed;
 } id_set;
 
@@ -50,7 +51,8 @@ static size_t id_slot(const id_set *s, uint64_t id) {
 }
 
 static void id_add(id_set *s, uint64_t id) {
-    if (!id || s->failed) return;
+    if (!id || id == s->last || s->failed) return;
+    s->last = id;
     if ((s->n + 1) * 2 > s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 256;
         uint64_t *v = calloc(cap, sizeof(uint64_t));
@@ -75,6 +77,14 @@ static int id_has(const id_set *s, uint64_t id) {
 
 /* ---- THREADS, LOSSES and MONITORS: from the history, while it and the states are pinned ---- */
 
+/* A run of packed records in a pinned chunk. */
+typedef struct packed_run {
+    uint64_t       ring_id;
+    uint32_t       count;
+    const uint8_t *bytes;
+    size_t         len;
+} packed_run;
+
 typedef struct {
     uint32_t nthreads;
     cv_buf   monitors;       /* SECTION_MONITORS' entries (a few per blocked thread) */
@@ -87,6 +97,8 @@ typedef struct {
     cv_history_totals history;
     int      chunk_mode;     /* a repository chunk: one chunk alone, no live thread, no aged front */
     int      packed;         /* records in SECTION_RECORDS as the history packs them (chunk mode) */
+    struct packed_run *runs; /* packed: the chunk's runs, as pass 1 found them */
+    size_t   nruns, capruns;
     id_set   stacks;         /* chunk mode: the stack ids its records name */
     id_set   objects;        /* chunk mode: the object ids its records and threads name */
     uint64_t written, lost;  /* chunk mode: its threads' records written and lost */
@@ -195,6 +207,8 @@ static int scan_history(stream_map *m, const cv_hist_view *hv, uint64_t since, u
             } else if (kind == HIST_RUN) {
                 stream *st = stream_get(m, r.ring_id);
                 if (!st) return -1;
+                const uint8_t *from = r.p;
+                uint32_t count = r.left;
                 cv_record x;
                 int got;
                 while ((got = history_record(&r, &x)) > 0) {
@@ -213,6 +227,16 @@ static int scan_history(stream_map *m, const cv_hist_view *hv, uint64_t since, u
                     }
                 }
                 if (got < 0) return -1;
+                if (c->packed && count) {
+                    if (c->nruns == c->capruns) {
+                        size_t cap = c->capruns ? c->capruns * 2 : 64;
+                        packed_run *bigger = realloc(c->runs, cap * sizeof(packed_run));
+                        if (!bigger) { m->failed = 1; return -1; }
+                        c->runs = bigger;
+                        c->capruns = cap;
+                    }
+                    c->runs[c->nruns++] = (packed_run){r.ring_id, count, from, (size_t)(r.p - from)};
+                }
             } else if (kind == HIST_LOSS) {
                 stream *st = stream_get(m, r.ring_id);
                 if (!st) return -1;
@@ -252,30 +276,20 @@ static int place_records(stream_map *m, const cv_hist_view *hv, cv_buf *b, uint6
 }
 
 /* Pass 2, packed (chunk mode: every record of the chunk is kept): SECTION_RECORDS, each run of a
- * listed thread copied as the history packed it. -1 if the history is malformed. */
-static int put_packed(cv_buf *b, stream_map *m, const cv_hist_view *hv) {
+ * listed thread copied as the history packed it. -1 if pass 1 kept a record it did not find here. */
+static int put_packed(cv_buf *b, stream_map *m, const ring_copy *c) {
     size_t mark = buf_counted_section_begin(b, SECTION_RECORDS);
     uint32_t n = 0;
-    for (size_t i = 0; i < hv->count; i++) {
-        cv_hist_reader r;
-        history_reader(&r, hv->chunks[i]->data, hv->used[i]);
-        int kind;
-        while ((kind = history_next(&r)) > 0) {
-            if (kind != HIST_RUN) continue;
-            stream *st = &m->s[m->slots[slot_of(m, r.ring_id)] - 1];
-            uint32_t count = r.left;
-            const uint8_t *p;
-            size_t len;
-            if (history_run_bytes(&r, &p, &len) || len > UINT32_MAX) return -1;
-            if (!count || !st->listed) continue;
-            buf_u64(b, r.ring_id);
-            buf_u32(b, count);
-            buf_u32(b, (uint32_t)len);
-            buf_bytes(b, p, len);
-            st->placed += count;
-            n++;
-        }
-        if (kind < 0) return -1;
+    for (size_t i = 0; i < c->nruns; i++) {
+        const packed_run *run = &c->runs[i];
+        stream *st = &m->s[m->slots[slot_of(m, run->ring_id)] - 1];
+        if (!st->listed || run->len > UINT32_MAX) continue;
+        buf_u64(b, run->ring_id);
+        buf_u32(b, run->count);
+        buf_u32(b, (uint32_t)run->len);
+        buf_bytes(b, run->bytes, run->len);
+        st->placed += run->count;
+        n++;
     }
     for (size_t k = 0; k < m->count; k++) {
         if (m->s[k].listed && m->s[k].placed != m->s[k].kept) return -1;
@@ -511,7 +525,7 @@ static int put_threads(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, cv
     }
     if (c->packed) {
         buf_counted_section_end(b, mark, c->nthreads);
-        if (put_packed(b, &m, hv)) {
+        if (put_packed(b, &m, c)) {
             cv_fail(err, "the history holds a malformed entry");
             goto done;
         }
@@ -1010,6 +1024,7 @@ int snapshot_encode_chunk(JNIEnv *jni, const cv_snapshot_source *src, const cv_c
     buf_free(&c.monitors);
     buf_free(&c.losses);
     buf_free(&c.priors);
+    free(c.runs);
     free(c.stacks.v);
     free(c.objects.v);
     return rc;
