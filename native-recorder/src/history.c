@@ -156,6 +156,7 @@ static int new_chunk(cv_history *h) {
     memset(c, 0, sizeof(*c));
     c->cap = h->chunk_bytes;
     c->seq = h->next_seq++;
+    c->prior_total = h->accounted;
     if (h->tail) h->tail->next = c; else h->head = c;
     h->tail = c;
     h->bytes += c->cap;
@@ -239,6 +240,7 @@ static void write_loss(cv_history *h, const cv_hist_thread *d, cv_hist_cursor *c
     p = put_varint(p, to_ns);
     p = put_varint(p, c->pending_lost);
     k->used = (uint32_t)(p - k->data);
+    h->accounted += c->pending_lost;
     c->pending_lost = 0;
     c->pending_from = 0;
 }
@@ -278,6 +280,7 @@ static int append(cv_history *h, const cv_hist_thread *d, cv_hist_cursor *c, con
     h->run_prev_ts = r->ts;
     h->run_prev_obj = r->obj;
     h->run_count++;
+    h->accounted++;
     if (!k->first_ts || r->ts < k->first_ts) k->first_ts = r->ts;
     if (r->ts > k->last_ts) k->last_ts = r->ts;
     return 1;
@@ -429,6 +432,7 @@ void history_clear(cv_history *h, uint64_t now_ns) {
     while (h->head) drop_oldest(h, 0);
     h->tail = NULL;
     h->aged_records = h->aged_chunks = h->lost_records = h->from_ns = 0;
+    h->accounted = 0;
     if (h->cap_totals) memset(h->totals, 0, h->cap_totals * sizeof(cv_total));
     h->ntotals = 0;
     h->totals_dropped = 0;

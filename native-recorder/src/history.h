@@ -82,6 +82,8 @@ typedef struct {
 typedef struct cv_chunk {
     struct cv_chunk *next;    /* list, oldest first; under lock */
     uint64_t seq;             /* chunk number, from 1 */
+    uint64_t prior_total;     /* records (of every thread, since the last reset) the chunks before it hold,
+                                 kept in a run or counted in a loss: the sum of every thread's prior */
     uint64_t first_ts, last_ts; /* oldest and newest record time in it (0: none yet) */
     uint32_t cap, used;
     uint32_t pins;            /* snapshots (and the repository's writer) reading it; under lock */
@@ -134,6 +136,7 @@ typedef struct {
     uint64_t  from_ns;        /* newest record time of the chunks aged out (0: none) */
     uint64_t  alloc_failures; /* appends refused: no memory for a chunk */
     uint64_t  added_records;  /* records appended by history_append, ever (a reset keeps the count) */
+    uint64_t  accounted;      /* records in runs or loss entries since the last reset, over every chunk */
     int       files;          /* a repository mirrors the chunks: sealed ones are written there */
     cv_total *totals;         /* open addressing by (ring, obj, stack, kind); ring_id 0 and kind 0: empty */
     size_t    ntotals, cap_totals, max_totals;

@@ -742,6 +742,7 @@ static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *
         put_kv(b, &n, "chunk", chunk);
         uint64_t rec_start = src->reset_mono ? src->reset_mono : src->start_mono;
         put_kv_u64(b, &n, "chunk.recording.start.ns", rec_start);
+        put_kv_u64(b, &n, "chunk.prior.total", src->chunk->prior_total);
         size_t len = c->priors.failed ? 0 : c->priors.len;
         buf_str(b, "chunk.prior");
         buf_u32(b, (uint32_t)len);

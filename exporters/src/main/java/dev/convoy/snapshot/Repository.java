@@ -41,6 +41,9 @@ import java.util.regex.Pattern;
  * record or loss, a loss between from its newest record in the kept chunk before. A thread's
  * records in a missing chunk after its last kept one, or in chunks written without
  * {@code chunk.prior}, are not known: at least one record per missing chunk it was alive in.
+ * The records of threads none of whose records is left in the folder are not any thread's loss:
+ * INFO {@code records.aged} counts them with the rest, from each chunk's
+ * {@code chunk.prior.total} (what all the chunks before it held).
  */
 public final class Repository {
 
@@ -125,6 +128,7 @@ public final class Repository {
             info.remove("history.from.ns");
         }
         info.remove("chunk.prior");
+        info.remove("chunk.prior.total");
         info.remove("chunk.recording.start.ns");
         info.put("repository", "chunks=" + parts.size() + " first=" + seqs.get(0) + " last=" + seqs.get(seqs.size() - 1));
         if (!missing.isEmpty()) {
@@ -231,11 +235,43 @@ public final class Repository {
                     pieces.get(0).startNs(), last.endNs(), threadWritten, lost, dropped, torn, last.name(),
                     last.group(), last.parentGroup(), last.capacity(), records, count).withLosses(merged));
         }
+        // Over all threads, those none of whose records is left included: what the chunks before each kept one held,
+        // less what the kept ones before it hold.
+        long agedTotal = agedTotal(parts, seqs);
+        if (agedTotal > aged) {
+            written += agedTotal - aged;
+            aged = agedTotal;
+        }
         info.put("records.written", Long.toString(written));
         info.put("records.overwritten", Long.toString(overwritten));
         info.put("records.aged", Long.toString(aged));
         return new Recording(newest.versionMajor(), newest.versionMinor(), info, threads, stacks, methods, classes,
                 objects, List.of());
+    }
+
+    /**
+     * The records of every thread the folder lacks (INFO {@code chunk.prior.total}): before its first
+     * kept chunk, and in each run of missing chunks; -1 if a chunk does not say (written before 1.7).
+     */
+    private static long agedTotal(List<Recording> parts, List<Long> seqs) {
+        long[] prior = new long[parts.size()];
+        for (int i = 0; i < parts.size(); i++) {
+            prior[i] = parts.get(i).infoLong("chunk.prior.total", -1);
+            if (prior[i] < 0) {
+                return -1;
+            }
+        }
+        long aged = prior[0];
+        for (int i = 1; i < parts.size(); i++) {
+            if (seqs.get(i) > seqs.get(i - 1) + 1) {
+                long held = 0;
+                for (RecordedThread t : parts.get(i - 1).threads()) {
+                    held += t.written();
+                }
+                aged += Math.max(0, prior[i] - prior[i - 1] - held);
+            }
+        }
+        return aged;
     }
 
     /** INFO {@code chunk.prior} of a chunk, {@code RING=N,...}, by ring id; null if absent or malformed. */

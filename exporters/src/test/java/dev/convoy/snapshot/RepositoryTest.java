@@ -133,4 +133,34 @@ class RepositoryTest {
         assertEquals("5", r.info().get("repository.missing"));
         assertEquals(null, r.info().get("chunk.prior"));
     }
+
+    @Test
+    void recordsOfThreadsNoLongerInTheFolderAreCountedFromTheChunksTotals() throws Exception {
+        long s = 1_000_000_000L;
+        // Ring 9 held 30 records in chunks 1 and 2 (aged out) and 4 in chunk 5 (missing), none in a kept chunk.
+        RecordingBuilder c3 = chunkOf(3, 10, 14, "1=40").info("chunk.prior.total", "70");
+        sleeps(c3.thread(1, 10, 0, "worker").span(s, 0), 10, 11, 12, 13, 14);
+        save(3, c3);
+        RecordingBuilder c4 = chunkOf(4, 15, 19, "1=45").info("chunk.prior.total", "75");
+        sleeps(c4.thread(1, 10, 0, "worker").span(s, 0), 15, 16, 17, 18, 19);
+        save(4, c4);
+        RecordingBuilder c6 = chunkOf(6, 25, 29, "1=57").info("chunk.prior.total", "91");
+        sleeps(c6.thread(1, 10, 0, "worker").span(s, 0), 25, 26, 27, 28, 29);
+        save(6, c6);
+
+        Recording r = Repository.read(dir);
+        assertEquals(1, r.threads().size(), "ring 9 has no record left");
+        assertEquals(47, r.threads().get(0).lostRecords(), "the worker's own: 40 in front, 7 in chunk 5");
+        assertEquals(81, r.recordsAged(), "70 before chunk 3, and chunk 5's 11 (91 - 75 - 5)");
+        assertEquals("81", r.info().get("records.aged"));
+        assertEquals("96", r.info().get("records.written"), "the worker's 62 and ring 9's 34");
+        assertTrue(r.lossSummary().contains("81 aged out of the history"), r.lossSummary());
+        assertEquals(null, r.info().get("chunk.prior.total"));
+
+        // Chunks written before chunk.prior.total existed: the threads' own losses only.
+        RecordingBuilder old = chunkOf(3, 10, 14, "1=40");
+        sleeps(old.thread(1, 10, 0, "worker").span(s, 0), 10, 11, 12, 13, 14);
+        save(3, old);
+        assertEquals(47, Repository.read(dir).recordsAged());
+    }
 }
