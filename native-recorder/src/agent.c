@@ -357,7 +357,7 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
     if (!config->empty_callbacks) {
         threads_history_init(config->history_bytes, config->history_age_ns, g_cv.gc_ring, g_cv.start_mono);
         if (config->repository[0]) {
-            if (repository_open(config->repository, err)) return -1;
+            if (repository_open(config->repository, config->disk_bytes, config->history_age_ns, err)) return -1;
         }
     }
     store_release(&g_cv.live, 1);

@@ -36,7 +36,8 @@
     X(HELD_REFS, held_refs) \
     X(HISTORY_BYTES, history_bytes) \
     X(HISTORY_AGE_NS, history_age_ns) \
-    X(OWNER_STACKS_NS, owner_stacks_ns)
+    X(OWNER_STACKS_NS, owner_stacks_ns) \
+    X(DISK_BYTES, disk_bytes)
 
 enum {
 #define CV_CONFIG_SLOT(slot, field) CV_CONFIG_##slot,
@@ -66,6 +67,7 @@ typedef struct {
     uint64_t history_age_ns;  /* and its age: option maxage, 0 = none */
     char     repository[1024]; /* directory the history's chunks are written to as files; "" none */
     uint64_t owner_stacks_ns; /* the owner's side of blocks this long (sampler.h); 0: off (option ownerstacks) */
+    uint64_t disk_bytes;      /* the repository's bound on disk: option diskmaxsize */
     char     options[1024];   /* the option text in effect, for INFO */
     char     version[64];     /* Convoy's version, from the Java side (the Maven project's), for
                                  INFO agent.version; "" unknown */

@@ -127,11 +127,12 @@ int callbacks_set(jvmtiEnv *jvmti, int empty, int timed, cv_error *err);
 void agent_fill_source(cv_snapshot_source *src);
 
 /* repository.c: the history's sealed chunks as files in the directory of option repository,
- * and the drain thread. repository_open opens the directory (0, or -1 with err set);
- * repository_work deletes the files of chunks that aged out and writes those sealed since
+ * and the drain thread. repository_open opens the directory (0, or -1 with err set) and sets
+ * the bounds of its files (bytes, and age in ns, 0: none): they outlive the chunks in memory;
+ * repository_work deletes the files of a reset's chunks and those beyond the bounds, and writes those sealed since
  * (a no-op without a repository); repository_final, at VMDeath, drains, seals and writes the
  * last of the history. drain_main is the drain thread's body (threads.h, "The history"). */
-int repository_open(const char *dir, cv_error *err);
+int repository_open(const char *dir, uint64_t max_bytes, uint64_t max_age_ns, cv_error *err);
 void repository_work(JNIEnv *jni);
 void repository_final(JNIEnv *jni);
 void JNICALL drain_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg);

@@ -124,7 +124,7 @@ static void doom(cv_history *h, uint64_t seq) {
 static void drop_oldest(cv_history *h, int aged) {
     cv_chunk *c = h->head;
     if (!c) return;
-    if (c->file == HIST_FILE_WRITTEN) doom(h, c->seq);
+    if (c->file == HIST_FILE_WRITTEN && !aged) doom(h, c->seq);   /* a reset; aged, the file outlives it */
     if (c->file == HIST_FILE_PENDING) c->file = HIST_FILE_NONE;   /* gone before it was written */
     h->head = c->next;
     if (h->tail == c) h->tail = NULL;
@@ -475,6 +475,7 @@ void history_file_done(cv_history *h, cv_chunk *c, int ok) {
 
 size_t history_take_doomed(cv_history *h, uint64_t *out, size_t cap) {
     size_t n = h->ndoomed < cap ? h->ndoomed : cap;
+    if (!n) return 0;
     memcpy(out, h->doomed, n * sizeof(uint64_t));
     memmove(h->doomed, h->doomed + n, (h->ndoomed - n) * sizeof(uint64_t));
     h->ndoomed -= n;

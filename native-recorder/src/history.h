@@ -142,7 +142,7 @@ typedef struct {
     size_t    ntotals, cap_totals, max_totals;
     uint64_t  totals_dropped; /* ends not counted: the table was full */
     uint64_t  totals_from;    /* when the totals start (the recording's start, or the last clear) */
-    uint64_t *doomed;         /* seqs of written chunks that aged out: their files to delete */
+    uint64_t *doomed;         /* seqs of written chunks a reset dropped: their files to delete */
     size_t    ndoomed, capdoomed;
     /* the open run */
     uint64_t  run_ring;
@@ -204,8 +204,9 @@ cv_total *history_totals_copy(const cv_history *h, size_t *n);
 /* ---- The repository: each sealed chunk also as a file (history_files on) ----
  * Chunks are sealed when full (an append starts the next) or by history_seal (at exit). The
  * repository's writer, outside the lock, takes the next sealed chunk to write (pinned), writes its
- * file and reports the outcome; a written chunk that ages out leaves its seq in `doomed`, whose
- * file the writer deletes. */
+ * file and reports the outcome. A written chunk's file outlives its aging out of memory (the
+ * repository bounds its files itself, repository.c); a reset leaves the seqs of the written chunks
+ * it drops in `doomed`, whose files the writer deletes. */
 void history_files(cv_history *h, int on);
 /* Under the lock: closes the current chunk to appends (the next append starts a new one). */
 void history_seal(cv_history *h);

@@ -1,8 +1,10 @@
 /*
  * The drain thread and the repository (agent_state.h): the drain moves the rings' records into
  * the history (threads.h, "The history"); with option repository, the history's sealed chunks
- * are written as files into that directory (history.h), and the files of chunks that aged out
- * are deleted.
+ * are written as files into that directory (history.h). The files outlive the chunks in memory:
+ * they are bounded on their own, by bytes (option diskmaxsize) and by age (option maxage, as the
+ * history is), the oldest file deleted first but never the newest; a reset deletes those of the
+ * chunks it drops.
  */
 #include "agent_state.h"
 #include "dirs.h"
@@ -13,6 +15,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -23,10 +26,20 @@ static int repo_fd = -1;   /* the repository's directory (option repository), -1
 static pthread_mutex_t repo_lock = PTHREAD_MUTEX_INITIALIZER;  /* one writer at a time */
 static uint64_t repo_failures;                             /* under repo_lock */
 
-int repository_open(const char *dir, cv_error *err) {
+/* The files written, oldest first (under repo_lock). */
+typedef struct {
+    uint64_t seq, bytes, last_ts;
+} repo_file;
+static repo_file *repo_files;
+static size_t repo_nfiles, repo_capfiles;
+static uint64_t repo_bytes, repo_max_bytes, repo_max_age_ns;
+
+int repository_open(const char *dir, uint64_t max_bytes, uint64_t max_age_ns, cv_error *err) {
     int fd = cv_dir_open(dir);
     if (fd < 0) return cv_fail(err, "cannot open the repository %s: %s", dir, strerror(-fd));
     repo_fd = fd;
+    repo_max_bytes = max_bytes;
+    repo_max_age_ns = max_age_ns;
     cv_history *h = threads_history();
     history_lock(h);
     history_files(h, 1);
@@ -68,6 +81,46 @@ static int write_chunk_file(uint64_t seq, const cv_buf *b) {
     return 0;
 }
 
+static void delete_file(uint64_t seq) {
+    char name[64];
+    chunk_name(name, sizeof(name), seq, 0);
+    unlinkat(repo_fd, name, 0);
+}
+
+/* Under repo_lock: forgets the file at index i of the list (deleted). */
+static void forget_file(size_t i) {
+    repo_bytes -= repo_files[i].bytes;
+    memmove(&repo_files[i], &repo_files[i + 1], (repo_nfiles - i - 1) * sizeof(repo_file));
+    repo_nfiles--;
+}
+
+/* Under repo_lock: a file written. If the list cannot grow, the file is deleted at once: a file the
+ * bounds would not see could outgrow them. */
+static void remember_file(uint64_t seq, uint64_t bytes, uint64_t last_ts) {
+    if (repo_nfiles == repo_capfiles) {
+        size_t cap = repo_capfiles ? repo_capfiles * 2 : 64;
+        repo_file *bigger = realloc(repo_files, cap * sizeof(repo_file));
+        if (!bigger) {
+            delete_file(seq);
+            return;
+        }
+        repo_files = bigger;
+        repo_capfiles = cap;
+    }
+    repo_files[repo_nfiles++] = (repo_file){seq, bytes, last_ts};
+    repo_bytes += bytes;
+}
+
+/* Under repo_lock: the oldest files go while the files pass the byte bound or the oldest's newest
+ * record is older than the age bound; the newest stays. */
+static void bound_files(uint64_t now_ns) {
+    uint64_t limit = repo_max_age_ns && now_ns > repo_max_age_ns ? now_ns - repo_max_age_ns : 0;
+    while (repo_nfiles > 1 && (repo_bytes > repo_max_bytes || repo_files[0].last_ts < limit)) {
+        delete_file(repo_files[0].seq);
+        forget_file(0);
+    }
+}
+
 /* On the drain thread after each pass, and at VMDeath. A chunk that cannot be written (a full
  * disk) stays in memory; its file is never half there. */
 void repository_work(JNIEnv *jni) {
@@ -81,9 +134,13 @@ void repository_work(JNIEnv *jni) {
         n = history_take_doomed(h, doomed, 64);
         history_unlock(h);
         for (size_t i = 0; i < n; i++) {
-            char name[64];
-            chunk_name(name, sizeof(name), doomed[i], 0);
-            unlinkat(repo_fd, name, 0);
+            delete_file(doomed[i]);
+            for (size_t k = 0; k < repo_nfiles; k++) {
+                if (repo_files[k].seq == doomed[i]) {
+                    forget_file(k);
+                    break;
+                }
+            }
         }
     } while (n == 64);
     for (;;) {
@@ -101,6 +158,7 @@ void repository_work(JNIEnv *jni) {
         cv_error err;
         memset(&err, 0, sizeof(err));
         int rc = snapshot_encode_chunk(jni, &src, c, used, &b, &err) == 0 ? write_chunk_file(c->seq, &b) : -ENOMEM;
+        if (rc == 0) remember_file(c->seq, b.len, c->last_ts);
         history_file_done(h, c, rc == 0);
         buf_free(&b);
         if (rc != 0 && repo_failures++ % 100 == 0) {
@@ -109,6 +167,7 @@ void repository_work(JNIEnv *jni) {
                         rc == -ENOMEM ? err.message : strerror(-rc), (unsigned long long)repo_failures);
         }
     }
+    bound_files(cv_now_ns());
     pthread_mutex_unlock(&repo_lock);
 }
 

@@ -53,6 +53,7 @@ public final class AgentOptions {
      * still fits.
      */
     static final long MAX_HISTORY = 256L << 20;
+    static final long MAX_DISK = 1L << 40;
 
     private boolean recording = true;
     private int bufferBytes = 64 << 10;
@@ -60,6 +61,7 @@ public final class AgentOptions {
     private long historyBytes = 32L << 20;
     private long historyAgeNs;
     private Path repository;
+    private long diskBytes = 256L << 20;
     private Path idleRulesFile;
     private dev.convoy.model.IdleRules idleRules = dev.convoy.model.IdleRules.DEFAULT;
     private Triggers.Spec dumpOn = Triggers.Spec.NONE;
@@ -151,6 +153,7 @@ public final class AgentOptions {
                 }
                 repository = Paths.get(value);
             }
+            case DISKMAXSIZE -> diskBytes = size(key, value, MIN_HISTORY, MAX_DISK);
             case DUMPON -> dumpOn = triggers(key, value);
             case DUMPWINDOW -> {
                 dumpWindowNs = duration(key, value);
@@ -593,6 +596,11 @@ public final class AgentOptions {
         return historyBytes;
     }
 
+    /** Bound of the repository's files on disk, in bytes (option diskmaxsize). */
+    public long diskBytes() {
+        return diskBytes;
+    }
+
     /** Age bound of the history, in ns; 0 = none (option maxage). */
     public long historyAgeNs() {
         return historyAgeNs;
@@ -717,6 +725,7 @@ public final class AgentOptions {
             case MAXSIZE -> human(historyBytes);
             case MAXAGE -> humanDuration(historyAgeNs);
             case REPOSITORY -> repository == null ? null : repository.toString();
+            case DISKMAXSIZE -> repository == null ? null : human(diskBytes);
             case STACKDEPTH -> Integer.toString(stackDepth);
             case DUMPDIR -> dumpDir.toString();
             case DUMPONEXIT -> dumpOnExit.isEmpty() ? "none" : Output.join(dumpOnExit);

@@ -116,7 +116,8 @@ public final class NativeRecorder {
         HELD_REFS(o -> o.heldRefs() ? 1 : 0),
         HISTORY_BYTES(AgentOptions::historyBytes),
         HISTORY_AGE_NS(AgentOptions::historyAgeNs),
-        OWNER_STACKS_NS(AgentOptions::ownerStacksNs);
+        OWNER_STACKS_NS(AgentOptions::ownerStacksNs),
+        DISK_BYTES(AgentOptions::diskBytes);
 
         private final java.util.function.ToLongFunction<AgentOptions> value;
 

@@ -27,6 +27,8 @@ public enum Option {
     MAXAGE("maxage", "TIME", "`0`", "events older than this age out of the history (`30s`, `10m`, `2h`; `0`: none)"),
     REPOSITORY("repository", "DIR", "none", "also write the history into a new folder of DIR as files that survive a "
             + "crash, read by `./convoy report\\|convert FOLDER`"),
+    DISKMAXSIZE("diskmaxsize", "SIZE", "`256m`", "bound of that folder on disk (1m to 1024g); the oldest files go first, "
+            + "also by `maxage`"),
     STACKDEPTH("stackdepth", "N", "`64`", "frames per stack (0 to 2048; `0`: no stacks)"),
     DUMPDIR("dumpdir", "DIR", "`convoy-out`", "where dumps are written"),
     DUMPONEXIT("dumponexit", "FORMATS", "`none`", "dump when the JVM exits: `none`, `all`, or formats joined by `+` "

@@ -103,6 +103,14 @@ class AgentOptionsTest {
         assertEquals(Paths.get("/var/tmp/convoy"), r.repository());
         assertTrue(r.effective().contains(",repository=/var/tmp/convoy,"), r.effective());
         assertTrue(error("repository=").contains("needs a directory"), error("repository="));
+        assertEquals(256L << 20, d.diskBytes());
+        assertTrue(!d.effective().contains("diskmaxsize"), "named only with a repository: " + d.effective());
+        assertTrue(r.effective().contains(",diskmaxsize=256m,"), r.effective());
+        AgentOptions disk = AgentOptions.parse("repository=/var/tmp/convoy,diskmaxsize=2g");
+        assertEquals(2L << 30, disk.diskBytes());
+        assertTrue(disk.effective().contains(",diskmaxsize=2g,"), disk.effective());
+        assertEquals("option 'diskmaxsize': 512k is out of range (allowed 1m to 1024g)", error("diskmaxsize=512k"));
+        assertEquals("option 'diskmaxsize': 2000g is out of range (allowed 1m to 1024g)", error("diskmaxsize=2000g"));
     }
 
     @Test
@@ -133,7 +141,7 @@ class AgentOptionsTest {
     @Test
     void unknownKeyListsTheAllowedOnes() {
         assertEquals("unknown option 'bufer'; options: recording, buffer, memory, maxsize, maxage, repository, "
-                + "stackdepth, dumpdir, dumponexit, exitwindow, dumpname, idlerules, dumpon, dumpwindow, dumpkeep, "
+                + "diskmaxsize, stackdepth, dumpdir, dumponexit, exitwindow, dumpname, idlerules, dumpon, dumpwindow, dumpkeep, "
                 + "ownerstacks, owners, releasers, contanalysis, vthreadevents, stacks, http, httptoken (and, for "
                 + "benchmarks, bench.callbacks, bench.idcache, bench.stackcache, bench.heldrefs, bench.timing, "
                 + "bench.vtcapability)",

@@ -97,8 +97,8 @@ public class OptionDocsTest {
             AgentOptions given = AgentOptions.parse(o.key() + "=" + value);
             assertEquals(defaults.effective(), given.effective(), o.key() + "=" + value + " is the default");
             List<String> named = Arrays.stream(defaults.effective().split(",")).map(p -> p.split("=")[0]).toList();
-            // optional ones are named when given: dumpon with its window and keep
-            assertEquals(!o.bench() && !List.of("dumpon", "dumpwindow", "dumpkeep").contains(o.key()),
+            // optional ones are named when given: dumpon with its window and keep, repository with its bound
+            assertEquals(!o.bench() && !List.of("dumpon", "dumpwindow", "dumpkeep", "diskmaxsize").contains(o.key()),
                     named.contains(o.key()),
                     o.key() + " in the INFO line " + defaults.effective());
         }

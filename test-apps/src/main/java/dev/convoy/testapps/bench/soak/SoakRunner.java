@@ -100,7 +100,7 @@ public final class SoakRunner {
             deleteTree(repository);
             Files.createDirectories(repository);
         }
-        String agentOptions = options + ",dumpdir=" + dumps + (withRepository ? ",repository=" + repository : "");
+        String agentOptions = options + ",dumpdir=" + dumps + (withRepository ? ",repository=" + repository + ",diskmaxsize=8m" : "");
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-javaagent:" + agent + "=" + agentOptions,
                 "-cp", classpath, SoakWorkload.class.getName(), "--seconds", Integer.toString(minutes * 60),
                 "--out", work.toString(), "--dumpdir", dumps.toString(), "--garbage-kb", a.get("--garbage-kb", "64")));
