@@ -26,22 +26,17 @@ import dev.convoy.testing.RecordingBuilder;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.Select;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The flame graphs in headless Chromium ({@link Browsers}): the {@code flamegraph} file opened
@@ -51,17 +46,12 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * zoom on a click (the frame then spans the whole width) and its reset, the stack panel a click
  * opens; and from Chrome's Network log that nothing was requested but the file or this server.
  */
-class FlameGraphBrowserTest {
+class FlameGraphBrowserTest extends BrowserPage {
     static final long C_THREAD = 101, C_WORKER = 102, C_LOCK = 103, C_OBJECT = 104, C_MAIN = 105;
     static final long M_RUN = 0x7F00_0000_1000L, M_STEP = 0x7F00_0000_2000L, M_WAIT = 0x7F00_0000_3000L,
             M_MAIN = 0x7F00_0000_4000L;
     static final int S_STEP = 1, S_RUN = 2, S_WAIT = 3;
     static final long O_T = 1001, O_OWNER = 1002, LOCK = 2001, OBJ = 2002;
-
-    @TempDir
-    Path dir;
-    ChromeDriver browser;
-    WebServer server;
 
     /**
      * One thread: blocked on a Lock 600 us in main > run > step, 200 us in main > run; waited on
@@ -106,21 +96,7 @@ class FlameGraphBrowserTest {
 
     @BeforeEach
     void start() throws Exception {
-        browser = Browsers.chromium(Files.createDirectories(dir.resolve("downloads")), true);
-    }
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (browser != null) {
-            browser.quit();
-        }
-    }
-
-    private WebDriverWait waiting() {
-        return new WebDriverWait(browser, Duration.ofSeconds(30));
+        startBrowser(true);
     }
 
     /** The drawn frames: name to rect width (a name drawn twice keeps its widest). */
@@ -266,9 +242,7 @@ class FlameGraphBrowserTest {
 
     @Test
     void webViewDrawsTheSnapshotsFlameGraph() throws Exception {
-        Path file = dir.resolve("run.cvysnap");
-        Files.write(file, snapshot());
-        server = WebServer.start(new FileSource(file), "127.0.0.1", 0, null);
+        serve(snapshot(), null);
         browser.get(server.url());
         checkFlameGraph();
         String origin = server.url().replaceAll("/$", "");

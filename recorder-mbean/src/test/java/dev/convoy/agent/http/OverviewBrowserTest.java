@@ -3,18 +3,10 @@ package dev.convoy.agent.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.interactions.Actions;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -25,33 +17,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  * picks a window, which the server then shows (its overview says so) and the timeline and the
  * page's note describe; typed times pick an exact window; "Whole history" goes back.
  */
-class OverviewBrowserTest {
-
-    @TempDir
-    Path dir;
-    ChromeDriver browser;
-    WebServer server;
-
-    @AfterEach
-    void close() {
-        try (WebServer s = server) {
-            if (browser != null) {
-                browser.quit();
-            }
-        }
-    }
-
-    private WebDriverWait waiting() {
-        return new WebDriverWait(browser, Duration.ofSeconds(30));
-    }
-
-    private String data(String element, String key) {
-        return browser.findElement(By.id(element)).getDomAttribute("data-" + key);
-    }
-
-    private long number(String element, String key) {
-        return Long.parseLong(data(element, key));
-    }
+class OverviewBrowserTest extends BrowserPage {
 
     /** The strip's pixel at CSS coordinates, as "rgb(r, g, b)". */
     private String pixel(double x, double y) {
@@ -69,10 +35,8 @@ class OverviewBrowserTest {
 
     @Test
     void aDragOverTheHistoryPicksTheWindowEverythingThenDescribes() throws Exception {
-        browser = Browsers.chromium(Files.createDirectories(dir.resolve("downloads")));
-        Path file = dir.resolve("run.cvysnap");
-        Files.write(file, WebServerTest.snapshot());
-        server = WebServer.start(new FileSource(file), "127.0.0.1", 0, null);
+        startBrowser(false);
+        serve(WebServerTest.snapshot(), null);
         browser.get(server.url());
         waiting().until(d -> data("ov-summary", "requests") != null && data("tl-summary", "requests") != null);
         assertEquals("true", data("ov-summary", "whole"));

@@ -4,23 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.interactions.Actions;
 import org.openqa.selenium.interactions.WheelInput;
 import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.support.ui.ExpectedConditions;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -33,43 +26,23 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * re-queries the endpoint), a click that opens the interval's stack, and, from Chromium's
  * performance log, that the page requested nothing but this server.
  */
-class TimelineBrowserTest {
+class TimelineBrowserTest extends BrowserPage {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long BLOCKED_FROM = 100_000, BLOCKED_TO = 250_000;
 
-    @TempDir
-    Path dir;
-    ChromeDriver browser;
-    WebServer server;
-
-    /** The browser, with its performance log, and the server over the test snapshot; both closed by {@link #close}. */
+    /** The browser, with its performance log, and the server over the test snapshot. */
     private void open() throws Exception {
         open(WebServerTest.snapshot());
     }
 
     private void open(byte[] snapshot) throws Exception {
-        browser = Browsers.chromium(Files.createDirectories(dir.resolve("downloads")), true);
-        Path file = dir.resolve("run.cvysnap");
-        Files.write(file, snapshot);
-        server = WebServer.start(new FileSource(file), "127.0.0.1", 0, null);
-    }
-
-    @AfterEach
-    void close() {
-        try (WebServer s = server) {
-            if (browser != null) {
-                browser.quit();
-            }
-        }
-    }
-
-    private WebDriverWait waiting() {
-        return new WebDriverWait(browser, Duration.ofSeconds(30));
+        startBrowser(true);
+        serve(snapshot, null);
     }
 
     private String summary(String key) {
-        return browser.findElement(By.id("tl-summary")).getDomAttribute("data-" + key);
+        return data("tl-summary", key);
     }
 
     private long number(String key) {

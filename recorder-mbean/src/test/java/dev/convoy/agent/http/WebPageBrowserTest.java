@@ -9,21 +9,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The page in headless Chromium (Debian's, see {@link Browsers}: installed when missing and
@@ -33,38 +26,15 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * {@link StubPerfetto} on another local port. Only 127.0.0.1 is opened. The live page, with
  * clicks on real data, is {@code WebViewBrowserIT}.
  */
-class WebPageBrowserTest {
+class WebPageBrowserTest extends BrowserPage {
 
-    @TempDir
-    Path dir;
-    ChromeDriver browser;
     StubPerfetto perfetto;
-    WebServer server;
 
     @BeforeEach
     void start() throws Exception {
-        browser = Browsers.chromium(Files.createDirectories(dir.resolve("downloads")));
-        perfetto = new StubPerfetto();
-        Path file = dir.resolve("run.cvysnap");
-        Files.write(file, WebServerTest.snapshot());
-        server = WebServer.start(new FileSource(file), "127.0.0.1", 0, null, perfetto.url());
-    }
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (perfetto != null) {
-            perfetto.close();
-        }
-        if (browser != null) {
-            browser.quit();
-        }
-    }
-
-    private WebDriverWait waiting() {
-        return new WebDriverWait(browser, Duration.ofSeconds(30));
+        startBrowser(false);
+        perfetto = closing(new StubPerfetto());
+        serve(WebServerTest.snapshot(), perfetto.url());
     }
 
     private List<String> column(String table, int index) {
