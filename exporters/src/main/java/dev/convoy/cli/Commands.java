@@ -201,7 +201,7 @@ public final class Commands {
                     + "hand-off, deadlock) and write a Chrome trace, a TPTP XML trace, the CSV logs, a JFR recording, "
                     + "the flame graph, the folded stacks, a pprof profile, the report and the binary snapshot into "
                     + "DIR")
-                    .valued("DIR", Check.ANY, "where the files go (default ./convoy-out)", "--out").build(),
+                    .valued("DIR", Check.ANY, "where the files go (default: convoy-out next to ./convoy)", "--out").build(),
             new Builder("convert", Section.FILES, "convert a binary snapshot (.cvysnap), or a repository folder, to F: "
                     + "chrome, tptp, csv (the CSV logs of the JVMTI backend's specification and the losses file), "
                     + "csv-ext (the same with Convoy's extended event log), one CSV file (csv-meta, csv-events, "
