@@ -24,23 +24,15 @@ import java.util.Set;
  * error), 2 bad arguments (usage on stderr). Nothing is half-written.
  */
 public final class Convert {
-    /** Exit code for success. */
-    public static final int EXIT_OK = 0;
-    /** Exit code for an input or output error. */
-    public static final int EXIT_ERROR = 1;
-    /** Exit code for bad arguments. */
-    public static final int EXIT_USAGE = 2;
+    /** Exit code for success ({@link CommandLine#EXIT_OK}). */
+    public static final int EXIT_OK = CommandLine.EXIT_OK;
+    /** Exit code for an input or output error ({@link CommandLine#EXIT_FAILED}). */
+    public static final int EXIT_ERROR = CommandLine.EXIT_FAILED;
+    /** Exit code for bad arguments ({@link CommandLine#EXIT_USAGE}). */
+    public static final int EXIT_USAGE = CommandLine.EXIT_USAGE;
 
-    static final String USAGE = "usage: convert FILE --format " + String.join("|", Output.names().split(", "))
-            + " [-o OUT] [--since D | --from T --to T] [--idle-rules FILE]\n"
-            + "  FILE          a Convoy binary snapshot, or a repository folder (option repository)\n"
-            + "  --format F    output format (" + Output.names() + ")\n"
-            + "  -o OUT        output path (csv: base of OUT.meta.csv, OUT.events.csv and\n"
-            + "                OUT.losses.csv; csv-ext: OUT.events-ext.csv in place of OUT.events.csv);\n"
-            + "                default: FILE without its extension plus the format's suffix\n"
-            + CommandLine.WINDOW_USAGE
-            + CommandLine.IDLE_USAGE
-            + "  --debug       on an internal error, print its stack trace";
+    /** The command's declaration: its options and usage. */
+    static final CommandLine.Command COMMAND = Commands.get("convert");
 
     private Convert() {
     }
@@ -52,17 +44,13 @@ public final class Convert {
 
     /** Runs the converter; returns the exit code instead of exiting. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        CommandLine.Parsed cl = new CommandLine("convert", USAGE).valued("format", "--format", "-f")
-                .valued("output", "-o", "--output").windowed().withIdleRules().fixed("--debug", "debug", "true").parse(args, out, err);
+        CommandLine.Parsed cl = CommandLine.parse(COMMAND, args, out, err);
         if (cl.exit() >= 0) {
             return cl.exit();
         }
-        String file = cl.file();
+        String file = cl.get("FILE");
         String format = cl.get("format");
-        String output = cl.get("output");
-        if (format == null) {
-            return usage(err, "no --format");
-        }
+        String output = cl.get("o");
         Set<Output> f;
         dev.convoy.model.IdleRules rules;
         try {
@@ -186,8 +174,6 @@ public final class Convert {
     }
 
     private static int usage(PrintStream err, String problem) {
-        err.println("convert: " + problem);
-        err.println(USAGE);
-        return EXIT_USAGE;
+        return CommandLine.usageError(COMMAND, problem, err);
     }
 }

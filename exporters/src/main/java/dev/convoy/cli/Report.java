@@ -20,14 +20,8 @@ import java.nio.file.Path;
  */
 public final class Report {
 
-    static final String USAGE = "usage: report FILE [--markdown] [-o OUT] [--since D | --from T --to T]"
-            + " [--idle-rules FILE]\n"
-            + "  FILE          a Convoy binary snapshot (.cvysnap), or a repository folder\n"
-            + "  --markdown    Markdown instead of plain text (--text: plain text, the default)\n"
-            + "  -o OUT        write the report into OUT instead of stdout\n"
-            + CommandLine.WINDOW_USAGE
-            + CommandLine.IDLE_USAGE
-            + "  --debug       on an internal error, print its stack trace";
+    /** The command's declaration: its options and usage. */
+    static final CommandLine.Command COMMAND = Commands.get("report");
 
     private Report() {
     }
@@ -39,14 +33,12 @@ public final class Report {
 
     /** Runs the report; returns the exit code instead of exiting. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        CommandLine.Parsed p = new CommandLine("report", USAGE).valued("output", "-o", "--output")
-                .valued("format", "--format").fixed("--markdown", "format", "markdown").fixed("--md", "format", "markdown")
-                .fixed("--text", "format", "text").windowed().withIdleRules().fixed("--debug", "debug", "true").parse(args, out, err);
+        CommandLine.Parsed p = CommandLine.parse(COMMAND, args, out, err);
         if (p.exit() >= 0) {
             return p.exit();
         }
-        String file = p.file();
-        String output = p.get("output");
+        String file = p.get("FILE");
+        String output = p.get("o");
         Style style;
         dev.convoy.model.IdleRules rules;
         try {
@@ -80,8 +72,6 @@ public final class Report {
     }
 
     private static int usage(PrintStream err, String problem) {
-        err.println("report: " + problem);
-        err.println(USAGE);
-        return Convert.EXIT_USAGE;
+        return CommandLine.usageError(COMMAND, problem, err);
     }
 }

@@ -87,8 +87,12 @@ class ConvertTest {
     void convertUsageErrors() {
         Run none = convert();
         assertEquals(2, none.code());
-        assertTrue(none.err().contains("usage: convert FILE --format chrome|tptp|csv|csv-ext|csv-meta|csv-events|csv-events-ext|csv-losses|jfr|snapshot"
-                + "|collapsed|flamegraph|pprof [-o OUT]"), none.err());
+        assertTrue(none.err().startsWith("convoy: convert: no input file\nusage: ./convoy convert FILE --format F [-o OUT]"),
+                none.err());
+        assertTrue(none.err().replaceAll("\\s+", " ").contains("--format F, -f F chrome, tptp, csv, csv-ext, csv-meta, "
+                + "csv-events, csv-events-ext, csv-losses, jfr, snapshot, collapsed, flamegraph, pprof"), none.err());
+        Run noFormat = convert("x");
+        assertTrue(noFormat.err().startsWith("convoy: convert: --format is missing (chrome, tptp, "), noFormat.err());
         Run fmt = convert("x", "--format", "pdf");
         assertEquals(2, fmt.code());
         assertTrue(fmt.err().contains("allowed: chrome, tptp, csv, csv-ext, csv-meta, csv-events, csv-events-ext, csv-losses, jfr, "

@@ -65,33 +65,33 @@ class ReportTest {
     @Test
     void badArguments() throws Exception {
         assertEquals(2, run());
-        assertTrue(err().startsWith("report: no input file\nusage: report FILE"), err());
+        assertTrue(err().startsWith("convoy: report: no input file\nusage: ./convoy report FILE"), err());
         err.reset();
         assertEquals(2, run("a", "b"));
-        assertTrue(err().startsWith("report: more than one input file: a, b"), err());
+        assertTrue(err().startsWith("convoy: report: unexpected argument 'b'\n"), err());
         err.reset();
         assertEquals(2, run("--html", "a"));
-        assertTrue(err().startsWith("report: unknown option --html"), err());
+        assertTrue(err().startsWith("convoy: report: unknown option '--html'\n"), err());
         err.reset();
         assertEquals(2, run("a", "-o"));
-        assertTrue(err().startsWith("report: missing value after -o"), err());
+        assertTrue(err().startsWith("convoy: report: -o needs a value (OUT)\n"), err());
         err.reset();
         assertEquals(2, run("--format=pdf", "a"));
-        assertTrue(err().startsWith("report: unknown report format 'pdf'; allowed: text, markdown"), err());
+        assertTrue(err().startsWith("convoy: report: unknown report format 'pdf'; allowed: text, markdown\n"), err());
         assertEquals(0, run("--help"));
-        assertTrue(out().startsWith("usage: report FILE"));
+        assertTrue(out().startsWith("usage: ./convoy report FILE"));
     }
 
     @Test
     void idleRulesThatCannotBeReadOrParsedAreAUsageError() throws Exception {
         Path f = snapshot();
         assertEquals(2, run(f.toString(), "--idle-rules", dir.resolve("none.rules").toString()));
-        assertTrue(err().startsWith("report: --idle-rules: no such file: " + dir.resolve("none.rules")), err());
+        assertTrue(err().startsWith("convoy: report: --idle-rules: no such file: " + dir.resolve("none.rules")), err());
         err.reset();
         Path bad = dir.resolve("bad.rules");
         Files.writeString(bad, "idle frame a.B.c\nidle\n");
         assertEquals(2, run(f.toString(), "--idle-rules", bad.toString()));
-        assertTrue(err().startsWith("report: " + bad + " line 2: expected 'idle|contention"), err());
+        assertTrue(err().startsWith("convoy: report: " + bad + " line 2: expected 'idle|contention"), err());
         err.reset();
         Path good = dir.resolve("good.rules");
         Files.writeString(good, "idle thread *\n");
@@ -128,7 +128,7 @@ class ReportTest {
         dev.convoy.model.Recording cut = new dev.convoy.model.Window(end - half * 1_000_000, end).cut(whole);
         assertEquals(ContentionReport.of(cut).text(), out());
         assertEquals(2, run(f.toString(), "--since", "soon"));
-        assertTrue(err().contains("report: 'soon' is not a duration"), err());
-        assertTrue(err().contains("usage: report FILE"), err());
+        assertTrue(err().contains("convoy: report: --since 'soon' is not a duration"), err());
+        assertTrue(err().contains("usage: ./convoy report FILE"), err());
     }
 }

@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.security.CodeSource;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -26,6 +25,7 @@ import com.sun.tools.attach.VirtualMachine;
 import com.sun.tools.attach.VirtualMachineDescriptor;
 
 import dev.convoy.agent.AgentOptions;
+import dev.convoy.agent.http.ViewMain;
 import dev.convoy.export.AtomicFiles;
 import dev.convoy.export.Output;
 import dev.convoy.model.Recording;
@@ -33,61 +33,30 @@ import dev.convoy.model.Window;
 import dev.convoy.snapshot.SnapshotReader;
 
 /**
- * {@code ./convoy list|attach|status|start|stop|contanalysis|dump}: Convoy in JVMs that are
- * already running, like {@code jcmd}, through the Attach API and the Convoy MBean
+ * {@code ./convoy COMMAND [ARGS]}: every command of the launcher, each parsed from its declaration
+ * in {@link Commands} (the one table of commands, options and usages). {@code convert} and
+ * {@code report} run as {@link Convert} and {@link Report}, {@code view} as {@link ViewMain},
+ * {@code demo} as {@link Demo}, the benchmarks as {@link Bench}; {@code list}, {@code attach},
+ * {@code status}, {@code start}, {@code stop}, {@code contanalysis} and {@code dump} reach JVMs
+ * that are already running, like {@code jcmd}, through the Attach API and the Convoy MBean
  * ({@value RecorderClient#NAME}) over the target's local JMX connector.
  *
- * <p>Exit codes: {@value #EXIT_OK} done, {@value #EXIT_FAILED} the operation failed (the
- * reason on stderr), {@value #EXIT_USAGE} bad arguments (the problem and the usage on stderr).
+ * <p>Exit codes, for every command: {@value #EXIT_OK} done, {@value #EXIT_FAILED} the operation
+ * failed (the reason on stderr), {@value #EXIT_USAGE} bad arguments (the problem and the command's
+ * usage on stderr).
  */
 public final class ConvoyCli {
 
-    public static final int EXIT_OK = 0;
-    public static final int EXIT_FAILED = 1;
-    public static final int EXIT_USAGE = 2;
+    public static final int EXIT_OK = CommandLine.EXIT_OK;
+    public static final int EXIT_FAILED = CommandLine.EXIT_FAILED;
+    public static final int EXIT_USAGE = CommandLine.EXIT_USAGE;
 
     /** Overrides where the agent jar is looked for (the tests set it). */
     static final String AGENT_JAR_PROPERTY = "convoy.agent.jar";
 
-    /**
-     * The usage; the formats {@code dump} takes are {@link Output#names()}, the one list of
-     * outputs, so that a new output is named here without a change.
-     */
-    static final String USAGE = """
-            usage: ./convoy COMMAND [ARGS]   (Convoy in a running JVM on this machine)
-              list                            the JVMs this user can attach to: pid and main class
-              attach PID [OPTIONS]            load Convoy into the JVM; OPTIONS as for -javaagent,
-                                              e.g. stackdepth=16,buffer=256k (README.md, Options)
-              status PID                      recording on/off, counters, options, version
-              start PID                       start recording
-              stop PID                        stop recording (the rings keep what was recorded)
-              contanalysis PID on|off         turn contention analysis on or off
-              dump PID --format F [-o OUT] [--since D | --from T --to T]
-                                              take a snapshot and write it here as F, one of
-            %s
-                                              OUT defaults to ./convoy-PID plus the format's suffix
-                                              (csv: OUT.meta.csv, OUT.events.csv and OUT.losses.csv;
-                                              csv-ext: OUT.events-ext.csv for OUT.events.csv);
-                                              --since 10m: the last 10 minutes of the history;
-                                              --from/--to 2026-11-28T14:05:00Z, 14:05 or -10m""".formatted(
-            wrap(Output.names() + ";", " ".repeat(34), 96));
-
-    /** Words wrapped into lines of at most {@code width} characters, each starting with {@code indent}. */
-    static String wrap(String text, String indent, int width) {
-        StringBuilder out = new StringBuilder();
-        StringBuilder line = new StringBuilder(indent);
-        for (String word : text.split(" ")) {
-            if (line.length() > indent.length() && line.length() + 1 + word.length() > width) {
-                out.append(line).append('\n');
-                line = new StringBuilder(indent);
-            }
-            if (line.length() > indent.length()) {
-                line.append(' ');
-            }
-            line.append(word);
-        }
-        return out.append(line).toString();
-    }
+    /** The commands that reach a running JVM through the Attach API (jdk.attach). */
+    static final Set<String> ATTACH_COMMANDS = Set.of("list", "attach", "status", "start", "stop", "contanalysis",
+            "dump");
 
     private static final String[] STATUS_ATTRIBUTES = {"Version", "Recording", "OffReason", "RecordingStartTime",
         "ContentionAnalysis", "EventsRecorded", "EventsOverwritten", "EventsDropped", "ThreadsRecorded",
@@ -97,170 +66,130 @@ public final class ConvoyCli {
     }
 
     public static void main(String[] args) {
-        if (ModuleLayer.boot().findModule("jdk.attach").isEmpty()) {
-            System.err.println("convoy: this Java (" + System.getProperty("java.home") + ") has no jdk.attach module;"
-                    + " run ./convoy with a full JDK 17 or newer (set JAVA_HOME)");
-            System.exit(EXIT_FAILED);
-        }
         System.exit(run(args, System.out, System.err));
     }
 
     /** Runs one command; returns the exit code instead of exiting. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
         try {
-            Command command = Command.parse(args);
-            command.execute(out, err);
-            return EXIT_OK;
-        } catch (CliException e) {
-            err.println("convoy: " + e.getMessage());
-            if (e.exitCode() == EXIT_USAGE) {
-                err.println(USAGE);
+            if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help")) {
+                out.println(Commands.usage());
+                return EXIT_OK;
             }
-            return e.exitCode();
+            CommandLine.Command c = Commands.find(args);
+            if (c == null) {
+                err.println("convoy: unknown command '" + args[0] + "'");
+                err.println(Commands.usage());
+                return EXIT_USAGE;
+            }
+            String[] rest = Arrays.copyOfRange(args, c.name().split(" ").length, args.length);
+            switch (c.name()) {
+                case "convert":
+                    return Convert.run(rest, out, err);
+                case "report":
+                    return Report.run(rest, out, err);
+                case "view":
+                    return ViewMain.run(rest, out, err);
+                default:
+                    break;
+            }
+            CommandLine.Parsed p = CommandLine.parse(c, rest, out, err);
+            if (p.exit() >= 0) {
+                return p.exit();
+            }
+            try {
+                return switch (c.name()) {
+                    case "help" -> {
+                        out.println(Commands.usage());
+                        yield EXIT_OK;
+                    }
+                    case "build" -> {
+                        out.println(agentJar()); // ./convoy built it if it was missing or older than a source
+                        yield EXIT_OK;
+                    }
+                    case "demo" -> Demo.run(p, out, err);
+                    case "bench", "bench soak", "bench suite" -> Bench.run(c, rest, err);
+                    default -> {
+                        if (ModuleLayer.boot().findModule("jdk.attach").isEmpty()) {
+                            throw CliException.failed("this Java (" + System.getProperty("java.home") + ") has no "
+                                    + "jdk.attach module; run ./convoy with a full JDK 17 or newer (set JAVA_HOME)");
+                        }
+                        Command.of(p).execute(out, err);
+                        yield EXIT_OK;
+                    }
+                };
+            } catch (CliException e) {
+                if (e.exitCode() == EXIT_USAGE) {
+                    return CommandLine.usageError(c, e.getMessage(), err);
+                }
+                err.println("convoy: " + e.getMessage());
+                return e.exitCode();
+            }
         } finally {
             out.flush();
             err.flush();
         }
     }
 
-    /** A parsed command line. */
+    /** A parsed command of a running JVM. */
     record Command(String name, long pid, String options, String value, Set<Output> format, String output,
                    String since, String from, String to) {
-        Command(String name, long pid, String options, String value, Set<Output> format, String output) {
-            this(name, pid, options, value, format, output, null, null, null);
+
+        /** The command {@code args} give, parsed as {@link #run} parses it (for the tests). */
+        static Command parse(String[] args) throws CliException {
+            CommandLine.Command c = Commands.find(args);
+            if (c == null || !ATTACH_COMMANDS.contains(c.name())) {
+                throw CliException.usage("unknown command '" + (args.length == 0 ? "" : args[0]) + "'");
+            }
+            try {
+                Map<String, String> values = CommandLine.parse(c, Arrays.copyOfRange(args, 1, args.length));
+                return of(new CommandLine.Parsed(-1, c, values));
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
+            }
         }
 
-
-        static Command parse(String[] args) throws CliException {
-            if (args.length == 0) {
-                throw CliException.usage("no command");
-            }
-            String name = args[0];
-            List<String> rest = new ArrayList<>(Arrays.asList(args).subList(1, args.length));
+        /** The command of a parse; the checks the table cannot make (agent options, file names) made here. */
+        static Command of(CommandLine.Parsed p) throws CliException {
+            String name = p.command().name();
+            long pid = p.has("PID") ? Long.parseLong(p.get("PID")) : 0;
             switch (name) {
-                case "help", "-h", "--help" -> {
-                    return new Command("help", 0, null, null, null, null);
-                }
-                case "list" -> {
-                    noMore(name, rest, 0);
-                    return new Command(name, 0, null, null, null, null);
-                }
-                case "status", "start", "stop" -> {
-                    long pid = pid(name, rest);
-                    noMore(name, rest, 1);
-                    return new Command(name, pid, null, null, null, null);
-                }
                 case "attach" -> {
-                    long pid = pid(name, rest);
-                    String options = String.join(",", rest.subList(1, rest.size()));
+                    String options = p.has("OPTIONS") ? p.get("OPTIONS") : "";
                     try {
                         AgentOptions.parse(options);
                     } catch (AgentOptions.InvalidOptionException e) {
-                        throw CliException.usage("attach: " + e.getMessage());
+                        throw CliException.usage(e.getMessage());
                     }
-                    return new Command(name, pid, options, null, null, null);
+                    return new Command(name, pid, options, null, null, null, null, null, null);
                 }
                 case "contanalysis" -> {
-                    long pid = pid(name, rest);
-                    if (rest.size() < 2) {
-                        throw CliException.usage("contanalysis: say on or off after the pid");
-                    }
-                    noMore(name, rest, 2);
-                    String v = rest.get(1).toLowerCase(Locale.ROOT);
-                    if (!v.equals("on") && !v.equals("off")) {
-                        throw CliException.usage("contanalysis: '" + rest.get(1) + "' is neither on nor off");
-                    }
-                    return new Command(name, pid, null, v, null, null);
+                    return new Command(name, pid, null, p.get("on|off").toLowerCase(Locale.ROOT), null, null, null,
+                            null, null);
                 }
                 case "dump" -> {
-                    return parseDump(rest);
-                }
-                default -> throw CliException.usage("unknown command '" + name + "'");
-            }
-        }
-
-        private static Command parseDump(List<String> rest) throws CliException {
-            long pid = pid("dump", rest);
-            String format = null;
-            String output = null;
-            String since = null;
-            String from = null;
-            String to = null;
-            for (int i = 1; i < rest.size(); i++) {
-                String a = rest.get(i);
-                if (List.of("--format", "-f", "-o", "--output", "--since", "--from", "--to").contains(a)) {
-                    if (i + 1 >= rest.size()) {
-                        throw CliException.usage("dump: " + a + " needs a value");
+                    Set<Output> f = Output.select(p.get("format")); // checked by the parse
+                    String output = p.get("o");
+                    if (output != null && output.isBlank()) {
+                        throw CliException.usage("-o needs a file name");
                     }
-                    String v = rest.get(++i);
-                    switch (a) {
-                        case "-o", "--output" -> output = v;
-                        case "--since" -> since = v;
-                        case "--from" -> from = v;
-                        case "--to" -> to = v;
-                        default -> format = v;
+                    if (output != null) {
+                        try {
+                            Output.checkFileNames(f, Paths.get(output));
+                        } catch (IllegalArgumentException e) { // InvalidPathException too
+                            throw CliException.usage("-o " + e.getMessage());
+                        }
                     }
-                } else if (a.startsWith("--format=")) {
-                    format = a.substring("--format=".length());
-                } else if (a.startsWith("--output=")) {
-                    output = a.substring("--output=".length());
-                } else {
-                    throw CliException.usage("dump: unexpected argument '" + a + "'");
+                    return new Command(name, pid, null, null, f, output, p.get("since"), p.get("from"), p.get("to"));
                 }
-            }
-            if (format == null) {
-                throw CliException.usage("dump: --format is missing (" + Output.names() + ")");
-            }
-            Set<Output> f;
-            try {
-                f = Output.select(format);
-            } catch (IllegalArgumentException e) {
-                throw CliException.usage("dump: " + e.getMessage());
-            }
-            if (output != null && output.isBlank()) {
-                throw CliException.usage("dump: -o needs a file name");
-            }
-            if (output != null) {
-                try {
-                    Output.checkFileNames(f, Paths.get(output));
-                } catch (IllegalArgumentException e) { // InvalidPathException too
-                    throw CliException.usage("dump: -o " + e.getMessage());
+                default -> {
+                    return new Command(name, pid, null, null, null, null, null, null, null);
                 }
-            }
-            if (since != null && (from != null || to != null)) {
-                throw CliException.usage("dump: --since takes the last part of the recording: give it alone, or "
-                        + "--from and --to");
-            }
-            try {
-                if (since != null) {
-                    Window.durationNs(since);
-                }
-            } catch (IllegalArgumentException e) {
-                throw CliException.usage("dump: --since " + e.getMessage());
-            }
-            return new Command("dump", pid, null, null, f, output, since, from, to);
-        }
-
-        private static long pid(String command, List<String> rest) throws CliException {
-            if (rest.isEmpty()) {
-                throw CliException.usage(command + ": the pid of a JVM is missing (./convoy list shows them)");
-            }
-            String p = rest.get(0);
-            if (!p.matches("[0-9]{1,18}") || Long.parseLong(p) == 0) {
-                throw CliException.usage(command + ": '" + p + "' is not a pid (./convoy list shows the JVMs)");
-            }
-            return Long.parseLong(p);
-        }
-
-        private static void noMore(String command, List<String> rest, int allowed) throws CliException {
-            if (rest.size() > allowed) {
-                throw CliException.usage(command + ": unexpected argument '" + rest.get(allowed) + "'");
             }
         }
 
         void execute(PrintStream out, PrintStream err) throws CliException {
             switch (name) {
-                case "help" -> out.println(USAGE);
                 case "list" -> list(out);
                 case "attach" -> attach(pid, options, out, err);
                 default -> {
@@ -486,7 +415,7 @@ public final class ConvoyCli {
                     try {
                         r = Window.of(r, window.since(), window.from(), window.to()).cut(r);
                     } catch (IllegalArgumentException e) {
-                        throw CliException.usage("dump: " + e.getMessage());
+                        throw CliException.usage(e.getMessage());
                     }
                 }
                 written = Output.write(r, format, dest);

@@ -61,8 +61,91 @@ class ConvoyCliTest {
     }
 
     @Test
-    void noArgumentsIsAUsageError() {
-        assertUsage(run(), "no command");
+    void noArgumentsPrintsTheUsage() {
+        Run r = run();
+        assertEquals(ConvoyCli.EXIT_OK, r.code(), r::toString);
+        assertEquals(Commands.usage() + "\n", r.out());
+        assertEquals("", r.err());
+    }
+
+    /** Every command of the table is dispatched: its --help is its own usage, --bogus its refusal. */
+    @Test
+    void everyCommandAnswersHelpWithItsUsageAndRefusesAnUnknownOption() {
+        for (CommandLine.Command c : Commands.all()) {
+            String[] words = c.name().split(" ");
+            for (String help : new String[] {"--help", "-h"}) {
+                Run r = run(with(words, help));
+                assertEquals(ConvoyCli.EXIT_OK, r.code(), () -> c.name() + " " + help + ": " + r);
+                assertEquals(c.usage() + "\n", r.out(), c.name());
+                assertEquals("", r.err(), c.name());
+            }
+            Run r = run(with(words, "--bogus"));
+            assertEquals(ConvoyCli.EXIT_USAGE, r.code(), () -> c.name() + ": " + r);
+            assertEquals("convoy: " + c.name() + ": unknown option '--bogus'\n" + c.usage() + "\n", r.err(), c.name());
+            assertEquals("", r.out(), c.name());
+        }
+    }
+
+    /** A required argument left out: its own message and the usage, for every command that has one. */
+    @Test
+    void aMissingArgumentIsAUsageErrorForEveryCommand() {
+        for (CommandLine.Command c : Commands.all()) {
+            if (c.arguments().stream().anyMatch(CommandLine.Argument::required)) {
+                Run r = run(c.name().split(" "));
+                assertEquals(ConvoyCli.EXIT_USAGE, r.code(), () -> c.name() + ": " + r);
+                String first = c.arguments().get(0).missing();
+                assertTrue(r.err().startsWith("convoy: " + c.name() + ": " + first + "\nusage: ./convoy " + c.name()),
+                        r::toString);
+            }
+        }
+    }
+
+    /** A value out of its range, for each kind of check the table has. */
+    @Test
+    void aBadValueIsAUsageError() {
+        assertUsage(run("view", "f.cvysnap", "--port", "70000"),
+                "view: --port needs a number from 0 (any free port) to 65535, got '70000'");
+        assertUsage(run("bench", "--runs", "0"), "bench: --runs needs a number from 1 up, got '0'");
+        assertUsage(run("bench", "suite", "--gc", "zgc"), "bench suite: --gc takes serial|parallel|g1, got 'zgc'");
+        assertUsage(run("bench", "soak", "--repository", "maybe"), "bench soak: --repository takes yes|no, got 'maybe'");
+        assertUsage(run("demo", "--out"), "demo: --out needs a value (DIR)");
+        assertUsage(run("convert", "f", "--format", "pdf"), "convert: unknown format 'pdf'");
+        assertUsage(run("report", "f", "--format", "pdf"), "report: unknown report format 'pdf'");
+        assertUsage(run("dump", "1", "--format", "chrome", "--since", "soon"), "dump: --since 'soon' is not a duration");
+        assertUsage(run("help", "me"), "help: unexpected argument 'me'");
+        assertUsage(run("build", "now"), "build: unexpected argument 'now'");
+    }
+
+    /**
+     * The benchmark runners (test apps) take exactly the options ./convoy declares for them, with
+     * those ./convoy adds itself (the agent jar, the scratch folders).
+     */
+    @Test
+    void theBenchmarkRunnersTakeTheOptionsTheTableDeclares() {
+        check("bench", dev.convoy.testapps.bench.BenchmarkRunner.OPTIONS,
+                dev.convoy.testapps.bench.BenchmarkRunner.FLAGS);
+        check("bench suite", dev.convoy.testapps.bench.suite.SuiteRunner.OPTIONS,
+                dev.convoy.testapps.bench.suite.SuiteRunner.FLAGS);
+        check("bench soak", dev.convoy.testapps.bench.soak.SoakRunner.OPTIONS, java.util.List.of());
+    }
+
+    private static void check(String command, java.util.List<String> options, java.util.List<String> flags) {
+        CommandLine.Command c = Commands.get(command);
+        Set<String> valued = new java.util.TreeSet<>();
+        Set<String> flagged = new java.util.TreeSet<>();
+        for (CommandLine.Option o : c.options()) {
+            (o.takesValue() ? valued : flagged).addAll(o.names());
+        }
+        Set<String> runnerValued = new java.util.TreeSet<>(options);
+        runnerValued.removeAll(Bench.LAUNCHER_OPTIONS);
+        assertEquals(runnerValued, valued, command);
+        assertEquals(new java.util.TreeSet<>(flags), flagged, command);
+    }
+
+    private static String[] with(String[] words, String arg) {
+        String[] all = java.util.Arrays.copyOf(words, words.length + 1);
+        all[words.length] = arg;
+        return all;
     }
 
     @Test

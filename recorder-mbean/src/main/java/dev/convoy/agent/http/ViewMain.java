@@ -1,13 +1,17 @@
 package dev.convoy.agent.http;
 
+import dev.convoy.cli.CommandLine;
+import dev.convoy.cli.Commands;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * {@code ./convoy view FILE|FOLDER [--port N]}: serves the web view of a saved snapshot, or of a
+ * {@code ./convoy view FILE [--port N]} ({@link Commands}): serves the web view of a saved snapshot, or of a
  * repository folder (agent option {@code repository}) read as one recording, on 127.0.0.1, offline
  * (recording controls answer 409), until interrupted. Exit codes: 2 bad arguments, 1 a file that
  * cannot be read whole (truncated, replaced or changed while it was read, not a snapshot: one
@@ -15,7 +19,8 @@ import java.util.concurrent.CountDownLatch;
  */
 public final class ViewMain {
 
-    static final String USAGE = "usage: ./convoy view FILE.cvysnap|FOLDER [--port N]";
+    /** The command's declaration: its arguments and usage. */
+    static final CommandLine.Command COMMAND = Commands.get("view");
 
     /** Why the view cannot start: the message, one line, and the exit code. */
     static final class Failure extends Exception {
@@ -50,58 +55,60 @@ public final class ViewMain {
 
     /** Parsed arguments. */
     record Args(Path file, int port) {
+        /**
+         * The arguments of {@code view}, as {@link Commands} declares them.
+         *
+         * @throws IllegalArgumentException with the one-line problem
+         */
         static Args parse(String... args) {
-            Path file = null;
-            int port = 0;
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                if (a.equals("--port")) {
-                    if (i + 1 >= args.length || !args[i + 1].matches("[0-9]{1,5}")
-                            || Integer.parseInt(args[i + 1]) > 65535) {
-                        throw new IllegalArgumentException("--port needs a number from 0 (any free port) to 65535; "
-                                + USAGE);
-                    }
-                    port = Integer.parseInt(args[++i]);
-                } else if (a.startsWith("-")) {
-                    throw new IllegalArgumentException("unknown argument '" + a + "'; " + USAGE);
-                } else if (file == null) {
-                    file = Paths.get(a);
-                } else {
-                    throw new IllegalArgumentException("only one snapshot file; " + USAGE);
-                }
+            Map<String, String> v = CommandLine.parse(COMMAND, args);
+            if (v == null) {
+                throw new IllegalArgumentException("--help is not a snapshot");
             }
-            if (file == null) {
-                throw new IllegalArgumentException("no snapshot file given; " + USAGE);
-            }
-            return new Args(file, port);
+            return of(v);
+        }
+
+        static Args of(Map<String, String> v) {
+            return new Args(Paths.get(v.get("FILE")), v.containsKey("port") ? Integer.parseInt(v.get("port")) : 0);
         }
     }
 
-    public static void main(String[] argv) throws InterruptedException {
-        Args args;
+    public static void main(String[] argv) {
+        System.exit(run(argv, System.out, System.err));
+    }
+
+    /**
+     * Serves the view until the JVM is stopped; returns the exit code when it cannot start
+     * ({@code --help}: the usage, 0).
+     */
+    public static int run(String[] argv, PrintStream out, PrintStream err) {
+        CommandLine.Parsed p = CommandLine.parse(COMMAND, argv, out, err);
+        if (p.exit() >= 0) {
+            return p.exit();
+        }
+        Args args = Args.of(p.values());
         FileSource source;
         try {
-            args = Args.parse(argv);
             source = source(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("convoy view: " + e.getMessage());
-            System.exit(2);
-            return;
         } catch (Failure e) {
-            System.err.println("convoy view: " + e.getMessage());
-            System.exit(e.code);
-            return;
+            err.println("convoy view: " + e.getMessage());
+            return e.code;
         }
         WebServer server;
         try {
             server = WebServer.start(source, "127.0.0.1", args.port(), null);
         } catch (RuntimeException e) {
-            System.err.println("convoy view: " + e.getMessage());
-            System.exit(1);
-            return;
+            err.println("convoy view: " + e.getMessage());
+            return 1;
         }
-        System.err.println("[convoy] web view at " + server.url() + " (offline: " + args.file().getFileName()
+        err.println("[convoy] web view at " + server.url() + " (offline: " + args.file().getFileName()
                 + "; Ctrl-C to stop)");
-        new CountDownLatch(1).await(); // the server's threads are daemons: keep the JVM up
+        err.flush();
+        try {
+            new CountDownLatch(1).await(); // the server's threads are daemons: keep the JVM up
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
     }
 }

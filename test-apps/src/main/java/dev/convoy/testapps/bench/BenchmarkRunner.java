@@ -51,8 +51,12 @@ public final class BenchmarkRunner {
                    boolean timing) {
     }
 
-    static final String USAGE = "usage: BenchmarkRunner --agent PATH [--java PATH] [--runs N] [--roundtrips M] "
-            + "[--warmup W] [--out FILE] [--marker NAME] [--timing]";
+    /** The options that take a value ({@code ./convoy bench} declares them for the user, but --agent). */
+    public static final List<String> OPTIONS = List.of("--agent", "--java", "--runs", "--roundtrips", "--warmup",
+            "--out", "--marker");
+    /** The flags. */
+    public static final List<String> FLAGS = List.of("--timing");
+    static final String USAGE = "usage: ./convoy bench --help";
 
     private BenchmarkRunner() {
     }
@@ -76,9 +80,7 @@ public final class BenchmarkRunner {
     }
 
     static Options parse(String[] args) {
-        BenchArgs a = BenchArgs.parse(args,
-                List.of("--agent", "--java", "--runs", "--roundtrips", "--warmup", "--out", "--marker"),
-                List.of("--timing"));
+        BenchArgs a = BenchArgs.parse(args, OPTIONS, FLAGS);
         String agent = a.required("--agent", "PATH (the convoy-agent.jar)");
         String java = a.get("--java", Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         String marker = a.get("--marker", "pingpong");

@@ -69,18 +69,20 @@ public final class SoakRunner {
         }
     }
 
+    /** The options, each with a value ({@code ./convoy bench soak} declares them for the user, but --agent, --work). */
+    public static final List<String> OPTIONS = List.of("--agent", "--work", "--minutes", "--options", "--out", "--plot",
+            "--java", "--garbage-kb", "--report-only", "--repository");
+
     private SoakRunner() {
     }
 
     public static void main(String[] argv) throws Exception {
         BenchArgs a;
         try {
-            a = BenchArgs.parse(argv, List.of("--agent", "--work", "--minutes", "--options", "--out", "--plot",
-                    "--java", "--garbage-kb", "--report-only", "--repository"), List.of());
+            a = BenchArgs.parse(argv, OPTIONS, List.of());
         } catch (IllegalArgumentException e) {
             System.err.println("soak: " + e.getMessage());
-            System.err.println("usage: ./convoy bench soak [--minutes 60] [--options memory=8m,buffer=16k,maxsize=4m] "
-                    + "[--repository yes|no] [--out FILE.md] [--plot FILE.png] [--java JAVA] [--garbage-kb 64]");
+            System.err.println("usage: ./convoy bench soak --help");
             System.exit(2);
             return;
         }

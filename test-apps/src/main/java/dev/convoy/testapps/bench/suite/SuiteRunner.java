@@ -79,6 +79,12 @@ public final class SuiteRunner {
     static final int CPUS = Runtime.getRuntime().availableProcessors();
     static final List<String> MEMORY_PHASES = List.of("start", "p0", "p1", "p2", "churn");
 
+    /** The options that take a value ({@code ./convoy bench suite} declares them for the user, but --agent, --lib, --work). */
+    public static final List<String> OPTIONS = List.of("--agent", "--java", "--lib", "--runs", "--workloads",
+            "--configs", "--out", "--marker", "--plot", "--work", "--gc");
+    /** The flags. */
+    public static final List<String> FLAGS = List.of("--quick", "--keep", "--timing");
+
     private SuiteRunner() {
     }
 
@@ -95,9 +101,7 @@ public final class SuiteRunner {
             o = parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
-            System.err.println("usage: SuiteRunner --agent JAR --lib DIR [--java PATH] [--runs N] [--workloads a,b]"
-                    + " [--configs a,b] [--quick] [--out FILE] [--marker NAME] [--plot PNG] [--work DIR] [--keep]"
-                    + " [--timing] [--gc serial|parallel|g1]");
+            System.err.println("usage: ./convoy bench suite --help");
             System.exit(2);
             return;
         }
@@ -114,8 +118,7 @@ public final class SuiteRunner {
     }
 
     static Options parse(String[] args) {
-        BenchArgs a = BenchArgs.parse(args, List.of("--agent", "--java", "--lib", "--runs", "--workloads", "--configs",
-                "--out", "--marker", "--plot", "--work", "--gc"), List.of("--quick", "--keep", "--timing"));
+        BenchArgs a = BenchArgs.parse(args, OPTIONS, FLAGS);
         boolean quick = a.flag("--quick");
         a.required("--agent", "JAR");
         a.required("--lib", "DIR (H2 jar and libasyncProfiler.so)");
