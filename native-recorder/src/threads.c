@@ -1002,14 +1002,14 @@ void threads_drain_wake(void) {
     }
 }
 
-void threads_drain_sleep(uint64_t ns) {
+int threads_drain_sleep(uint64_t ns) {
     uint32_t awake = DRAIN_AWAKE;
     /* Called during the pass: a ring filled faster than expected, so no sleep. */
     if (__atomic_compare_exchange_n(&drain_state, &awake, DRAIN_ASLEEP, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
         struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
         syscall(SYS_futex, &drain_state, FUTEX_WAIT_PRIVATE, DRAIN_ASLEEP, &ts, NULL, 0);
     }
-    __atomic_store_n(&drain_state, DRAIN_AWAKE, __ATOMIC_SEQ_CST);
+    return __atomic_exchange_n(&drain_state, DRAIN_AWAKE, __ATOMIC_SEQ_CST) == DRAIN_CALLED;
 }
 
 /* Largest ring the drain makes for a thread that fills its ring faster than the drain empties

@@ -201,8 +201,8 @@ uint32_t threads_drain(JNIEnv *jni);
  * meanwhile); at least CV_DRAIN_MIN_NS. */
 uint64_t threads_drain_paced(JNIEnv *jni);
 /* The drain thread sleeps up to `ns`, or until an owner reaches its ring's mark (THE DRAIN'S MARK)
- * or threads_drain_wake is called. */
-void threads_drain_sleep(uint64_t ns);
+ * or threads_drain_wake is called; 1 if it was called (before or while it slept), 0 if not. */
+int threads_drain_sleep(uint64_t ns);
 /* Wakes the drain thread if it sleeps (VMDeath; an owner at its mark): an atomic exchange, and a
  * futex wake only if the drain sleeps and no one woke it yet. */
 void threads_drain_wake(void);
