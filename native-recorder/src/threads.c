@@ -892,6 +892,11 @@ static size_t drain_views_cap;
 static char *drain_names;
 static size_t drain_names_len, drain_names_cap;
 static uint64_t last_pass_ns;         /* when the last pass began (threads_drain_paced's rates) */
+static uint64_t blocks_seen_ns;       /* when a pass last kept the begin of a block (history.blocks_kept) */
+
+/* The owner's side looks for blocks that begin between passes at least once a threshold while
+ * blocks came within this long, else only as the rings' pace brings the passes. */
+#define DRAIN_BLOCKS_RECENT_NS 1000000000ull
 
 /* Appends s (NUL-terminated, "" if NULL) to drain_names; its offset, or SIZE_MAX if no memory. */
 static size_t keep_name(const char *s) {
@@ -914,14 +919,18 @@ static size_t keep_name(const char *s) {
 /* Under drain_lock: pins the states with records not yet drained or whose identity changed into
  * drain_views, copying their identity, in one walk of the registry; returns how many. The owner's
  * side (threads_owner_watch): *owner_due is set when a block kept as a thread's newest record is
- * due and not yet sampled; *due_ns is lowered to when the next block seen open becomes due, and
- * to a threshold from now (a block that begins meanwhile). */
+ * due and not yet sampled; *due_ns is lowered to when the next block seen open becomes due, and,
+ * while blocks came in the last DRAIN_BLOCKS_RECENT_NS, to a threshold from now (a block that
+ * begins meanwhile). */
 static size_t pin_to_drain(int *owner_due, uint64_t *due_ns) {
     size_t n = 0;
     drain_names_len = 0;
     pthread_mutex_lock(&registry_lock);
     uint64_t now = owner_threshold_ns ? cv_now_ns() : 0;
-    if (owner_threshold_ns && now + owner_threshold_ns < *due_ns) *due_ns = now + owner_threshold_ns;
+    if (owner_threshold_ns && blocks_seen_ns && now - blocks_seen_ns < DRAIN_BLOCKS_RECENT_NS &&
+        now + owner_threshold_ns < *due_ns) {
+        *due_ns = now + owner_threshold_ns;
+    }
     for (cv_thread *t = registry; t; t = t->next) {
         /* The owner's side: a block kept as the newest record, not yet sampled. The cursor is the
          * drain's, read under drain_lock and registry_lock. */
@@ -1084,6 +1093,7 @@ static uint32_t drain_pass(JNIEnv *jni, uint64_t *elapsed_ns, uint64_t *due_ns) 
     uint32_t fullest = 0;
     int any_hot = 0;
     history_lock(&history);
+    uint64_t blocks = history.blocks_kept;
     for (size_t i = 0; i < n; i++) {
         drain_view *v = &drain_views[i];
         cv_thread *t = v->t;
@@ -1105,6 +1115,7 @@ static uint32_t drain_pass(JNIEnv *jni, uint64_t *elapsed_ns, uint64_t *due_ns) 
         uint32_t share = drain_one(gc_ring, &gc_cursor, &d);
         if (share > fullest) fullest = share;
     }
+    if (history.blocks_kept != blocks) blocks_seen_ns = start;
     history_age(&history, cv_now_ns());
     history_unlock(&history);
     for (size_t i = 0; any_hot && i < n; i++) {
