@@ -166,6 +166,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) {
     store_release(&g_cv.live, 0);
     objects_hold_wake();
     sampler_wake();
+    threads_drain_wake();
     repository_final(jni);
 }
 

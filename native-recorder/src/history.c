@@ -2,8 +2,10 @@
 #include "arch.h"
 #include "snapshot_format.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Bytes an entry can take at most, names aside: 13 varints of 10 bytes and a tag. */
 #define ENTRY_FIXED_MAX 144
@@ -139,6 +141,19 @@ static void drop_oldest(cv_history *h, int aged) {
     }
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23   /* Linux 5.14 */
+#endif
+
+/* Maps the pages of a new chunk at once, in one call, rather than one page fault at a time as the
+ * drain fills it (the chunk counts against maxsize whole anyway). A kernel without
+ * MADV_POPULATE_WRITE refuses: the pages then come as they are touched. */
+static void populate(void *p, size_t n) {
+    uintptr_t from = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+    uintptr_t to = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+    if (to > from) madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+}
+
 /* Seals the current chunk and starts a new one, making room under max_bytes by aging the
  * oldest. 0 if no memory. */
 static int new_chunk(cv_history *h) {
@@ -153,6 +168,7 @@ static int new_chunk(cv_history *h) {
         h->alloc_failures++;
         return 0;
     }
+    populate(c, sizeof(cv_chunk) + h->chunk_bytes);
     memset(c, 0, sizeof(*c));
     c->cap = h->chunk_bytes;
     c->seq = h->next_seq++;
@@ -337,7 +353,12 @@ static void total_note(cv_history *h, cv_hist_cursor *c, uint64_t ring, const cv
                   : type == EVENT_PARKED ? TOTAL_PARKED : 0;
     if (ends && c->open_kind && (c->open_kind == ends || (ends == TOTAL_PARKED && c->open_kind == TOTAL_PARKED_LOCK))
         && r->ts >= c->open_ts) {
-        cv_total *e = total_entry(h, ring, c->open_obj, c->open_stack, c->open_kind);
+        /* A stream's blocks and waits mostly repeat one monitor and call site: the slot it used last first. */
+        cv_total *e = c->total_at < h->cap_totals ? &h->totals[c->total_at] : NULL;
+        if (!e || e->kind != c->open_kind || e->ring_id != ring || e->obj != c->open_obj || e->stack != c->open_stack) {
+            e = total_entry(h, ring, c->open_obj, c->open_stack, c->open_kind);
+            if (e) c->total_at = (uint32_t)(e - h->totals);
+        }
         uint64_t d = r->ts - c->open_ts;
         if (e) {
             e->count++;
@@ -348,6 +369,7 @@ static void total_note(cv_history *h, cv_hist_cursor *c, uint64_t ring, const cv
         }
     }
     if (begin) {
+        if (begin == TOTAL_BLOCKED || begin == TOTAL_PARKED_LOCK) h->blocks_kept++;
         c->open_kind = begin;
         c->open_ts = r->ts;
         c->open_obj = r->obj;

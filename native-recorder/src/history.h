@@ -117,6 +117,8 @@ typedef struct {
     uint64_t lost;           /* records lost to overwriting, in all */
     uint64_t added;          /* records the recorder appended to the stream itself (history_append):
                                 they count as written, with the ring's */
+    uint32_t total_at;       /* the totals' slot this stream added to last (checked before use: the
+                                table may have moved) */
     uint32_t open_kind;      /* TOTAL_*: a begin record kept whose end is still to come, 0: none */
     uint32_t open_stack;
     uint64_t open_ts, open_obj;
@@ -137,6 +139,7 @@ typedef struct {
     uint64_t  alloc_failures; /* appends refused: no memory for a chunk */
     uint64_t  added_records;  /* records appended by history_append, ever (a reset keeps the count) */
     uint64_t  accounted;      /* records in runs or loss entries since the last reset, over every chunk */
+    uint64_t  blocks_kept;    /* begin records of blocks (MONITOR_ENTER, PARK with FLAG_LOCK) kept, ever */
     int       files;          /* a repository mirrors the chunks: sealed ones are written there */
     cv_total *totals;         /* open addressing by (ring, obj, stack, kind); ring_id 0 and kind 0: empty */
     size_t    ntotals, cap_totals, max_totals;

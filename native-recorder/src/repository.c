@@ -182,9 +182,11 @@ void repository_final(JNIEnv *jni) {
     repository_work(jni);
 }
 
-/* The drain (threads.h, "The history"): passes 5 ms apart while no ring has new records, at most
- * 2 ms apart while some have, sooner while they fill fast, so that the fullest ring would be a
- * quarter full at the next pass (down to 1 ms); until VMDeath. A snapshot drains once more itself. */
+/* The drain (threads.h, "The history"): a pass, then a sleep until the ring filling fastest would
+ * be a quarter full at the rate the pass found (1 ms to 50 ms: 50 ms while no ring fills), and no
+ * later than the owner's side needs a look (threads_drain_paced); an owner whose ring reaches the
+ * drain's mark, half a ring past the drain's cursor, wakes it sooner (threads.h, THE DRAIN'S MARK).
+ * Until VMDeath. A snapshot drains once more itself. */
 void JNICALL drain_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
     (void)jvmti; (void)arg;
     /* A drain that waits for a CPU behind the program's busy threads lets their rings wrap: it
@@ -195,21 +197,9 @@ void JNICALL drain_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
     errno = 0;
     if (setpriority(PRIO_PROCESS, (id_t)tid, -10) == 0) store_relaxed(&g_cv.drain_nice, -10);
     else store_relaxed(&g_cv.drain_nice, getpriority(PRIO_PROCESS, (id_t)tid));
-    uint64_t last = cv_now_ns();
     while (load_acquire(&g_cv.live)) {
-        uint32_t fullest = threads_drain(jni);
+        uint64_t ns = threads_drain_paced(jni);
         repository_work(jni);
-        uint64_t now = cv_now_ns();
-        uint64_t elapsed = now - last;
-        last = now;
-        uint64_t ns = 5000000;
-        if (fullest > 0) {
-            /* Busy: a thread that bursts from here fills a 64k ring in about 2 ms at the fastest. */
-            uint64_t fit = elapsed * 250 / fullest;
-            ns = fit < 2000000 ? fit : 2000000;
-        }
-        if (ns < 1000000) ns = 1000000;
-        struct timespec ts = {0, (long)ns};
-        nanosleep(&ts, NULL);
+        threads_drain_sleep(ns);
     }
 }

@@ -6,10 +6,14 @@
 #include "text.h"
 #include "victims.h"
 
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 /*
  * Data structures, all under registry_lock (see threads.h for when it is taken):
@@ -72,6 +76,18 @@ static uint64_t recording_start_ns;
 /* bench.timing=on: whether t's accumulators belong to the current timing window (timing.h). */
 static int in_window(cv_thread *t) {
     return t->timing && load_acquire(&t->timing->window) == timing_window();
+}
+
+/* Lowers *at to v if v is lower (THE DRAIN'S MARK in threads.h). */
+static void lower_to(uint64_t *at, uint64_t v) {
+    uint64_t g = __atomic_load_n(at, __ATOMIC_SEQ_CST);
+    while (v < g && !__atomic_compare_exchange_n(at, &g, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+    }
+}
+
+/* The drain's mark for a ring whose cursor is at `drained`: half a ring past it. */
+static uint64_t mark_of(uint64_t drained, uint32_t capacity) {
+    return drained + (capacity > 1 ? capacity / 2 : 1);
 }
 
 /* Thread-local storage value of a thread that could not get a state. */
@@ -426,7 +442,11 @@ static cv_thread *create_state(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uin
     t->ring = (cv_ring *)(t + 1);
     ring_init(t->ring, capacity);
     t->max_capacity = ring_capacity;
-    store_relaxed(&t->grow_at, capacity < ring_capacity ? capacity : UINT64_MAX);
+    t->grow_next = capacity < ring_capacity ? capacity : UINT64_MAX;
+    /* The drain's first mark (threads.h, THE DRAIN'S MARK): a ring that cannot grow by itself. */
+    uint64_t mark = history_on && capacity >= ring_capacity ? mark_of(0, capacity) : UINT64_MAX;
+    store_relaxed(&t->wake_at, mark);
+    store_relaxed(&t->grow_at, t->grow_next < mark ? t->grow_next : mark);
     t->frames = virt ? NULL : (jvmtiFrameInfo *)((char *)t->ring + ring_size);
     if (sc_bytes) {
         t->stack_cache = (cv_stack_cache *)((char *)t + frames_end);
@@ -524,14 +544,39 @@ static void swap_in(cv_thread *t, cv_ring *neu, size_t nb, uint32_t capacity, ui
     pthread_mutex_unlock(&registry_lock);
     if (!swapped) {
         if (!spare) free(neu);
-        store_relaxed(&t->grow_at, backoff);
+        t->grow_next = backoff;
         return;
     }
     if (old_grown) free(old);
-    store_relaxed(&t->grow_at, capacity < t->max_capacity ? neu->base + capacity : UINT64_MAX);
+    t->grow_next = capacity < t->max_capacity ? neu->base + capacity : UINT64_MAX;
 }
 
+/* Owner thread: the ring may grow, or take the drain's spare. */
+static void grow(JNIEnv *jni, cv_thread *t);
+
 void threads_grow(JNIEnv *jni, cv_thread *t) {
+    uint64_t found = __atomic_load_n(&t->grow_at, __ATOMIC_SEQ_CST);
+    uint64_t head = load_relaxed(&t->ring->head);
+    uint64_t mark = __atomic_load_n(&t->wake_at, __ATOMIC_SEQ_CST);
+    if (head >= mark) {
+        /* The drain's mark: this ring fills faster than the drain's pace expected. A mark the
+         * drain set again meanwhile stays. */
+        __atomic_compare_exchange_n(&t->wake_at, &mark, UINT64_MAX, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        threads_drain_wake();
+    }
+    if (__atomic_exchange_n(&t->spare_ready, 0, __ATOMIC_SEQ_CST) || head >= t->grow_next) grow(jni, t);
+    /* Raised from the value found, unless the drain lowered it meanwhile (a new mark, a spare);
+     * then a mark or a spare the drain left since is honoured (THE DRAIN'S MARK). */
+    uint64_t want = t->grow_next;
+    uint64_t now_mark = __atomic_load_n(&t->wake_at, __ATOMIC_SEQ_CST);
+    if (now_mark < want) want = now_mark;
+    if (__atomic_compare_exchange_n(&t->grow_at, &found, want, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+        lower_to(&t->grow_at, __atomic_load_n(&t->wake_at, __ATOMIC_SEQ_CST));
+        if (__atomic_load_n(&t->spare_ready, __ATOMIC_SEQ_CST)) lower_to(&t->grow_at, 0);
+    }
+}
+
+static void grow(JNIEnv *jni, cv_thread *t) {
     cv_ring *old = t->ring;
     uint64_t head = load_relaxed(&old->head);
     /* Tried again when as many records again have been written: a ring that cannot grow (no
@@ -550,7 +595,7 @@ void threads_grow(JNIEnv *jni, cv_thread *t) {
         return;
     }
     if (old->capacity >= t->max_capacity) {
-        store_relaxed(&t->grow_at, UINT64_MAX);
+        t->grow_next = UINT64_MAX;
         return;
     }
     uint64_t cap64 = (uint64_t)old->capacity * 2;
@@ -567,7 +612,7 @@ void threads_grow(JNIEnv *jni, cv_thread *t) {
             memory_in_use -= nb;
             pthread_mutex_unlock(&registry_lock);
         }
-        store_relaxed(&t->grow_at, backoff);
+        t->grow_next = backoff;
         return;
     }
     swap_in(t, neu, nb, capacity, backoff, 0);
@@ -831,41 +876,149 @@ static cv_hist_thread gc_describe(void) {
     return d;
 }
 
-/* Under drain_lock: pins the states with records not yet drained or whose identity changed,
- * copying their identity as threads_pin_all does. */
-static cv_thread_view *pin_to_drain(size_t *count, int *owner_due) {
-    pthread_mutex_lock(&registry_lock);
-    size_t n = 0;
-    uint64_t now = owner_threshold_ns ? cv_now_ns() : 0;
-    for (cv_thread *t = registry; t; t = t->next) {
-        if (ring_written(t->ring) != t->hist.drained || t->flags != t->hist_flags) n++;
-        /* The owner's side (threads_owner_watch): a block kept as the newest record, long enough,
-         * not yet sampled. The cursor is the drain's, read under drain_lock and registry_lock. */
-        if (owner_threshold_ns && !*owner_due && !(t->flags & RING_ENDED) &&
-            (t->hist.open_kind == TOTAL_BLOCKED || t->hist.open_kind == TOTAL_PARKED_LOCK) &&
-            t->hist.last_ts == t->hist.open_ts && t->owner_sampled != t->hist.open_ts &&
-            now >= t->hist.open_ts && now - t->hist.open_ts >= owner_threshold_ns) {
-            *owner_due = 1;
-        }
+/* A state a drain pass pinned (pin_to_drain): its identity as of the pin, its names copied into
+ * drain_names (offsets: the buffer may move while it fills). */
+typedef struct {
+    cv_thread *t;
+    uint32_t flags;
+    uint64_t end_ns;
+    size_t   name, group, parent;
+    uint8_t  hot;
+} drain_view;
+
+/* The drain pass's working memory, kept from pass to pass; under drain_lock. */
+static drain_view *drain_views;
+static size_t drain_views_cap;
+static char *drain_names;
+static size_t drain_names_len, drain_names_cap;
+static uint64_t last_pass_ns;         /* when the last pass began (threads_drain_paced's rates) */
+static uint64_t blocks_seen_ns;       /* when a pass last kept the begin of a block (history.blocks_kept) */
+
+/* The owner's side looks for blocks that begin between passes at least once a threshold while
+ * blocks came within this long, else only as the rings' pace brings the passes. */
+#define DRAIN_BLOCKS_RECENT_NS 1000000000ull
+
+/* Appends s (NUL-terminated, "" if NULL) to drain_names; its offset, or SIZE_MAX if no memory. */
+static size_t keep_name(const char *s) {
+    if (!s) s = "";
+    size_t n = strlen(s) + 1;
+    if (drain_names_len + n > drain_names_cap) {
+        size_t cap = drain_names_cap ? drain_names_cap : 4096;
+        while (cap < drain_names_len + n) cap *= 2;
+        char *bigger = realloc(drain_names, cap);
+        if (!bigger) return SIZE_MAX;
+        drain_names = bigger;
+        drain_names_cap = cap;
     }
-    cv_thread_view *v = calloc(n ? n : 1, sizeof(*v));
-    size_t i = 0;
-    if (v) {
-        for (cv_thread *t = registry; t && i < n; t = t->next) {
-            if (ring_written(t->ring) == t->hist.drained && t->flags == t->hist_flags) continue;
-            t->victim.pins++;
-            v[i].t = t;
-            v[i].flags = t->flags;
-            v[i].end_ns = t->victim.end_ns;
-            v[i].name = dup_or_empty(t->name);
-            v[i].group = dup_or_empty(t->group);
-            v[i].parent_group = dup_or_empty(t->parent_group);
-            i++;
+    memcpy(drain_names + drain_names_len, s, n);
+    size_t at = drain_names_len;
+    drain_names_len += n;
+    return at;
+}
+
+/* Under drain_lock: pins the states with records not yet drained or whose identity changed into
+ * drain_views, copying their identity, in one walk of the registry; returns how many. The owner's
+ * side (threads_owner_watch): *owner_due is set when a block kept as a thread's newest record is
+ * due and not yet sampled; *due_ns is lowered to when the next block seen open becomes due, and,
+ * while blocks came in the last DRAIN_BLOCKS_RECENT_NS, to a threshold from now (a block that
+ * begins meanwhile). */
+static size_t pin_to_drain(int *owner_due, uint64_t *due_ns) {
+    size_t n = 0;
+    drain_names_len = 0;
+    pthread_mutex_lock(&registry_lock);
+    uint64_t now = owner_threshold_ns ? cv_now_ns() : 0;
+    if (owner_threshold_ns && blocks_seen_ns && now - blocks_seen_ns < DRAIN_BLOCKS_RECENT_NS &&
+        now + owner_threshold_ns < *due_ns) {
+        *due_ns = now + owner_threshold_ns;
+    }
+    for (cv_thread *t = registry; t; t = t->next) {
+        /* The owner's side: a block kept as the newest record, not yet sampled. The cursor is the
+         * drain's, read under drain_lock and registry_lock. */
+        if (owner_threshold_ns && !(t->flags & RING_ENDED) &&
+            (t->hist.open_kind == TOTAL_BLOCKED || t->hist.open_kind == TOTAL_PARKED_LOCK) &&
+            t->hist.last_ts == t->hist.open_ts && t->owner_sampled != t->hist.open_ts) {
+            uint64_t due = t->hist.open_ts + owner_threshold_ns;
+            if (now >= due) *owner_due = 1;
+            else if (due < *due_ns) *due_ns = due;
+        }
+        if (ring_written(t->ring) == t->hist.drained && t->flags == t->hist_flags) continue;
+        if (n == drain_views_cap) {
+            size_t cap = drain_views_cap ? drain_views_cap * 2 : 64;
+            drain_view *bigger = realloc(drain_views, cap * sizeof(*bigger));
+            if (!bigger) break;   /* the others wait for the next pass */
+            drain_views = bigger;
+            drain_views_cap = cap;
+        }
+        drain_view *v = &drain_views[n];
+        v->name = keep_name(t->name);
+        v->group = keep_name(t->group);
+        v->parent = keep_name(t->parent_group);
+        if (v->name == SIZE_MAX || v->group == SIZE_MAX || v->parent == SIZE_MAX) break;
+        t->victim.pins++;
+        v->t = t;
+        v->flags = t->flags;
+        v->end_ns = t->victim.end_ns;
+        v->hot = 0;
+        n++;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return n;
+}
+
+/* Under drain_lock: lets go of the states pin_to_drain pinned (threads_unpin for drain_views). */
+static void unpin_drained(JNIEnv *jni, size_t n) {
+    cv_thread *freed = NULL;    /* retired states no one pins any more, linked by `next` */
+    pthread_mutex_lock(&registry_lock);
+    for (size_t i = 0; i < n; i++) {
+        cv_thread *t = drain_views[i].t;
+        CV_ASSERT(t->victim.pins > 0);
+        if (--t->victim.pins == 0 && t->retired) {
+            t->next = freed;
+            freed = t;
         }
     }
     pthread_mutex_unlock(&registry_lock);
-    *count = i;
-    return v;
+    while (freed) {
+        cv_thread *t = freed;
+        freed = t->next;
+        release_state(jni, t);
+        free(t);
+    }
+}
+
+/* A pinned state whose ring the drain has just drained: its mark half a ring past the cursor, if
+ * its ring cannot grow by itself any more and its thread has not ended (threads.h, THE DRAIN'S
+ * MARK). The ring is not swapped while the state is pinned. */
+static void set_mark(cv_thread *t, uint32_t flags) {
+    const cv_ring *r = t->ring;
+    if (r->capacity < t->max_capacity || (flags & RING_ENDED)) return;
+    uint64_t mark = mark_of(t->hist.drained, r->capacity);
+    if (__atomic_load_n(&t->wake_at, __ATOMIC_SEQ_CST) == mark) return;
+    __atomic_store_n(&t->wake_at, mark, __ATOMIC_SEQ_CST);
+    lower_to(&t->grow_at, mark);
+}
+
+/* The drain thread's sleep (threads_drain_sleep): DRAIN_AWAKE while it runs, DRAIN_ASLEEP in its
+ * futex wait, DRAIN_CALLED once threads_drain_wake asked for a pass. */
+#define DRAIN_ASLEEP 0u
+#define DRAIN_AWAKE  1u
+#define DRAIN_CALLED 2u
+static uint32_t drain_state = DRAIN_AWAKE;
+
+void threads_drain_wake(void) {
+    if (__atomic_exchange_n(&drain_state, DRAIN_CALLED, __ATOMIC_SEQ_CST) == DRAIN_ASLEEP) {
+        syscall(SYS_futex, &drain_state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
+}
+
+int threads_drain_sleep(uint64_t ns) {
+    uint32_t awake = DRAIN_AWAKE;
+    /* Called during the pass: a ring filled faster than expected, so no sleep. */
+    if (__atomic_compare_exchange_n(&drain_state, &awake, DRAIN_ASLEEP, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+        struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+        syscall(SYS_futex, &drain_state, FUTEX_WAIT_PRIVATE, DRAIN_ASLEEP, &ts, NULL, 0);
+    }
+    return __atomic_exchange_n(&drain_state, DRAIN_AWAKE, __ATOMIC_SEQ_CST) == DRAIN_CALLED;
 }
 
 /* Largest ring the drain makes for a thread that fills its ring faster than the drain empties
@@ -905,7 +1058,8 @@ static void make_spare(cv_thread *t) {
         t->spare = neu;
         t->spare_bytes = nb;
         t->spare_capacity = capacity;
-        store_relaxed(&t->grow_at, 0);
+        __atomic_store_n(&t->spare_ready, 1, __ATOMIC_SEQ_CST);
+        lower_to(&t->grow_at, 0);
     } else {
         memory_in_use -= nb;
     }
@@ -923,42 +1077,79 @@ static uint32_t drain_one(const cv_ring *ring, cv_hist_cursor *c, const cv_hist_
     return share > 1000 ? 1000 : (uint32_t)share;
 }
 
-uint32_t threads_drain(JNIEnv *jni) {
-    if (!history_on) return 0;
+/* A ring is hot when, at the rate this pass found, a quarter of it fills within this long: the
+ * drain then leaves it a larger ring (make_spare). */
+#define DRAIN_HOT_NS 10000000ull
+
+/* One pass (threads_drain): returns the fullest share; *elapsed_ns the time since the last pass
+ * began, *due_ns and the sampler's signal as pin_to_drain gives them. */
+static uint32_t drain_pass(JNIEnv *jni, uint64_t *elapsed_ns, uint64_t *due_ns) {
     pthread_mutex_lock(&drain_lock);
-    size_t n = 0;
+    uint64_t start = cv_now_ns();
+    uint64_t elapsed = last_pass_ns && start > last_pass_ns ? start - last_pass_ns : DRAIN_HOT_NS;
+    last_pass_ns = start;
     int owner_due = 0;
-    cv_thread_view *v = pin_to_drain(&n, &owner_due);
+    size_t n = pin_to_drain(&owner_due, due_ns);
     uint32_t fullest = 0;
-    uint8_t *hot = calloc(n ? n : 1, 1);
+    int any_hot = 0;
     history_lock(&history);
-    for (size_t i = 0; v && i < n; i++) {
-        cv_thread *t = v[i].t;
-        cv_hist_thread d = describe(t, v[i].flags, v[i].end_ns, v[i].name, v[i].group, v[i].parent_group);
-        if (v[i].flags != t->hist_flags) {
+    uint64_t blocks = history.blocks_kept;
+    for (size_t i = 0; i < n; i++) {
+        drain_view *v = &drain_views[i];
+        cv_thread *t = v->t;
+        cv_hist_thread d = describe(t, v->flags, v->end_ns, drain_names + v->name, drain_names + v->group,
+                                    drain_names + v->parent);
+        if (v->flags != t->hist_flags) {
             history_thread(&history, &d, &t->hist);   /* it ended: a new 'T' entry */
-            t->hist_flags = v[i].flags;
+            t->hist_flags = v->flags;
         }
         uint64_t lost = t->hist.lost;
         uint32_t share = drain_one(t->ring, &t->hist, &d);
         if (share > fullest) fullest = share;
-        if (hot && (share > 250 || t->hist.lost != lost)) hot[i] = 1;
+        set_mark(t, v->flags);
+        /* share / elapsed is its rate: a quarter of the ring within DRAIN_HOT_NS, or a loss */
+        if ((uint64_t)share * DRAIN_HOT_NS > 250 * elapsed || t->hist.lost != lost) v->hot = 1, any_hot = 1;
     }
     if (gc_ring) {
         cv_hist_thread d = gc_describe();
         uint32_t share = drain_one(gc_ring, &gc_cursor, &d);
         if (share > fullest) fullest = share;
     }
+    if (history.blocks_kept != blocks) blocks_seen_ns = start;
     history_age(&history, cv_now_ns());
     history_unlock(&history);
-    for (size_t i = 0; v && hot && i < n; i++) {
-        if (hot[i]) make_spare(v[i].t);
+    for (size_t i = 0; any_hot && i < n; i++) {
+        if (drain_views[i].hot) make_spare(drain_views[i].t);
     }
-    free(hot);
-    if (v) threads_unpin(jni, v, n);
+    unpin_drained(jni, n);
     pthread_mutex_unlock(&drain_lock);
     if (owner_due && owner_wake) owner_wake();
+    *elapsed_ns = elapsed;
     return fullest;
+}
+
+uint32_t threads_drain(JNIEnv *jni) {
+    if (!history_on) return 0;
+    uint64_t elapsed, due = UINT64_MAX;
+    return drain_pass(jni, &elapsed, &due);
+}
+
+uint64_t threads_drain_paced(JNIEnv *jni) {
+    if (!history_on) return CV_DRAIN_MAX_NS;
+    uint64_t elapsed, due = UINT64_MAX;
+    uint32_t fullest = drain_pass(jni, &elapsed, &due);
+    uint64_t ns = CV_DRAIN_MAX_NS;
+    if (fullest > 0) {
+        /* at this pass's rate, the fullest ring is a quarter full then */
+        uint64_t fit = elapsed * 250 / fullest;
+        if (fit < ns) ns = fit;
+    }
+    if (due != UINT64_MAX) {
+        uint64_t now = cv_now_ns();
+        uint64_t until = due > now ? due - now : 0;
+        if (until < ns) ns = until;
+    }
+    return ns < CV_DRAIN_MIN_NS ? CV_DRAIN_MIN_NS : ns;
 }
 
 void threads_history_clear(void) {
@@ -1165,6 +1356,7 @@ int threads_append_sample(JNIEnv *jni, uint64_t ring_id, uint64_t begin_ts, uint
         history_drain_ring(&history, t->ring, &t->hist, &d);
         appended = history_append(&history, &d, &t->hist, begin_ts, begin_obj, r);
         history_unlock(&history);
+        set_mark(t, flags);
     }
     free(name);
     free(group);

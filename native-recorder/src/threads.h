@@ -28,6 +28,18 @@
  * a buffer of the carrier (the OS thread), which one callback uses at a time. See
  * docs/architecture.md, "Virtual threads".
  *
+ * THE DRAIN'S MARK: after draining a ring that cannot grow by itself any more (capacity at least
+ * max_capacity), the drain sets wake_at half a ring past its cursor, and lowers grow_at to it; a
+ * state starts with the mark half a ring from its start. The event path is unchanged (its one
+ * comparison, head >= grow_at, was there for growth): a thread that fills its ring faster than
+ * the drain's pace expected reaches the mark, and threads_grow clears the mark and wakes the
+ * drain (threads_drain_wake: one futex wake, only if the drain sleeps) before raising grow_at
+ * again. So the drain may sleep long while rings fill slowly, and a burst after a quiet spell
+ * still gets it back before the ring wraps. The owner raises grow_at only by a CAS from the value
+ * it found when it came in, and then re-reads wake_at and spare_ready; the drain stores wake_at
+ * (or spare_ready) and then lowers grow_at; all sequentially consistent: whichever comes second
+ * sees the other's write, so neither a mark nor a spare is lost to a concurrent raise.
+ *
  * RING OWNERSHIP AND GROWTH (concurrency contract of `ring`): the state's ring has one
  * writer, its thread; for a virtual thread that is the virtual thread, whose successive
  * mounts on carriers are ordered by the JVM (an unmount happens-before the next mount), so
@@ -95,14 +107,21 @@ typedef struct cv_thread {
     uint64_t park_obj;        /* its blocker's id, */
     uint32_t park_epoch;      /* and its recording epoch (agent.c: the PARKED reuses the id) */
     uint32_t max_capacity;    /* the ring grows up to this many records */
-    uint64_t grow_at;         /* head at which the owner next tries to grow its ring (UINT64_MAX: never);
-                                 relaxed atomic: the owner's, but the drain sets it to 0 when it
-                                 leaves a spare */
+    uint64_t grow_at;         /* head at which the owner next calls threads_grow: the lower of
+                                 grow_next and wake_at, or 0 when the drain left a spare (see THE
+                                 DRAIN'S MARK); atomic: the owner raises it only by a CAS from the
+                                 value it found, the drain only lowers it */
+    uint64_t grow_next;       /* owner only: head at which it next tries to grow its ring (UINT64_MAX:
+                                 never) */
+    uint64_t wake_at;         /* the drain's mark (UINT64_MAX: none): the head at which the owner
+                                 wakes the drain; atomic, set by the drain, cleared by the owner */
     cv_ring *spare;           /* a larger ring the drain made for a thread that fills its ring
                                  faster than the drain empties it, taken by the owner at its next
                                  write (threads_grow); under registry_lock, counted against the cap */
     size_t   spare_bytes;
     uint32_t spare_capacity;
+    uint32_t spare_ready;     /* atomic: the drain left a spare, set before it lowers grow_at to 0;
+                                 the owner clears it in threads_grow before it looks for the spare */
     size_t   grown_bytes;     /* bytes of a ring allocated apart from the block (grown), else 0;
                                  under registry_lock, counted against the cap */
     cv_timing *timing;        /* bench.timing=on, platform threads only (else NULL): the callbacks'
@@ -133,9 +152,10 @@ typedef struct {
     uint64_t dropped;        /* ring_dropped when pinned */
 } cv_thread_view;
 
-/* Owner thread: the ring is full (head >= grow_at), or the drain left a spare; moves the ring
- * into the spare, or else into one twice as large (up to max_capacity), if the state is not
- * pinned and the cap has room, else tries again later. */
+/* Owner thread, head >= grow_at: the ring reached the drain's mark (it wakes the drain), or it is
+ * full (head >= grow_next), or the drain left a spare; then it moves the ring into the spare, or
+ * else into one twice as large (up to max_capacity), if the state is not pinned and the cap has
+ * room, else tries again later. */
 void threads_grow(JNIEnv *jni, cv_thread *t);
 
 /* Owner thread: writes one record into the thread's ring, growing it first when due. */
@@ -165,16 +185,29 @@ int threads_init(JNIEnv *jni, uint64_t ring_budget, uint32_t buffer_bytes, uint3
 
 /* ---- The history (history.h): records leave the rings into it ----
  * The drain (threads_drain) moves the new records of every ring into the history: the agent's
- * drain thread calls it every few milliseconds, a snapshot once more before it reads. A state
+ * drain thread calls it at the pace threads_drain_paced sets, a snapshot once more before it reads. A state
  * is drained once more, and its identity written, before make_room evicts it, so an ended
  * thread's records outlive its ring. The GC ring is drained as the stream of ring id 0. */
 void threads_history_init(uint64_t max_bytes, uint64_t max_age_ns, const cv_ring *gc_ring, uint64_t start_ns);
 /* The history itself (for the repository's writer, which takes its lock). */
 cv_history *threads_history(void);
 /* Moves what is new in every ring into the history, ages it (max_age); serialized with itself.
- * Returns the fullest ring's share, in thousandths, of its capacity that this pass found new:
- * how soon the next pass should come. */
+ * Returns the fullest ring's share, in thousandths, of its capacity that this pass found new. */
 uint32_t threads_drain(JNIEnv *jni);
+/* The drain thread's pass (threads_drain), then how long it may sleep before the next, in ns:
+ * until the ring filling fastest (by its rate since the last pass) would be a quarter full, at
+ * most CV_DRAIN_MAX_NS, and no later than the owner's side needs a look (threads_owner_watch:
+ * when a block seen open becomes due, and at most the threshold, for blocks that begin
+ * meanwhile); at least CV_DRAIN_MIN_NS. */
+uint64_t threads_drain_paced(JNIEnv *jni);
+/* The drain thread sleeps up to `ns`, or until an owner reaches its ring's mark (THE DRAIN'S MARK)
+ * or threads_drain_wake is called; 1 if it was called (before or while it slept), 0 if not. */
+int threads_drain_sleep(uint64_t ns);
+/* Wakes the drain thread if it sleeps (VMDeath; an owner at its mark): an atomic exchange, and a
+ * futex wake only if the drain sleeps and no one woke it yet. */
+void threads_drain_wake(void);
+#define CV_DRAIN_MIN_NS 1000000ull
+#define CV_DRAIN_MAX_NS 50000000ull
 /* A reset: everything drained first, then the history emptied; what follows starts afresh. */
 void threads_history_clear(void);
 /* Snapshot: pins every state (threads_pin_all) and the history's chunks together, with each

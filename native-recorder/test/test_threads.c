@@ -412,3 +412,59 @@ TEST(threads_concurrent_starts_ends_and_snapshots_at_the_cap_keep_the_registry_s
         free(t);
     }
 }
+
+/* ---- The drain's mark (threads.h, THE DRAIN'S MARK) ---- */
+
+static int sleeper_called;
+
+static void *drain_sleeper(void *arg) {
+    (void)arg;
+    store_release(&sleeper_called, threads_drain_sleep(60ull * 1000000000ull));
+    return NULL;
+}
+
+/* In a child process: the history on, one thread, a drain asleep for a minute. The thread's ring
+ * reaching half full wakes the drain through the event path's one comparison; the pass drains it
+ * all and sets the mark again half a ring further; nothing is lost. */
+static void mark_wakes_the_drain(void) {
+    empty_registry();
+    init(1 << 20);
+    threads_history_init(1 << 20, 0, NULL, cv_now_ns());
+    static fake_obj a;
+    cv_thread *s = start(&a, "burst", 301);
+    CHECK(s != NULL);
+    if (!s) return;
+    uint32_t cap = s->ring->capacity;
+    CHECK(cap >= 4);
+    uint64_t mark = cap / 2;
+    CHECK_EQ_U64(load_relaxed(&s->wake_at), mark);   /* a new state's first mark */
+    CHECK_EQ_U64(load_relaxed(&s->grow_at), mark);
+    pthread_t sleeper;
+    CHECK_EQ_INT(pthread_create(&sleeper, NULL, drain_sleeper, NULL), 0);
+    uint64_t ts = 1;
+    for (uint64_t i = 0; i < mark; i++) write_one(s, ts++);
+    CHECK_EQ_U64(load_relaxed(&s->wake_at), mark);   /* not yet: the mark is the head that wakes */
+    write_one(s, ts++);                               /* the record at the mark */
+    CHECK_EQ_U64(load_relaxed(&s->wake_at), UINT64_MAX);
+    CHECK_EQ_U64(load_relaxed(&s->grow_at), UINT64_MAX);   /* a full-size ring does not grow by itself */
+    pthread_join(sleeper, NULL);
+    CHECK_EQ_INT(load_acquire(&sleeper_called), 1);   /* woken, not after its minute */
+    threads_drain(jni);
+    CHECK_EQ_U64(s->hist.drained, mark + 1);
+    CHECK_EQ_U64(load_relaxed(&s->wake_at), mark + 1 + mark);   /* half a ring past the cursor */
+    /* grow_at at the mark, or 0 if the pass found the ring hot and left it a spare */
+    uint64_t g = load_relaxed(&s->grow_at);
+    CHECK(g == mark + 1 + mark || (g == 0 && load_relaxed(&s->spare_ready)));
+    /* The ring filled again up to the mark and beyond: the drain, called, keeps every record. */
+    for (uint64_t i = 0; i < cap - 1; i++) write_one(s, ts++);
+    threads_drain(jni);
+    CHECK_EQ_U64(s->hist.drained, ts - 1);
+    CHECK_EQ_U64(s->hist.lost, 0);
+    CHECK_EQ_U64(totals().overwritten, 0);
+    CHECK_EQ_INT(threads_drain_sleep(60ull * 1000000000ull), 1);   /* called meanwhile: returns at once */
+    end(&a, s);
+}
+
+TEST(threads_a_ring_at_the_drains_mark_wakes_the_drain_before_it_wraps) {
+    CHECK(cv_alone(mark_wakes_the_drain));
+}
