@@ -183,7 +183,7 @@ void repository_final(JNIEnv *jni) {
 }
 
 /* The drain (threads.h, "The history"): a pass, then a sleep until the ring filling fastest would
- * be a quarter full at the rate the pass found (1 ms to 50 ms: 50 ms while no ring fills), and no
+ * be an eighth full at the rate the pass found (1 ms to 20 ms: 20 ms while no ring fills), and no
  * later than the owner's side needs a look (threads_drain_paced); an owner whose ring reaches the
  * drain's mark, half a ring past the drain's cursor, wakes it sooner (threads.h, THE DRAIN'S MARK).
  * Until VMDeath. A snapshot drains once more itself. */

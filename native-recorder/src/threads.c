@@ -1140,8 +1140,8 @@ uint64_t threads_drain_paced(JNIEnv *jni) {
     uint32_t fullest = drain_pass(jni, &elapsed, &due);
     uint64_t ns = CV_DRAIN_MAX_NS;
     if (fullest > 0) {
-        /* at this pass's rate, the fullest ring is a quarter full then */
-        uint64_t fit = elapsed * 250 / fullest;
+        /* at this pass's rate, the fullest ring is an eighth full then */
+        uint64_t fit = elapsed * 125 / fullest;
         if (fit < ns) ns = fit;
     }
     if (due != UINT64_MAX) {

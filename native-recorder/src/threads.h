@@ -195,7 +195,7 @@ cv_history *threads_history(void);
  * Returns the fullest ring's share, in thousandths, of its capacity that this pass found new. */
 uint32_t threads_drain(JNIEnv *jni);
 /* The drain thread's pass (threads_drain), then how long it may sleep before the next, in ns:
- * until the ring filling fastest (by its rate since the last pass) would be a quarter full, at
+ * until the ring filling fastest (by its rate since the last pass) would be an eighth full, at
  * most CV_DRAIN_MAX_NS, and no later than the owner's side needs a look (threads_owner_watch:
  * when a block seen open becomes due, and at most the threshold, for blocks that begin
  * meanwhile); at least CV_DRAIN_MIN_NS. */
@@ -207,7 +207,7 @@ int threads_drain_sleep(uint64_t ns);
  * futex wake only if the drain sleeps and no one woke it yet. */
 void threads_drain_wake(void);
 #define CV_DRAIN_MIN_NS 1000000ull
-#define CV_DRAIN_MAX_NS 50000000ull
+#define CV_DRAIN_MAX_NS 20000000ull
 /* A reset: everything drained first, then the history emptied; what follows starts afresh. */
 void threads_history_clear(void);
 /* Snapshot: pins every state (threads_pin_all) and the history's chunks together, with each
