@@ -285,7 +285,7 @@ class ConvoyCliTest {
         // A pid that does not exist: had the options reached the attach step, the error would name the pid.
         String pid = Long.toString(freePid());
         Run unknown = run("attach", pid, "stackdepth=16,foo=1");
-        assertUsage(unknown, "attach: unknown option 'foo'; options: recording, buffer, memory, maxsize, maxage, repository, stackdepth");
+        assertUsage(unknown, "attach: unknown option 'foo'; options: recording, buffer, memory, maxsize, maxage, repository, diskmaxsize, stackdepth");
         assertTrue(!unknown.err().contains("no JVM"), unknown::toString);
         assertUsage(run("attach", pid, "stackdepth=lots"), "option 'stackdepth': 'lots' is not a whole number");
         assertUsage(run("attach", pid, "buffer=1m,memory=1m"), "must be at most a quarter of option 'memory'");

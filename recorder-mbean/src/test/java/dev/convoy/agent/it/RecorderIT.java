@@ -225,7 +225,7 @@ class RecorderIT {
         ChildJvm.Result run = ChildJvm.run(jdk, work, "foo=1", TimedWaits.class.getName(), "5");
         assertEquals(2, run.exitCode(), run.stderr());
         assertTrue(run.stderr().contains("unknown option 'foo'"), run.stderr());
-        assertTrue(run.stderr().contains("options: recording, buffer, memory, maxsize, maxage, repository, stackdepth"),
+        assertTrue(run.stderr().contains("options: recording, buffer, memory, maxsize, maxage, repository, diskmaxsize, stackdepth"),
                 run.stderr());
         assertFalse(run.stdout().contains(TimedWaits.NAME), "the application never ran: " + run.stdout());
         assertFalse(run.stderr().contains("FATAL") || run.stderr().contains("hs_err"), run.stderr());
