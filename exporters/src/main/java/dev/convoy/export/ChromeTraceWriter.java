@@ -323,8 +323,8 @@ public final class ChromeTraceWriter {
          * critical-path segments, thread ends.
          */
         void timeline() throws IOException {
-            long[] startMarks = RingState.marks(r, t -> !t.isSystem() && !t.isLate(), RecordedThread::startNs);
-            long[] endMarks = RingState.marks(r, t -> !t.isSystem() && t.isEnded() && t.endNs() != 0,
+            long[] startMarks = ThreadMarks.marks(r, t -> !t.isSystem() && !t.isLate(), RecordedThread::startNs);
+            long[] endMarks = ThreadMarks.marks(r, t -> !t.isSystem() && t.isEnded() && t.endNs() != 0,
                     RecordedThread::endNs);
             int[] sources = in.byFromNs(java.util.EnumSet.of(Kind.HANDOFF, Kind.JOIN_END));
             int[] dests = in.byToNs(java.util.EnumSet.allOf(Kind.class));
@@ -340,9 +340,9 @@ public final class ChromeTraceWriter {
             while (true) {
                 int pick = -1;
                 long best = Long.MAX_VALUE;
-                if (si < RingState.count(startMarks)) {
+                if (si < ThreadMarks.count(startMarks)) {
                     pick = 0;
-                    best = RingState.ts(startMarks, si);
+                    best = ThreadMarks.ts(startMarks, si);
                 }
                 if (more && (pick < 0 || c.ts() < best)) {
                     pick = 1;
@@ -367,12 +367,12 @@ public final class ChromeTraceWriter {
                     pick = 4;
                     best = critical.select(sg).startNs();
                 }
-                if (ei < RingState.count(endMarks) && (pick < 0 || RingState.ts(endMarks, ei) < best)) {
+                if (ei < ThreadMarks.count(endMarks) && (pick < 0 || ThreadMarks.ts(endMarks, ei) < best)) {
                     pick = 5;
                 }
                 switch (pick) {
                     case 0 -> {
-                        int ring = RingState.ring(startMarks, si++);
+                        int ring = ThreadMarks.ring(startMarks, si++);
                         threadMark(H_THREAD_START, ring, threads[ring].startNs());
                     }
                     case 1 -> {
@@ -383,7 +383,7 @@ public final class ChromeTraceWriter {
                     case 3 -> destination(dests[de++]);
                     case 4 -> segment(sg++);
                     case 5 -> {
-                        int ring = RingState.ring(endMarks, ei++);
+                        int ring = ThreadMarks.ring(endMarks, ei++);
                         threadMark(H_THREAD_END, ring, threads[ring].endNs());
                     }
                     case 6 -> {
