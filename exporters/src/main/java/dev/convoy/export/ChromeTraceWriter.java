@@ -55,7 +55,7 @@ import java.util.Map;
  * (its opening per kind and per monitor, pid and tid per thread, each stack's frames per
  * stack id) and formatted numbers; strings escaped by Jackson's encoder.
  */
-public final class ChromeTraceWriter {
+final class ChromeTraceWriter {
     /** Track id of GC pauses: fits in a signed 32-bit int, far above any Java thread id seen in practice. */
     public static final long GC_TID = 2_000_000_000L;
     /** Track id of the critical path: one slice per segment. */

@@ -51,7 +51,7 @@ import java.util.Set;
  * alone, for a park without a blocker or a PARKED whose PARK was lost), a ThreadUnpark line
  * per UNPARK. The losses file ({@link #writeLosses}) lists what was lost.
  */
-public final class CsvLogWriter {
+final class CsvLogWriter {
 
     /** {@code P.meta.csv} for output path P (a trailing ".csv" of P removed first): {@link Output#files}. */
     public static Path metaPath(Path out) {

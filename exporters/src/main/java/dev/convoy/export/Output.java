@@ -1,5 +1,6 @@
 package dev.convoy.export;
 
+import dev.convoy.export.jfr.JfrWriter;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotWriter;
 import java.io.IOException;

@@ -52,7 +52,7 @@ import javax.xml.stream.XMLStreamWriter;
  * how {@code threadOwner} is known ({@link MonitorOwnership.Owner#kind}). No DOCTYPE is
  * written, so the file opens without the DTD at hand.
  */
-public final class TptpXmlWriter {
+final class TptpXmlWriter {
 
     /** Writes the trace to a stream (not closed). */
     public void write(Recording r, OutputStream os) throws IOException {

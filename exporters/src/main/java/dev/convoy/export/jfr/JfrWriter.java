@@ -1,6 +1,9 @@
-package dev.convoy.export;
+package dev.convoy.export.jfr;
 
 import dev.convoy.analysis.ContentionIndex;
+import dev.convoy.export.Text;
+import dev.convoy.export.jfr.Metadata.Field;
+import dev.convoy.export.jfr.Metadata.Type;
 import dev.convoy.analysis.InteractionCursor;
 import dev.convoy.analysis.Interval;
 import dev.convoy.analysis.Interactions;
@@ -9,12 +12,6 @@ import dev.convoy.analysis.LongMap;
 import dev.convoy.analysis.MonitorOwnership;
 import dev.convoy.analysis.PathCursor;
 import dev.convoy.analysis.ThreadStates;
-import dev.convoy.export.jfr.ChunkWriter;
-import dev.convoy.export.jfr.JdkTypes;
-import dev.convoy.export.jfr.Metadata;
-import dev.convoy.export.jfr.Metadata.Field;
-import dev.convoy.export.jfr.Metadata.Type;
-import dev.convoy.export.jfr.ValueWriter;
 import dev.convoy.model.ClassInfo;
 import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
