@@ -11,7 +11,7 @@ import java.util.Set;
  * The critical path ({@link CriticalPath}) in primitive columns: the walk back in time from the
  * end of the recording's work over the rings' {@link SpanTable}s and the
  * {@link InteractionTable}, its segments in time order (37 bytes each). The walk marks the
- * intervals it passes through ({@link IntervalTable#isOnPath}).
+ * intervals it passes through ({@link IntervalCursor#isOnPath}).
  */
 final class PathTable extends Columns {
     private static final State[] STATES = State.values();
