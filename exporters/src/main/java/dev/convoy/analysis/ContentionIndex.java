@@ -4,12 +4,14 @@ import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
- * The contention analysis of a recording (the rules of {@code docs/analysis.md}), built once
- * per recording by {@link #of} and not changed after: tables of primitive columns, nothing per
- * event, made by one builder in this order, each stage from the finished ones before it:
+ * The contention analysis of a recording (the rules of {@code docs/analysis.md}), made by
+ * {@link #of} and not changed after: tables of primitive columns, nothing per event, made by one
+ * builder in this order, each stage from the finished ones before it:
  * <ol>
  * <li>{@link Rings}: per ring, its {@link IntervalTable} (one scan of the ring, which also
  *     collects the start and interrupt calls);</li>
@@ -25,6 +27,12 @@ import java.util.List;
  * {@link #interactions} and the critical {@link #path}; {@link Intervals}, {@link Interactions},
  * {@link ThreadStates}, {@link CriticalPath} and {@link MonitorOwnership#handoffs()} are views
  * that materialize objects from it. Rings are numbered in {@link Recording#threads()} order.
+ *
+ * <p>Built once per recording for as long as a front-end {@link #hold holds} the recording:
+ * every {@link #of} call for it then gets the same index (the outputs of one dump, the web
+ * view's summary, timeline, report and downloads of the snapshot it shows). Without a hold each
+ * call builds its own, which lives no longer than its caller's use: nothing keeps an analysis on
+ * the heap (an application's, for the agent) once no front-end asks for it.
  */
 public final class ContentionIndex {
     private final Rings rings;
@@ -62,12 +70,68 @@ public final class ContentionIndex {
         return new ContentionIndex(rings, interactions, deadlocked, spans, path, samples);
     }
 
+    /** Recordings held ({@link #hold}) and their index, by identity. */
+    private static final Map<Recording, Held> HELD = new IdentityHashMap<>();
+
+    /** A held recording: how many holds it has, and its index once built. */
+    private static final class Held {
+        final Recording r;
+        int holds;
+        private ContentionIndex index;
+
+        Held(Recording r) {
+            this.r = r;
+        }
+
+        synchronized ContentionIndex index() {
+            if (index == null) {
+                index = build(r);
+            }
+            return index;
+        }
+    }
+
     /**
-     * The index of a recording: built on the first call for it, the same index after (kept with
-     * the recording, {@link Recording#derived}, and as long as it).
+     * The index of a recording: while the recording is {@link #hold held}, the one built on the
+     * first call; else a new one.
      */
     public static ContentionIndex of(Recording r) {
-        return r.derived(ContentionIndex.class, ContentionIndex::build);
+        Held h;
+        synchronized (HELD) {
+            h = HELD.get(r);
+        }
+        return h == null ? build(r) : h.index();
+    }
+
+    /**
+     * Holds a recording until {@link Hold#close()}: meanwhile {@link #of} builds its index once
+     * and every caller shares it; the last hold closed lets it go.
+     */
+    public static Hold hold(Recording r) {
+        synchronized (HELD) {
+            Held h = HELD.computeIfAbsent(r, Held::new);
+            h.holds++;
+            return new Hold(h);
+        }
+    }
+
+    /** A hold of a recording ({@link #hold}); closing it twice is closing it once. */
+    public static final class Hold implements AutoCloseable {
+        private Held held;
+
+        private Hold(Held held) {
+            this.held = held;
+        }
+
+        @Override
+        public void close() {
+            synchronized (HELD) {
+                if (held != null && --held.holds == 0) {
+                    HELD.remove(held.r);
+                }
+                held = null;
+            }
+        }
     }
 
     /** Number of rings. */

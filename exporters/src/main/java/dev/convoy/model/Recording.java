@@ -31,8 +31,6 @@ public final class Recording {
     private List<Event> merged;
     private volatile java.util.Set<Integer> joinStacks; // isJoinStack's, made on first use
     private IdleRules idleRules = IdleRules.DEFAULT; // set once, on a fresh copy, by withIdleRules
-    private final java.util.concurrent.ConcurrentHashMap<Class<?>, Object> derived =
-            new java.util.concurrent.ConcurrentHashMap<>(); // derived(): one value per type
 
     /** A recording made in memory, with no snapshot bytes behind it. Maps keep their iteration order. */
     public Recording(int versionMajor, int versionMinor, Map<String, String> info,
@@ -96,16 +94,6 @@ public final class Recording {
                 monitors, bytes, totals);
         c.idleRules = java.util.Objects.requireNonNull(rules, "rules");
         return c;
-    }
-
-    /**
-     * What an analysis derives from this recording, made by {@code make} on the first call for
-     * {@code type} (concurrent callers wait for it) and kept as long as this recording: so an
-     * analysis is built once per recording, whichever front-end asks for it. A copy
-     * ({@link #withIdleRules}, a window's cut) has its own.
-     */
-    public <T> T derived(Class<T> type, java.util.function.Function<Recording, T> make) {
-        return type.cast(derived.computeIfAbsent(type, k -> make.apply(this)));
     }
 
     /** The rules that tell idle waits from contention ({@link IdleRules#DEFAULT} unless {@link #withIdleRules}). */
