@@ -86,10 +86,10 @@ public final class Chains {
     }
 
     private static void walk(Recording r, ContentionIndex x, java.util.function.Consumer<Chain> sink) {
-        InteractionTable in = x.interactions();
+        InteractionTable in = x.interactionTable();
         Map<String, List<String>> classPaths = new java.util.HashMap<>(); // one list per path, shared
         for (int k = 0; k < x.rings(); k++) {
-            IntervalTable g = x.intervals(k);
+            IntervalTable g = x.table(k);
             if (g.thread().isSystem()) {
                 continue;
             }
@@ -114,14 +114,14 @@ public final class Chains {
                     if (owner < 0 || rings.contains(owner)) {
                         break;
                     }
-                    int next = blockAt(x.intervals(owner), from, to);
+                    int next = blockAt(x.table(owner), from, to);
                     if (next < 0) {
                         if (rings.size() > 1) {
                             rings.add(owner);
                         }
                         break;
                     }
-                    IntervalTable o = x.intervals(owner);
+                    IntervalTable o = x.table(owner);
                     from = Math.max(from, o.startNs(next));
                     to = Math.min(to, o.endNs(next));
                     rings.add(owner);

@@ -103,7 +103,7 @@ public final class CriticalPath {
 
     private static CriticalPath of(ContentionIndex x, Interactions.IntervalCache intervals,
                                    java.util.function.IntFunction<Interactions.Interaction> interaction) {
-        PathTable p = x.path();
+        PathTable p = x.pathTable();
         List<Segment> segments = new ArrayList<>();
         for (int s = 0; s < p.count(); s++) {
             int iv = p.interval(s);

@@ -212,26 +212,33 @@ public final class Deadlocks {
     /**
      * Marks, for each thread of each cycle, its open BLOCKED interval on the cycle's monitor
      * (the last one, from its last MONITOR_ENTER, or PARK for a parked thread) as
-     * {@link IntervalTable#isDeadlocked}: its thread state is DEADLOCKED instead of BLOCKED.
+     * deadlocked: its thread state is DEADLOCKED instead of BLOCKED. Per ring, the intervals
+     * marked (null for a ring with none).
      */
-    static void mark(Recording r, ContentionIndex x) {
+    static java.util.BitSet[] mark(Recording r, Rings x) {
+        java.util.BitSet[] marks = new java.util.BitSet[x.rings()];
         for (Deadlock d : find(r)) {
             for (int i = 0; i < d.threads().size(); i++) {
-                IntervalTable g = x.intervals(x.ring(d.threads().get(i)));
+                int ring = x.ring(d.threads().get(i));
+                IntervalTable g = x.table(ring);
                 MonitorState w = d.waits().get(i);
                 boolean parked = d.parked(i);
                 int last = -1;
                 for (int j = 0; j < g.count(); j++) {
-                    if (g.kind(j) == IntervalTable.BLOCKED && g.isPark(j) == parked && g.isOpen(j) && g.endNs(j) > g.startNs(j)
+                    if (g.kind[j] == IntervalTable.BLOCKED && g.isPark(j) == parked && g.isOpen(j) && g.endNs(j) > g.startNs(j)
                             && (w.object() == 0 || g.monitor(j) == w.object())) {
                         last = j;
                     }
                 }
                 if (last >= 0) {
-                    g.mark(last, IntervalTable.DEADLOCKED);
+                    if (marks[ring] == null) {
+                        marks[ring] = new java.util.BitSet();
+                    }
+                    marks[ring].set(last);
                 }
             }
         }
+        return marks;
     }
 
     private static Deadlock cycleFrom(Recording r, List<Long> cycle, Map<Long, MonitorState> blocked) {

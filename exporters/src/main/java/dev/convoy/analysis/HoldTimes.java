@@ -129,11 +129,11 @@ public final class HoldTimes {
 
     /** The hold times of an index's recording. */
     public static HoldTimes of(ContentionIndex x) {
-        InteractionTable in = x.interactions();
+        InteractionTable in = x.interactionTable();
         Map<Long, List<Fact>> monitors = new HashMap<>();
         Map<Long, List<Fact>> locks = new HashMap<>();
         for (int k = 0; k < x.rings(); k++) {
-            IntervalTable g = x.intervals(k);
+            IntervalTable g = x.table(k);
             if (g.thread().isSystem()) {
                 continue;
             }

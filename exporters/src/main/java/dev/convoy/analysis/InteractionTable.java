@@ -28,12 +28,13 @@ import java.util.function.IntPredicate;
  * waiting for a notify. TIMEOUT is no interaction of the table (it is no arrow): a WAITING
  * interval that {@link IntervalTable#timedOut} has one.
  */
-public final class InteractionTable extends Columns {
+final class InteractionTable extends Columns {
     private static final Kind[] KINDS = Kind.values();
 
     private final Recording r;
-    private final ContentionIndex x;
+    private final Rings x;
     private final IntervalTable[] rings;
+    private final java.util.BitSet[] interruptUsed; // per ring: intervals the interrupt rule ended, null none
     private final Map<Long, Integer> byObject = new HashMap<>();
     private final Map<Long, Integer> byJavaId = new HashMap<>();
 
@@ -62,11 +63,12 @@ public final class InteractionTable extends Columns {
     private int unparkCalls;
     private final boolean[][] parkedUsed; // per ring, per PARKED: an UNPARK was bound to it (when asked)
 
-    private InteractionTable(Recording r, ContentionIndex x, IntervalTable[] rings) {
+    private InteractionTable(Recording r, Rings x) {
         super(64);
         this.r = r;
         this.x = x;
-        this.rings = rings;
+        this.rings = x.tables();
+        this.interruptUsed = new java.util.BitSet[rings.length];
         this.owner = new int[rings.length][];
         this.ownerSource = new byte[rings.length][];
         this.ender = new int[rings.length][];
@@ -94,9 +96,8 @@ public final class InteractionTable extends Columns {
      * Derives the interactions of an index's rings; {@code starts} and {@code interrupts}: the
      * START_CALL and INTERRUPT_CALL records {ts, ring, index} the scans of the rings collected.
      */
-    static InteractionTable of(Recording r, ContentionIndex x, IntervalTable[] rings, List<long[]> starts,
-                               List<long[]> interrupts) {
-        InteractionTable in = new InteractionTable(r, x, rings);
+    static InteractionTable of(Recording r, Rings x, List<long[]> starts, List<long[]> interrupts) {
+        InteractionTable in = new InteractionTable(r, x);
         in.starts(sortCalls(starts));
         in.interrupts(sortCalls(interrupts));
         in.timeouts();
@@ -246,7 +247,7 @@ public final class InteractionTable extends Columns {
             int hit = -1;
             for (int j = g.lastStartAtOrBefore(ts); j >= 0 && maxEnd[x][j] >= ts; j--) {
                 if (resumable(g.kind[j]) && !g.has(j, OPEN | CUT) && g.start[j] <= ts && ts <= g.end[j]
-                        && !g.has(j, INTERRUPT_USED)) {
+                        && !interruptUsed(x, j)) {
                     hit = j; // innermost: the latest in start order
                     break;
                 }
@@ -267,7 +268,7 @@ public final class InteractionTable extends Columns {
                 }
                 effect = g.interrupted[ti];
                 hit = g.findByEnd(effect);
-                if (hit >= 0 && g.has(hit, INTERRUPT_USED)) {
+                if (hit >= 0 && interruptUsed(x, hit)) {
                     continue;
                 }
             }
@@ -275,7 +276,10 @@ public final class InteractionTable extends Columns {
                 continue; // records lost between the call and its effect: what woke the target is not known
             }
             if (hit >= 0) {
-                g.mark(hit, INTERRUPT_USED);
+                if (interruptUsed[x] == null) {
+                    interruptUsed[x] = new java.util.BitSet();
+                }
+                interruptUsed[x].set(hit);
             }
             int q = Arrays.binarySearch(g.interrupted, effect);
             if (q >= 0) {
@@ -580,7 +584,8 @@ public final class InteractionTable extends Columns {
                 return;
             }
             int iv = g.atEnd(index);
-            if (iv < 0 || g.kind[iv] != WAITING || g.has(iv, TIMED_OUT | INTERRUPT_USED | NEXT_IS_INTERRUPT)) {
+            if (iv < 0 || g.kind[iv] != WAITING || g.has(iv, TIMED_OUT | NEXT_IS_INTERRUPT)
+                    || interruptUsed(k, iv)) {
                 return;
             }
             if (r.anyLossOverlaps(g.start[iv], g.end[iv])) {
@@ -700,6 +705,11 @@ public final class InteractionTable extends Columns {
         return null;
     }
 
+    /** Whether the interrupt rule ended an interval of a ring. */
+    private boolean interruptUsed(int ring, int iv) {
+        return interruptUsed[ring] != null && interruptUsed[ring].get(iv);
+    }
+
     /** The START interaction that started a ring's thread, -1 if none. */
     int startOf(int ring) {
         return startOf[ring];
@@ -713,22 +723,22 @@ public final class InteractionTable extends Columns {
     // ---- access
 
     /** Number of interactions drawn as arrows (every kind but TIMEOUT). */
-    public int count() {
+    int count() {
         return rows();
     }
 
     /** Kind of an interaction. */
-    public Kind kind(int id) {
+    Kind kind(int id) {
         return KINDS[iKind[id]];
     }
 
     /** The active thread of an interaction. */
-    public RecordedThread from(int id) {
+    RecordedThread from(int id) {
         return thread(iFrom[id]);
     }
 
     /** {@link #from} as a ring position. */
-    public int fromRing(int id) {
+    int fromRing(int id) {
         return iFrom[id];
     }
 
@@ -737,47 +747,47 @@ public final class InteractionTable extends Columns {
      * whose releaser is inferred; true for a HANDOFF whose MONITOR_ENTERED has FLAG_RELEASER (the
      * VM recorded the releaser) and for every other kind (its cause names the thread).
      */
-    public boolean exact(int id) {
+    boolean exact(int id) {
         return iExact[id];
     }
 
     /** When the active thread acted. */
-    public long fromNs(int id) {
+    long fromNs(int id) {
         return iFromNs[id];
     }
 
     /** The thread an interaction made run. */
-    public RecordedThread to(int id) {
+    RecordedThread to(int id) {
         return thread(iTo[id]);
     }
 
     /** {@link #to} as a ring position. */
-    public int toRing(int id) {
+    int toRing(int id) {
         return iTo[id];
     }
 
     /** When that thread ran. */
-    public long toNs(int id) {
+    long toNs(int id) {
         return iToNs[id];
     }
 
     /** The monitor or Thread object of an interaction. */
-    public long monitor(int id) {
+    long monitor(int id) {
         return iMonitor[id];
     }
 
     /** Record index (on the {@link #from} ring) of the call or THREAD_END that caused an interaction, -1 none. */
-    public int cause(int id) {
+    int cause(int id) {
         return iCause[id];
     }
 
     /** The interval (of the {@link #to} ring) an interaction ended, -1 none. */
-    public int ended(int id) {
+    int ended(int id) {
         return Math.max(-1, iEnded[id]);
     }
 
     /** Record index (on the {@link #to} ring) that shows the thread running, -1 if not recorded. */
-    public int effect(int id) {
+    int effect(int id) {
         int v = iEnded[id];
         return v >= 0 ? rings[iTo[id]].end(v) : v == -1 ? -1 : -2 - v;
     }
@@ -787,13 +797,13 @@ public final class InteractionTable extends Columns {
      * inferred, {@link #ownerSource}), or of a BLOCKED park (exact: the exclusive owner its PARK
      * names); null if unknown, none, or a thread the recording has no ring for.
      */
-    public RecordedThread owner(int ring, int iv) {
+    RecordedThread owner(int ring, int iv) {
         int o = owner[ring][iv];
         return o == 0 ? null : thread(o - 1);
     }
 
     /** {@link #owner} as a ring position, -1 when there is none. */
-    public int ownerRing(int ring, int iv) {
+    int ownerRing(int ring, int iv) {
         return owner[ring][iv] - 1;
     }
 
@@ -802,7 +812,7 @@ public final class InteractionTable extends Columns {
      * park's is {@code RECORDED} (or {@code NONE}: its PARK named none); null when unknown (and
      * for every other interval).
      */
-    public MonitorOwnership.Source ownerSource(int ring, int iv) {
+    MonitorOwnership.Source ownerSource(int ring, int iv) {
         int s = ownerSource[ring][iv];
         return s == 0 ? null : MonitorOwnership.Source.values()[s - 1];
     }
@@ -811,7 +821,7 @@ public final class InteractionTable extends Columns {
      * The owner's Java thread id: of its ring, or the recorded id of an owner no ring has; -1
      * when exactly none ({@link MonitorOwnership.Source#NONE}); 0 when unknown.
      */
-    public long ownerJavaId(int ring, int iv) {
+    long ownerJavaId(int ring, int iv) {
         MonitorOwnership.Source s = ownerSource(ring, iv);
         if (s == null) {
             return 0;
@@ -835,7 +845,7 @@ public final class InteractionTable extends Columns {
      * (FLAG_OWNER; "none" included), or a BLOCKED park's (always, from its PARK); false when it
      * is inferred or unknown.
      */
-    public boolean ownerExact(int ring, int iv) {
+    boolean ownerExact(int ring, int iv) {
         if (rings[ring].kind[iv] != BLOCKED) {
             return false;
         }
@@ -847,12 +857,12 @@ public final class InteractionTable extends Columns {
     }
 
     /** The UNPARK interaction of the n-th UNPARK record in event order, -1 if it woke no recorded park. */
-    public int unparkCall(int n) {
+    int unparkCall(int n) {
         return n < unparkCall.length ? unparkCall[n] : -1;
     }
 
     /** Number of UNPARK records. */
-    public int unparkCalls() {
+    int unparkCalls() {
         return unparkCalls;
     }
 
@@ -861,23 +871,23 @@ public final class InteractionTable extends Columns {
      * time its thread acted, then by derivation order); -2 for the interval's own timeout, -1
      * none. Only for the rings of Java threads.
      */
-    public int endedBy(int ring, int iv) {
+    int endedBy(int ring, int iv) {
         int e = ender[ring][iv];
         return e <= -2 ? -2 : e;
     }
 
     /** The START interaction of the n-th START_CALL in event order, -1 if it started nothing. */
-    public int startCall(int n) {
+    int startCall(int n) {
         return n < startCall.length ? startCall[n] : -1;
     }
 
     /** The INTERRUPT interaction of the n-th INTERRUPT_CALL in event order, -1 if none. */
-    public int interruptCall(int n) {
+    int interruptCall(int n) {
         return n < interruptCall.length ? interruptCall[n] : -1;
     }
 
     /** The interactions bound to the n-th NOTIFY/NOTIFY_ALL call in event order, in bind order. */
-    public int[] notifyCall(int n) {
+    int[] notifyCall(int n) {
         if (n >= notifyCalls || notifyFirst[n] < 0) {
             return new int[0];
         }
@@ -893,22 +903,22 @@ public final class InteractionTable extends Columns {
     }
 
     /** Number of NOTIFY and NOTIFY_ALL calls. */
-    public int notifyCalls() {
+    int notifyCalls() {
         return notifyCalls;
     }
 
     /** The ring of the n-th NOTIFY/NOTIFY_ALL call in event order. */
-    public int notifyCallRing(int n) {
+    int notifyCallRing(int n) {
         return notifyRing[n];
     }
 
     /** Its record index on that ring. */
-    public int notifyCallRecord(int n) {
+    int notifyCallRecord(int n) {
         return notifyRecord[n];
     }
 
     /** The ids of the interactions {@code which} accepts, sorted stably by {@link #fromNs} or {@link #toNs}. */
-    public int[] sortedBy(boolean byFromNs, IntPredicate which) {
+    int[] sortedBy(boolean byFromNs, IntPredicate which) {
         int count = count();
         int[] ids = new int[count];
         int m = 0;

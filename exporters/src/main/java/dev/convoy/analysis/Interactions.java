@@ -108,7 +108,7 @@ public final class Interactions {
     private Interactions(ContentionIndex x) {
         this.x = x;
         this.intervals = new IntervalCache(x);
-        InteractionTable in = x.interactions();
+        InteractionTable in = x.interactionTable();
         this.byId = new Interaction[in.count()];
         for (int id = 0; id < byId.length; id++) {
             byId[id] = interaction(x, id, intervals);
@@ -157,10 +157,10 @@ public final class Interactions {
      * that ended each interval (a timeout ends its wait unless another thread acted first).
      */
     private void timeouts(List<Interaction> out) {
-        InteractionTable table = x.interactions();
+        InteractionTable table = x.interactionTable();
         for (int k = 0; k < x.rings(); k++) {
             boolean java = !x.thread(k).isSystem();
-            IntervalTable g = x.intervals(k);
+            IntervalTable g = x.table(k);
             for (int iv = 0; iv < g.count(); iv++) {
                 int by = table.endedBy(k, iv);
                 Interaction timeout = null;
@@ -188,13 +188,13 @@ public final class Interactions {
 
         /** Interval {@code iv} of a ring, made once (only the intervals asked for are made). */
         Interval get(int ring, int iv) {
-            return made.computeIfAbsent(((long) ring << 32) | iv, k -> Intervals.of(x.intervals(ring), iv));
+            return made.computeIfAbsent(((long) ring << 32) | iv, k -> Intervals.of(x.table(ring), iv));
         }
     }
 
     /** Interaction {@code id} of an index as an object, the interval it ended taken from {@code intervals}. */
     static Interaction interaction(ContentionIndex x, int id, IntervalCache intervals) {
-        InteractionTable in = x.interactions();
+        InteractionTable in = x.interactionTable();
         RecordedThread from = in.from(id);
         RecordedThread to = in.to(id);
         int cause = in.cause(id);

@@ -15,30 +15,26 @@ import java.util.List;
  * interrupt calls (for {@link InteractionTable}), its THREAD_INTERRUPTED records, its first
  * THREAD_START and THREAD_END and, if asked, the records of its joins' waits.
  *
- * <p>Later passes of {@link ContentionIndex} mark intervals in the flags: the interrupt rule
- * ({@link #INTERRUPT_USED}), {@link Deadlocks} ({@link #DEADLOCKED}) and the critical path
- * ({@link #CRITICAL}). Owners and the interactions that ended intervals are columns of the
- * {@link InteractionTable}.
+ * <p>Not changed once scanned: what later stages of {@link ContentionIndex} find per interval
+ * (owners, the interactions that ended intervals, deadlocked intervals, the critical path's)
+ * they keep themselves. Read outside the package through an {@link IntervalCursor}.
  */
-public final class IntervalTable extends Columns {
+final class IntervalTable extends Columns {
     /** Interval kind BLOCKED ({@link Interval.Kind} ordinals, as the others). */
-    public static final int BLOCKED = 0;
+    static final int BLOCKED = 0;
     /** Interval kind WAITING. */
-    public static final int WAITING = 1;
+    static final int WAITING = 1;
     /** Interval kind SLEEPING. */
-    public static final int SLEEPING = 2;
+    static final int SLEEPING = 2;
     /** Interval kind JOINING. */
-    public static final int JOINING = 3;
+    static final int JOINING = 3;
     /** Interval kind GC. */
-    public static final int GC = 4;
+    static final int GC = 4;
 
     static final int OPEN = 1;
     static final int TIMED_OUT = 2;
     static final int ENDS_AT_INTERRUPT = 4;
-    static final int INTERRUPT_USED = 8;
     static final int NEXT_IS_INTERRUPT = 16;
-    static final int CRITICAL = 32;
-    static final int DEADLOCKED = 64;
     /** A park (PARK .. PARKED); with {@link #NEXT_IS_INTERRUPT} when its PARKED has FLAG_INTERRUPTED. */
     static final int PARK = 128;
     /** Cut where a loss of the ring's records begins (it has no end record; see {@link #isCut}). */
@@ -92,7 +88,7 @@ public final class IntervalTable extends Columns {
     }
 
     /** The intervals of one ring of a recording; open ones end at the thread's end or {@code snapshotNs}. */
-    public static IntervalTable of(Recording r, RecordedThread t, long snapshotNs) {
+    static IntervalTable of(Recording r, RecordedThread t, long snapshotNs) {
         return scan(r, t, 0, snapshotNs, null, null, false);
     }
 
@@ -400,7 +396,12 @@ public final class IntervalTable extends Columns {
         endIdx = ei;
     }
 
-    private static int id(int[] ids, int pos) {
+    /** Interval ids by begin record index; null: the identity. */
+    int[] byBegin() {
+        return byBegin;
+    }
+
+    static int id(int[] ids, int pos) {
         return ids == null ? pos : ids[pos];
     }
 
@@ -472,28 +473,24 @@ public final class IntervalTable extends Columns {
         return (flags[iv] & flag) != 0;
     }
 
-    /** Sets a flag of an interval. */
-    void mark(int iv, int flag) {
-        flags[iv] |= (short) flag;
-    }
-
     // ---- access
 
     /** The thread of the ring. */
-    public RecordedThread thread() {
+    RecordedThread thread() {
         return t;
     }
 
     /** Number of intervals. */
-    public int count() {
+    int count() {
         return rows();
     }
 
     /**
      * The interval beginning at record {@code index}, -1 if none; fastest when called for the
      * records in the order of {@link Recording#events()} (a cursor when the ring is in order).
+     * For the stages that build the index (one thread); readers have an {@link IntervalCursor}.
      */
-    public int at(int index) {
+    int at(int index) {
         if (!sorted) {
             return find(byBegin, begin, index);
         }
@@ -505,12 +502,12 @@ public final class IntervalTable extends Columns {
     }
 
     /** Kind of an interval ({@link #BLOCKED} ... {@link #GC}). */
-    public int kind(int iv) {
+    int kind(int iv) {
         return kind[iv];
     }
 
     /** Start of an interval (its begin record's time). */
-    public long startNs(int iv) {
+    long startNs(int iv) {
         return start[iv];
     }
 
@@ -518,27 +515,27 @@ public final class IntervalTable extends Columns {
      * End of an interval: its end record's time, the thread's end or the snapshot when open, the
      * start of the loss that cut it.
      */
-    public long endNs(int iv) {
+    long endNs(int iv) {
         return end[iv];
     }
 
     /** Monitor of an interval, the joined Thread object for JOINING, 0 for SLEEPING and GC. */
-    public long monitor(int iv) {
+    long monitor(int iv) {
         return monitor[iv];
     }
 
     /** Record index of the interval's begin. */
-    public int begin(int iv) {
+    int begin(int iv) {
         return begin[iv];
     }
 
     /** Record index of the interval's end, -1 while open or when cut. */
-    public int end(int iv) {
+    int end(int iv) {
         return endIdx[iv];
     }
 
     /** Still open at the snapshot. */
-    public boolean isOpen(int iv) {
+    boolean isOpen(int iv) {
         return has(iv, OPEN);
     }
 
@@ -546,37 +543,27 @@ public final class IntervalTable extends Columns {
      * Cut by a loss: open when a loss of the ring's records began, it ends there; how it ended
      * is unknown (its end record, if kept, comes after the loss and ends nothing).
      */
-    public boolean isCut(int iv) {
+    boolean isCut(int iv) {
         return has(iv, CUT);
     }
 
     /** A WAITING interval (or a park) ended by its timeout. */
-    public boolean timedOut(int iv) {
+    boolean timedOut(int iv) {
         return has(iv, TIMED_OUT);
     }
 
     /** A park (PARK .. PARKED): BLOCKED when it acquires a lock, else WAITING; its monitor is the blocker. */
-    public boolean isPark(int iv) {
+    boolean isPark(int iv) {
         return has(iv, PARK);
     }
 
     /** A park whose PARKED has FLAG_INTERRUPTED (the thread's interrupt status was set). */
-    public boolean parkInterrupted(int iv) {
+    boolean parkInterrupted(int iv) {
         return has(iv, PARK) && has(iv, NEXT_IS_INTERRUPT);
     }
 
     /** SLEEPING or JOINING ended by THREAD_INTERRUPTED. */
-    public boolean interrupted(int iv) {
+    boolean interrupted(int iv) {
         return has(iv, ENDS_AT_INTERRUPT);
-    }
-
-    /** A segment of the critical path lies in this interval ({@link CriticalPath#isOnPath}). */
-    public boolean isOnPath(int iv) {
-        return has(iv, CRITICAL);
-    }
-
-    /** The open BLOCKED interval of a {@link Deadlocks} cycle (its span is DEADLOCKED). */
-    public boolean isDeadlocked(int iv) {
-        return has(iv, DEADLOCKED);
     }
 }

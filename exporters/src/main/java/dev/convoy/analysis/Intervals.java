@@ -51,7 +51,7 @@ public final class Intervals {
 
     /** The intervals of a ring of an index, in its interval numbering (start order). */
     public static List<Interval> of(ContentionIndex x, int ring) {
-        return of(x.intervals(ring));
+        return of(x.table(ring));
     }
 
     /** The intervals of a table, in its numbering (start order). */

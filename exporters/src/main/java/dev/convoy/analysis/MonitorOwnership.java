@@ -52,7 +52,7 @@ import java.util.Optional;
  * open to the thread's end or the snapshot. The releaser of a handoff ({@link Handoff}) is exact
  * where the MONITOR_ENTERED has FLAG_RELEASER naming another thread that has a ring, inferred
  * otherwise ("The releaser of a handoff" in {@code schema/snapshot-format.md}). The rule is the
- * {@link Tracker}, which {@link ContentionIndex} and the streaming writers apply too; the
+ * {@link Tracker}, which {@link ContentionIndex} and {@link RecordFacts} apply; the
  * {@link #handoffs()} are a view of the index's. {@code dev.convoy.testing.OwnerConsistency} (exporters' test jar)
  * checks any recording against these definitions. Immutable once built.
  */
@@ -208,7 +208,7 @@ public final class MonitorOwnership {
      * proofs ({@link Source#LATER_PROOF}), when the recording has any MONITOR_WAIT or exact owner;
      * it keeps those owners only.
      */
-    public static final class Tracker {
+    static final class Tracker {
         private final Recording r;
         private final RecordedThread[] threads;
         private final Map<RecordedThread, Integer> position = new IdentityHashMap<>();

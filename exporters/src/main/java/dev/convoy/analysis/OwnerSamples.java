@@ -103,20 +103,23 @@ public final class OwnerSamples {
                        boolean deadlock) {
     }
 
-    private final ContentionIndex index;
+    private final Rings index;
+    private final InteractionTable interactions;
     private final List<Sample> samples;
     private final Map<Long, Sample> byInterval;
     private final int unattached;
 
-    private OwnerSamples(ContentionIndex x, List<Sample> samples, Map<Long, Sample> byInterval, int unattached) {
+    private OwnerSamples(Rings x, InteractionTable in, List<Sample> samples, Map<Long, Sample> byInterval,
+                         int unattached) {
         this.index = x;
+        this.interactions = in;
         this.samples = samples;
         this.byInterval = byInterval;
         this.unattached = unattached;
     }
 
-    /** The samples of an index's recording. */
-    public static OwnerSamples of(ContentionIndex x) {
+    /** The samples of a recording's rings (a stage of {@link ContentionIndex}). */
+    static OwnerSamples of(Rings x, InteractionTable in) {
         Map<Long, int[]> byJavaId = new HashMap<>();
         for (int k = 0; k < x.rings(); k++) {
             RecordedThread t = x.thread(k);
@@ -137,7 +140,7 @@ public final class OwnerSamples {
                 if (t.rawType(i) != EVENT_OWNER_SAMPLE) {
                     continue;
                 }
-                int iv = blockOf(x.intervals(k), t, i);
+                int iv = blockOf(x.table(k), t, i);
                 if (iv < 0 || byInterval.containsKey(key(k, iv))) {
                     unattached++;
                     continue;
@@ -149,12 +152,12 @@ public final class OwnerSamples {
                         ownerRing < 0 || ownerRing == k ? null : x.thread(ownerRing),
                         State.of(aux >>> OWNER_STATE_SHIFT), t.arg2(i), t.stackId(i), (aux & OWNER_DEPTH_MASK) - 1,
                         (t.flags(i) & FLAG_FRAME_EXACT) != 0 && (aux & OWNER_DEPTH_MASK) != 0,
-                        x.intervals(k).isPark(iv));
+                        x.table(k).isPark(iv));
                 out.add(s);
                 byInterval.put(key(k, iv), s);
             }
         }
-        return new OwnerSamples(x, Collections.unmodifiableList(out), byInterval, unattached);
+        return new OwnerSamples(x, in, Collections.unmodifiableList(out), byInterval, unattached);
     }
 
     /**
@@ -187,7 +190,7 @@ public final class OwnerSamples {
     }
 
     /** The ring with Java id {@code id} alive at {@code ts} (else the last with that id), -1 if none. */
-    private static int ringAt(ContentionIndex x, Map<Long, int[]> byJavaId, long id, long ts) {
+    private static int ringAt(Rings x, Map<Long, int[]> byJavaId, long id, long ts) {
         int[] rings = byJavaId.get(id);
         if (rings == null) {
             return -1;
@@ -209,6 +212,12 @@ public final class OwnerSamples {
     /** Samples that belong to no BLOCKED interval (their block's begin was lost, or it ended first). */
     public int unattached() {
         return unattached;
+    }
+
+    /** How long the block of a sample lasted (its BLOCKED interval's start to end). */
+    public long blockedNs(Sample s) {
+        IntervalTable g = index.table(s.ring());
+        return g.endNs(s.interval()) - g.startNs(s.interval());
     }
 
     /** The sample of a BLOCKED interval, null if it has none. */
@@ -237,12 +246,12 @@ public final class OwnerSamples {
             RecordedThread holder = null;
             if (cur.state().onSomething() && cur.on() != 0) {
                 int ring = index.ring(t);
-                IntervalTable g = index.intervals(ring);
+                IntervalTable g = index.table(ring);
                 int iv = g.lastStartAtOrBefore(cur.ts());
                 if (iv >= 0 && g.monitor(iv) == cur.on() && g.endNs(iv) >= cur.ts()) {
                     next = of(ring, iv);
                     holder = next != null ? next.owner()
-                            : g.kind(iv) == IntervalTable.BLOCKED ? index.interactions().owner(ring, iv) : null;
+                            : g.kind(iv) == IntervalTable.BLOCKED ? interactions.owner(ring, iv) : null;
                 }
             }
             boolean deadlock = holder != null && seen.contains(holder);

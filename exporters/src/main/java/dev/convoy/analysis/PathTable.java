@@ -1,7 +1,5 @@
 package dev.convoy.analysis;
 
-import static dev.convoy.analysis.IntervalTable.CRITICAL;
-
 import dev.convoy.analysis.ThreadStates.State;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
@@ -13,12 +11,15 @@ import java.util.Set;
  * The critical path ({@link CriticalPath}) in primitive columns: the walk back in time from the
  * end of the recording's work over the rings' {@link SpanTable}s and the
  * {@link InteractionTable}, its segments in time order (37 bytes each). The walk marks the
- * intervals it passes through ({@link IntervalTable#isOnPath}).
+ * intervals it passes through ({@link IntervalCursor#isOnPath}).
  */
-public final class PathTable extends Columns {
+final class PathTable extends Columns {
     private static final State[] STATES = State.values();
 
-    private final ContentionIndex x;
+    private final Rings x;
+    private final SpanTable[] spanTables;
+    private final InteractionTable in;
+    private final java.util.BitSet[] onPath; // per ring: the intervals a segment lies in, null none
     private int[] sRing = new int[16];
     private byte[] sState = new byte[16];
     private long[] sStart = new long[16];
@@ -32,14 +33,17 @@ public final class PathTable extends Columns {
     private long pathStartNs;
     private long pathEndNs;
 
-    private PathTable(ContentionIndex x) {
+    private PathTable(Rings x, SpanTable[] spans, InteractionTable in) {
         super(16);
         this.x = x;
+        this.spanTables = spans;
+        this.in = in;
+        this.onPath = new java.util.BitSet[x.rings()];
     }
 
-    /** Walks the critical path of an index whose intervals, interactions and spans are made. */
-    static PathTable walk(Recording r, ContentionIndex x) {
-        PathTable p = new PathTable(x);
+    /** Walks the critical path over the rings' intervals and spans and the interactions. */
+    static PathTable walk(Recording r, Rings x, SpanTable[] spans, InteractionTable in) {
+        PathTable p = new PathTable(x, spans, in);
         p.walk(r);
         return p;
     }
@@ -124,7 +128,7 @@ public final class PathTable extends Columns {
             if (t.isSystem() || !isApplicationWork(t, 0) || idle.isIdle(t, 0)) {
                 continue;
             }
-            IntervalTable g = x.intervals(k);
+            IntervalTable g = x.table(k);
             for (int iv = 0; iv < g.count(); iv++) {
                 int kind = g.kind(iv);
                 if (g.has(iv, IntervalTable.OPEN | IntervalTable.CUT) || g.endNs(iv) <= latestRelease
@@ -159,7 +163,6 @@ public final class PathTable extends Columns {
         if (end < 0) {
             return;
         }
-        InteractionTable in = x.interactions();
         long floor = r.startMonotonicNs();
         Set<Visit> visited = new HashSet<>();
         int cur = end;
@@ -168,12 +171,12 @@ public final class PathTable extends Columns {
         long limit = 16;
         for (int k = 0; k < rings; k++) {
             if (!x.thread(k).isSystem()) {
-                limit += 2L * x.spans(k).count() + 2;
+                limit += 2L * spanTables[k].count() + 2;
             }
         }
         while (t > floor && guard++ < limit) {
-            SpanTable spans = x.spans(cur);
-            IntervalTable g = x.intervals(cur);
+            SpanTable spans = spanTables[cur];
+            IntervalTable g = x.table(cur);
             int sp = spans.before(t);
             if (sp < 0) {
                 int st = in.startOf(cur);
@@ -186,7 +189,7 @@ public final class PathTable extends Columns {
                 break;
             }
             int iv = spans.rawInterval(sp);
-            State s = SpanTable.state(g, iv);
+            State s = spans.stateOf(iv);
             if (s == State.UNKNOWN) {
                 stoppedAtLoss = true; // records lost: what the thread waited for before is not known
                 lossRing = cur;
@@ -222,7 +225,10 @@ public final class PathTable extends Columns {
         sMonitor[n] = monitor;
         sVia[n] = via;
         if (iv >= 0) {
-            x.intervals(ring).mark(iv, CRITICAL);
+            if (onPath[ring] == null) {
+                onPath[ring] = new java.util.BitSet();
+            }
+            onPath[ring].set(iv);
         }
     }
 
@@ -264,58 +270,63 @@ public final class PathTable extends Columns {
 
     // ---- access
 
+    /** Whether a segment lies in an interval of a ring. */
+    boolean isOnPath(int ring, int iv) {
+        return onPath[ring] != null && onPath[ring].get(iv);
+    }
+
     /** Number of segments, in time order. */
-    public int count() {
+    int count() {
         return rows();
     }
 
     /** The ring of the thread a segment is on. */
-    public int ring(int s) {
+    int ring(int s) {
         return sRing[s];
     }
 
     /** The thread a segment is on. */
-    public RecordedThread thread(int s) {
+    RecordedThread thread(int s) {
         return x.thread(sRing[s]);
     }
 
     /** Its state (STARTING between a Thread.start call and the start). */
-    public State state(int s) {
+    State state(int s) {
         return STATES[sState[s]];
     }
 
     /** Its start. */
-    public long startNs(int s) {
+    long startNs(int s) {
         return sStart[s];
     }
 
     /** Its end. */
-    public long endNs(int s) {
+    long endNs(int s) {
         return sEnd[s];
     }
 
     /** Its monitor or joined Thread object, 0 if none. */
-    public long monitor(int s) {
+    long monitor(int s) {
         return sMonitor[s];
     }
 
     /** The interaction the walk followed back from this segment, -1 if none. */
-    public int via(int s) {
+    int via(int s) {
         return sVia[s];
     }
 
     /** The interval of the segment's ring the segment lies in, -1 for RUNNING and STARTING. */
-    public int interval(int s) {
+    int interval(int s) {
         return sIv[s];
     }
 
     /** Where the critical path ends, null for a recording without Java threads. */
-    public RecordedThread endThread() {
+    RecordedThread endThread() {
         return pathEnd < 0 ? null : x.thread(pathEnd);
     }
 
     /** Where the walk back stopped (the path's start). */
-    public long pathStartNs() {
+    long pathStartNs() {
         return pathStartNs;
     }
 
@@ -323,17 +334,17 @@ public final class PathTable extends Columns {
      * Whether the walk stopped at a loss of records: the thread it reached was in an UNKNOWN span
      * there (its records before are lost), so the path before its start is not known.
      */
-    public boolean stoppedAtLoss() {
+    boolean stoppedAtLoss() {
         return stoppedAtLoss;
     }
 
     /** The thread whose lost records stopped the walk ({@link #stoppedAtLoss()}), else null. */
-    public RecordedThread lossThread() {
+    RecordedThread lossThread() {
         return lossRing < 0 ? null : x.thread(lossRing);
     }
 
     /** The end of the critical path. */
-    public long pathEndNs() {
+    long pathEndNs() {
         return pathEndNs;
     }
 }

@@ -15,31 +15,36 @@ import java.util.List;
  * interval of its ring open then (RUNNING when none), then DEAD from the thread's end to the
  * snapshot. 12 bytes per span.
  */
-public final class SpanTable {
+final class SpanTable {
     private static final int RUNNING = -1;
     private static final int DEAD = -2;
     private static final int UNKNOWN = -3;
     private static final State[] BY_KIND = {State.BLOCKED, State.WAITING, State.SLEEPING, State.JOINING};
 
     /** No spans (the GC ring's). */
-    static final SpanTable NONE = new SpanTable(null, new long[0], new int[0], 0, 0);
+    static final SpanTable NONE = new SpanTable(null, null, new long[0], new int[0], 0, 0);
 
     private final IntervalTable intervals;
+    private final java.util.BitSet deadlocked; // the ring's deadlocked intervals, null none
     private final long[] spanStart;
     private final int[] spanIv; // interval id, RUNNING, DEAD
     private final int spans;
     private final long lastSpanEnd;
 
-    private SpanTable(IntervalTable intervals, long[] spanStart, int[] spanIv, int spans, long lastSpanEnd) {
+    private SpanTable(IntervalTable intervals, java.util.BitSet deadlocked, long[] spanStart, int[] spanIv, int spans, long lastSpanEnd) {
         this.intervals = intervals;
+        this.deadlocked = deadlocked;
         this.spanStart = spanStart;
         this.spanIv = spanIv;
         this.spans = spans;
         this.lastSpanEnd = lastSpanEnd;
     }
 
-    /** The spans of a Java thread's ring from its intervals (deadlocks marked); DEAD lasts to {@code snapshot}. */
-    static SpanTable of(IntervalTable g, long snapshot) {
+    /**
+     * The spans of a Java thread's ring from its intervals, {@code deadlocked} the ones
+     * {@link Deadlocks} marked (null: none); DEAD lasts to {@code snapshot}.
+     */
+    static SpanTable of(IntervalTable g, java.util.BitSet deadlocked, long snapshot) {
         RecordedThread t = g.thread();
         int n = g.count();
         long begin = t.eventCount() > 0 ? Math.min(t.startNs(), t.ts(0)) : t.startNs();
@@ -129,11 +134,11 @@ public final class SpanTable {
             spanIv[spans++] = DEAD;
             lastSpanEnd = Math.max(lifeEnd, snapshot);
         }
-        return new SpanTable(g, Arrays.copyOf(spanStart, spans), Arrays.copyOf(spanIv, spans), spans, lastSpanEnd);
+        return new SpanTable(g, deadlocked, Arrays.copyOf(spanStart, spans), Arrays.copyOf(spanIv, spans), spans, lastSpanEnd);
     }
 
     /** The state of interval {@code iv} of a ring's table (RUNNING for -1, DEAD for -2, UNKNOWN for -3). */
-    static State state(IntervalTable g, int iv) {
+    static State state(IntervalTable g, java.util.BitSet deadlocked, int iv) {
         if (iv == RUNNING) {
             return State.RUNNING;
         }
@@ -143,11 +148,16 @@ public final class SpanTable {
         if (iv == UNKNOWN) {
             return State.UNKNOWN;
         }
-        if (g.isDeadlocked(iv)) {
+        if (deadlocked != null && deadlocked.get(iv)) {
             return State.DEADLOCKED;
         }
         int k = g.kind(iv);
         return k < BY_KIND.length ? BY_KIND[k] : State.RUNNING;
+    }
+
+    /** The state of a span's raw interval ({@link #rawInterval}) of this ring. */
+    State stateOf(int iv) {
+        return state(intervals, deadlocked, iv);
     }
 
     /** The last span starting before {@code t} if {@code t} is within it (its end included), else -1. */
@@ -175,28 +185,28 @@ public final class SpanTable {
     // ---- access
 
     /** Number of spans (0 for the GC ring). */
-    public int count() {
+    int count() {
         return spans;
     }
 
     /** Start of a span. */
-    public long startNs(int s) {
+    long startNs(int s) {
         return spanStart[s];
     }
 
     /** End of a span: the start of the next one. */
-    public long endNs(int s) {
+    long endNs(int s) {
         return s + 1 < spans ? spanStart[s + 1] : lastSpanEnd;
     }
 
     /** The interval giving a span's state, -1 for RUNNING, UNKNOWN and DEAD. */
-    public int interval(int s) {
+    int interval(int s) {
         int iv = spanIv[s];
         return iv < 0 ? -1 : iv;
     }
 
     /** The state of a span. */
-    public State state(int s) {
-        return state(intervals, spanIv[s]);
+    State state(int s) {
+        return state(intervals, deadlocked, spanIv[s]);
     }
 }

@@ -105,8 +105,8 @@ public final class ThreadStates {
             if (t.isSystem()) {
                 continue;
             }
-            IntervalTable g = x.intervals(k);
-            SpanTable st = x.spans(k);
+            IntervalTable g = x.table(k);
+            SpanTable st = x.spanTable(k);
             List<Interval> intervals = Intervals.of(g);
             List<Span> spans = new ArrayList<>();
             for (int s = 0; s < st.count(); s++) {

@@ -3,9 +3,10 @@ package dev.convoy.export;
 import dev.convoy.analysis.Blockers;
 import dev.convoy.analysis.Chains;
 import dev.convoy.analysis.ContentionIndex;
-import dev.convoy.analysis.InteractionTable;
-import dev.convoy.analysis.IntervalTable;
-import dev.convoy.analysis.PathTable;
+import dev.convoy.analysis.InteractionCursor;
+import dev.convoy.analysis.Interval;
+import dev.convoy.analysis.IntervalCursor;
+import dev.convoy.analysis.PathCursor;
 import dev.convoy.analysis.Interactions.Kind;
 import dev.convoy.analysis.LongMap;
 import dev.convoy.analysis.MonitorOwnership;
@@ -54,7 +55,7 @@ import java.util.Map;
  * (its opening per kind and per monitor, pid and tid per thread, each stack's frames per
  * stack id) and formatted numbers; strings escaped by Jackson's encoder.
  */
-public final class ChromeTraceWriter {
+final class ChromeTraceWriter {
     /** Track id of GC pauses: fits in a signed 32-bit int, far above any Java thread id seen in practice. */
     public static final long GC_TID = 2_000_000_000L;
     /** Track id of the critical path: one slice per segment. */
@@ -231,10 +232,10 @@ public final class ChromeTraceWriter {
         final long start;
         final long pid;
         final ContentionIndex x;
-        final IntervalTable[] intervals; // per ring
-        final InteractionTable in;
+        final IntervalCursor[] intervals; // per ring
+        final InteractionCursor in;
         final OwnerSamples samples;
-        final PathTable critical;
+        final PathCursor critical;
         final RecordedThread[] threads;
         final long[] tids;
         final byte[][] names; // per ring: its thread's name, quoted
@@ -268,7 +269,7 @@ public final class ChromeTraceWriter {
                     ringsByJavaId.putIfAbsent(threads[k].javaThreadId(), k);
                 }
             }
-            this.intervals = new IntervalTable[threads.length];
+            this.intervals = new IntervalCursor[threads.length];
             for (int k = 0; k < threads.length; k++) {
                 intervals[k] = x.intervals(k);
             }
@@ -322,11 +323,11 @@ public final class ChromeTraceWriter {
          * critical-path segments, thread ends.
          */
         void timeline() throws IOException {
-            long[] startMarks = RingState.marks(r, t -> !t.isSystem() && !t.isLate(), RecordedThread::startNs);
-            long[] endMarks = RingState.marks(r, t -> !t.isSystem() && t.isEnded() && t.endNs() != 0,
+            long[] startMarks = ThreadMarks.marks(r, t -> !t.isSystem() && !t.isLate(), RecordedThread::startNs);
+            long[] endMarks = ThreadMarks.marks(r, t -> !t.isSystem() && t.isEnded() && t.endNs() != 0,
                     RecordedThread::endNs);
-            int[] sources = in.sortedBy(true, id -> in.kind(id) == Kind.HANDOFF || in.kind(id) == Kind.JOIN_END);
-            int[] dests = in.sortedBy(false, id -> true);
+            int[] sources = in.byFromNs(java.util.EnumSet.of(Kind.HANDOFF, Kind.JOIN_END));
+            int[] dests = in.byToNs(java.util.EnumSet.allOf(Kind.class));
             List<int[]> losses = lossMarks();
             int li = 0;
             int si = 0;
@@ -339,9 +340,9 @@ public final class ChromeTraceWriter {
             while (true) {
                 int pick = -1;
                 long best = Long.MAX_VALUE;
-                if (si < RingState.count(startMarks)) {
+                if (si < ThreadMarks.count(startMarks)) {
                     pick = 0;
-                    best = RingState.ts(startMarks, si);
+                    best = ThreadMarks.ts(startMarks, si);
                 }
                 if (more && (pick < 0 || c.ts() < best)) {
                     pick = 1;
@@ -351,27 +352,27 @@ public final class ChromeTraceWriter {
                     pick = 6;
                     best = lossFrom(losses.get(li));
                 }
-                if (so < sources.length && (pick < 0 || in.fromNs(sources[so]) < best)) {
+                if (so < sources.length && (pick < 0 || in.select(sources[so]).fromNs() < best)) {
                     pick = 2;
-                    best = in.fromNs(sources[so]);
+                    best = in.select(sources[so]).fromNs();
                 }
-                if (de < dests.length && (pick < 0 || in.toNs(dests[de]) < best)) {
+                if (de < dests.length && (pick < 0 || in.select(dests[de]).toNs() < best)) {
                     pick = 3;
-                    best = in.toNs(dests[de]);
+                    best = in.select(dests[de]).toNs();
                 }
-                while (sg < critical.count() && critical.endNs(sg) <= critical.startNs(sg)) {
+                while (sg < critical.count() && critical.select(sg).endNs() <= critical.select(sg).startNs()) {
                     sg++;
                 }
-                if (sg < critical.count() && (pick < 0 || critical.startNs(sg) < best)) {
+                if (sg < critical.count() && (pick < 0 || critical.select(sg).startNs() < best)) {
                     pick = 4;
-                    best = critical.startNs(sg);
+                    best = critical.select(sg).startNs();
                 }
-                if (ei < RingState.count(endMarks) && (pick < 0 || RingState.ts(endMarks, ei) < best)) {
+                if (ei < ThreadMarks.count(endMarks) && (pick < 0 || ThreadMarks.ts(endMarks, ei) < best)) {
                     pick = 5;
                 }
                 switch (pick) {
                     case 0 -> {
-                        int ring = RingState.ring(startMarks, si++);
+                        int ring = ThreadMarks.ring(startMarks, si++);
                         threadMark(H_THREAD_START, ring, threads[ring].startNs());
                     }
                     case 1 -> {
@@ -382,7 +383,7 @@ public final class ChromeTraceWriter {
                     case 3 -> destination(dests[de++]);
                     case 4 -> segment(sg++);
                     case 5 -> {
-                        int ring = RingState.ring(endMarks, ei++);
+                        int ring = ThreadMarks.ring(endMarks, ei++);
                         threadMark(H_THREAD_END, ring, threads[ring].endNs());
                     }
                     case 6 -> {
@@ -441,9 +442,8 @@ public final class ChromeTraceWriter {
             EventType type = t.type(i);
             switch (type) {
                 case MONITOR_ENTER, MONITOR_WAIT, SLEEP, JOIN, GC_START, PARK -> {
-                    int iv = intervals[ring].at(i);
-                    if (iv >= 0) {
-                        slice(ring, iv, t, i);
+                    if (intervals[ring].at(i)) {
+                        slice(ring, intervals[ring], t, i);
                     }
                 }
                 case START_CALL -> call(ring, t, i, true);
@@ -491,7 +491,7 @@ public final class ChromeTraceWriter {
                 if (w > 0) {
                     o.ch(',');
                 }
-                o.raw(names[in.toRing(woke[w])]);
+                o.raw(names[in.select(woke[w]).toRing()]);
             }
             o.ch(']');
             stack(t.stackId(i));
@@ -507,7 +507,7 @@ public final class ChromeTraceWriter {
             if (t.isSystem()) {
                 return;
             }
-            RecordedThread target = id >= 0 ? in.to(id) : r.threadByObject(t.obj(i)).orElse(null);
+            RecordedThread target = id >= 0 ? in.select(id).to() : r.threadByObject(t.obj(i)).orElse(null);
             begin(H_UNPARK_CALL, ring, t.ts(i));
             o.raw(ARGS).open();
             threadArgs(THREAD, THREAD_TID, target == null ? -1 : x.ring(target));
@@ -529,27 +529,27 @@ public final class ChromeTraceWriter {
         }
 
         /** The slice of an interval, written at its start (record {@code i} of {@code t}). */
-        void slice(int ring, int iv, RecordedThread t, int i) throws IOException {
-            int kind = intervals[ring].kind(iv);
-            long mon = intervals[ring].monitor(iv);
-            boolean park = intervals[ring].isPark(iv);
-            byte[] head = park ? (kind == IntervalTable.BLOCKED ? blockerNames(mon).blocked()
+        void slice(int ring, IntervalCursor iv, RecordedThread t, int i) throws IOException {
+            Interval.Kind kind = iv.kind();
+            long mon = iv.monitor();
+            boolean park = iv.isPark();
+            byte[] head = park ? (kind == Interval.Kind.BLOCKED ? blockerNames(mon).blocked()
                     : mon == 0 ? H_PARKED_NO_BLOCKER : blockerNames(mon).waitOn()) : switch (kind) {
-                case IntervalTable.GC -> H_GC;
-                case IntervalTable.BLOCKED -> names(mon).blocked();
-                case IntervalTable.SLEEPING -> H_SLEEP;
-                case IntervalTable.JOINING -> head(q(Text.wellFormed("join " + joinedName(mon))), CAT_JOIN, PH_X);
+                case GC -> H_GC;
+                case BLOCKED -> names(mon).blocked();
+                case SLEEPING -> H_SLEEP;
+                case JOINING -> head(q(Text.wellFormed("join " + joinedName(mon))), CAT_JOIN, PH_X);
                 default -> names(mon).waitOn();
             };
-            long ts = rel(intervals[ring].startNs(iv));
-            long end = Math.max(ts, rel(intervals[ring].endNs(iv))); // reordered records can end an interval before it starts
+            long ts = rel(iv.startNs());
+            long end = Math.max(ts, rel(iv.endNs())); // reordered records can end an interval before it starts
             o.element().raw(head).micros(ts)
                     .raw(DUR).micros(nest(tid(ring), ts, end) - ts).raw(pidTid[ring]);
-            boolean open = intervals[ring].isOpen(iv);
-            if (kind == IntervalTable.GC) {
+            boolean open = iv.isOpen();
+            if (kind == Interval.Kind.GC) {
                 if (open) {
                     o.raw(ARGS).open().key(K_OPEN).bool(true).ch('}');
-                } else if (intervals[ring].isCut(iv)) {
+                } else if (iv.isCut()) {
                     o.raw(ARGS).open().key(RESULT).raw(RECORDS_LOST).ch('}');
                 }
                 o.ch('}');
@@ -557,17 +557,17 @@ public final class ChromeTraceWriter {
             }
             o.raw(ARGS).open();
             if (park) {
-                parkArgs(ring, iv, t, i, mon, open, kind == IntervalTable.BLOCKED);
+                parkArgs(iv, t, i, mon, open, kind == Interval.Kind.BLOCKED);
             } else switch (kind) {
-                case IntervalTable.BLOCKED -> blockedArgs(ring, iv, t, i, mon, open);
-                case IntervalTable.SLEEPING -> sleepArgs(ring, iv, t, i, open);
-                case IntervalTable.JOINING -> joinArgs(ring, iv, t, i, mon, open);
-                default -> waitArgs(ring, iv, t, i, mon, open);
+                case BLOCKED -> blockedArgs(iv, t, i, mon, open);
+                case SLEEPING -> sleepArgs(iv, t, i, open);
+                case JOINING -> joinArgs(iv, t, i, mon, open);
+                default -> waitArgs(iv, t, i, mon, open);
             }
             if (t.isVirtual() && !open) {
-                carrierArgs(t, intervals[ring].end(iv));
+                carrierArgs(t, iv.endRecord());
             }
-            if (intervals[ring].isOnPath(iv)) {
+            if (iv.isOnPath()) {
                 o.key(CRITICAL).bool(true);
             }
             o.ch('}').ch('}');
@@ -605,28 +605,28 @@ public final class ChromeTraceWriter {
          * recorded none; "unknown" and 0) with {@code owner_exact} true (recorded by the VM) or
          * false (inferred) when there is one.
          */
-        void blockedArgs(int ring, int iv, RecordedThread t, int i, long mon, boolean open) throws IOException {
+        void blockedArgs(IntervalCursor iv, RecordedThread t, int i, long mon, boolean open) throws IOException {
             monitorArgs(mon);
             stack(t.stackId(i));
-            MonitorOwnership.Source src = in.ownerSource(ring, iv);
-            int owner = in.ownerRing(ring, iv);
+            MonitorOwnership.Source src = iv.ownerSource();
+            int owner = iv.ownerRing();
             if (src == null || owner >= 0) {
                 threadArgs(OWNER, OWNER_TID, owner);
             } else if (src == MonitorOwnership.Source.NONE) {
                 o.key(OWNER).raw(NONE);
                 o.key(OWNER_TID).number(0);
             } else {
-                long id = in.ownerJavaId(ring, iv);
+                long id = iv.ownerJavaId();
                 o.key(OWNER).string("thread " + id);
                 o.key(OWNER_TID).number(id);
             }
             if (src != null) {
                 o.key(OWNER_EXACT).bool(src.exact());
             }
-            ownerSide(ring, iv);
+            ownerSide(iv);
             if (open) {
                 o.key(RESULT).raw(STILL_BLOCKED);
-            } else if (intervals[ring].isCut(iv)) {
+            } else if (iv.isCut()) {
                 o.key(RESULT).raw(RECORDS_LOST);
             }
         }
@@ -636,7 +636,7 @@ public final class ChromeTraceWriter {
          * names (exact: {@code owner_exact}; "none" when it had none), its timeout in ns and how
          * it ended.
          */
-        void parkArgs(int ring, int iv, RecordedThread t, int i, long mon, boolean open, boolean lock)
+        void parkArgs(IntervalCursor iv, RecordedThread t, int i, long mon, boolean open, boolean lock)
                 throws IOException {
             if (mon != 0) {
                 o.key(MONITOR).raw(blockerNames(mon).cls());
@@ -644,7 +644,7 @@ public final class ChromeTraceWriter {
             }
             stack(t.stackId(i));
             if (lock) {
-                int owner = in.ownerRing(ring, iv);
+                int owner = iv.ownerRing();
                 long id = t.arg2(i);
                 if (owner >= 0) {
                     threadArgs(OWNER, OWNER_TID, owner);
@@ -656,15 +656,14 @@ public final class ChromeTraceWriter {
                     o.key(OWNER_TID).number(0);
                 }
                 o.key(OWNER_EXACT).bool(true);
-                ownerSide(ring, iv);
+                ownerSide(iv);
             }
             o.key(TIMEOUT_NS).number(t.arg(i));
             if (!lock) {
                 o.key(K_IDLE).bool(idle.isIdle(t, t.stackId(i)));
             }
-            IntervalTable g = intervals[ring];
-            o.key(RESULT).raw(open ? (lock ? STILL_BLOCKED : STILL_PARKED) : g.isCut(iv) ? RECORDS_LOST
-                    : g.timedOut(iv) ? TIMED_OUT : g.parkInterrupted(iv) ? V_INTERRUPTED : UNPARKED);
+            o.key(RESULT).raw(open ? (lock ? STILL_BLOCKED : STILL_PARKED) : iv.isCut() ? RECORDS_LOST
+                    : iv.timedOut() ? TIMED_OUT : iv.parkInterrupted() ? V_INTERRUPTED : UNPARKED);
         }
 
         /**
@@ -674,8 +673,8 @@ public final class ChromeTraceWriter {
          * the chain of owners from it comes back to a thread already on it
          * ({@link OwnerSamples.Link#deadlock()}).
          */
-        void ownerSide(int ring, int iv) throws IOException {
-            OwnerSamples.Sample s = samples.of(ring, iv);
+        void ownerSide(IntervalCursor iv) throws IOException {
+            OwnerSamples.Sample s = iv.ownerSample();
             if (s == null) {
                 return;
             }
@@ -700,30 +699,30 @@ public final class ChromeTraceWriter {
             }
         }
 
-        void sleepArgs(int ring, int iv, RecordedThread t, int i, boolean open) throws IOException {
+        void sleepArgs(IntervalCursor iv, RecordedThread t, int i, boolean open) throws IOException {
             stack(t.stackId(i));
             o.key(REQUESTED_MS).number(t.arg(i));
-            o.key(RESULT).raw(open ? STILL_SLEEPING : intervals[ring].isCut(iv) ? RECORDS_LOST
-                    : intervals[ring].interrupted(iv) ? V_INTERRUPTED : SLEPT);
+            o.key(RESULT).raw(open ? STILL_SLEEPING : iv.isCut() ? RECORDS_LOST
+                    : iv.interrupted() ? V_INTERRUPTED : SLEPT);
         }
 
-        void joinArgs(int ring, int iv, RecordedThread t, int i, long mon, boolean open) throws IOException {
+        void joinArgs(IntervalCursor iv, RecordedThread t, int i, long mon, boolean open) throws IOException {
             RecordedThread joined = r.threadByObject(mon).orElse(null);
             stack(t.stackId(i));
             o.key(THREAD).string(Text.wellFormed(joinedName(mon)));
             o.key(THREAD_TID).number(joined == null ? 0 : tid(x.ring(joined)));
             o.key(TIMEOUT_MS).number(t.arg(i));
-            o.key(RESULT).raw(open ? STILL_JOINING : intervals[ring].isCut(iv) ? RECORDS_LOST
-                    : intervals[ring].interrupted(iv) ? V_INTERRUPTED : JOINED);
+            o.key(RESULT).raw(open ? STILL_JOINING : iv.isCut() ? RECORDS_LOST
+                    : iv.interrupted() ? V_INTERRUPTED : JOINED);
         }
 
-        void waitArgs(int ring, int iv, RecordedThread t, int i, long mon, boolean open) throws IOException {
+        void waitArgs(IntervalCursor iv, RecordedThread t, int i, long mon, boolean open) throws IOException {
             monitorArgs(mon);
             stack(t.stackId(i));
             o.key(TIMEOUT_MS).number(t.arg(i));
             o.key(K_IDLE).bool(idle.isIdle(t, t.stackId(i)));
-            o.key(RESULT).raw(open ? STILL_WAITING : intervals[ring].isCut(iv) ? RECORDS_LOST
-                    : intervals[ring].timedOut(iv) ? TIMED_OUT : NOTIFIED);
+            o.key(RESULT).raw(open ? STILL_WAITING : iv.isCut() ? RECORDS_LOST
+                    : iv.timedOut() ? TIMED_OUT : NOTIFIED);
         }
 
         /**
@@ -754,43 +753,48 @@ public final class ChromeTraceWriter {
 
         /** The source of a handoff ("monitor released") or of a join's end ("terminated"), and its s. */
         void source(int id) throws IOException {
-            int ring = in.fromRing(id);
-            if (in.kind(id) == Kind.HANDOFF) {
-                begin(H_RELEASED, ring, in.fromNs(id));
+            InteractionCursor a = in.select(id);
+            int ring = a.fromRing();
+            long fromNs = a.fromNs();
+            if (a.kind() == Kind.HANDOFF) {
+                begin(H_RELEASED, ring, fromNs);
                 o.raw(ARGS).open();
-                monitorArgs(in.monitor(id));
+                monitorArgs(a.monitor());
             } else {
-                begin(H_TERMINATED, ring, in.fromNs(id));
-                o.raw(ARGS).open().key(K_JOINER).raw(names[in.toRing(id)]);
+                begin(H_TERMINATED, ring, fromNs);
+                o.raw(ARGS).open().key(K_JOINER).raw(names[a.toRing()]);
             }
             o.ch('}').ch('}');
-            flow(PH_S, id, ring, in.fromNs(id));
+            flow(PH_S, id, ring, fromNs);
         }
 
         /** The destination instant of an arrow and its f. */
         void destination(int id) throws IOException {
-            Kind k = in.kind(id);
-            int ring = in.toRing(id);
-            begin(ARROW_HEADS[k.ordinal()][0], ring, in.toNs(id));
+            InteractionCursor a = in.select(id);
+            Kind k = a.kind();
+            int ring = a.toRing();
+            long toNs = a.toNs();
+            long mon = a.monitor();
+            begin(ARROW_HEADS[k.ordinal()][0], ring, toNs);
             o.raw(ARGS).open();
-            int from = in.fromRing(id);
+            int from = a.fromRing();
             o.key(K_BY).raw(names[from]);
             o.key(K_BY_TID).number(tid(from));
             if (k == Kind.HANDOFF) {
-                o.key(K_BY_EXACT).bool(in.exact(id)); // recorded by the VM (FLAG_RELEASER) or inferred
+                o.key(K_BY_EXACT).bool(a.exact()); // recorded by the VM (FLAG_RELEASER) or inferred
             }
             if (k == Kind.HANDOFF || k == Kind.NOTIFY || k == Kind.NOTIFY_ALL) {
-                monitorArgs(in.monitor(id));
-            } else if (k == Kind.UNPARK && in.monitor(id) != 0) {
-                o.key(MONITOR).raw(blockerNames(in.monitor(id)).cls());
-                o.key(MONITOR_ID).number(in.monitor(id));
+                monitorArgs(mon);
+            } else if (k == Kind.UNPARK && mon != 0) {
+                o.key(MONITOR).raw(blockerNames(mon).cls());
+                o.key(MONITOR_ID).number(mon);
             }
             o.ch('}').ch('}');
-            flow(PH_F, id, ring, in.toNs(id));
+            flow(PH_F, id, ring, toNs);
         }
 
         void flow(byte[] ph, int id, int ring, long ns) throws IOException {
-            byte[][] heads = ARROW_HEADS[in.kind(id).ordinal()];
+            byte[][] heads = ARROW_HEADS[in.select(id).kind().ordinal()];
             o.element().raw(ph == PH_F ? heads[2] : heads[1]).micros(rel(ns)).raw(pidTid[ring]);
             o.raw(ID).number(id + 1L);
             if (ph == PH_F) {
@@ -801,12 +805,12 @@ public final class ChromeTraceWriter {
 
         /** One slice of the critical path's track. */
         void segment(int s) throws IOException {
-            RecordedThread t = critical.thread(s);
-            long mon = critical.monitor(s);
-            int civ = critical.interval(s);
-            boolean park = civ >= 0 && intervals[critical.ring(s)].isPark(civ);
+            PathCursor c = critical.select(s);
+            RecordedThread t = c.thread();
+            long mon = c.monitor();
+            boolean park = c.inPark();
             String cls = park ? (mon == 0 ? "" : blockerNames(mon).name()) : null;
-            String what = switch (critical.state(s)) {
+            String what = switch (c.state()) {
                 case RUNNING -> "running";
                 case BLOCKED -> "blocked on " + (park ? cls : className(mon));
                 case DEADLOCKED -> "deadlocked on " + (park ? cls : className(mon));
@@ -817,20 +821,21 @@ public final class ChromeTraceWriter {
                 case DEAD -> "dead";
                 case UNKNOWN -> "unknown (records lost)";
             };
-            long ts = rel(critical.startNs(s));
-            long end = Math.max(ts, rel(critical.endNs(s)));
+            long ts = rel(c.startNs());
+            long end = Math.max(ts, rel(c.endNs()));
             o.element().raw(head(q(Text.wellFormed(t.name() + ": " + what)), CAT_CRITICAL, PH_X)).micros(ts).raw(DUR).micros(nest(CRITICAL_TID, ts, end) - ts).raw(pidTidCritical);
             o.raw(ARGS).open();
             o.key(THREAD).raw(names[x.ring(t)]);
             o.key(K_TID).number(tid(x.ring(t)));
-            o.key(K_STATE).string(critical.state(s).name().toLowerCase(Locale.ROOT));
+            o.key(K_STATE).string(c.state().name().toLowerCase(Locale.ROOT));
             if (mon != 0) {
                 o.key(MONITOR_ID).number(mon);
             }
-            int via = critical.via(s);
+            int via = c.via();
             if (via >= 0) {
-                o.key(K_FROM).raw(names[in.fromRing(via)]);
-                o.key(K_VIA).string(in.kind(via).name().toLowerCase(Locale.ROOT));
+                InteractionCursor a = in.select(via);
+                o.key(K_FROM).raw(names[a.fromRing()]);
+                o.key(K_VIA).string(a.kind().name().toLowerCase(Locale.ROOT));
             }
             o.ch('}').ch('}');
         }
@@ -949,7 +954,7 @@ public final class ChromeTraceWriter {
             }
             boolean path = false;
             for (int s = 0; s < critical.count() && !path; s++) {
-                path = critical.endNs(s) > critical.startNs(s);
+                path = critical.select(s).endNs() > critical.select(s).startNs();
             }
             if (path) {
                 meta("thread_name", CRITICAL_TID, "name", "critical path");

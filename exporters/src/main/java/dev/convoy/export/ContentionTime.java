@@ -1,7 +1,8 @@
 package dev.convoy.export;
 
 import dev.convoy.analysis.Blockers;
-import dev.convoy.analysis.IntervalTable;
+import dev.convoy.analysis.Interval;
+import dev.convoy.analysis.IntervalCursor;
 import dev.convoy.analysis.MonitorStatistics;
 import dev.convoy.model.ObjectInfo;
 import dev.convoy.model.RecordedThread;
@@ -116,17 +117,17 @@ final class ContentionTime {
     private void readIntervals(Sink sink) {
         long snapshot = r.snapshotMonotonicNs();
         for (RecordedThread t : r.javaThreads()) {
-            IntervalTable g = IntervalTable.of(r, t, snapshot);
+            IntervalCursor g = IntervalCursor.scan(r, t, snapshot);
             for (int iv = 0, n = g.count(); iv < n; iv++) {
-                int state = g.kind(iv);
-                if (state != IntervalTable.BLOCKED && state != IntervalTable.WAITING) {
+                Interval.Kind state = g.select(iv).kind();
+                if (state != Interval.Kind.BLOCKED && state != Interval.Kind.WAITING) {
                     continue;
                 }
-                boolean park = g.isPark(iv);
-                int stack = t.stackId(g.begin(iv));
-                boolean blocked = state == IntervalTable.BLOCKED;
-                sink.add(t.ringId(), t, classOf(g.monitor(iv), park), blocked, !blocked && idle.isIdle(t, stack), park,
-                        stack, 1, g.endNs(iv) - g.startNs(iv));
+                boolean park = g.isPark();
+                int stack = t.stackId(g.beginRecord());
+                boolean blocked = state == Interval.Kind.BLOCKED;
+                sink.add(t.ringId(), t, classOf(g.monitor(), park), blocked, !blocked && idle.isIdle(t, stack), park,
+                        stack, 1, g.endNs() - g.startNs());
             }
         }
     }

@@ -2,6 +2,7 @@ package dev.convoy.export;
 
 import dev.convoy.analysis.Blockers;
 import dev.convoy.analysis.MonitorOwnership;
+import dev.convoy.analysis.RecordFacts;
 import dev.convoy.model.ClassInfo;
 import dev.convoy.model.Event;
 import dev.convoy.model.Frame;
@@ -50,7 +51,7 @@ import java.util.Set;
  * alone, for a park without a blocker or a PARKED whose PARK was lost), a ThreadUnpark line
  * per UNPARK. The losses file ({@link #writeLosses}) lists what was lost.
  */
-public final class CsvLogWriter {
+final class CsvLogWriter {
 
     /** {@code P.meta.csv} for output path P (a trailing ".csv" of P removed first): {@link Output#files}. */
     public static Path metaPath(Path out) {
@@ -168,39 +169,38 @@ public final class CsvLogWriter {
      *                 extended one with those lines left out
      */
     public void writeEvents(Recording r, OutputStream os, boolean extended) throws IOException {
-        MonitorOwnership.Tracker owners = new MonitorOwnership.Tracker(r);
-        RingState rings = new RingState(r);
+        RecordFacts facts = new RecordFacts(r);
         Lines lines = new Lines(r, extended);
         List<RecordedThread> threads = r.threads();
         long start = r.startMonotonicNs();
         // ThreadStarted / ThreadEnded lines by (time, ring)
-        long[] starts = RingState.marks(r, t -> !t.isSystem() && !t.isLate(), RecordedThread::startNs);
-        long[] ends = RingState.marks(r, t -> !t.isSystem() && t.isEnded() && t.endNs() != 0, RecordedThread::endNs);
+        long[] starts = ThreadMarks.marks(r, t -> !t.isSystem() && !t.isLate(), RecordedThread::startNs);
+        long[] ends = ThreadMarks.marks(r, t -> !t.isSystem() && t.isEnded() && t.endNs() != 0, RecordedThread::endNs);
         int si = 0;
         int ei = 0;
         Writer w = new java.io.BufferedWriter(new OutputStreamWriter(os, StandardCharsets.UTF_8), 1 << 16);
         StringBuilder sb = lines.sb;
         java.util.Iterator<Event> it = r.events().iterator();
         Event e = it.hasNext() ? it.next() : null;
-        int ek = e == null ? -1 : rings.index(e.thread());
+        int ek = e == null ? -1 : facts.ring(e.thread());
         while (true) {
             // the smallest of: next start mark, next event, next end mark, by (ts, ring, start < event < end)
             int pick = -1; // 0 start, 1 event, 2 end
             long bestTs = 0;
             int bestK = 0;
-            if (si < RingState.count(starts)) {
+            if (si < ThreadMarks.count(starts)) {
                 pick = 0;
-                bestTs = RingState.ts(starts, si);
-                bestK = RingState.ring(starts, si);
+                bestTs = ThreadMarks.ts(starts, si);
+                bestK = ThreadMarks.ring(starts, si);
             }
             if (e != null && (pick < 0 || e.ts() < bestTs || e.ts() == bestTs && ek < bestK)) {
                 pick = 1;
                 bestTs = e.ts();
                 bestK = ek;
             }
-            if (ei < RingState.count(ends)) {
-                long ts = RingState.ts(ends, ei);
-                int k = RingState.ring(ends, ei);
+            if (ei < ThreadMarks.count(ends)) {
+                long ts = ThreadMarks.ts(ends, ei);
+                int k = ThreadMarks.ring(ends, ei);
                 if (pick < 0 || ts < bestTs || ts == bestTs && k < bestK) {
                     pick = 2;
                 }
@@ -210,22 +210,22 @@ public final class CsvLogWriter {
             }
             sb.setLength(0);
             if (pick == 0) {
-                int k = RingState.ring(starts, si++);
+                int k = ThreadMarks.ring(starts, si++);
                 RecordedThread t = threads.get(k);
                 sb.append(Text.seconds(t.startNs() - start)).append(",ThreadStarted,").append(lines.th[k]).append(',')
                         .append(escape(t.displayName())).append('\n');
             } else if (pick == 2) {
-                int k = RingState.ring(ends, ei++);
+                int k = ThreadMarks.ring(ends, ei++);
                 sb.append(Text.seconds(threads.get(k).endNs() - start)).append(",ThreadEnded,").append(lines.th[k])
                         .append('\n');
             } else {
-                MonitorOwnership.Owner mo = owners.next(e);
-                boolean inner = rings.next(e); // the inner wait of Thread.join: ThreadJoin/ThreadJoined stand for it
-                if (!e.thread().isSystem() && !inner) {
-                    lines.event(e, lines.th[ek], mo, rings.begin);
+                facts.next(e);
+                // the inner wait of Thread.join: ThreadJoin/ThreadJoined stand for it
+                if (!e.thread().isSystem() && !facts.innerJoinWait()) {
+                    lines.event(e, lines.th[ek], facts.owner(), facts.begin());
                 }
                 e = it.hasNext() ? it.next() : null;
-                ek = e == null ? -1 : rings.index(e.thread());
+                ek = e == null ? -1 : facts.ring(e.thread());
             }
             w.append(sb);
         }

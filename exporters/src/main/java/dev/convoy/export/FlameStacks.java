@@ -3,7 +3,6 @@ package dev.convoy.export;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.convoy.analysis.Blockers;
 import dev.convoy.analysis.ContentionIndex;
-import dev.convoy.analysis.IntervalTable;
 import dev.convoy.analysis.MonitorStatistics;
 import dev.convoy.analysis.OwnerSamples;
 import dev.convoy.model.Frame;
@@ -81,6 +80,8 @@ public final class FlameStacks {
     public static final String IDLE = "idle";
     /** The first frame of the held view: the owners' stacks of long blocks ({@link #held()}). */
     public static final String HELD = "held";
+    private static final int BLOCKED_STATE = 0;
+    private static final int WAITED_STATE = 1;
     private static final int IDLE_STATE = 2;
     /** The frame that starts a stack cut at the recorder's stack depth (its outer frames are missing). */
     public static final String TRUNCATED = "[truncated]";
@@ -117,7 +118,7 @@ public final class FlameStacks {
         // differ in line numbers only) merge in the folded text.
         Map<Long, long[]> byKey = new HashMap<>();
         ContentionTime time = ContentionTime.read(r, (ringId, thread, cls, blocked, idle, park, stackId, count, ns) -> {
-            int state = blocked ? IntervalTable.BLOCKED : idle ? IDLE_STATE : IntervalTable.WAITING;
+            int state = blocked ? BLOCKED_STATE : idle ? IDLE_STATE : WAITED_STATE;
             long key = ((long) cls << 34) | ((long) state << 32) | (stackId & 0xffff_ffffL);
             byKey.computeIfAbsent(key, k -> new long[1])[0] += ns;
         });
@@ -139,7 +140,7 @@ public final class FlameStacks {
             long key = e.getKey();
             int stackId = (int) key;
             int st = (int) ((key >>> 32) & 3);
-            String state = st == IntervalTable.BLOCKED ? BLOCKED : st == IDLE_STATE ? IDLE : WAITED;
+            String state = st == BLOCKED_STATE ? BLOCKED : st == IDLE_STATE ? IDLE : WAITED;
             String cls = classText.get((int) (key >>> 34));
             String[] frames = stackFrames.computeIfAbsent(stackId, id -> frames(r, id, methodText));
             String text = stackText.computeIfAbsent(stackId, id -> String.join(";", frames));
@@ -165,8 +166,7 @@ public final class FlameStacks {
         }
         ContentionIndex x = ContentionIndex.of(r);
         for (OwnerSamples.Sample s : x.ownerSamples().all()) {
-            IntervalTable g = x.intervals(s.ring());
-            long ns = g.endNs(s.interval()) - g.startNs(s.interval());
+            long ns = x.ownerSamples().blockedNs(s);
             if (ns <= 0) {
                 continue;
             }

@@ -1,5 +1,7 @@
 package dev.convoy.export;
 
+import dev.convoy.analysis.ContentionIndex;
+import dev.convoy.export.jfr.JfrWriter;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotWriter;
 import java.io.IOException;
@@ -367,7 +369,7 @@ public enum Output {
     /**
      * Writes a selection to {@code path} ({@link #files}), all or nothing: every file is
      * written to a temporary name and the renames happen once all are written
-     * ({@link AtomicFiles}).
+     * ({@link AtomicFiles}). The outputs share one analysis of the recording ({@link ContentionIndex#hold}).
      *
      * @return the files written, in this enum's order
      */
@@ -377,7 +379,9 @@ public enum Output {
             Output o = f.getKey();
             contents.put(f.getValue(), os -> o.write(r, os));
         }
-        return AtomicFiles.write(contents);
+        try (ContentionIndex.Hold hold = ContentionIndex.hold(r)) {
+            return AtomicFiles.write(contents);
+        }
     }
 
     @Override

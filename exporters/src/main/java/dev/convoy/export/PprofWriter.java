@@ -59,7 +59,7 @@ import java.util.zip.GZIPOutputStream;
  * <p>Written with protobuf-java's {@link CodedOutputStream}, the field numbers of
  * {@code profile.proto} as constants here: eight small message types need no generated classes.
  */
-public final class PprofWriter {
+final class PprofWriter {
     /** Sample type and period type of the count of blocks and waits (unit {@code count}). */
     public static final String CONTENTIONS = "contentions";
     /** Sample type of their time (unit {@code nanoseconds}); the default sample type. */

@@ -1,12 +1,12 @@
 package dev.convoy.export;
 
 /** String and number formatting shared by the writers. */
-final class Text {
+public final class Text {
     private Text() {
     }
 
     /** Replaces unpaired surrogates (possible in modified UTF-8) with U+FFFD. */
-    static String wellFormed(String s) {
+    public static String wellFormed(String s) {
         StringBuilder sb = null;
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.dataformat.xml.XmlFactory;
 import dev.convoy.analysis.Blockers;
 import dev.convoy.analysis.LongMap;
 import dev.convoy.analysis.MonitorOwnership;
+import dev.convoy.analysis.RecordFacts;
 import dev.convoy.model.ClassInfo;
 import dev.convoy.model.Event;
 import dev.convoy.model.EventType;
@@ -51,7 +52,7 @@ import javax.xml.stream.XMLStreamWriter;
  * how {@code threadOwner} is known ({@link MonitorOwnership.Owner#kind}). No DOCTYPE is
  * written, so the file opens without the DTD at hand.
  */
-public final class TptpXmlWriter {
+final class TptpXmlWriter {
 
     /** Writes the trace to a stream (not closed). */
     public void write(Recording r, OutputStream os) throws IOException {
@@ -80,9 +81,8 @@ public final class TptpXmlWriter {
     private static final class Run {
         final Recording r;
         final XMLStreamWriter w;
-        final MonitorOwnership.Tracker owners;
         final java.util.Map<Long, RecordedThread> byJavaId; // a lock park's exact owner
-        final RingState rings;
+        final RecordFacts facts;
         final LongMap<Boolean> classes = new LongMap<Boolean>();
         final LongMap<Boolean> objects = new LongMap<Boolean>();
         final LongMap<Boolean> methods = new LongMap<Boolean>();
@@ -93,9 +93,8 @@ public final class TptpXmlWriter {
         Run(Recording r, XMLStreamWriter w) {
             this.r = r;
             this.w = w;
-            this.owners = new MonitorOwnership.Tracker(r);
             this.byJavaId = Blockers.threadsByJavaId(r);
-            this.rings = new RingState(r);
+            this.facts = new RecordFacts(r);
             this.epochOffset = r.startEpochNs() - r.startMonotonicNs();
             this.raw = (org.codehaus.stax2.XMLStreamWriter2) w; // Woodstox, see write
         }
@@ -178,31 +177,31 @@ public final class TptpXmlWriter {
             for (int k = 0; k < threads.size(); k++) {
                 pos.put(threads.get(k), k);
             }
-            long[] starts = RingState.marks(r, t -> !t.isSystem(), t -> first[pos.get(t)]);
-            long[] ends = RingState.marks(r, t -> !t.isSystem() && t.isEnded(),
+            long[] starts = ThreadMarks.marks(r, t -> !t.isSystem(), t -> first[pos.get(t)]);
+            long[] ends = ThreadMarks.marks(r, t -> !t.isSystem() && t.isEnded(),
                     t -> Math.max(last[pos.get(t)], t.endNs()));
             int si = 0;
             int ei = 0;
             java.util.Iterator<Event> it = r.events().iterator();
             Event e = it.hasNext() ? it.next() : null;
             while (true) {
-                long sTs = si < RingState.count(starts) ? RingState.ts(starts, si) : Long.MAX_VALUE;
+                long sTs = si < ThreadMarks.count(starts) ? ThreadMarks.ts(starts, si) : Long.MAX_VALUE;
                 long eTs = e != null ? e.ts() : Long.MAX_VALUE;
-                long nTs = ei < RingState.count(ends) ? RingState.ts(ends, ei) : Long.MAX_VALUE;
-                if (si < RingState.count(starts) && sTs <= eTs && sTs <= nTs) {
-                    int k = RingState.ring(starts, si++);
+                long nTs = ei < ThreadMarks.count(ends) ? ThreadMarks.ts(ends, ei) : Long.MAX_VALUE;
+                if (si < ThreadMarks.count(starts) && sTs <= eTs && sTs <= nTs) {
+                    int k = ThreadMarks.ring(starts, si++);
                     writeItem(new Item(first[k], THREAD_START, 0, threads.get(k), null));
                 } else if (e != null && eTs <= nTs) {
-                    owner = owners.next(e);
-                    rings.next(e);
-                    begin = rings.begin;
+                    facts.next(e);
+                    owner = facts.owner();
+                    begin = facts.begin();
                     if (isWritten(e, e.thread())) {
                         writeItem(new Item(e.ts(), EVENT, 0, e.thread(), e));
                     }
                     e = it.hasNext() ? it.next() : null;
-                } else if (ei < RingState.count(ends)) {
-                    int k = RingState.ring(ends, ei++);
-                    writeItem(new Item(RingState.ts(ends, ei - 1), THREAD_END, 0, threads.get(k), null));
+                } else if (ei < ThreadMarks.count(ends)) {
+                    int k = ThreadMarks.ring(ends, ei++);
+                    writeItem(new Item(ThreadMarks.ts(ends, ei - 1), THREAD_END, 0, threads.get(k), null));
                 } else {
                     break;
                 }

@@ -6,10 +6,11 @@ import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.CriticalPath;
 import dev.convoy.analysis.CriticalPath.Segment;
 import dev.convoy.analysis.Deadlocks;
-import dev.convoy.analysis.InteractionTable;
+import dev.convoy.analysis.InteractionCursor;
+import dev.convoy.analysis.Interval;
 import dev.convoy.analysis.Interactions;
 import dev.convoy.analysis.Interactions.Kind;
-import dev.convoy.analysis.IntervalTable;
+import dev.convoy.analysis.IntervalCursor;
 import dev.convoy.analysis.MonitorStatistics;
 import dev.convoy.analysis.MonitorStatistics.CallerRow;
 import dev.convoy.analysis.MonitorStatistics.ClassRow;
@@ -269,13 +270,13 @@ public final class ContentionReport {
 
     /** The rule that classified the longest part of a thread's idle waits. */
     private String idleRule(dev.convoy.model.IdleRules.Classifier c, RecordedThread t) {
-        IntervalTable g = index.intervals(index.ring(t));
+        IntervalCursor g = index.intervals(index.ring(t));
         Map<String, Long> byRule = new LinkedHashMap<>();
         for (int iv = 0; iv < g.count(); iv++) {
-            if (g.kind(iv) == IntervalTable.WAITING) {
-                dev.convoy.model.IdleRules.Rule rule = c.rule(t, t.stackId(g.begin(iv)));
+            if (g.select(iv).kind() == Interval.Kind.WAITING) {
+                dev.convoy.model.IdleRules.Rule rule = c.rule(t, t.stackId(g.beginRecord()));
                 if (rule != null && rule.idle()) {
-                    byRule.merge(rule.toString(), g.endNs(iv) - g.startNs(iv), Long::sum);
+                    byRule.merge(rule.toString(), g.endNs() - g.startNs(), Long::sum);
                 }
             }
         }
@@ -347,25 +348,28 @@ public final class ContentionReport {
     public List<Cause> causes(RecordedThread t) {
         dev.convoy.model.IdleRules.Classifier idle = r.idleRules().classifier(r);
         int ring = index.ring(t);
-        IntervalTable intervals = index.intervals(ring);
-        InteractionTable interactions = index.interactions();
+        IntervalCursor intervals = index.intervals(ring);
+        InteractionCursor interactions = index.interactions();
         Map<String, Cause> out = new LinkedHashMap<>();
         for (int id = 0; id < interactions.count(); id++) {
-            int ended = interactions.ended(id);
-            if (interactions.toRing(id) != ring || ended < 0 || (intervals.kind(ended) != IntervalTable.BLOCKED
-                    && intervals.kind(ended) != IntervalTable.WAITING)
-                    || intervals.kind(ended) == IntervalTable.WAITING && idle.isIdle(t, t.stackId(intervals.begin(ended)))) {
+            InteractionCursor a = interactions.select(id);
+            int ended = a.endedInterval();
+            if (a.toRing() != ring || ended < 0) {
                 continue;
             }
-            add(out, interactions.kind(id), interactions.kind(id) == Kind.TIMEOUT ? null : interactions.from(id),
-                    intervals.endNs(ended) - intervals.startNs(ended), intervals.kind(ended) == IntervalTable.BLOCKED,
-                    interactions.exact(id));
+            IntervalCursor e = intervals.select(ended);
+            if (e.kind() != Interval.Kind.BLOCKED && e.kind() != Interval.Kind.WAITING
+                    || e.kind() == Interval.Kind.WAITING && idle.isIdle(t, t.stackId(e.beginRecord()))) {
+                continue;
+            }
+            add(out, a.kind(), a.kind() == Kind.TIMEOUT ? null : a.from(), e.endNs() - e.startNs(),
+                    e.kind() == Interval.Kind.BLOCKED, a.exact());
         }
         // a timeout is no interaction of the index (Interactions makes one per timed-out wait)
         for (int iv = 0; iv < intervals.count() && !t.isSystem(); iv++) {
-            if (intervals.kind(iv) == IntervalTable.WAITING && intervals.timedOut(iv)
-                    && !idle.isIdle(t, t.stackId(intervals.begin(iv)))) {
-                add(out, Kind.TIMEOUT, null, intervals.endNs(iv) - intervals.startNs(iv), false, true);
+            IntervalCursor w = intervals.select(iv);
+            if (w.kind() == Interval.Kind.WAITING && w.timedOut() && !idle.isIdle(t, t.stackId(w.beginRecord()))) {
+                add(out, Kind.TIMEOUT, null, w.endNs() - w.startNs(), false, true);
             }
         }
         return out.values().stream().sorted(Comparator.comparingLong((Cause c) -> -c.ns())
@@ -462,7 +466,7 @@ public final class ContentionReport {
     public List<OwnerSamples.Sample> longBlocks() {
         OwnerSamples os = index.ownerSamples();
         return os.all().stream().sorted(Comparator.comparingLong((OwnerSamples.Sample x) -> -blockedNs(x))
-                .thenComparingLong(x -> index.intervals(x.ring()).startNs(x.interval()))
+                .thenComparingLong(x -> index.intervals(x.ring()).select(x.interval()).startNs())
                 .thenComparing(x -> x.blocked().name())).limit(TOP).toList();
     }
 
@@ -473,8 +477,7 @@ public final class ContentionReport {
 
     /** How long a sample's block lasted (to the snapshot, or the thread's end, when still open). */
     public long blockedNs(OwnerSamples.Sample s) {
-        IntervalTable g = index.intervals(s.ring());
-        return g.endNs(s.interval()) - g.startNs(s.interval());
+        return index.ownerSamples().blockedNs(s);
     }
 
     /** The owner's side of the blocks: samples and their chains. */

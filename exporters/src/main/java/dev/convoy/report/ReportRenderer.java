@@ -31,7 +31,7 @@ import java.util.Map;
  * tables and stacks; names of monitors and threads, times since the recording start,
  * durations ({@link #duration(long)}) and shares ({@link #percent}).
  */
-public final class ReportRenderer {
+final class ReportRenderer {
     private final ContentionReport report;
     private final Recording r;
     private final Out o;

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.convoy.export.ChromeTraceWriter;
+import dev.convoy.export.Output;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import dev.convoy.report.ContentionReport;
@@ -79,7 +79,7 @@ public class OwnerDeadlockTest {
     @Test
     void chromeArgsSayDeadlock() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        new ChromeTraceWriter().write(deadlock(), out);
+        Output.CHROME.write(deadlock(), out);
         JsonNode trace = new ObjectMapper().readTree(out.toByteArray());
         int withSample = 0;
         for (JsonNode e : trace.get("traceEvents")) {

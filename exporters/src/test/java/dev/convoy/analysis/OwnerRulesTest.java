@@ -93,12 +93,13 @@ class OwnerRulesTest {
 
         ContentionIndex x = ContentionIndex.of(r);
         int ring = x.ring(r.threadByRingId(4).orElseThrow());
-        assertTrue(x.interactions().ownerExact(ring, 0));
-        assertEquals(B, x.interactions().ownerJavaId(ring, 0));
-        assertEquals(Source.NONE, x.interactions().ownerSource(ring, 1));
-        assertEquals(-1, x.interactions().ownerJavaId(ring, 1));
-        assertEquals(777, x.interactions().ownerJavaId(ring, 2));
-        assertNull(x.interactions().owner(ring, 2));
+        IntervalCursor iv = x.intervals(ring);
+        assertTrue(iv.select(0).ownerExact());
+        assertEquals(B, iv.select(0).ownerJavaId());
+        assertEquals(Source.NONE, iv.select(1).ownerSource());
+        assertEquals(-1, iv.select(1).ownerJavaId());
+        assertEquals(777, iv.select(2).ownerJavaId());
+        assertNull(iv.select(2).owner());
         assertTrue(Intervals.of(r).stream().filter(i -> i.thread().ringId() == 4).allMatch(Interval::ownerExact));
         assertTrue(Intervals.of(r).stream().filter(i -> i.thread().ringId() == 1).noneMatch(Interval::ownerExact));
     }
@@ -381,7 +382,7 @@ class OwnerRulesTest {
         assertEquals(M1, d.get(0).waits().get(1).object(), "b's edge: the exact owner at its enter");
         assertEquals(A, d.get(0).waits().get(1).ownerThreadId());
         ContentionIndex x = ContentionIndex.of(r);
-        assertTrue(x.intervals(x.ring(r.threadByRingId(2).orElseThrow())).isDeadlocked(0));
+        assertTrue(x.intervals(x.ring(r.threadByRingId(2).orElseThrow())).select(0).isDeadlocked());
         assertEquals("a blocked on com.example.Lock#2002 owned by b; b blocked on java.lang.Object#2001 owned by a",
                 d.get(0).describe(r));
 

@@ -109,12 +109,12 @@ class ParkAnalysisTest {
     void theOwnerOfALockParkIsTheExactOneOfTheRecord() {
         ContentionIndex x = ContentionIndex.of(r);
         int acq = x.ring(ring(r, R_ACQ));
-        IntervalTable g = x.intervals(acq);
-        assertTrue(x.interactions().ownerExact(acq, 0));
-        assertEquals(ring(r, R_HOLDER), x.interactions().owner(acq, 0));
-        assertFalse(x.interactions().ownerExact(acq, 1), "a wait has no owner");
-        assertEquals(-1, x.interactions().ownerRing(acq, 1));
-        assertTrue(g.isPark(0));
+        IntervalCursor g = x.intervals(acq);
+        assertTrue(g.select(0).ownerExact());
+        assertEquals(ring(r, R_HOLDER), g.owner());
+        assertTrue(g.isPark());
+        assertFalse(g.select(1).ownerExact(), "a wait has no owner");
+        assertEquals(-1, g.ownerRing());
     }
 
     @Test

@@ -5,6 +5,7 @@ import static dev.convoy.testing.Fixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import dev.convoy.export.jfr.ChunkDecoder;
+import dev.convoy.export.jfr.JfrWriter;
 import dev.convoy.model.Frame;
 import dev.convoy.model.Recording;
 import dev.convoy.snapshot.SnapshotReader;

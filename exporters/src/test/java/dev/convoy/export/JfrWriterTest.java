@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import dev.convoy.analysis.ContentionIndex;
-import dev.convoy.analysis.InteractionTable;
-import dev.convoy.analysis.IntervalTable;
+import dev.convoy.analysis.Interval;
+import dev.convoy.analysis.IntervalCursor;
 import dev.convoy.analysis.MonitorOwnership;
 import dev.convoy.model.RecordedThread;
 import jdk.jfr.consumer.RecordedEvent;
@@ -81,7 +81,6 @@ class JfrWriterTest {
     void previousOwnerIsTheExactReleaserAndTheOwnerAtEnterHasAFieldOfItsOwn() throws Exception {
         Recording r = MonitorOwnerFormatsTest.read();
         ContentionIndex x = ContentionIndex.of(r);
-        InteractionTable in = x.interactions();
         Map<String, String> releasers = new java.util.TreeMap<>(); // thread@startNs -> exact releaser
         for (MonitorOwnership.Handoff h : MonitorOwnership.of(r).handoffs()) {
             if (h.exact() && !h.blocked().isPark()) {
@@ -91,18 +90,18 @@ class JfrWriterTest {
         }
         Map<String, String> expected = new java.util.TreeMap<>(); // thread@startNs -> "owner kind releaser"
         for (int k = 0; k < x.rings(); k++) {
-            IntervalTable g = x.intervals(k);
+            IntervalCursor g = x.intervals(k);
             for (int iv = 0; iv < g.count(); iv++) {
-                if (g.kind(iv) != IntervalTable.BLOCKED || g.isPark(iv) || x.thread(k).isSystem()) {
+                if (g.select(iv).kind() != Interval.Kind.BLOCKED || g.isPark() || x.thread(k).isSystem()) {
                     continue;
                 }
-                RecordedThread o = in.owner(k, iv);
-                MonitorOwnership.Source src = in.ownerSource(k, iv);
-                long id = src == null ? 0 : in.ownerJavaId(k, iv);
+                RecordedThread o = g.owner();
+                MonitorOwnership.Source src = g.ownerSource();
+                long id = src == null ? 0 : g.ownerJavaId();
                 String name = o != null ? o.displayName() : id > 0 ? "thread " + id : null;
                 String kind = src == null ? null : src == MonitorOwnership.Source.NONE ? "none"
                         : src.exact() ? "exact" : "inferred";
-                String at = x.thread(k).displayName() + "@" + (g.startNs(iv) - r.startMonotonicNs());
+                String at = x.thread(k).displayName() + "@" + (g.startNs() - r.startMonotonicNs());
                 expected.put(at, name + " " + kind + " " + releasers.get(at));
             }
         }
@@ -143,13 +142,14 @@ class JfrWriterTest {
     @Test
     void criticalPathSegmentsAsTheAnalysis() throws Exception {
         Recording r = read(Fixtures.all().toBytes());
-        dev.convoy.analysis.PathTable path = ContentionIndex.of(r).path();
+        dev.convoy.analysis.PathCursor path = ContentionIndex.of(r).path();
         assertTrue(path.count() > 1, "the fixture has a critical path");
         java.time.Instant start = java.time.Instant.ofEpochSecond(0, r.startEpochNs());
         List<String> expected = new java.util.ArrayList<>();
         for (int s = 0; s < path.count(); s++) {
-            expected.add(path.thread(s).displayName() + " " + path.state(s) + " " + (path.startNs(s) - r.startMonotonicNs())
-                    + "+" + Math.max(0, path.endNs(s) - path.startNs(s)));
+            path.select(s);
+            expected.add(path.thread().displayName() + " " + path.state() + " " + (path.startNs() - r.startMonotonicNs())
+                    + "+" + Math.max(0, path.endNs() - path.startNs()));
         }
         List<String> got = new java.util.ArrayList<>();
         for (RecordedEvent e : jfrEvents(r, "dev.convoy.CriticalPath")) {

@@ -131,8 +131,9 @@ public final class DumpDirectory {
         if (outputs.equals(Set.of(Output.SNAPSHOT))) {
             return writeChecked(requested, outputs, r); // the snapshot's own bytes: no analysis
         }
-        try (AnalysisBudget.Permit p = AnalysisBudget.enter(r, "a dump of " + Output.join(outputs))) {
-            return writeChecked(requested, outputs, r);
+        try (AnalysisBudget.Permit p = AnalysisBudget.enter(r, "a dump of " + Output.join(outputs));
+             dev.convoy.analysis.ContentionIndex.Hold hold = dev.convoy.analysis.ContentionIndex.hold(r)) {
+            return writeChecked(requested, outputs, r); // the outputs share one analysis
         }
     }
 

@@ -23,7 +23,7 @@ import java.util.Map;
  * {@link ValueWriter} and {@link Metadata}; the bytes of all events are kept until the end (as
  * many as the events take in the file), nothing is kept per event besides them.
  */
-public final class ChunkWriter {
+final class ChunkWriter {
     static final int HEADER_SIZE = 68;
     static final long METADATA_ID = 0;
     static final long CHECKPOINT_ID = 1;

@@ -23,7 +23,7 @@ import dev.convoy.export.jfr.Metadata.Type;
  * without duration, thread and stack. The declarations were read from recordings of JDK 17 and
  * JDK 25; the tests compare them with the JDK's own recordings of the same programs.
  */
-public final class JdkTypes {
+final class JdkTypes {
 
     /** The first feature release whose recordings declare the later form. */
     public static final int LATER_FORM = 21;

@@ -20,7 +20,7 @@ import java.util.Arrays;
  * <li>The chunk header's numbers are big-endian of fixed size ({@link #putRawLong} and kin).</li>
  * </ul>
  */
-public final class JfrBuffer {
+final class JfrBuffer {
     static final int STRING_NULL = 0;
     static final int STRING_EMPTY = 1;
     static final int STRING_POOL = 2;

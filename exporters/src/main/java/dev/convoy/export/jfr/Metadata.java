@@ -22,7 +22,7 @@ import java.util.Map;
  * are the metadata and checkpoint events' ids. No type or field can be added once
  * {@link #freeze()} has run (a {@link ChunkWriter} freezes its metadata).
  */
-public final class Metadata {
+final class Metadata {
     static final String EVENT = "jdk.jfr.Event";
     static final String ANNOTATION = "java.lang.annotation.Annotation";
     static final String SETTING_CONTROL = "jdk.jfr.SettingControl";

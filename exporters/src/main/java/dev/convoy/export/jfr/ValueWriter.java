@@ -11,7 +11,7 @@ import dev.convoy.export.jfr.Metadata.Type;
  * fields, element after element, checked the same way. One writer is reused for every value of
  * its target (the event buffer or one constant pool); {@link ChunkWriter} hands them out.
  */
-public final class ValueWriter {
+final class ValueWriter {
     private final JfrBuffer out;
     private final Metadata md;
     private final ConstantPool pool; // null: events

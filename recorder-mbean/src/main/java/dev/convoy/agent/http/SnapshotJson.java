@@ -12,7 +12,7 @@ import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.CriticalPath;
 import dev.convoy.analysis.Deadlocks;
 import dev.convoy.analysis.Blockers;
-import dev.convoy.analysis.IntervalTable;
+import dev.convoy.analysis.IntervalCursor;
 import dev.convoy.analysis.MonitorStatistics;
 import dev.convoy.analysis.HoldTimes;
 import dev.convoy.analysis.OwnerSamples;
@@ -68,21 +68,21 @@ final class SnapshotJson {
         OwnerSamples os = x.ownerSamples();
         List<OwnerSamples.Sample> all = new java.util.ArrayList<>(os.all());
         all.sort(java.util.Comparator.comparingLong((OwnerSamples.Sample s) -> -blockedNs(x, s))
-                .thenComparingLong(s -> x.intervals(s.ring()).startNs(s.interval())));
+                .thenComparingLong(s -> x.intervals(s.ring()).select(s.interval()).startNs()));
         g.writeNumberField("longBlockCount", all.size());
         g.writeArrayFieldStart("longBlocks");
         for (OwnerSamples.Sample s : all.subList(0, Math.min(MAX_LONG_BLOCKS, all.size()))) {
-            IntervalTable iv = x.intervals(s.ring());
+            IntervalCursor iv = x.intervals(s.ring()).select(s.interval());
             g.writeStartObject();
             g.writeStringField("thread", s.blocked().label());
             g.writeNumberField("ring", s.blocked().ringId());
-            g.writeNumberField("startNs", iv.startNs(s.interval()) - r.startMonotonicNs());
+            g.writeNumberField("startNs", iv.startNs() - r.startMonotonicNs());
             g.writeNumberField("blockedNs", blockedNs(x, s));
-            g.writeBooleanField("open", iv.isOpen(s.interval()));
+            g.writeBooleanField("open", iv.isOpen());
             g.writeNumberField("monitor", s.monitor());
             g.writeStringField("monitorClass", className(r, s.monitor(), s.lock()));
             g.writeBooleanField("lock", s.lock());
-            g.writeNumberField("stack", s.blocked().stackId(iv.begin(s.interval())));
+            g.writeNumberField("stack", s.blocked().stackId(iv.beginRecord()));
             g.writeStringField("owner", s.owner() != null ? s.owner().label() : s.ownerName());
             g.writeStringField("ownerState", s.state().label());
             g.writeNumberField("ownerOn", s.state().onSomething() ? s.on() : 0);
@@ -102,8 +102,7 @@ final class SnapshotJson {
     }
 
     private static long blockedNs(ContentionIndex x, OwnerSamples.Sample s) {
-        IntervalTable iv = x.intervals(s.ring());
-        return iv.endNs(s.interval()) - iv.startNs(s.interval());
+        return x.ownerSamples().blockedNs(s);
     }
 
     static void write(JsonGenerator g, Recording r) throws IOException {

@@ -12,12 +12,13 @@ import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.convoy.analysis.Blockers;
 import dev.convoy.analysis.ContentionIndex;
-import dev.convoy.analysis.InteractionTable;
+import dev.convoy.analysis.InteractionCursor;
+import dev.convoy.analysis.Interval;
 import dev.convoy.analysis.Interactions;
 import dev.convoy.analysis.OwnerSamples;
-import dev.convoy.analysis.IntervalTable;
-import dev.convoy.analysis.PathTable;
-import dev.convoy.analysis.SpanTable;
+import dev.convoy.analysis.IntervalCursor;
+import dev.convoy.analysis.PathCursor;
+import dev.convoy.analysis.SpanCursor;
 import dev.convoy.analysis.ThreadStates;
 import dev.convoy.model.Loss;
 import dev.convoy.model.RecordedThread;
@@ -81,15 +82,15 @@ final class Timeline {
             }
         }
         this.rings = Arrays.copyOf(shown, n);
-        InteractionTable in = index.interactions();
-        this.byFrom = in.sortedBy(true, id -> true);
-        this.byTo = in.sortedBy(false, id -> true);
+        InteractionCursor in = index.interactions();
+        this.byFrom = in.byFromNs(java.util.EnumSet.allOf(dev.convoy.analysis.Interactions.Kind.class));
+        this.byTo = in.byToNs(java.util.EnumSet.allOf(dev.convoy.analysis.Interactions.Kind.class));
         List<long[]> gc = new ArrayList<>();
         for (int k = 0; k < index.rings(); k++) {
-            IntervalTable iv = index.intervals(k);
+            IntervalCursor iv = index.intervals(k);
             for (int i = 0; i < iv.count(); i++) {
-                if (iv.kind(i) == IntervalTable.GC) {
-                    gc.add(new long[] {iv.startNs(i), iv.endNs(i)});
+                if (iv.select(i).kind() == Interval.Kind.GC) {
+                    gc.add(new long[] {iv.startNs(), iv.endNs()});
                 }
             }
         }
@@ -280,8 +281,8 @@ final class Timeline {
         final JsonGenerator g;
         final Scale sc;
         final int ring;
-        final SpanTable st;
-        final IntervalTable iv;
+        final SpanCursor st;
+        final IntervalCursor iv;
         final Map<Long, String> monitors;
         final Map<OwnerSamples.Sample, Integer> owners;
         final long[] nsByState = new long[STATES.length];
@@ -292,7 +293,7 @@ final class Timeline {
         int emitted;
         long mergedSpans;
 
-        RowWriter(JsonGenerator g, Scale sc, int ring, SpanTable st, IntervalTable iv, Map<Long, String> monitors,
+        RowWriter(JsonGenerator g, Scale sc, int ring, SpanCursor st, IntervalCursor iv, Map<Long, String> monitors,
                   Map<OwnerSamples.Sample, Integer> owners) {
             this.owners = owners;
             this.g = g;
@@ -304,9 +305,9 @@ final class Timeline {
         }
 
         void write() throws IOException {
-            for (int s = firstEndingAfter(st, sc.from()); s < st.count() && st.startNs(s) < sc.to(); s++) {
-                long a = Math.max(st.startNs(s), sc.from());
-                long b = Math.min(st.endNs(s), sc.to());
+            for (int s = st.firstEndingAfter(sc.from()); s < st.count() && st.select(s).startNs() < sc.to(); s++) {
+                long a = Math.max(st.startNs(), sc.from());
+                long b = Math.min(st.endNs(), sc.to());
                 if (b <= a) {
                     continue;
                 }
@@ -321,7 +322,7 @@ final class Timeline {
                 }
                 pendingEnd = b;
                 pendingCount++;
-                nsByState[st.state(s).ordinal()] += b - a;
+                nsByState[st.state().ordinal()] += b - a;
                 if (sc.px(pendingStart, pendingEnd) >= 1) {
                     flush();
                 }
@@ -347,17 +348,18 @@ final class Timeline {
         }
 
         private void single(int s, long a, long b) throws IOException {
-            int in = st.interval(s);
-            long monitor = in < 0 ? 0 : iv.monitor(in);
-            int stack = in < 0 ? 0 : iv.thread().stackId(iv.begin(in));
+            int in = st.select(s).interval();
+            IntervalCursor c = in < 0 ? null : iv.select(in);
+            long monitor = c == null ? 0 : c.monitor();
+            int stack = c == null ? 0 : iv.thread().stackId(c.beginRecord());
             if (monitor != 0 && !monitors.containsKey(monitor)) {
-                String c = Blockers.className(recording, monitor, iv.isPark(in));
-                monitors.put(monitor, c.isEmpty() ? "?" : c);
+                String cls = Blockers.className(recording, monitor, c.isPark());
+                monitors.put(monitor, cls.isEmpty() ? "?" : cls);
             }
-            boolean timedOut = in >= 0 && index.interactions().endedBy(ring, in) == -2;
-            OwnerSamples.Sample os = in < 0 ? null : index.ownerSamples().of(ring, in);
+            boolean timedOut = c != null && c.endedByTimeout();
+            OwnerSamples.Sample os = c == null ? null : c.ownerSample();
             int owner = os == null ? 0 : owners.computeIfAbsent(os, k -> owners.size() + 1);
-            span(a, b, st.state(s).ordinal(), 1, stack, monitor, timedOut, owner);
+            span(a, b, st.state().ordinal(), 1, stack, monitor, timedOut, owner);
         }
 
         private void span(long a, long b, int state, int count, int stack, long monitor, boolean timedOut, int owner)
@@ -399,41 +401,18 @@ final class Timeline {
         }
     }
 
-    /** The first span of a table that ends after {@code ns} (its count if none). */
-    private static int firstEndingAfter(SpanTable st, long ns) {
-        int lo = 0;
-        int hi = st.count();
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (st.endNs(mid) <= ns) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
-    }
 
     /** The critical path's segments in the window: {@code path: [[row, start, end, state], ...]}. */
     private void path(JsonGenerator g, Scale sc) throws IOException {
-        PathTable p = index.path();
-        int lo = 0;
-        int hi = p.count();
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (p.endNs(mid) <= sc.from()) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
+        PathCursor p = index.path();
+        int lo = p.firstEndingAfter(sc.from());
         g.writeNumberField("pathLengthNs", p.pathEndNs() - p.pathStartNs());
         g.writeArrayFieldStart("path");
         long reached = Long.MIN_VALUE; // the first pixel column no segment sent so far covers
-        for (int s = lo; s < p.count() && p.startNs(s) < sc.to(); s++) {
-            long a = Math.max(p.startNs(s), sc.from());
-            long b = Math.min(p.endNs(s), sc.to());
-            int row = rowOf[p.ring(s)];
+        for (int s = lo; s < p.count() && p.select(s).startNs() < sc.to(); s++) {
+            long a = Math.max(p.startNs(), sc.from());
+            long b = Math.min(p.endNs(), sc.to());
+            int row = rowOf[p.ring()];
             if (b <= a || row < 0) {
                 continue;
             }
@@ -446,7 +425,7 @@ final class Timeline {
             g.writeNumber(row);
             g.writeNumber(a - origin);
             g.writeNumber(b - origin);
-            g.writeNumber(p.state(s).ordinal());
+            g.writeNumber(p.state().ordinal());
             g.writeEndArray();
         }
         g.writeEndArray();
@@ -498,19 +477,19 @@ final class Timeline {
      * were before {@link #longestWoken} kept {@value #MAX_ARROWS}.
      */
     private void arrows(JsonGenerator g, Scale sc) throws IOException {
-        InteractionTable in = index.interactions();
+        InteractionCursor in = index.interactions();
         int[] picked = new int[16];
         int n = 0;
         for (int id : inWindow(byTo, in, sc, false)) {
-            if (rowOf[in.fromRing(id)] >= 0 && rowOf[in.toRing(id)] >= 0) {
+            if (rowOf[in.select(id).fromRing()] >= 0 && rowOf[in.select(id).toRing()] >= 0) {
                 picked = n == picked.length ? Arrays.copyOf(picked, 2 * n) : picked;
                 picked[n++] = id;
             }
         }
         for (int id : inWindow(byFrom, in, sc, true)) {
-            long to = in.toNs(id);
+            long to = in.select(id).toNs();
             boolean counted = to >= sc.from() && to <= sc.to();
-            if (!counted && rowOf[in.fromRing(id)] >= 0 && rowOf[in.toRing(id)] >= 0) {
+            if (!counted && rowOf[in.select(id).fromRing()] >= 0 && rowOf[in.select(id).toRing()] >= 0) {
                 picked = n == picked.length ? Arrays.copyOf(picked, 2 * n) : picked;
                 picked[n++] = id;
             }
@@ -520,11 +499,11 @@ final class Timeline {
         int[] sent = n <= MAX_ARROWS ? Arrays.copyOf(picked, n) : longestWoken(in, picked, n);
         for (int id : sent) {
             g.writeStartArray();
-            g.writeNumber(in.kind(id).ordinal());
-            g.writeNumber(rowOf[in.fromRing(id)]);
-            g.writeNumber(in.fromNs(id) - origin);
-            g.writeNumber(rowOf[in.toRing(id)]);
-            g.writeNumber(in.toNs(id) - origin);
+            g.writeNumber(in.select(id).kind().ordinal());
+            g.writeNumber(rowOf[in.select(id).fromRing()]);
+            g.writeNumber(in.select(id).fromNs() - origin);
+            g.writeNumber(rowOf[in.select(id).toRing()]);
+            g.writeNumber(in.select(id).toNs() - origin);
             g.writeEndArray();
         }
         g.writeEndArray();
@@ -535,7 +514,7 @@ final class Timeline {
      * lasted longest, in their order in {@code ids}: those are drawn on the widest spans, the
      * ones a person can point at; an interaction that ended no interval counts as lasting 0.
      */
-    private int[] longestWoken(InteractionTable in, int[] ids, int n) {
+    private int[] longestWoken(InteractionCursor in, int[] ids, int n) {
         long[] lasted = new long[n];
         for (int j = 0; j < n; j++) {
             lasted[j] = wokenNs(in, ids[j]);
@@ -559,22 +538,22 @@ final class Timeline {
     }
 
     /** How long the interval an interaction ended lasted, 0 if it ended none. */
-    private long wokenNs(InteractionTable in, int id) {
-        int iv = in.ended(id);
+    private long wokenNs(InteractionCursor in, int id) {
+        int iv = in.select(id).endedInterval();
         if (iv < 0) {
             return 0;
         }
-        IntervalTable g = index.intervals(in.toRing(id));
-        return g.endNs(iv) - g.startNs(iv);
+        IntervalCursor g = index.intervals(in.toRing()).select(iv);
+        return g.endNs() - g.startNs();
     }
 
     /** The ids of {@code sorted} (by fromNs or toNs) whose time lies in the window. */
-    private static int[] inWindow(int[] sorted, InteractionTable in, Scale sc, boolean byFromNs) {
+    private static int[] inWindow(int[] sorted, InteractionCursor in, Scale sc, boolean byFromNs) {
         int lo = 0;
         int hi = sorted.length;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            long t = byFromNs ? in.fromNs(sorted[mid]) : in.toNs(sorted[mid]);
+            long t = byFromNs ? in.select(sorted[mid]).fromNs() : in.select(sorted[mid]).toNs();
             if (t < sc.from()) {
                 lo = mid + 1;
             } else {
@@ -582,7 +561,7 @@ final class Timeline {
             }
         }
         int end = lo;
-        while (end < sorted.length && (byFromNs ? in.fromNs(sorted[end]) : in.toNs(sorted[end])) <= sc.to()) {
+        while (end < sorted.length && (byFromNs ? in.select(sorted[end]).fromNs() : in.select(sorted[end]).toNs()) <= sc.to()) {
             end++;
         }
         return Arrays.copyOfRange(sorted, lo, end);

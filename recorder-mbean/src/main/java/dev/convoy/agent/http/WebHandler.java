@@ -20,6 +20,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.convoy.agent.AgentOptions;
+import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.export.FlameGraph;
 import dev.convoy.export.FlameStacks;
 import dev.convoy.export.Output;
@@ -98,6 +99,12 @@ final class WebHandler extends Handler.Abstract {
     private Viewed viewed;
     /** The last overview asked for. */
     private Overview overview;
+    /**
+     * The recording the view shows or summarised last, held ({@link ContentionIndex#hold}): its
+     * summary, timeline, report, flame graph and downloads share one analysis; one at a time.
+     */
+    private Recording heldRecording;
+    private ContentionIndex.Hold hold;
 
     /**
      * The frozen snapshot, the window of its history the view shows (null: the whole history) and
@@ -400,13 +407,27 @@ final class WebHandler extends Handler.Abstract {
         if (viewed == null || viewed.full() != full) {
             viewed = new Viewed(full, null, full);
         }
+        hold(viewed.recording());
         return viewed;
+    }
+
+    /** Holds the analysis of {@code r} (and lets the one held before go). */
+    private synchronized void hold(Recording r) {
+        if (r != heldRecording) {
+            ContentionIndex.Hold before = hold;
+            hold = ContentionIndex.hold(r);
+            heldRecording = r;
+            if (before != null) {
+                before.close();
+            }
+        }
     }
 
     /** The summary of what a view shows ({@link SnapshotJson}), its analysis under the heap's budget. */
     private Reply summary(Viewed v, String what) throws IOException {
         Recording r = v.recording();
         try (var permit = dev.convoy.agent.AnalysisBudget.enter(r, what)) {
+            hold(r);
             Timeline t = timelineOf(r); // its index serves the summary and the timeline's requests after it
             return Reply.json(g -> SnapshotJson.write(g, r, t.index(), v.full()));
         }

@@ -31,7 +31,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.convoy.analysis.ContentionIndex;
 import dev.convoy.analysis.CriticalPath;
 import dev.convoy.analysis.Interactions;
-import dev.convoy.analysis.SpanTable;
+import dev.convoy.analysis.SpanCursor;
 import dev.convoy.analysis.ThreadStates;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
@@ -446,10 +446,10 @@ class TimelineTest {
         ContentionIndex x = ContentionIndex.of(r);
         long states = 0;
         for (int k = 0; k < x.rings(); k++) {
-            SpanTable st = x.spans(k);
+            SpanCursor st = x.spans(k);
             for (int s = 0; s < st.count(); s++) {
-                long from = Math.max(st.startNs(s), r.startMonotonicNs());
-                states += Math.min(st.endNs(s), r.snapshotMonotonicNs()) > from ? 1 : 0;
+                long from = Math.max(st.select(s).startNs(), r.startMonotonicNs());
+                states += Math.min(st.endNs(), r.snapshotMonotonicNs()) > from ? 1 : 0;
             }
         }
         long all = states;

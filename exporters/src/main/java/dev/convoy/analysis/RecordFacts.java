@@ -1,27 +1,27 @@
-package dev.convoy.export;
+package dev.convoy.analysis;
 
-import dev.convoy.analysis.Intervals;
 import dev.convoy.model.Event;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Predicate;
-import java.util.function.ToLongFunction;
 
 /**
- * Per-ring pairing state for the writers that stream {@link Recording#events()}: feed every
- * event to {@link #next} in that order. It tells whether the event is an inner wait of a
- * {@code Thread.join} (as {@link Intervals#joinWaits}) and, for a MONITOR_WAITED or SLEPT,
- * the argument (timeout) of its MONITOR_WAIT or SLEEP, and for a PARKED its PARK. The per-ring scans of the analysis
- * go in ring order; the merged order is the same for a ring whose records are in time order,
- * so only a ring that is not (lost or reordered data) gets its pairs computed up front.
+ * What the analysis says of each record, for the writers that stream {@link Recording#events()}
+ * (the CSV event log, the TPTP trace) and need no index: feed every event to {@link #next} in
+ * that order, then read {@link #owner()}, {@link #begin()} and {@link #innerJoinWait()} of it.
+ * The owner at a MONITOR_ENTER comes from the rules of {@link MonitorOwnership} (its tracker,
+ * the one {@link ContentionIndex} runs too); the pairs are those of the rings' scans
+ * ({@link Intervals}): the inner waits of a {@code Thread.join} ({@link Intervals#joinWaits}) and
+ * the begin of a MONITOR_WAITED, SLEPT or PARKED. Per ring and per monitor state only: nothing
+ * is kept per record. The per-ring scans go in ring order; the merged order is the same for a
+ * ring whose records are in time order, so only a ring that is not (lost or reordered data)
+ * gets its pairs computed up front.
  */
-final class RingState {
+public final class RecordFacts {
     private final Map<RecordedThread, Integer> index = new IdentityHashMap<>();
     private final Event[] wait;
     private final Event[] sleep;
@@ -30,11 +30,14 @@ final class RingState {
     private final boolean[] unsorted;
     private final Set<Event> unsortedInner = new java.util.HashSet<>();
     private final Map<Event, Event> unsortedBegin = new HashMap<>();
+    private final MonitorOwnership.Tracker owners;
+    private Event begin;
+    private boolean inner;
+    private MonitorOwnership.Owner owner;
 
-    /** The begin of the last MONITOR_WAITED, SLEPT or PARKED given to {@link #next}, null when none. */
-    Event begin;
-
-    RingState(Recording r) {
+    /** The facts of a recording's records, from its first event on. */
+    public RecordFacts(Recording r) {
+        this.owners = new MonitorOwnership.Tracker(r);
         List<RecordedThread> threads = r.threads();
         int n = threads.size();
         wait = new Event[n];
@@ -53,7 +56,7 @@ final class RingState {
             }
             if (unsorted[k]) {
                 unsortedInner.addAll(Intervals.joinWaits(t));
-                RingState one = new RingState();
+                RecordFacts one = new RecordFacts();
                 for (Event e : t.events()) {
                     one.scan(0, e);
                     if (one.begin != null) {
@@ -64,7 +67,8 @@ final class RingState {
         }
     }
 
-    private RingState() {
+    private RecordFacts() {
+        owners = null;
         wait = new Event[1];
         sleep = new Event[1];
         join = new Event[1];
@@ -73,18 +77,38 @@ final class RingState {
     }
 
     /** Position of a ring in {@link Recording#threads()}. */
-    int index(RecordedThread t) {
+    public int ring(RecordedThread t) {
         return index.get(t);
     }
 
-    /** Takes the next event of the merged order; true when it is the inner wait of a join. */
-    boolean next(Event e) {
-        int k = index(e.thread());
+    /** Takes the next event of the order of {@link Recording#events()}. */
+    public void next(Event e) {
+        owner = owners.next(e);
+        int k = ring(e.thread());
         if (unsorted[k]) {
             begin = unsortedBegin.get(e);
-            return unsortedInner.contains(e);
+            inner = unsortedInner.contains(e);
+        } else {
+            inner = scan(k, e);
         }
-        return scan(k, e);
+    }
+
+    /** The owner at the MONITOR_ENTER taken last (exact or inferred); null when unknown or not an enter. */
+    public MonitorOwnership.Owner owner() {
+        return owner;
+    }
+
+    /**
+     * The begin of the MONITOR_WAITED (its MONITOR_WAIT), SLEPT (its SLEEP) or PARKED (its PARK)
+     * taken last; null when not known (lost, or ended otherwise) and for every other record.
+     */
+    public Event begin() {
+        return begin;
+    }
+
+    /** Whether the record taken last is a wait inside a {@code Thread.join} (JOIN and JOINED stand for it). */
+    public boolean innerJoinWait() {
+        return inner;
     }
 
     private boolean scan(int k, Event e) {
@@ -125,38 +149,5 @@ final class RingState {
             }
         }
         return false;
-    }
-
-    /**
-     * Marks (thread start or end lines) of the rings accepted by {@code which}, at
-     * {@code ts}, sorted by (time, ring position): pairs {@code [ts, ring]} in one array.
-     */
-    static long[] marks(Recording r, Predicate<RecordedThread> which, ToLongFunction<RecordedThread> ts) {
-        List<long[]> m = new ArrayList<>();
-        List<RecordedThread> threads = r.threads();
-        for (int k = 0; k < threads.size(); k++) {
-            if (which.test(threads.get(k))) {
-                m.add(new long[] {ts.applyAsLong(threads.get(k)), k});
-            }
-        }
-        m.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
-        long[] out = new long[2 * m.size()];
-        for (int i = 0; i < m.size(); i++) {
-            out[2 * i] = m.get(i)[0];
-            out[2 * i + 1] = m.get(i)[1];
-        }
-        return out;
-    }
-
-    static int count(long[] marks) {
-        return marks.length / 2;
-    }
-
-    static long ts(long[] marks, int i) {
-        return marks[2 * i];
-    }
-
-    static int ring(long[] marks, int i) {
-        return (int) marks[2 * i + 1];
     }
 }

@@ -1,19 +1,17 @@
-package dev.convoy.export;
+package dev.convoy.export.jfr;
 
 import dev.convoy.analysis.ContentionIndex;
-import dev.convoy.analysis.InteractionTable;
-import dev.convoy.analysis.Interactions;
-import dev.convoy.analysis.IntervalTable;
-import dev.convoy.analysis.LongMap;
-import dev.convoy.analysis.MonitorOwnership;
-import dev.convoy.analysis.PathTable;
-import dev.convoy.analysis.ThreadStates;
-import dev.convoy.export.jfr.ChunkWriter;
-import dev.convoy.export.jfr.JdkTypes;
-import dev.convoy.export.jfr.Metadata;
+import dev.convoy.export.Text;
 import dev.convoy.export.jfr.Metadata.Field;
 import dev.convoy.export.jfr.Metadata.Type;
-import dev.convoy.export.jfr.ValueWriter;
+import dev.convoy.analysis.InteractionCursor;
+import dev.convoy.analysis.Interval;
+import dev.convoy.analysis.Interactions;
+import dev.convoy.analysis.IntervalCursor;
+import dev.convoy.analysis.LongMap;
+import dev.convoy.analysis.MonitorOwnership;
+import dev.convoy.analysis.PathCursor;
+import dev.convoy.analysis.ThreadStates;
 import dev.convoy.model.ClassInfo;
 import dev.convoy.model.EventType;
 import dev.convoy.model.Frame;
@@ -119,7 +117,7 @@ public final class JfrWriter {
         final Recording r;
         final long start;
         final ContentionIndex x;
-        final InteractionTable in;
+        final InteractionCursor in;
         final List<RecordedThread> threads;
 
         final JdkTypes jdk;
@@ -326,15 +324,15 @@ public final class JfrWriter {
             Map<Long, Integer>[] w = new Map[threads.size()];
             woken = w;
             for (int id = 0; id < in.count(); id++) {
-                Interactions.Kind kind = in.kind(id);
-                int from = in.fromRing(id);
-                if (kind == Interactions.Kind.START && in.toRing(id) >= 0 && parents[in.toRing(id)] < 0) {
-                    parents[in.toRing(id)] = from;
+                Interactions.Kind kind = in.select(id).kind();
+                int from = in.select(id).fromRing();
+                if (kind == Interactions.Kind.START && in.select(id).toRing() >= 0 && parents[in.select(id).toRing()] < 0) {
+                    parents[in.select(id).toRing()] = from;
                 } else if ((kind == Interactions.Kind.NOTIFY || kind == Interactions.Kind.NOTIFY_ALL) && from >= 0) {
                     if (woken[from] == null) {
                         woken[from] = new HashMap<>();
                     }
-                    woken[from].merge(in.fromNs(id), 1, Integer::sum);
+                    woken[from].merge(in.select(id).fromNs(), 1, Integer::sum);
                 }
             }
             for (int k = 0; k < threads.size(); k++) {
@@ -385,9 +383,9 @@ public final class JfrWriter {
             settings();
             for (int k = 0; k < threads.size(); k++) {
                 RecordedThread t = threads.get(k);
-                IntervalTable g = x.intervals(k);
+                IntervalCursor g = x.intervals(k);
                 for (int iv = 0; iv < g.count(); iv++) {
-                    interval(k, t, g, iv);
+                    interval(k, t, g.select(iv));
                 }
                 if (!t.isSystem()) {
                     calls(k, t);
@@ -406,9 +404,9 @@ public final class JfrWriter {
             for (dev.convoy.analysis.OwnerSamples.Sample s : x.ownerSamples().all()) {
                 ownerSample(s);
             }
-            PathTable path = x.path();
+            PathCursor path = x.path();
             for (int sg = 0; sg < path.count(); sg++) {
-                segment(path, sg);
+                segment(path.select(sg));
             }
             losses();
         }
@@ -441,16 +439,16 @@ public final class JfrWriter {
             }
         }
 
-        void segment(PathTable path, int sg) {
-            long ts = path.startNs(sg);
-            long dur = Math.max(0, path.endNs(sg) - ts);
-            int ring = path.ring(sg);
-            boolean onMonitor = path.state(sg) != ThreadStates.State.JOINING;
-            long[] m = onMonitor ? monitor(path.monitor(sg)) : NO_MONITOR;
-            int via = path.via(sg);
+        void segment(PathCursor path) {
+            long ts = path.startNs();
+            long dur = Math.max(0, path.endNs() - ts);
+            int ring = path.ring();
+            boolean onMonitor = path.state() != ThreadStates.State.JOINING;
+            long[] m = onMonitor ? monitor(path.monitor()) : NO_MONITOR;
+            int via = path.via();
             chunk.event(criticalPath).putLong(ticks(ts)).putLong(dur).putKey(tThread, threadKeys[ring])
-                    .putPooledString(path.state(sg).name()).putKey(tClass, m[0]).putLong(m[1])
-                    .putPooledString(via >= 0 ? in.kind(via).name() : null).end();
+                    .putPooledString(path.state().name()).putKey(tClass, m[0]).putLong(m[1])
+                    .putPooledString(via >= 0 ? in.select(via).kind().name() : null).end();
         }
 
         /**
@@ -458,7 +456,6 @@ public final class JfrWriter {
          * thread, the lock, the owner's state and what it was itself on, the holding frame.
          */
         void ownerSample(dev.convoy.analysis.OwnerSamples.Sample s) {
-            IntervalTable g = x.intervals(s.ring());
             long[] m = monitor(s.monitor());
             long[] on = s.state().onSomething() && s.on() != 0 ? monitor(s.on()) : NO_MONITOR;
             long owner = ownerKey(s.owner() == null ? -1 : x.ring(s.owner()), s.ownerJavaId());
@@ -466,7 +463,7 @@ public final class JfrWriter {
             chunk.event(ownerSample).putLong(ticks(s.ts())).putLong(0).putKey(tThread, owner)
                     .putKey(tStack, stackKey(s.stackId())).putKey(tThread, threadKeys[s.ring()])
                     .putKey(tClass, m[0]).putLong(m[1]).putBoolean(s.lock())
-                    .putLong(Math.max(0, g.endNs(s.interval()) - g.startNs(s.interval())))
+                    .putLong(Math.max(0, x.ownerSamples().blockedNs(s)))
                     .putPooledString(s.state().label()).putKey(tClass, on[0]).putLong(on[1])
                     .putPooledString(f == null ? null : r.describe(f)).putBoolean(f != null && !s.frameExact()).end();
         }
@@ -503,86 +500,86 @@ public final class JfrWriter {
         }
 
         void interaction(int id) {
-            Interactions.Kind kind = in.kind(id);
-            int from = in.fromRing(id);
-            int to = in.toRing(id);
-            long fromNs = in.fromNs(id);
-            long dur = Math.max(0, in.toNs(id) - fromNs);
+            Interactions.Kind kind = in.select(id).kind();
+            int from = in.select(id).fromRing();
+            int to = in.select(id).toRing();
+            long fromNs = in.select(id).fromNs();
+            long dur = Math.max(0, in.select(id).toNs() - fromNs);
             boolean onMonitor = kind == Interactions.Kind.HANDOFF || kind == Interactions.Kind.NOTIFY
                     || kind == Interactions.Kind.NOTIFY_ALL;
-            long[] m = onMonitor ? monitor(in.monitor(id)) : NO_MONITOR;
+            long[] m = onMonitor ? monitor(in.select(id).monitor()) : NO_MONITOR;
             chunk.event(interaction).putLong(ticks(fromNs)).putLong(dur)
                     .putKey(tThread, from >= 0 ? threadKeys[from] : 0)
                     .putPooledString(kind.name()).putKey(tThread, to >= 0 ? threadKeys[to] : 0)
-                    .putKey(tClass, m[0]).putLong(m[1]).putBoolean(in.exact(id)).end();
+                    .putKey(tClass, m[0]).putLong(m[1]).putBoolean(in.select(id).exact()).end();
         }
 
-        void interval(int k, RecordedThread t, IntervalTable g, int iv) {
-            int kind = g.kind(iv);
-            if (t.isSystem() && kind != IntervalTable.GC) {
+        void interval(int k, RecordedThread t, IntervalCursor g) {
+            Interval.Kind kind = g.kind();
+            if (t.isSystem() && kind != Interval.Kind.GC) {
                 return; // as the CSV event log: system threads' records are not written
             }
-            long ts = g.startNs(iv);
-            long dur = Math.max(0, g.endNs(iv) - ts);
-            boolean open = g.isOpen(iv);
-            int begin = g.begin(iv);
+            long ts = g.startNs();
+            long dur = Math.max(0, g.endNs() - ts);
+            boolean open = g.isOpen();
+            int begin = g.beginRecord();
             int stackId = begin >= 0 ? t.stackId(begin) : 0;
-            int carrier = open || !t.isVirtual() ? -1 : carrier(t, g.end(iv));
+            int carrier = open || !t.isVirtual() ? -1 : carrier(t, g.endRecord());
             long carrierKey = carrier >= 0 ? threadKeys[carrier] : 0;
             long arg = begin >= 0 ? t.arg(begin) : 0;
-            long mon = g.monitor(iv);
-            if (kind == IntervalTable.GC) {
+            long mon = g.monitor();
+            if (kind == Interval.Kind.GC) {
                 ValueWriter e = chunk.event(gc).putLong(ticks(ts)).putLong(dur);
                 if (jdk.gcHasThread()) {
                     e.putKey(tThread, 0); // JVMTI does not say which thread collected
                 }
-                e.putInt(iv).putKey(tGcName, gcUnknown(tGcName)).putKey(tGcCause, gcUnknown(tGcCause))
+                e.putInt(g.id()).putKey(tGcName, gcUnknown(tGcName)).putKey(tGcCause, gcUnknown(tGcCause))
                         .putLong(dur).putLong(dur).putBoolean(open).end();
                 return;
             }
-            if (g.isPark(iv)) {
-                boolean lock = kind == IntervalTable.BLOCKED;
-                long owner = lock ? ownerKey(in.ownerRing(k, iv), t.arg2(begin)) : 0;
+            if (g.isPark()) {
+                boolean lock = kind == Interval.Kind.BLOCKED;
+                long owner = lock ? ownerKey(g.ownerRing(), t.arg2(begin)) : 0;
                 long[] m = monitor(mon);
                 // no timeout and no deadline are Long.MIN_VALUE ("N/A"), as the JDK writes them
                 common(chunk.event(threadPark), k, ts, dur, stackId)
                         .putKey(tClass, m[0]).putLong(arg > 0 ? arg : Long.MIN_VALUE).putLong(Long.MIN_VALUE).putLong(m[1]).putBoolean(lock)
-                        .putKey(tThread, owner).putBoolean(!open && g.timedOut(iv))
-                        .putBoolean(!open && g.parkInterrupted(iv)).putKey(tThread, carrierKey).putBoolean(open).end();
+                        .putKey(tThread, owner).putBoolean(!open && g.timedOut())
+                        .putBoolean(!open && g.parkInterrupted()).putKey(tThread, carrierKey).putBoolean(open).end();
                 return;
             }
             switch (kind) {
-                case IntervalTable.BLOCKED -> {
-                    MonitorOwnership.Source src = in.ownerSource(k, iv);
-                    long owner = ownerKey(in.ownerRing(k, iv), src == null ? 0 : in.ownerJavaId(k, iv));
+                case BLOCKED -> {
+                    MonitorOwnership.Source src = g.ownerSource();
+                    long owner = ownerKey(g.ownerRing(), src == null ? 0 : g.ownerJavaId());
                     String ownerKind = src == null ? null : src == MonitorOwnership.Source.NONE ? "none"
                             : src.exact() ? "exact" : "inferred";
-                    int releaser = open ? -1 : exactReleaser(k, iv);
+                    int releaser = open ? -1 : exactReleaser(g);
                     long[] m = monitor(mon);
                     common(chunk.event(monitorEnter), k, ts, dur, stackId)
                             .putKey(tClass, m[0]).putKey(tThread, releaser >= 0 ? threadKeys[releaser] : 0).putLong(m[1])
                             .putKey(tThread, owner).putPooledString(ownerKind)
                             .putKey(tThread, carrierKey).putBoolean(open).end();
                 }
-                case IntervalTable.WAITING -> {
-                    int ender = open ? -1 : in.endedBy(k, iv);
+                case WAITING -> {
+                    int ender = open ? -1 : g.endedBy();
                     int notifier = -1;
                     if (ender >= 0) {
-                        Interactions.Kind ek = in.kind(ender);
+                        Interactions.Kind ek = in.select(ender).kind();
                         if (ek == Interactions.Kind.NOTIFY || ek == Interactions.Kind.NOTIFY_ALL) {
-                            notifier = in.fromRing(ender);
+                            notifier = in.select(ender).fromRing();
                         }
                     }
                     long[] m = monitor(mon);
                     common(chunk.event(monitorWait), k, ts, dur, stackId)
                             .putKey(tClass, m[0]).putKey(tThread, notifier >= 0 ? threadKeys[notifier] : 0)
-                            .putLong(arg).putBoolean(!open && g.timedOut(iv)).putLong(m[1])
+                            .putLong(arg).putBoolean(!open && g.timedOut()).putLong(m[1])
                             .putKey(tThread, carrierKey).putBoolean(open).end();
                 }
-                case IntervalTable.SLEEPING -> common(chunk.event(threadSleep), k, ts, dur, stackId)
+                case SLEEPING -> common(chunk.event(threadSleep), k, ts, dur, stackId)
                         .putLong(jdk.sleepTimeInNanos() ? millisToNanos(arg) : arg)
-                        .putBoolean(!open && g.interrupted(iv)).putKey(tThread, carrierKey).putBoolean(open).end();
-                case IntervalTable.JOINING -> {
+                        .putBoolean(!open && g.interrupted()).putKey(tThread, carrierKey).putBoolean(open).end();
+                case JOINING -> {
                     RecordedThread joined = r.threadByObject(mon).orElse(null);
                     if (t.rawType(begin) == dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_WAIT) {
                         // a join seen by its stack (no JOIN recorded): the wait on the Thread object,
@@ -590,13 +587,13 @@ public final class JfrWriter {
                         long[] m = monitor(mon);
                         common(chunk.event(monitorWait), k, ts, dur, stackId)
                                 .putKey(tClass, m[0]).putKey(tThread, 0).putLong(arg)
-                                .putBoolean(!open && g.timedOut(iv)).putLong(m[1])
+                                .putBoolean(!open && g.timedOut()).putLong(m[1])
                                 .putKey(tThread, carrierKey).putBoolean(open).end();
                         return;
                     }
                     common(chunk.event(threadJoin), k, ts, dur, stackId)
                             .putKey(tThread, joined == null ? 0 : threadKeys[x.ring(joined)]).putLong(arg)
-                            .putBoolean(!open && g.interrupted(iv)).putKey(tThread, carrierKey).putBoolean(open).end();
+                            .putBoolean(!open && g.interrupted()).putKey(tThread, carrierKey).putBoolean(open).end();
                 }
                 default -> {
                 }
@@ -633,9 +630,13 @@ public final class JfrWriter {
          * {@code iv} of ring {@code k}, where the releaser is exact (its HANDOFF interaction is
          * exact: the VM recorded it, FLAG_RELEASER); -1 where it is inferred or unknown.
          */
-        int exactReleaser(int k, int iv) {
-            int id = in.endedBy(k, iv);
-            return id >= 0 && in.kind(id) == Interactions.Kind.HANDOFF && in.exact(id) ? in.fromRing(id) : -1;
+        int exactReleaser(IntervalCursor g) {
+            int id = g.endedBy();
+            if (id < 0) {
+                return -1;
+            }
+            InteractionCursor a = in.select(id);
+            return a.kind() == Interactions.Kind.HANDOFF && a.exact() ? a.fromRing() : -1;
         }
 
         /** A sleep's milliseconds in nanoseconds (saturating). */
