@@ -581,7 +581,8 @@ class ParkOutputsIT {
             assertTrue(Pattern.compile(Pattern.quote(t.name() + " is parked on " + REENTRANT_LOCK)
                     + "@[0-9a-f]{1,8}, held by " + Pattern.quote(owner.name())).matcher(o.report).find(), o.report);
         }
-        assertTrue(o.report.contains("1 deadlock."), o.report);
+        // the header's counts end the sentence, or go on to the idle waits a JDK thread may have made
+        assertTrue(Pattern.compile(", 1 deadlock[.;]").matcher(o.report).find(), o.report);
         String[] summary = (String[]) o.summary.get("deadlocks");
         assertEquals(1, summary.length, Arrays.toString(summary));
         assertTrue(summary[0].contains(a.name() + " parked on " + REENTRANT_LOCK), summary[0]);
