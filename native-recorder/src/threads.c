@@ -740,24 +740,31 @@ cv_thread_view *threads_pin_all(size_t *count) {
     return v;
 }
 
-void threads_unpin(JNIEnv *jni, cv_thread_view *v, size_t count) {
-    cv_thread *freed = NULL;    /* retired states no snapshot pins any more, linked by `next` */
-    pthread_mutex_lock(&registry_lock);
-    for (size_t i = 0; i < count; i++) {
-        cv_thread *t = v[i].t;
-        CV_ASSERT(t->victim.pins > 0);
-        if (--t->victim.pins == 0 && t->retired) {
-            t->next = freed;
-            freed = t;
-        }
+/* Under registry_lock: lets go of one pin of t; a retired state no one pins any more joins *freed
+ * (linked by `next`), which free_unpinned frees once the lock is let go. */
+static void drop_pin(cv_thread *t, cv_thread **freed) {
+    CV_ASSERT(t->victim.pins > 0);
+    if (--t->victim.pins == 0 && t->retired) {
+        t->next = *freed;
+        *freed = t;
     }
-    pthread_mutex_unlock(&registry_lock);
+}
+
+static void free_unpinned(JNIEnv *jni, cv_thread *freed) {
     while (freed) {
         cv_thread *t = freed;
         freed = t->next;
         release_state(jni, t);
         free(t);
     }
+}
+
+void threads_unpin(JNIEnv *jni, cv_thread_view *v, size_t count) {
+    cv_thread *freed = NULL;
+    pthread_mutex_lock(&registry_lock);
+    for (size_t i = 0; i < count; i++) drop_pin(v[i].t, &freed);
+    pthread_mutex_unlock(&registry_lock);
+    free_unpinned(jni, freed);
     for (size_t i = 0; i < count; i++) {
         free(v[i].name);
         free(v[i].group);
@@ -967,23 +974,11 @@ static size_t pin_to_drain(int *owner_due, uint64_t *due_ns) {
 
 /* Under drain_lock: lets go of the states pin_to_drain pinned (threads_unpin for drain_views). */
 static void unpin_drained(JNIEnv *jni, size_t n) {
-    cv_thread *freed = NULL;    /* retired states no one pins any more, linked by `next` */
+    cv_thread *freed = NULL;
     pthread_mutex_lock(&registry_lock);
-    for (size_t i = 0; i < n; i++) {
-        cv_thread *t = drain_views[i].t;
-        CV_ASSERT(t->victim.pins > 0);
-        if (--t->victim.pins == 0 && t->retired) {
-            t->next = freed;
-            freed = t;
-        }
-    }
+    for (size_t i = 0; i < n; i++) drop_pin(drain_views[i].t, &freed);
     pthread_mutex_unlock(&registry_lock);
-    while (freed) {
-        cv_thread *t = freed;
-        freed = t->next;
-        release_state(jni, t);
-        free(t);
-    }
+    free_unpinned(jni, freed);
 }
 
 /* A pinned state whose ring the drain has just drained: its mark half a ring past the cursor, if
@@ -1291,14 +1286,11 @@ void threads_mark_sampled(uint64_t ring_id, uint64_t since_ns) {
 
 /* Lets go of a state pinned by one of the functions below (threads_unpin for one state). */
 static void unpin_one(JNIEnv *jni, cv_thread *t) {
+    cv_thread *freed = NULL;
     pthread_mutex_lock(&registry_lock);
-    CV_ASSERT(t->victim.pins > 0);
-    int last = --t->victim.pins == 0 && t->retired;
+    drop_pin(t, &freed);
     pthread_mutex_unlock(&registry_lock);
-    if (last) {
-        release_state(jni, t);
-        free(t);
-    }
+    free_unpinned(jni, freed);
 }
 
 jobject threads_thread_ref(JNIEnv *jni, int64_t java_tid, cv_record *newest, int *has_newest) {
