@@ -95,9 +95,9 @@ typedef struct {
     uint64_t snap_mono;      /* the snapshot's time: no record in it is later */
     uint64_t snap_epoch;
     cv_history_totals history;
-    int      chunk_mode;     /* a repository chunk: one chunk alone, no live thread, no aged front */
-    int      packed;         /* records in SECTION_RECORDS as the history packs them (chunk mode) */
-    struct packed_run *runs; /* packed: the chunk's runs, as pass 1 found them */
+    int      chunk_mode;     /* a repository chunk: one chunk alone, no live thread, no aged front;
+                                its records in SECTION_RECORDS as the history packs them */
+    struct packed_run *runs; /* chunk mode: the chunk's runs, as pass 1 found them */
     size_t   nruns, capruns;
     id_set   stacks;         /* chunk mode: the stack ids its records name */
     id_set   objects;        /* chunk mode: the object ids its records and threads name */
@@ -227,7 +227,7 @@ static int scan_history(stream_map *m, const cv_hist_view *hv, uint64_t since, u
                     }
                 }
                 if (got < 0) return -1;
-                if (c->packed && count) {
+                if (c->chunk_mode && count) {
                     if (c->nruns == c->capruns) {
                         size_t cap = c->capruns ? c->capruns * 2 : 64;
                         packed_run *bigger = realloc(c->runs, cap * sizeof(packed_run));
@@ -370,7 +370,7 @@ static void put_thread(cv_buf *b, ring_copy *c, stream *st, const cv_hist_thread
     buf_u32(b, capacity);
     st->listed = 1;
     c->nthreads++;
-    if (c->packed) {
+    if (c->chunk_mode) {
         buf_u32(b, 0);   /* its records follow in SECTION_RECORDS */
         return;
     }
@@ -461,9 +461,9 @@ static int put_threads(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, cv
     if (!c->chunk_mode || gc->kept || gc->nlosses) order[norder++] = gc;
     for (size_t k = 0; k < norder; k++) {
         const stream *st = order[k];
-        bound += 128 + 3 * (CV_NAME_MAX_BYTES + 8) + (c->packed ? 0 : (size_t)st->kept * CV_RECORD_BYTES);
+        bound += 128 + 3 * (CV_NAME_MAX_BYTES + 8) + (c->chunk_mode ? 0 : (size_t)st->kept * CV_RECORD_BYTES);
     }
-    for (size_t i = 0; c->packed && i < hv->count; i++) bound += hv->used[i];
+    for (size_t i = 0; c->chunk_mode && i < hv->count; i++) bound += hv->used[i];
     buf_reserve(b, bound);
     size_t mark = buf_counted_section_begin(b, SECTION_THREADS);
     for (size_t k = 0; k < norder; k++) {
@@ -523,7 +523,7 @@ static int put_threads(cv_buf *b, JNIEnv *jni, const cv_snapshot_source *src, cv
         rc = 0;   /* reported by the caller */
         goto done;
     }
-    if (c->packed) {
+    if (c->chunk_mode) {
         buf_counted_section_end(b, mark, c->nthreads);
         if (put_packed(b, &m, c)) {
             cv_fail(err, "the history holds a malformed entry");
@@ -994,7 +994,6 @@ int snapshot_encode_chunk(JNIEnv *jni, const cv_snapshot_source *src, const cv_c
     buf_init(&c.losses);
     buf_init(&c.priors);
     c.chunk_mode = 1;
-    c.packed = 1;
     cv_history *h = threads_history();
     history_lock(h);
     history_totals(h, &c.history);
