@@ -255,6 +255,26 @@ public final class SnapshotReader {
         }
     }
 
+    /** An empty list per ring of SECTION_THREADS, in its order: for the entries of a section that name rings. */
+    private static <T> Map<Long, List<T>> perRing(List<RecordedThread> threads) {
+        Map<Long, List<T>> byRing = new LinkedHashMap<>();
+        for (RecordedThread t : threads) {
+            byRing.put(t.ringId(), new ArrayList<>());
+        }
+        return byRing;
+    }
+
+    /** The list of {@code ring}; an entry of {@code section} (read at {@code offset}) naming a ring SECTION_THREADS does not list is corrupt. */
+    private static <T> List<T> listOf(Map<Long, List<T>> byRing, long ring, long offset, String section)
+            throws SnapshotFormatException {
+        List<T> list = byRing.get(ring);
+        if (list == null) {
+            throw new SnapshotFormatException(offset, "corrupt: " + section + " names ring "
+                    + Long.toUnsignedString(ring) + ", which SECTION_THREADS does not list");
+        }
+        return list;
+    }
+
     /** One entry of SECTION_RECORDS: a run of packed records of a ring, and where it was read. */
     private record PackedRun(long ringId, int count, ByteBuffer bytes, long offset) {
     }
@@ -284,17 +304,9 @@ public final class SnapshotReader {
      */
     private static List<RecordedThread> unpack(List<RecordedThread> threads, List<PackedRun> runs)
             throws SnapshotFormatException {
-        Map<Long, List<PackedRun>> byRing = new LinkedHashMap<>();
-        for (RecordedThread t : threads) {
-            byRing.put(t.ringId(), new ArrayList<>());
-        }
+        Map<Long, List<PackedRun>> byRing = perRing(threads);
         for (PackedRun run : runs) {
-            List<PackedRun> ring = byRing.get(run.ringId());
-            if (ring == null) {
-                throw new SnapshotFormatException(run.offset(), "corrupt: SECTION_RECORDS names ring "
-                        + Long.toUnsignedString(run.ringId()) + ", which SECTION_THREADS does not list");
-            }
-            ring.add(run);
+            listOf(byRing, run.ringId(), run.offset(), "SECTION_RECORDS").add(run);
         }
         List<RecordedThread> out = new ArrayList<>(threads.size());
         for (RecordedThread t : threads) {
@@ -412,16 +424,9 @@ public final class SnapshotReader {
      */
     private static List<RecordedThread> attach(List<RecordedThread> threads, List<RawLoss> losses)
             throws SnapshotFormatException {
-        Map<Long, List<Loss>> byRing = new LinkedHashMap<>();
-        for (RecordedThread t : threads) {
-            byRing.put(t.ringId(), new ArrayList<>());
-        }
+        Map<Long, List<Loss>> byRing = perRing(threads);
         for (RawLoss raw : losses) {
-            List<Loss> ring = byRing.get(raw.ringId());
-            if (ring == null) {
-                throw new SnapshotFormatException(raw.offset(), "corrupt: SECTION_LOSSES names ring "
-                        + Long.toUnsignedString(raw.ringId()) + ", which SECTION_THREADS does not list");
-            }
+            List<Loss> ring = listOf(byRing, raw.ringId(), raw.offset(), "SECTION_LOSSES");
             if (!ring.isEmpty()) {
                 Loss prev = ring.get(ring.size() - 1);
                 Loss l = raw.loss();
