@@ -17,16 +17,11 @@ OUT="$ROOT/docs/bench/history-jdk${FEATURE:-unknown}.md"
 
 declare -A NS CPU BYTES
 run() { # config
-    local c="$1" dir="$WORK/$1-$RANDOM" args=()
+    local c="$1" dir="$WORK/$1-$RANDOM"
     mkdir -p "$dir"
-    case "$c" in
-        none) ;;
-        convoy) args=("-javaagent:$AGENT") ;;
-        convoy-disk) args=("-javaagent:$AGENT=repository=$dir/repo") ;;
-        jfr) args=("-XX:StartFlightRecording:filename=$dir/rec.jfr,disk=true,$JFR_EVENTS") ;;
-    esac
+    recorder_args "$c" "$dir"
     local line
-    line="$("$JAVA" "${args[@]}" -cp "$CP" dev.convoy.testapps.bench.RecorderCpu "$TRIPS" 2>/dev/null | grep '^RECORDERCPU')"
+    line="$("$JAVA" "${ARGS[@]}" -cp "$CP" dev.convoy.testapps.bench.RecorderCpu "$TRIPS" 2>/dev/null | grep '^RECORDERCPU')"
     local nanos cpu=0 v
     nanos="$(sed -E 's/.* nanos=([0-9]+).*/\1/' <<<"$line")"
     for v in $(grep -oE 'cpu\.(Convoy_history|JFR_[A-Za-z_]+)=[0-9]+' <<<"$line" | cut -d= -f2); do cpu=$((cpu + v)); done
@@ -64,6 +59,6 @@ events=$((TRIPS * 4))
     echo "  the chunk files with a repository); JFR's \`JFR Recorder Thread\` and \`JFR Periodic Tasks\`."
     echo "  Measured at the end of the ping-pong, before the JVM exits (the final chunk is not counted)."
     echo "- JFR's bytes are its recording (its in-memory buffers then its chunks on disk); Convoy's its"
-    echo "  repository folder, whose chunk files hold records in their 40-byte form."
+    echo "  repository folder, whose chunk files hold records packed as the history holds them."
 } > "$OUT"
 cat "$OUT"

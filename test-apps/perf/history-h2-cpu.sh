@@ -21,14 +21,10 @@ OUT="$ROOT/docs/bench/history-h2-cpu-jdk${FEATURE:-unknown}.md"
 
 declare -A CPU OPS EV
 run() { # config
-    local c="$1" dir="$WORK/$1-$RANDOM" args=()
+    local c="$1" dir="$WORK/$1-$RANDOM"
     mkdir -p "$dir"
-    case "$c" in
-        convoy) args=("-javaagent:$AGENT") ;;
-        convoy-disk) args=("-javaagent:$AGENT=repository=$dir/repo") ;;
-        jfr) args=("-XX:StartFlightRecording:filename=$dir/rec.jfr,disk=true,$JFR_EVENTS") ;;
-    esac
-    "$JAVA" -Xms256m -Xmx256m "${args[@]}" -cp "$CP:$H2" dev.convoy.testapps.bench.suite.Workloads h2 clients=8 \
+    recorder_args "$c" "$dir"
+    "$JAVA" -Xms256m -Xmx256m "${ARGS[@]}" -cp "$CP:$H2" dev.convoy.testapps.bench.suite.Workloads h2 clients=8 \
         warmup=2 "seconds=$SECONDS_MEASURED" > "$dir/out" 2>/dev/null &
     local pid=$! t name ns
     declare -A last=()
