@@ -2,14 +2,13 @@ package dev.convoy.analysis;
 
 import static dev.convoy.snapshot.SnapshotFormat.*;
 
-import dev.convoy.model.Loss;
 import dev.convoy.model.RecordedThread;
 import dev.convoy.model.Recording;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * The intervals of one ring (the pairing rules of {@link Intervals}), in primitive columns,
+ * The intervals of one ring (paired by {@link Pairing}), in primitive columns,
  * numbered in start order (ties: ring order): kind, start, end, monitor, begin and end record
  * indexes and flags. Made by one scan of the ring, which also collects its start and
  * interrupt calls (for {@link InteractionTable}), its THREAD_INTERRUPTED records, its first
@@ -19,7 +18,7 @@ import java.util.List;
  * (owners, the interactions that ended intervals, deadlocked intervals, the critical path's)
  * they keep themselves. Read outside the package through an {@link IntervalCursor}.
  */
-final class IntervalTable extends Columns {
+final class IntervalTable extends Columns implements Pairing.Sink {
     /** Interval kind BLOCKED ({@link Interval.Kind} ordinals, as the others). */
     static final int BLOCKED = 0;
     /** Interval kind WAITING. */
@@ -76,7 +75,8 @@ final class IntervalTable extends Columns {
         endIdx = Arrays.copyOf(endIdx, c);
     }
 
-    private void add(int k, long mon, int b, int e, long endNs, int f) {
+    @Override
+    public void interval(int k, long mon, int b, int e, long endNs, int f) {
         int n = append();
         start[n] = t.ts(b);
         end[n] = endNs;
@@ -109,127 +109,35 @@ final class IntervalTable extends Columns {
     static IntervalTable scan(Recording r, RecordedThread t, int k, long snapshot, List<long[]> starts,
                               List<long[]> interrupts, boolean joinWaits) {
         IntervalTable g = new IntervalTable(t);
-        boolean joinFromWait = false; // the open join is a wait whose stack is in Thread.join (r given)
         if (joinWaits) {
             g.joinWaits = new int[4];
         }
-        int enter = -1;
-        int wait = -1;
-        int gc = -1;
-        int sleep = -1;
-        int join = -1;
-        int park = -1;
+        Pairing pairs = new Pairing(r, t, g);
         int n = t.eventCount();
         int[] ti = new int[4];
         int tiCount = 0;
         int[] pd = new int[0];
         int pdCount = 0;
         long prevTs = Long.MIN_VALUE;
-        List<Loss> losses = t.losses();
-        int lost = 0;
         for (int i = 0; i < n; i++) {
             long ts = t.ts(i);
             if (ts < prevTs) {
                 g.sorted = false;
             }
             prevTs = ts;
-            if (lost < losses.size() && ts > losses.get(lost).fromNs()) {
-                // the record comes after a loss: what was open when it began is cut there
-                long from = losses.get(lost).fromNs();
-                while (lost < losses.size() && ts > losses.get(lost).fromNs()) {
-                    lost++;
-                }
-                g.cut(new int[] {enter, wait, sleep, join, gc}, park, from);
-                enter = wait = sleep = join = gc = park = -1;
-                joinFromWait = false;
-            }
+            pairs.next(i);
             switch (t.rawType(i)) {
-                case EVENT_MONITOR_ENTER -> enter = i;
-                case EVENT_GC_START -> gc = i;
-                case EVENT_SLEEP -> sleep = i;
-                case EVENT_JOIN -> {
-                    join = i;
-                    joinFromWait = false;
-                }
-                case EVENT_MONITOR_WAIT -> {
-                    if (join >= 0 && t.obj(join) == t.obj(i)) {
-                        g.joinWait(i);
-                    } else if (join < 0 && r != null && r.isJoinStack(t.stackId(i))) {
-                        join = i;
-                        joinFromWait = true;
-                    } else {
-                        wait = i;
-                    }
-                }
-                case EVENT_MONITOR_ENTERED -> {
-                    if (enter >= 0 && t.obj(enter) == t.obj(i)) {
-                        g.add(BLOCKED, t.obj(i), enter, i, ts, 0);
-                    }
-                    enter = -1;
-                }
-                case EVENT_MONITOR_WAITED -> {
-                    if (joinFromWait && t.obj(join) == t.obj(i)) {
-                        g.add(JOINING, t.obj(i), join, i, ts, (t.flags(i) & FLAG_TIMED_OUT) != 0 ? TIMED_OUT : 0);
-                        join = -1;
-                        joinFromWait = false;
-                    } else if (join < 0 || t.obj(join) != t.obj(i)) {
-                        if (wait >= 0 && t.obj(wait) == t.obj(i)) {
-                            int f = (t.flags(i) & FLAG_TIMED_OUT) != 0 ? TIMED_OUT : 0;
-                            if (i + 1 < n && t.rawType(i + 1) == EVENT_THREAD_INTERRUPTED) {
-                                f |= NEXT_IS_INTERRUPT;
-                            }
-                            g.add(WAITING, t.obj(i), wait, i, ts, f);
-                        }
-                        wait = -1;
-                    } else {
-                        g.joinWait(i);
-                    }
-                }
-                case EVENT_SLEPT -> {
-                    if (sleep >= 0) {
-                        g.add(SLEEPING, 0, sleep, i, ts, 0);
-                    }
-                    sleep = -1;
-                }
-                case EVENT_JOINED -> {
-                    if (join >= 0 && t.obj(join) == t.obj(i)) {
-                        g.add(JOINING, t.obj(i), join, i, ts, 0);
-                    }
-                    join = -1;
-                    joinFromWait = false;
-                }
                 case EVENT_THREAD_INTERRUPTED -> {
                     if (tiCount == ti.length) {
                         ti = Arrays.copyOf(ti, 2 * tiCount);
                     }
                     ti[tiCount++] = i;
-                    if (sleep >= 0) {
-                        g.add(SLEEPING, 0, sleep, i, ts, ENDS_AT_INTERRUPT);
-                        sleep = -1;
-                    }
-                    if (join >= 0) {
-                        g.add(JOINING, t.obj(join), join, i, ts, ENDS_AT_INTERRUPT);
-                        join = -1;
-                    }
                 }
-                case EVENT_GC_FINISH -> {
-                    if (gc >= 0) {
-                        g.add(GC, 0, gc, i, ts, 0);
-                    }
-                    gc = -1;
-                }
-                case EVENT_PARK -> park = i;
                 case EVENT_PARKED -> {
                     if (pdCount == pd.length) {
                         pd = Arrays.copyOf(pd, Math.max(4, 2 * pdCount));
                     }
                     pd[pdCount++] = i;
-                    if (park >= 0 && t.obj(park) == t.obj(i)) {
-                        int f = PARK | ((t.flags(i) & FLAG_TIMED_OUT) != 0 ? TIMED_OUT : 0)
-                                | ((t.flags(i) & FLAG_INTERRUPTED) != 0 ? NEXT_IS_INTERRUPT : 0);
-                        g.add(parkKind(t, park), t.obj(i), park, i, ts, f);
-                    }
-                    park = -1;
                 }
                 case EVENT_START_CALL -> {
                     if (starts != null) {
@@ -247,23 +155,7 @@ final class IntervalTable extends Columns {
                 }
             }
         }
-        if (lost < losses.size()) {
-            g.cut(new int[] {enter, wait, sleep, join, gc}, park, losses.get(lost).fromNs());
-            enter = wait = sleep = join = gc = park = -1;
-        }
-        long openEnd = t.endNs() != 0 ? t.endNs() : snapshot;
-        int[] open = {enter, wait, sleep, join, gc};
-        int[] kinds = {BLOCKED, WAITING, SLEEPING, JOINING, GC};
-        for (int j = 0; j < open.length; j++) {
-            int b = open[j];
-            if (b >= 0) {
-                long mon = kinds[j] == BLOCKED || kinds[j] == WAITING || kinds[j] == JOINING ? t.obj(b) : 0;
-                g.add(kinds[j], mon, b, -1, Math.max(t.ts(b), openEnd), OPEN);
-            }
-        }
-        if (park >= 0) {
-            g.add(parkKind(t, park), t.obj(park), park, -1, Math.max(t.ts(park), openEnd), OPEN | PARK);
-        }
+        pairs.finish(snapshot);
         g.trim();
         g.sortByStart();
         g.interrupted = Arrays.copyOf(ti, tiCount);
@@ -271,29 +163,6 @@ final class IntervalTable extends Columns {
         g.byBegin = g.order(g.begin, false);
         g.byEnd = g.order(g.endIdx, true);
         return g;
-    }
-
-    /**
-     * The begins still open (of the kinds BLOCKED, WAITING, SLEEPING, JOINING, GC, and a park)
-     * when a loss of the ring begins at {@code from}: each an interval cut there, with no end record.
-     */
-    private void cut(int[] open, int park, long from) {
-        int[] kinds = {BLOCKED, WAITING, SLEEPING, JOINING, GC};
-        for (int j = 0; j < open.length; j++) {
-            int b = open[j];
-            if (b >= 0) {
-                long mon = kinds[j] == BLOCKED || kinds[j] == WAITING || kinds[j] == JOINING ? t.obj(b) : 0;
-                add(kinds[j], mon, b, -1, Math.max(t.ts(b), from), CUT);
-            }
-        }
-        if (park >= 0) {
-            add(parkKind(t, park), t.obj(park), park, -1, Math.max(t.ts(park), from), CUT | PARK);
-        }
-    }
-
-    /** A park is BLOCKED when it acquires a lock (FLAG_LOCK on its PARK), else WAITING. */
-    private static int parkKind(RecordedThread t, int park) {
-        return (t.flags(park) & FLAG_LOCK) != 0 ? BLOCKED : WAITING;
     }
 
     /**
@@ -323,7 +192,8 @@ final class IntervalTable extends Columns {
         return lo < p.length ? lo : -1;
     }
 
-    private void joinWait(int i) {
+    @Override
+    public void joinWait(int i, int begin) {
         if (joinWaits != null) {
             if (joinWaitCount == joinWaits.length) {
                 joinWaits = Arrays.copyOf(joinWaits, 2 * joinWaitCount);

@@ -49,6 +49,23 @@ public final class Intervals {
         return of(IntervalTable.of(r, t, snapshotNs));
     }
 
+    /** What {@link #visit} hands over: one interval, as {@link #of} pairs it. */
+    @FunctionalInterface
+    public interface Visitor {
+        /** An interval of {@code kind} from its begin record (an index into the ring) and its start to its end. */
+        void interval(Interval.Kind kind, int beginRecord, long startNs, long endNs);
+    }
+
+    /**
+     * Hands a ring's intervals, paired as {@link #of(Recording, RecordedThread, long)} pairs them,
+     * to {@code v} in the order their ends are found, keeping none: memory independent of the
+     * ring's size, for readers that only add intervals up.
+     */
+    public static void visit(Recording r, RecordedThread t, long snapshotNs, Visitor v) {
+        new Pairing(r, t, (kind, monitor, begin, end, endNs, flags) -> v.interval(KINDS[kind], begin, t.ts(begin),
+                endNs)).all(snapshotNs);
+    }
+
     /** The intervals of a ring of an index, in its interval numbering (start order). */
     public static List<Interval> of(ContentionIndex x, int ring) {
         return of(x.table(ring));

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.convoy.model.Recording;
 import dev.convoy.report.ContentionReport;
 import dev.convoy.snapshot.SnapshotReader;
+import dev.convoy.testing.Fixtures;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -24,9 +25,9 @@ import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every output of the checked-in snapshots of real test-app runs (the fuzz tests' seed inputs),
- * byte for byte: the SHA-256 of each against {@code output-digests.txt}. A refactoring that
- * must not change what Convoy writes keeps them all; a change of an output that is meant shows
+ * Every output of the checked-in snapshots of real test-app runs (the fuzz tests' seed inputs)
+ * and of the built scenarios ({@link Fixtures}), byte for byte: the SHA-256 of each against
+ * {@code output-digests.txt}. A refactoring that must not change what Convoy writes keeps them all; a change of an output that is meant shows
  * here as the list of files that differ, and the digests are written anew with
  * {@code -Dconvoy.digests.update=true} (then review the difference of the outputs themselves).
  * The pprof profile is digested gunzipped: its compressed bytes depend on the JDK's zlib.
@@ -42,10 +43,19 @@ class OutputDigestsTest {
             snapshots = s.filter(p -> p.toString().endsWith(".cvysnap")).sorted().toList();
         }
         assertTrue(snapshots.size() >= 8, "the fixtures are found in " + INPUTS.toAbsolutePath());
-        Map<String, String> got = new TreeMap<>();
+        Map<String, byte[]> inputs = new java.util.LinkedHashMap<>();
         for (Path p : snapshots) {
-            String name = INPUTS.relativize(p).toString().replace('\\', '/');
-            Recording r = SnapshotReader.read(Files.readAllBytes(p));
+            inputs.put(INPUTS.relativize(p).toString().replace('\\', '/'), Files.readAllBytes(p));
+        }
+        // the built scenarios: joins with their inner waits, parks, losses of every kind
+        inputs.put("built/all", Fixtures.all().toBytes());
+        inputs.put("built/contention", Fixtures.contention(Fixtures.base()).toBytes());
+        inputs.put("built/parks", Fixtures.parks(Fixtures.parkBase(Fixtures.base())).toBytes());
+        inputs.put("built/losses", Fixtures.losses(Fixtures.base()).toBytes());
+        Map<String, String> got = new TreeMap<>();
+        for (Map.Entry<String, byte[]> in : inputs.entrySet()) {
+            String name = in.getKey();
+            Recording r = SnapshotReader.read(in.getValue());
             for (Output o : Output.values()) {
                 if (o == Output.SNAPSHOT) {
                     continue;

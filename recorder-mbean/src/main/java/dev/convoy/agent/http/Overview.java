@@ -1,22 +1,12 @@
 package dev.convoy.agent.http;
 
-import static dev.convoy.snapshot.SnapshotFormat.EVENT_JOIN;
-import static dev.convoy.snapshot.SnapshotFormat.EVENT_JOINED;
-import static dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_ENTER;
-import static dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_ENTERED;
-import static dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_WAIT;
-import static dev.convoy.snapshot.SnapshotFormat.EVENT_MONITOR_WAITED;
-import static dev.convoy.snapshot.SnapshotFormat.EVENT_PARK;
-import static dev.convoy.snapshot.SnapshotFormat.EVENT_PARKED;
-import static dev.convoy.snapshot.SnapshotFormat.EVENT_THREAD_INTERRUPTED;
-import static dev.convoy.snapshot.SnapshotFormat.FLAG_LOCK;
 
 import java.io.IOException;
 import java.time.Instant;
-import java.util.List;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 
+import dev.convoy.analysis.Intervals;
 import dev.convoy.model.IdleRules;
 import dev.convoy.model.Loss;
 import dev.convoy.model.RecordedThread;
@@ -31,13 +21,10 @@ import dev.convoy.model.Window;
  * Cheap and bounded whatever the history's size: one pass over each ring's records, no analysis
  * index; memory O(buckets) plus the idle rules' verdict per stack.
  *
- * <p>The intervals are paired as the analysis pairs them ({@code IntervalTable}), so that the
- * overview's counts are the report's: a contended enter to its entered on the same monitor and a
- * park with {@code FLAG_LOCK} to its parked are blocks; an {@code Object.wait} to its waited (not
- * the waits of a {@code Thread.join}) and any other park are waits, idle when the idle rules say
- * so ({@link IdleRules}); a begin followed by another of its kind is dropped; what is open when a
- * loss of the ring's records begins is cut there; what is still open at the end lasts until the
- * thread's end or the snapshot.
+ * <p>The intervals are the analysis' own ({@link Intervals#visit}, which keeps none), so that
+ * the overview's counts are the report's: BLOCKED intervals (contended enters, parks acquiring a
+ * lock) are blocks; WAITING ones ({@code Object.wait} but not a {@code Thread.join}'s, other
+ * parks) are waits, idle when the idle rules say so ({@link IdleRules}).
  */
 final class Overview {
 
@@ -185,97 +172,16 @@ final class Overview {
         }
     }
 
-    /** One ring's blocks and waits, paired as {@code IntervalTable} pairs them. */
+    /** One ring's blocks and waits, paired as the analysis pairs them ({@link Intervals#visit}). */
     private void intervals(RecordedThread t, long snapshot) {
-        int enter = -1;
-        int wait = -1;
-        int join = -1;
-        int park = -1;
-        boolean joinFromWait = false;
-        List<Loss> losses = t.losses();
-        int lost = 0;
-        int count = t.eventCount();
-        for (int i = 0; i < count; i++) {
-            long ts = t.ts(i);
-            if (lost < losses.size() && ts > losses.get(lost).fromNs()) {
-                long from = losses.get(lost).fromNs();
-                while (lost < losses.size() && ts > losses.get(lost).fromNs()) {
-                    lost++;
-                }
-                close(t, enter, wait, park, from);
-                enter = wait = join = park = -1;
-                joinFromWait = false;
-            }
-            switch (t.rawType(i)) {
-                case EVENT_MONITOR_ENTER -> enter = i;
-                case EVENT_MONITOR_ENTERED -> {
-                    if (enter >= 0 && t.obj(enter) == t.obj(i)) {
-                        block(t.ts(enter), ts);
-                    }
-                    enter = -1;
-                }
-                case EVENT_JOIN -> {
-                    join = i;
-                    joinFromWait = false;
-                }
-                case EVENT_MONITOR_WAIT -> {
-                    if (join < 0 && recording.isJoinStack(t.stackId(i))) {
-                        join = i;
-                        joinFromWait = true;
-                    } else if (join < 0 || t.obj(join) != t.obj(i)) {
-                        wait = i; // (the wait of an open join on its Thread object is the join's: no interval)
-                    }
-                }
-                case EVENT_MONITOR_WAITED -> {
-                    if (joinFromWait && t.obj(join) == t.obj(i)) {
-                        join = -1;
-                        joinFromWait = false;
-                    } else if (join < 0 || t.obj(join) != t.obj(i)) {
-                        if (wait >= 0 && t.obj(wait) == t.obj(i)) {
-                            waited(t, wait, ts);
-                        }
-                        wait = -1;
-                    }
-                }
-                case EVENT_JOINED -> {
-                    join = -1;
-                    joinFromWait = false;
-                }
-                case EVENT_THREAD_INTERRUPTED -> {
-                    if (join >= 0) {
-                        join = -1;
-                        joinFromWait = false;
-                    }
-                }
-                case EVENT_PARK -> park = i;
-                case EVENT_PARKED -> {
-                    if (park >= 0 && t.obj(park) == t.obj(i)) {
-                        parked(t, park, ts);
-                    }
-                    park = -1;
-                }
+        Intervals.visit(recording, t, snapshot, (kind, begin, from, to) -> {
+            switch (kind) {
+                case BLOCKED -> block(from, to);
+                case WAITING -> waited(t, begin, from, to);
                 default -> {
                 }
             }
-        }
-        if (lost < losses.size()) {
-            close(t, enter, wait, park, losses.get(lost).fromNs());
-            enter = wait = park = -1;
-        }
-        close(t, enter, wait, park, t.endNs() != 0 ? t.endNs() : snapshot);
-    }
-
-    /** The begins still open, ended at {@code end} (a loss's start, the thread's end or the snapshot). */
-    private void close(RecordedThread t, int enter, int wait, int park, long end) {
-        if (enter >= 0) {
-            block(t.ts(enter), Math.max(t.ts(enter), end));
-        }
-        if (wait >= 0) {
-            waited(t, wait, Math.max(t.ts(wait), end));
-        }
-        if (park >= 0) {
-            parked(t, park, Math.max(t.ts(park), end));
-        }
+        });
     }
 
     private void block(long from, long to) {
@@ -283,22 +189,13 @@ final class Overview {
         spread(blockedNs, from, to);
     }
 
-    private void waited(RecordedThread t, int begin, long to) {
-        long from = t.ts(begin);
+    private void waited(RecordedThread t, int begin, long from, long to) {
         if (idle.isIdle(t, t.stackId(begin))) {
             idleWaits[bucket(from)]++;
             spread(idleNs, from, to);
         } else {
             waits[bucket(from)]++;
             spread(waitedNs, from, to);
-        }
-    }
-
-    private void parked(RecordedThread t, int park, long to) {
-        if ((t.flags(park) & FLAG_LOCK) != 0) {
-            block(t.ts(park), to);
-        } else {
-            waited(t, park, to);
         }
     }
 
