@@ -267,9 +267,17 @@ public final class CommandLine {
         values.put(o.key(), value);
     }
 
+    /**
+     * What every line a command prints on stderr begins with ({@code convoy: COMMAND: }): its
+     * failures (exit 1), its usage errors (exit 2) and its progress.
+     */
+    public static String prefix(String command) {
+        return "convoy: " + command + ": ";
+    }
+
     /** Reports a problem with the arguments of {@code command}: the line and the usage; returns {@link #EXIT_USAGE}. */
     public static int usageError(Command command, String problem, PrintStream err) {
-        err.println("convoy: " + command.name() + ": " + problem);
+        err.println(prefix(command.name()) + problem);
         err.println(command.usage());
         err.flush();
         return EXIT_USAGE;

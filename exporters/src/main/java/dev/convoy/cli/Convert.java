@@ -92,7 +92,7 @@ public final class Convert {
         } catch (IOException | RuntimeException | OutOfMemoryError e) {
             // the count is only for the message
         }
-        return command + ": " + in + ": not enough memory for the analysis" + (events >= 0 ? " of " + events
+        return CommandLine.prefix(command) + in + ": not enough memory for the analysis" + (events >= 0 ? " of " + events
                 + " events" : "") + " in a heap of " + heapMiB + " MiB; run with a larger heap, e.g. "
                 + "JDK_JAVA_OPTIONS=-Xmx" + Math.max(2, 2 * heapMiB / 1024 + 1) + "g ./convoy " + command + " ...";
     }
@@ -120,7 +120,7 @@ public final class Convert {
             int tenth = (int) (done * 10 / Math.max(1, total));
             if (on && tenth > lastTenth) {
                 lastTenth = tenth;
-                err.printf("%s: reading %d%% (%d MiB of %d MiB)%n", command, tenth * 10, done >> 20, total >> 20);
+                err.printf("%sreading %d%% (%d MiB of %d MiB)%n", CommandLine.prefix(command), tenth * 10, done >> 20, total >> 20);
             }
         }
 

@@ -38,29 +38,30 @@ final class Input {
 
     /** Checks {@code in}, runs {@code work}, and turns any failure into its one-line message. */
     static int run(String command, Path in, boolean debug, PrintStream err, Work work) {
+        String p = CommandLine.prefix(command);
         try {
             if (Files.isDirectory(in) && !Repository.isRepository(in)) {
-                err.println(command + ": " + in + " is a directory, not a snapshot nor a repository folder "
+                err.println(p + in + " is a directory, not a snapshot nor a repository folder "
                         + "(chunk-NNNNNNNNNN.cvysnap files)");
                 return Convert.EXIT_ERROR;
             }
             if (Files.exists(in) && !Files.isRegularFile(in) && !Files.isDirectory(in)) {
-                err.println(command + ": " + in + " is not a regular file (a pipe, socket or device), not a snapshot");
+                err.println(p + in + " is not a regular file (a pipe, socket or device), not a snapshot");
                 return Convert.EXIT_ERROR;
             }
             return work.run();
         } catch (SnapshotFormatException e) {
-            err.println(command + ": " + in + ": not a valid snapshot: " + e.getMessage());
+            err.println(p + in + ": not a valid snapshot: " + e.getMessage());
         } catch (NoSuchFileException e) {
-            err.println(command + ": no such file: " + e.getFile());
+            err.println(p + "no such file: " + e.getFile());
         } catch (AccessDeniedException e) {
-            err.println(command + ": permission denied: " + e.getFile());
+            err.println(p + "permission denied: " + e.getFile());
         } catch (IOException e) {
-            err.println(command + ": " + in + ": " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+            err.println(p + in + ": " + (e.getMessage() != null ? e.getMessage() : e.toString()));
         } catch (OutOfMemoryError e) {
             err.println(Convert.outOfMemory(command, in));
         } catch (RuntimeException | StackOverflowError e) {
-            err.println(command + ": " + in + ": internal error: " + e
+            err.println(p + in + ": internal error: " + e
                     + (debug ? "" : " (run with --debug for the stack trace, and please report it)"));
             if (debug) {
                 e.printStackTrace(err);

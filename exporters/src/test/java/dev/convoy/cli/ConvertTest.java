@@ -109,7 +109,7 @@ class ConvertTest {
     void aDirectoryOrAPipeIsRefusedBeforeAnyRead() throws Exception {
         Run d = convert(dir.toString(), "--format", "chrome", "-o", dir.resolve("x.json").toString());
         assertEquals(1, d.code());
-        assertEquals("convert: " + dir + " is a directory, not a snapshot nor a repository folder "
+        assertEquals("convoy: convert: " + dir + " is a directory, not a snapshot nor a repository folder "
                 + "(chunk-NNNNNNNNNN.cvysnap files)", d.err().strip());
         Path fifo = dir.resolve("pipe");
         Process mk = new ProcessBuilder("mkfifo", fifo.toString()).start();
@@ -129,14 +129,14 @@ class ConvertTest {
             throw new java.util.NoSuchElementException("no ring 7");
         });
         assertEquals(Convert.EXIT_ERROR, code);
-        assertEquals("convert: " + in + ": internal error: java.util.NoSuchElementException: no ring 7 "
+        assertEquals("convoy: convert: " + in + ": internal error: java.util.NoSuchElementException: no ring 7 "
                 + "(run with --debug for the stack trace, and please report it)", err.toString(StandardCharsets.UTF_8).strip());
         err.reset();
         Input.run("report", in, true, p, () -> {
             throw new IllegalStateException("boom");
         });
         String text = err.toString(StandardCharsets.UTF_8);
-        assertTrue(text.startsWith("report: " + in + ": internal error: java.lang.IllegalStateException: boom\n"), text);
+        assertTrue(text.startsWith("convoy: report: " + in + ": internal error: java.lang.IllegalStateException: boom\n"), text);
         assertTrue(text.contains("\tat dev.convoy.cli.ConvertTest"), "the stack follows with --debug: " + text);
         Run debug = convert(dir.resolve("none.cvysnap").toString(), "--format", "tptp", "--debug");
         assertEquals(1, debug.code());

@@ -102,17 +102,17 @@ class ReportTest {
     @Test
     void unreadableInput() throws Exception {
         assertEquals(1, run(dir.resolve("missing.cvysnap").toString()));
-        assertEquals("report: no such file: " + dir.resolve("missing.cvysnap") + "\n", err());
+        assertEquals("convoy: report: no such file: " + dir.resolve("missing.cvysnap") + "\n", err());
         err.reset();
         Path junk = dir.resolve("junk.cvysnap");
         Files.writeString(junk, "not a snapshot at all");
         Path target = dir.resolve("r.txt");
         assertEquals(1, run(junk.toString(), "-o", target.toString()));
-        assertTrue(err().startsWith("report: " + junk + ": not a valid snapshot: "), err());
+        assertTrue(err().startsWith("convoy: report: " + junk + ": not a valid snapshot: "), err());
         assertFalse(Files.exists(target), "nothing written");
         err.reset();
         assertEquals(1, run(dir.toString()));
-        assertEquals("report: " + dir + " is a directory, not a snapshot nor a repository folder "
+        assertEquals("convoy: report: " + dir + " is a directory, not a snapshot nor a repository folder "
                 + "(chunk-NNNNNNNNNN.cvysnap files)\n", err());
         assertEquals("", out());
     }

@@ -174,7 +174,7 @@ class EdgeCaseExportTest {
         ByteArrayOutputStream reportOut = new ByteArrayOutputStream();
         assertEquals(0, Report.run(new String[] {large.toString()}, new PrintStream(reportOut), new PrintStream(reportErr)));
         String rl = reportErr.toString(StandardCharsets.UTF_8);
-        assertTrue(rl.startsWith("report: reading 0%") && rl.contains("report: reading 100%"), rl);
+        assertTrue(rl.startsWith("convoy: report: reading 0%") && rl.contains("convoy: report: reading 100%"), rl);
         assertTrue(rl.contains("events in 21 threads; analysing..."), rl);
         assertTrue(reportOut.toString(StandardCharsets.UTF_8).startsWith("Convoy contention report"),
                 reportOut.toString(StandardCharsets.UTF_8));

@@ -58,7 +58,8 @@ final class Bench {
                     return checked;
                 }
                 if (!has(lib, "h2-*.jar") || !has(lib, "async-profiler-*.jar")) {
-                    err.println("convoy: fetching benchmark-only artifacts (mvn -Pbench dependency:copy@bench-libs)...");
+                    err.println(CommandLine.prefix("bench")
+                            + "fetching benchmark-only artifacts (mvn -Pbench dependency:copy@bench-libs)...");
                     err.flush();
                     if (Demo.runChild(List.of("mvn", "-q", "-B", "-Pbench", "-pl", "test-apps",
                             "dependency:copy@bench-libs"), root) != 0) {

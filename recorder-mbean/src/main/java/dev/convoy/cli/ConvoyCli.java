@@ -122,7 +122,7 @@ public final class ConvoyCli {
                 if (e.exitCode() == EXIT_USAGE) {
                     return CommandLine.usageError(c, e.getMessage(), err);
                 }
-                err.println("convoy: " + e.getMessage());
+                err.println(CommandLine.prefix(c.name()) + e.getMessage());
                 return e.exitCode();
             }
         } finally {
@@ -277,7 +277,7 @@ public final class ConvoyCli {
             String running = String.valueOf(RecorderClient.of(target).get("Options"));
             out.println("Convoy attached to " + pid + " with options " + running);
             if (loading == DynamicLoading.WARNS) {
-                err.println("convoy: note: the JVM with pid " + pid + " printed \"WARNING: A Java agent has been loaded"
+                err.println(CommandLine.prefix("attach") + "note: the JVM with pid " + pid + " printed \"WARNING: A Java agent has been loaded"
                         + " dynamically\" on its stderr (JDK 21+); start it with -XX:+EnableDynamicAgentLoading to"
                         + " allow Convoy without the warning (the recording is not affected)");
             }

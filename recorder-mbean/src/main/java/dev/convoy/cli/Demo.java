@@ -64,7 +64,7 @@ final class Demo {
             throw CliException.failed("cannot create " + dir + ": " + e.getMessage(), e);
         }
         Path jar = ConvoyCli.agentJar();
-        err.println("convoy: running the demo scenarios under the recorder...");
+        err.println(CommandLine.prefix("demo") + "running the demo scenarios under the recorder...");
         err.flush();
         out.flush();
         int code = runChild(List.of(java(), "-javaagent:" + jar + "=contanalysis=on,dumponexit=all,dumpdir=" + dir

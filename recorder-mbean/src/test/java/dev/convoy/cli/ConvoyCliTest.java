@@ -241,7 +241,8 @@ class ConvoyCliTest {
         for (String command : new String[] {"status", "start", "stop", "attach"}) {
             Run r = run(command, Long.toString(pid));
             assertEquals(ConvoyCli.EXIT_FAILED, r.code(), r::toString);
-            assertEquals("convoy: no JVM with pid " + pid + "; ./convoy list shows them\n", r.err(), r::toString);
+            assertEquals("convoy: " + command + ": no JVM with pid " + pid + "; ./convoy list shows them\n", r.err(),
+                    r::toString);
         }
         Run dump = run("dump", Long.toString(pid), "--format", "chrome", "-o", "never-written.json");
         assertEquals(ConvoyCli.EXIT_FAILED, dump.code(), dump::toString);
@@ -266,7 +267,7 @@ class ConvoyCliTest {
         try {
             Run r = run("status", Long.toString(sleep.pid()));
             assertEquals(ConvoyCli.EXIT_FAILED, r.code(), r::toString);
-            assertTrue(r.err().startsWith("convoy: pid " + sleep.pid() + " is not a JVM (")
+            assertTrue(r.err().startsWith("convoy: status: pid " + sleep.pid() + " is not a JVM (")
                     && r.err().contains("sleep"), r::toString);
             assertTrue(r.err().contains("./convoy list shows the JVMs"), r::toString);
             assertTrue(sleep.isAlive(), "never signalled");

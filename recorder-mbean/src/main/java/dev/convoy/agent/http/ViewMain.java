@@ -37,7 +37,7 @@ public final class ViewMain {
     static FileSource source(Args args) throws Failure {
         Path p = args.file();
         if (!Files.isRegularFile(p) && !Files.isDirectory(p)) {
-            throw new Failure(2, "no such file or folder: " + p);
+            throw new Failure(1, "no such file or folder: " + p);
         }
         try {
             return new FileSource(p);
@@ -91,14 +91,14 @@ public final class ViewMain {
         try {
             source = source(args);
         } catch (Failure e) {
-            err.println("convoy view: " + e.getMessage());
+            err.println(CommandLine.prefix(COMMAND.name()) + e.getMessage());
             return e.code;
         }
         WebServer server;
         try {
             server = WebServer.start(source, "127.0.0.1", args.port(), null);
         } catch (RuntimeException e) {
-            err.println("convoy view: " + e.getMessage());
+            err.println(CommandLine.prefix(COMMAND.name()) + e.getMessage());
             return 1;
         }
         err.println("[convoy] web view at " + server.url() + " (offline: " + args.file().getFileName()

@@ -15,7 +15,8 @@ import dev.convoy.testing.RecordingBuilder;
 
 /**
  * What {@code ./convoy view} reads: a snapshot file or a repository folder, whole, or one line and
- * exit code 1 for a file that is not a snapshot or changed while it was read (2: no such path).
+ * exit code 1 for a file that is not a snapshot, changed while it was read or is not there (as
+ * {@code convert} and {@code report}).
  */
 class ViewMainTest {
 
@@ -37,7 +38,7 @@ class ViewMainTest {
         assertEquals(1, f.getMessage().lines().count(), f.getMessage());
         ViewMain.Failure missing = assertThrows(ViewMain.Failure.class,
                 () -> ViewMain.source(args(dir.resolve("absent.cvysnap"))));
-        assertEquals(2, missing.code);
+        assertEquals(1, missing.code);
         ViewMain.Failure empty = assertThrows(ViewMain.Failure.class, () -> ViewMain.source(args(dir)));
         assertEquals(1, empty.code, "a folder without chunks");
     }

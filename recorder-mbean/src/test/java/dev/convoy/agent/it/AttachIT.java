@@ -163,7 +163,7 @@ class AttachIT {
 
             Cli notYet = convoy("status", pid);
             assertEquals(ConvoyCli.EXIT_FAILED, notYet.code(), notYet::toString);
-            assertEquals("convoy: Convoy is not loaded in " + pid + "; run ./convoy attach " + pid + " first\n",
+            assertEquals("convoy: status: Convoy is not loaded in " + pid + "; run ./convoy attach " + pid + " first\n",
                     notYet.err());
 
             Cli attach = convoy("attach", pid, "stackdepth=16").ok();
@@ -191,7 +191,7 @@ class AttachIT {
                 assertTrue(convoy("status", pid).ok().out().contains("contention analysis: on"));
             } else {
                 assertEquals(ConvoyCli.EXIT_FAILED, contention.code(), contention::toString);
-                assertTrue(contention.err().startsWith("convoy: cannot set ContentionAnalysis to true in pid " + pid
+                assertTrue(contention.err().startsWith("convoy: contanalysis: cannot set ContentionAnalysis to true in pid " + pid
                         + ": "), contention::toString);
                 assertFalse(contention.err().contains("Exception"), () -> "the MBean's reason, not a wrapper: "
                         + contention);
@@ -255,7 +255,7 @@ class AttachIT {
 
             Cli other = convoy("attach", pid, "stackdepth=32");
             assertEquals(ConvoyCli.EXIT_FAILED, other.code(), other::toString);
-            assertTrue(other.err().startsWith("convoy: Convoy already runs in " + pid + " with options "),
+            assertTrue(other.err().startsWith("convoy: attach: Convoy already runs in " + pid + " with options "),
                     other::toString);
             assertTrue(other.err().contains("stackdepth=16") && other.err().contains("; cannot attach with ")
                     && other.err().contains("stackdepth=32"), other::toString);
@@ -277,7 +277,7 @@ class AttachIT {
             long pid = target.pid();
             Cli failed = convoy("attach", pid, "stackdepth=16");
             assertEquals(ConvoyCli.EXIT_FAILED, failed.code(), failed::toString);
-            assertTrue(failed.err().startsWith("convoy: Convoy failed to start in " + pid + ": "), failed::toString);
+            assertTrue(failed.err().startsWith("convoy: attach: Convoy failed to start in " + pid + ": "), failed::toString);
             assertTrue(failed.err().contains("cannot extract the native library to " + notADirectory
                     + ": not a directory"),
                     () -> "the agent's reason, not the Attach API's \"agent failed to initialize\": " + failed);
@@ -307,7 +307,7 @@ class AttachIT {
             assertTrue(start.err().contains("recorder off: " + why), start::toString);
             Cli attach = convoy("attach", pid);
             assertEquals(ConvoyCli.EXIT_FAILED, attach.code(), attach::toString);
-            assertTrue(attach.err().startsWith("convoy: Convoy is loaded in " + pid + " but its recorder is off: "
+            assertTrue(attach.err().startsWith("convoy: attach: Convoy is loaded in " + pid + " but its recorder is off: "
                     + why), attach::toString);
             assertEquals(0, target.exit(), () -> "the application ran on: " + target);
             assertTrue(target.out().contains(Deadlock.RELEASED_MARKER), target::toString);
@@ -340,7 +340,7 @@ class AttachIT {
             long pid = target.pid();
             Cli refused = convoy("attach", pid, "stackdepth=16");
             assertEquals(ConvoyCli.EXIT_FAILED, refused.code(), refused::toString);
-            assertEquals("convoy: the JVM with pid " + pid + " was started with -XX:-EnableDynamicAgentLoading and "
+            assertEquals("convoy: attach: the JVM with pid " + pid + " was started with -XX:-EnableDynamicAgentLoading and "
                     + "refuses agents at run time; restart it without that option, or with "
                     + "-javaagent:convoy-agent.jar to record from the start\n", refused.err());
             assertEquals(0, target.exit(), target::toString);
@@ -358,7 +358,7 @@ class AttachIT {
             for (String command : new String[] {"status", "attach"}) {
                 Cli refused = convoy(command, pid);
                 assertEquals(ConvoyCli.EXIT_FAILED, refused.code(), refused::toString);
-                assertEquals("convoy: the JVM with pid " + pid + " refuses to be attached to: it was started with "
+                assertEquals("convoy: attach: the JVM with pid " + pid + " refuses to be attached to: it was started with "
                         + "-XX:+DisableAttachMechanism (restart it without that option, or with "
                         + "-javaagent:convoy-agent.jar to record from the start)\n", refused.err());
             }
