@@ -34,6 +34,19 @@ static inline uint64_t cv_epoch_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The wall-clock time `ms` from now, as pthread_cond_timedwait takes its deadline. */
+static inline struct timespec cv_deadline_after_ms(uint32_t ms) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    return until;
+}
+
 /* A cheap, monotonic tick count for bench.timing=on (timing.h): the time-stamp counter where there
  * is one (x86: invariant on the CPUs HotSpot runs on today, the kernel's own clock source on
  * this machine class), else the monotonic clock in ns. Never used for a record's timestamp. */

@@ -689,14 +689,7 @@ uint64_t objects_hold_make(JNIEnv *jni) {
 }
 
 void objects_hold_wait(uint32_t ms) {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = cv_deadline_after_ms(ms);
     pthread_mutex_lock(&maker_lock);
     while (!load_acquire(&maker_kicked)) {
         if (pthread_cond_timedwait(&maker_cond, &maker_lock, &until) != 0) break;

@@ -261,14 +261,7 @@ void sampler_wake(void) {
 
 /* Until the drain says a block is due, or `ms` passed (without the drain: a look every so often). */
 static void wait_for_due(uint32_t ms) {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = cv_deadline_after_ms(ms);
     pthread_mutex_lock(&wake_lock);
     while (!woken && pthread_cond_timedwait(&wake_cond, &wake_lock, &until) == 0) {
     }

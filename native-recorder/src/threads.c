@@ -1209,15 +1209,21 @@ void threads_history_unpin(JNIEnv *jni, cv_thread_view *views, size_t count, cv_
     threads_unpin(jni, views, count);
 }
 
+/* The newest record of a live thread's ring, into *r; 0 when it ended, has none or the record
+ * was overwritten while read. Called with registry_lock held: the ring is not replaced meanwhile
+ * (RING OWNERSHIP AND GROWTH). */
+static int newest_record(const cv_thread *t, cv_record *r) {
+    if (t->flags & RING_ENDED) return 0;
+    uint64_t head = ring_written(t->ring);
+    return head != 0 && head - 1 >= ring_lost(t->ring, head) && ring_read_at(t->ring, head - 1, r);
+}
+
 size_t threads_stalled(cv_stalled *out, size_t cap) {
     size_t n = 0;
     pthread_mutex_lock(&registry_lock);
     for (cv_thread *t = registry; t; t = t->next) {
-        if (t->flags & RING_ENDED) continue;
-        uint64_t head = ring_written(t->ring);
         cv_record r;
-        /* The ring is not replaced while registry_lock is held (RING OWNERSHIP AND GROWTH). */
-        if (head == 0 || head - 1 < ring_lost(t->ring, head) || !ring_read_at(t->ring, head - 1, &r)) continue;
+        if (!newest_record(t, &r)) continue;
         uint8_t type = (uint8_t)(r.meta & 0xFF);
         uint8_t flags = (uint8_t)((r.meta >> 8) & 0xFF);
         if (type != EVENT_MONITOR_ENTER && type != EVENT_MONITOR_WAIT && type != EVENT_PARK) continue;
@@ -1247,11 +1253,8 @@ size_t threads_blocks(cv_block *out, size_t cap) {
     size_t n = 0;
     pthread_mutex_lock(&registry_lock);
     for (cv_thread *t = registry; t; t = t->next) {
-        if (t->flags & RING_ENDED) continue;
-        uint64_t head = ring_written(t->ring);
         cv_record r;
-        /* The ring is not replaced while registry_lock is held (RING OWNERSHIP AND GROWTH). */
-        if (head == 0 || head - 1 < ring_lost(t->ring, head) || !ring_read_at(t->ring, head - 1, &r)) continue;
+        if (!newest_record(t, &r)) continue;
         uint8_t type = (uint8_t)(r.meta & 0xFF);
         uint8_t flags = (uint8_t)((r.meta >> 8) & 0xFF);
         int lock_park = type == EVENT_PARK && (flags & FLAG_LOCK);
