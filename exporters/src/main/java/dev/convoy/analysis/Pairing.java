@@ -70,11 +70,10 @@ final class Pairing {
 
     /** Takes record {@code i}, the next in ring order. */
     void next(int i) {
-        long ts = t.ts(i);
-        if (lost < losses.size() && ts > losses.get(lost).fromNs()) {
+        if (lost < losses.size() && t.ts(i) > losses.get(lost).fromNs()) {
             // the record comes after a loss: what was open when it began is cut there
             long from = losses.get(lost).fromNs();
-            while (lost < losses.size() && ts > losses.get(lost).fromNs()) {
+            while (lost < losses.size() && t.ts(i) > losses.get(lost).fromNs()) {
                 lost++;
             }
             close(from, IntervalTable.CUT);
@@ -100,13 +99,13 @@ final class Pairing {
             }
             case EVENT_MONITOR_ENTERED -> {
                 if (enter >= 0 && t.obj(enter) == t.obj(i)) {
-                    sink.interval(IntervalTable.BLOCKED, t.obj(i), enter, i, ts, 0);
+                    sink.interval(IntervalTable.BLOCKED, t.obj(i), enter, i, t.ts(i), 0);
                 }
                 enter = -1;
             }
             case EVENT_MONITOR_WAITED -> {
                 if (joinFromWait && t.obj(join) == t.obj(i)) {
-                    sink.interval(IntervalTable.JOINING, t.obj(i), join, i, ts, timedOut(i));
+                    sink.interval(IntervalTable.JOINING, t.obj(i), join, i, t.ts(i), timedOut(i));
                     join = -1;
                     joinFromWait = false;
                 } else if (join < 0 || t.obj(join) != t.obj(i)) {
@@ -115,7 +114,7 @@ final class Pairing {
                         if (i + 1 < n && t.rawType(i + 1) == EVENT_THREAD_INTERRUPTED) {
                             f |= IntervalTable.NEXT_IS_INTERRUPT;
                         }
-                        sink.interval(IntervalTable.WAITING, t.obj(i), wait, i, ts, f);
+                        sink.interval(IntervalTable.WAITING, t.obj(i), wait, i, t.ts(i), f);
                     }
                     wait = -1;
                 } else {
@@ -125,31 +124,31 @@ final class Pairing {
             }
             case EVENT_SLEPT -> {
                 if (sleep >= 0) {
-                    sink.interval(IntervalTable.SLEEPING, 0, sleep, i, ts, 0);
+                    sink.interval(IntervalTable.SLEEPING, 0, sleep, i, t.ts(i), 0);
                 }
                 sleep = -1;
             }
             case EVENT_JOINED -> {
                 if (join >= 0 && t.obj(join) == t.obj(i)) {
-                    sink.interval(IntervalTable.JOINING, t.obj(i), join, i, ts, 0);
+                    sink.interval(IntervalTable.JOINING, t.obj(i), join, i, t.ts(i), 0);
                 }
                 join = -1;
                 joinFromWait = false;
             }
             case EVENT_THREAD_INTERRUPTED -> {
                 if (sleep >= 0) {
-                    sink.interval(IntervalTable.SLEEPING, 0, sleep, i, ts, IntervalTable.ENDS_AT_INTERRUPT);
+                    sink.interval(IntervalTable.SLEEPING, 0, sleep, i, t.ts(i), IntervalTable.ENDS_AT_INTERRUPT);
                     sleep = -1;
                 }
                 if (join >= 0) {
-                    sink.interval(IntervalTable.JOINING, t.obj(join), join, i, ts, IntervalTable.ENDS_AT_INTERRUPT);
+                    sink.interval(IntervalTable.JOINING, t.obj(join), join, i, t.ts(i), IntervalTable.ENDS_AT_INTERRUPT);
                     join = -1;
                     joinFromWait = false;
                 }
             }
             case EVENT_GC_FINISH -> {
                 if (gc >= 0) {
-                    sink.interval(IntervalTable.GC, 0, gc, i, ts, 0);
+                    sink.interval(IntervalTable.GC, 0, gc, i, t.ts(i), 0);
                 }
                 gc = -1;
             }
@@ -158,7 +157,7 @@ final class Pairing {
                 if (park >= 0 && t.obj(park) == t.obj(i)) {
                     int f = IntervalTable.PARK | timedOut(i)
                             | ((t.flags(i) & FLAG_INTERRUPTED) != 0 ? IntervalTable.NEXT_IS_INTERRUPT : 0);
-                    sink.interval(parkKind(park), t.obj(i), park, i, ts, f);
+                    sink.interval(parkKind(park), t.obj(i), park, i, t.ts(i), f);
                 }
                 park = -1;
             }

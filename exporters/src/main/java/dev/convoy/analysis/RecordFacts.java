@@ -19,8 +19,8 @@ import java.util.Map;
  * The owner at a MONITOR_ENTER comes from the rules of {@link MonitorOwnership} (its tracker,
  * the one {@link ContentionIndex} runs too); the pairs are the analysis' own ({@link Pairing}, as
  * {@link Intervals} has them): the inner waits of a {@code Thread.join} and the begin of a
- * MONITOR_WAITED (a join's inner one included), SLEPT or PARKED. Per ring and per monitor state only: nothing is kept per
- * record. Each ring's pairing takes its records in ring order, which is their merged order when
+ * MONITOR_WAITED (a join's inner one included), SLEPT or PARKED. Per ring and per monitor state
+ * only: nothing is kept per record. Each ring's pairing takes its records in ring order, which is their merged order when
  * the ring's records are in time order; a ring whose records are not (lost or reordered data)
  * has its pairs computed up front.
  */
@@ -42,6 +42,8 @@ public final class RecordFacts {
         int record = -1;
         int begin = -1;
         boolean inner;
+        /** The ring's last events taken, by record index modulo their number: a begin is most often one of them. */
+        final Event[] recent = new Event[8];
 
         Ring(Recording r, RecordedThread t) {
             this.t = t;
@@ -121,7 +123,13 @@ public final class RecordFacts {
             g.begin = g.beginOf[i];
             g.inner = g.innerOf.get(i);
         }
-        begin = g.begin < 0 ? null : g.t.event(g.begin);
+        g.recent[i & 7] = e;
+        if (g.begin < 0) {
+            begin = null;
+        } else {
+            Event b = g.recent[g.begin & 7];
+            begin = b != null && b.index() == g.begin ? b : g.t.event(g.begin);
+        }
         inner = g.inner;
     }
 

@@ -57,7 +57,7 @@ class OutOfMemoryMessageTest {
 
     void assertClearFailure(Result r, String command) throws IOException {
         assertEquals(Convert.EXIT_ERROR, r.code(), r.out());
-        assertTrue(r.out().startsWith(command + ": " + snap + ": not enough memory for the analysis of "),
+        assertTrue(r.out().startsWith("convoy: " + command + ": " + snap + ": not enough memory for the analysis of "),
                 r.out());
         assertTrue(r.out().contains("JDK_JAVA_OPTIONS=-Xmx"), r.out());
         assertFalse(r.out().contains("Exception") || r.out().contains("\tat "), r.out());
