@@ -358,8 +358,8 @@ class AttachIT {
             for (String command : new String[] {"status", "attach"}) {
                 Cli refused = convoy(command, pid);
                 assertEquals(ConvoyCli.EXIT_FAILED, refused.code(), refused::toString);
-                assertEquals("convoy: attach: the JVM with pid " + pid + " refuses to be attached to: it was started with "
-                        + "-XX:+DisableAttachMechanism (restart it without that option, or with "
+                assertEquals("convoy: " + command + ": the JVM with pid " + pid + " refuses to be attached to: it was "
+                        + "started with -XX:+DisableAttachMechanism (restart it without that option, or with "
                         + "-javaagent:convoy-agent.jar to record from the start)\n", refused.err());
             }
             assertEquals(0, target.exit(), target::toString);
