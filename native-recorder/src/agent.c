@@ -387,6 +387,16 @@ int agent_start(JNIEnv *jni, const cv_config *config, cv_error *err) {
         /* After the enumeration: the maker is not one of the program's threads (no state, no ring). */
         g_cv.held_off = config->held_refs ? start_maker(jvmti, jni) : "off: option bench.heldrefs=off";
         start_sampler(jvmti, jni, config);   /* before the drain, which wakes it */
+        /* The writer before the drain, which wakes it. */
+        if (repository_on()) {
+            const char *no_writer = start_agent_thread(jvmti, jni, "Convoy repository", writer_main, &g_cv.writer);
+            if (no_writer) {
+                cv_log_warn("the repository's writer thread did not start (%s): the drain writes the files itself",
+                            no_writer);
+            } else {
+                repository_writer_started();
+            }
+        }
         const char *no_drain = start_agent_thread(jvmti, jni, "Convoy history", drain_main, &g_cv.drainer);
         if (no_drain) {
             /* Snapshots still drain: the history holds what the rings still had then. */
@@ -456,6 +466,7 @@ void agent_fill_source(cv_snapshot_source *src) {
     src->buffer_capacity = ring_capacity_for(g_cv.config.buffer_bytes);
     src->drain_nice = load_relaxed(&g_cv.drain_nice);
     src->repository = g_cv.config.repository[0] ? g_cv.config.repository : NULL;
+    src->repository_writer = repository_writer_runs();
     src->memory_cap = g_cv.config.memory_cap;
     src->start_mono = g_cv.start_mono;
     src->start_epoch = g_cv.start_epoch;

@@ -56,6 +56,7 @@ typedef struct {
     jobject    maker;         /* atomic: the maker's Thread (global reference), once made */
     jobject    drainer;       /* atomic: the drain thread's Thread (global reference), once made */
     jobject    sampler;       /* atomic: the owner-stack sampler's Thread (global reference), once made */
+    jobject    writer;        /* atomic: the repository writer's Thread (global reference), once made */
     int        has_bytecodes; /* can_get_bytecodes was added (option ownerstacks: holding frames) */
     int        drain_nice;    /* atomic: the drain thread's nice value, once it runs */
     int        stack_oracle;  /* CONVOY_TEST_STACK_ORACLE=1: cache hits are checked (oracles.h) */
@@ -128,13 +129,23 @@ void agent_fill_source(cv_snapshot_source *src);
 
 /* repository.c: the history's sealed chunks as files in the directory of option repository,
  * and the drain thread. repository_open opens the directory (0, or -1 with err set) and sets
- * the bounds of its files (bytes, and age in ns, 0: none): they outlive the chunks in memory;
- * repository_work deletes the files of a reset's chunks and those beyond the bounds, and writes those sealed since
- * (a no-op without a repository); repository_final, at VMDeath, drains, seals and writes the
- * last of the history. drain_main is the drain thread's body (threads.h, "The history"). */
+ * the bounds of its files (bytes, and age in ns, 0: none): they outlive the chunks in memory.
+ * repository_work deletes the files of a reset's chunks and those beyond the bounds, and writes
+ * those sealed since (a no-op without a repository). It runs on the writer thread
+ * (writer_main, "Convoy repository"), which the drain wakes after a pass that sealed a chunk
+ * or met a reset, and once a second for the age bound; so the drain never waits for the disk.
+ * Without a writer thread (it could not start) the drain calls it itself after each pass.
+ * repository_writer_started says the writer runs; repository_final, at VMDeath, drains, seals
+ * and writes the last of the history. drain_main is the drain thread's body (threads.h, "The
+ * history"). */
 int repository_open(const char *dir, uint64_t max_bytes, uint64_t max_age_ns, cv_error *err);
+int repository_on(void);
 void repository_work(JNIEnv *jni);
 void repository_final(JNIEnv *jni);
+void repository_writer_started(void);
+int repository_writer_runs(void);
+void repository_writer_wake(void);
+void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg);
 void JNICALL drain_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg);
 
 #endif

@@ -98,15 +98,17 @@ static void JNICALL on_monitor_waited_timed(jvmtiEnv *jvmti, JNIEnv *jni, jthrea
 }
 
 /* Whether `thread` is one of the recorder's own agent threads (the maker, the drain, the
- * sampler): JVMTI posts ThreadStart and ThreadEnd for agent threads too, and they are no
+ * sampler, the repository's writer): JVMTI posts ThreadStart and ThreadEnd for agent threads too, and they are no
  * threads of the program's (no state, no ring, no record). */
 static int is_agent_thread(JNIEnv *jni, jthread thread) {
     jobject maker = load_acquire(&g_cv.maker);
     jobject drainer = load_acquire(&g_cv.drainer);
     jobject sampler = load_acquire(&g_cv.sampler);
+    jobject writer = load_acquire(&g_cv.writer);
     return (maker && (*jni)->IsSameObject(jni, maker, thread) == JNI_TRUE) ||
            (drainer && (*jni)->IsSameObject(jni, drainer, thread) == JNI_TRUE) ||
-           (sampler && (*jni)->IsSameObject(jni, sampler, thread) == JNI_TRUE);
+           (sampler && (*jni)->IsSameObject(jni, sampler, thread) == JNI_TRUE) ||
+           (writer && (*jni)->IsSameObject(jni, writer, thread) == JNI_TRUE);
 }
 
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
@@ -167,6 +169,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) {
     objects_hold_wake();
     sampler_wake();
     threads_drain_wake();
+    repository_writer_wake();
     repository_final(jni);
 }
 

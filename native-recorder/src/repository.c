@@ -25,6 +25,11 @@
 static int repo_fd = -1;   /* the repository's directory (option repository), -1 none */
 static pthread_mutex_t repo_lock = PTHREAD_MUTEX_INITIALIZER;  /* one writer at a time */
 static uint64_t repo_failures;                             /* under repo_lock */
+static int writer_on;                                      /* atomic: the writer thread runs */
+static pthread_mutex_t writer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t writer_cond = PTHREAD_COND_INITIALIZER;
+static int writer_woken;                                   /* under writer_lock */
+static uint64_t seen_seq;                                  /* the drain's: the newest chunk at its last wake */
 
 /* The files written, oldest first (under repo_lock). */
 typedef struct {
@@ -121,8 +126,8 @@ static void bound_files(uint64_t now_ns) {
     }
 }
 
-/* On the drain thread after each pass, and at VMDeath. A chunk that cannot be written (a full
- * disk) stays in memory; its file is never half there. */
+/* On the writer thread (the drain's without one), and at VMDeath. A chunk that cannot be written
+ * (a full disk) stays in memory; its file is never half there. */
 void repository_work(JNIEnv *jni) {
     if (repo_fd < 0) return;
     pthread_mutex_lock(&repo_lock);
@@ -182,6 +187,57 @@ void repository_final(JNIEnv *jni) {
     repository_work(jni);
 }
 
+int repository_on(void) {
+    return repo_fd >= 0;
+}
+
+void repository_writer_started(void) {
+    store_release(&writer_on, 1);
+}
+
+int repository_writer_runs(void) {
+    return load_acquire(&writer_on);
+}
+
+void repository_writer_wake(void) {
+    pthread_mutex_lock(&writer_lock);
+    writer_woken = 1;
+    pthread_cond_signal(&writer_cond);
+    pthread_mutex_unlock(&writer_lock);
+}
+
+/* The writer thread: the repository's work when the drain wakes it, and once a second (the age
+ * bound), until VMDeath (repository_final then writes what is left, on the VM's thread). */
+void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
+    (void)jvmti; (void)arg;
+    while (agent_is_live()) {
+        struct timespec until = cv_deadline_after_ms(1000);
+        pthread_mutex_lock(&writer_lock);
+        while (!writer_woken && pthread_cond_timedwait(&writer_cond, &writer_lock, &until) == 0) {
+        }
+        writer_woken = 0;
+        pthread_mutex_unlock(&writer_lock);
+        if (agent_is_live()) repository_work(jni);
+    }
+}
+
+/* On the drain thread after each pass: wakes the writer when the pass sealed a chunk (the
+ * history has a newer one) or a reset left files to delete; without a writer, works itself. */
+static void after_pass(JNIEnv *jni) {
+    if (repo_fd < 0) return;
+    if (!load_acquire(&writer_on)) {
+        repository_work(jni);
+        return;
+    }
+    cv_history *h = threads_history();
+    history_lock(h);
+    uint64_t seq = h->tail ? h->tail->seq : 0;
+    int due = seq != seen_seq || h->ndoomed != 0;
+    history_unlock(h);
+    seen_seq = seq;
+    if (due) repository_writer_wake();
+}
+
 /* The drain (threads.h, "The history"): a pass, then a sleep until the ring filling fastest would
  * be an eighth full at the rate the pass found (1 ms to 20 ms: 20 ms while no ring fills), and no
  * later than the owner's side needs a look (threads_drain_paced); an owner whose ring reaches the
@@ -199,7 +255,7 @@ void JNICALL drain_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
     else store_relaxed(&g_cv.drain_nice, getpriority(PRIO_PROCESS, (id_t)tid));
     while (load_acquire(&g_cv.live)) {
         uint64_t ns = threads_drain_paced(jni);
-        repository_work(jni);
+        after_pass(jni);
         threads_drain_sleep(ns);
     }
 }

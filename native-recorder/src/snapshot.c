@@ -722,10 +722,11 @@ static void put_info(cv_buf *b, const cv_snapshot_source *src, const ring_copy *
     put_kv_u64(b, &n, "records.dropped", tt.dropped + threads_dropped_no_ring());
     put_kv_u64(b, &n, "records.torn", c->torn);
     char history[1280];
-    snprintf(history, sizeof(history), "memory maxsize=%llu maxage=%llu chunks=%llu bytes=%llu drain_nice=%d%s%s",
+    snprintf(history, sizeof(history), "memory maxsize=%llu maxage=%llu chunks=%llu bytes=%llu drain_nice=%d%s%s%s",
              (unsigned long long)c->history.max_bytes, (unsigned long long)c->history.max_age_ns,
              (unsigned long long)c->history.chunks, (unsigned long long)c->history.bytes, src->drain_nice,
-             src->repository ? " repository=" : "", src->repository ? src->repository : "");
+             src->repository ? " repository=" : "", src->repository ? src->repository : "",
+             !src->repository ? "" : src->repository_writer ? " writer=thread" : " writer=drain");
     put_kv(b, &n, "history", history);
     if (c->history.from_ns) put_kv_u64(b, &n, "history.from.ns", c->history.from_ns);
     if (!c->chunk_mode) {

@@ -43,6 +43,7 @@ typedef struct {
     int            drain_nice;      /* the drain thread's nice value (INFO history) */
     const struct cv_chunk *chunk;   /* snapshot_encode_chunk: the chunk encoded (INFO chunk) */
     const char    *repository;      /* the repository's directory, NULL none (INFO history) */
+    int            repository_writer; /* its files are written by a thread of their own (1) or the drain (0) */
     uint64_t       memory_cap;
     uint64_t       start_mono;     /* when the recorder started: monotonic ns, */
     uint64_t       start_epoch;    /* and ns since 1970 UTC */

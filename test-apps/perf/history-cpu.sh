@@ -3,7 +3,7 @@
 # trip) under no recorder, Convoy (history in memory), Convoy with repository=DIR, and JFR recording
 # continuously to disk with jdk.JavaMonitorEnter, JavaMonitorWait and ThreadPark at threshold 0,
 # stacks on. Per run: ns per round trip, the CPU of the recorders' own threads during the run
-# (Convoy history, JFR's recorder and periodic threads; /proc schedstat), and the bytes written to
+# (Convoy history and Convoy repository, JFR's recorder and periodic threads; /proc schedstat), and the bytes written to
 # disk (Convoy's repository folder, JFR's recording) per event. Configurations interleave, RUNS each.
 #
 #   test-apps/perf/history-cpu.sh [RUNS] [ROUNDTRIPS]     (defaults 5, 300000)
@@ -24,7 +24,7 @@ run() { # config
     line="$("$JAVA" "${ARGS[@]}" -cp "$CP" dev.convoy.testapps.bench.RecorderCpu "$TRIPS" 2>/dev/null | grep '^RECORDERCPU')"
     local nanos cpu=0 v
     nanos="$(sed -E 's/.* nanos=([0-9]+).*/\1/' <<<"$line")"
-    for v in $(grep -oE 'cpu\.(Convoy_history|JFR_[A-Za-z_]+)=[0-9]+' <<<"$line" | cut -d= -f2); do cpu=$((cpu + v)); done
+    for v in $(grep -oE 'cpu\.(Convoy_history|Convoy_reposito[a-z]*|JFR_[A-Za-z_]+)=[0-9]+' <<<"$line" | cut -d= -f2); do cpu=$((cpu + v)); done
     local bytes=0
     [[ -d "$dir/repo" ]] && bytes="$(du -sb "$dir/repo" | cut -f1)"
     [[ -f "$dir/rec.jfr" ]] && bytes="$(stat -c %s "$dir/rec.jfr")"
@@ -55,8 +55,9 @@ events=$((TRIPS * 4))
     echo
     echo "- none: no agent. convoy: the default options (history in memory, 32 MiB). convoy-disk: \`repository=DIR\`."
     echo "  jfr: \`-XX:StartFlightRecording:disk=true,$JFR_EVENTS\` (stacks on)."
-    echo "- The recorder threads' CPU: Convoy's \`Convoy history\` thread (draining the rings, and writing"
-    echo "  the chunk files with a repository); JFR's \`JFR Recorder Thread\` and \`JFR Periodic Tasks\`."
+    echo "- The recorder threads' CPU: Convoy's \`Convoy history\` thread (draining the rings) and, with a"
+    echo "  repository, \`Convoy repository\` (writing the chunk files); JFR's \`JFR Recorder Thread\` and"
+    echo "  \`JFR Periodic Tasks\`."
     echo "  Measured at the end of the ping-pong, before the JVM exits (the final chunk is not counted)."
     echo "- JFR's bytes are its recording (its in-memory buffers then its chunks on disk); Convoy's its"
     echo "  repository folder, whose chunk files hold records packed as the history holds them."

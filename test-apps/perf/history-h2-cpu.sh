@@ -67,8 +67,8 @@ done
     echo
     echo "- convoy: the default options (history in memory). convoy-disk: \`repository=DIR\`."
     echo "  jfr: \`-XX:StartFlightRecording:disk=true,$JFR_EVENTS\` (stacks on)."
-    echo "- The recorder threads: Convoy's \`Convoy history\` (draining the rings; with a repository also"
-    echo "  writing the chunk files), its object-reference maker and owner-stack sampler, its \`convoy-*\`"
+    echo "- The recorder threads: Convoy's \`Convoy history\` (draining the rings), \`Convoy repository\`"
+    echo "  (writing the chunk files, with a repository), its object-reference maker and owner-stack sampler, its \`convoy-*\`"
     echo "  Java threads; JFR's \`JFR Recorder Thread\`, \`JFR Periodic Tasks\` and their kin. Read from"
     echo "  /proc every 100 ms until the JVM exits: the last 100 ms of each thread may be missing."
 } > "$OUT"

@@ -86,6 +86,10 @@ class RepositoryIT {
                 ChildJvm.dumping("repository=" + repo + ",maxsize=2m,diskmaxsize=6m"),
                 PingPong.class.getName(), "--roundtrips", "300000", "--warmup", "0").assertSucceeded();
         Recording memory = run.recording();
+        assertTrue(memory.info().get("history").endsWith(" writer=thread"),
+                "the files are written by a thread of their own, not the drain's: " + memory.info().get("history"));
+        assertTrue(memory.threads().stream().noneMatch(t -> t.name().startsWith("Convoy ")),
+                "the recorder's own threads (the drain, the writer) have no ring");
         Path folder = runFolder(repo);
         List<Path> chunks = Repository.chunks(folder);
         long bytes = 0;
