@@ -3,8 +3,9 @@
 # trip) under no recorder, Convoy (history in memory), Convoy with repository=DIR, and JFR recording
 # continuously to disk with jdk.JavaMonitorEnter, JavaMonitorWait and ThreadPark at threshold 0,
 # stacks on. Per run: ns per round trip, the CPU of the recorders' own threads during the run
-# (Convoy history and Convoy repository, JFR's recorder and periodic threads; /proc schedstat), and the bytes written to
-# disk (Convoy's repository folder, JFR's recording) per event. Configurations interleave, RUNS each.
+# (Convoy history and Convoy repository, JFR's recorder and periodic threads; /proc schedstat), and
+# the bytes written to disk (Convoy's repository folder, JFR's recording) per event. Configurations
+# interleave, RUNS each.
 #
 #   test-apps/perf/history-cpu.sh [RUNS] [ROUNDTRIPS]     (defaults 5, 300000)
 #   JAVA_HOME selects the JDK. Writes docs/bench/history-jdkNN.md (NN: the JDK's feature version;
