@@ -58,13 +58,8 @@ public final class IntervalCursor {
         if (!g.sorted) {
             found = g.atBegin(record);
         } else {
-            int[] byBegin = g.byBegin();
-            int len = byBegin == null ? g.rows() : byBegin.length;
-            while (beginCursor < len && g.begin[IntervalTable.id(byBegin, beginCursor)] < record) {
-                beginCursor++;
-            }
-            found = beginCursor < len && g.begin[IntervalTable.id(byBegin, beginCursor)] == record
-                    ? IntervalTable.id(byBegin, beginCursor) : -1;
+            beginCursor = g.advance(g.byBegin(), g.begin, beginCursor, record);
+            found = g.idAt(g.byBegin(), g.begin, beginCursor, record);
         }
         iv = found;
         return found >= 0;

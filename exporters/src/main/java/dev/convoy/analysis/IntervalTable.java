@@ -280,11 +280,26 @@ final class IntervalTable extends Columns implements Pairing.Sink {
         if (!sorted) {
             return find(byEnd, endIdx, idx);
         }
-        int len = byEnd == null ? rows() : byEnd.length;
-        while (endCursor < len && endIdx[id(byEnd, endCursor)] < idx) {
-            endCursor++;
+        endCursor = advance(byEnd, endIdx, endCursor, idx);
+        return idAt(byEnd, endIdx, endCursor, idx);
+    }
+
+    /**
+     * A cursor over {@code ids} (interval ids in {@code key} order) at {@code pos}, moved on to
+     * the first whose key is not below {@code idx}: its new position.
+     */
+    int advance(int[] ids, int[] key, int pos, int idx) {
+        int len = ids == null ? rows() : ids.length;
+        while (pos < len && key[id(ids, pos)] < idx) {
+            pos++;
         }
-        return endCursor < len && endIdx[id(byEnd, endCursor)] == idx ? id(byEnd, endCursor) : -1;
+        return pos;
+    }
+
+    /** The interval id at position {@code pos} of {@code ids} when its key is {@code idx}, else -1. */
+    int idAt(int[] ids, int[] key, int pos, int idx) {
+        int len = ids == null ? rows() : ids.length;
+        return pos < len && key[id(ids, pos)] == idx ? id(ids, pos) : -1;
     }
 
     /** The interval beginning at record {@code idx}, -1 if none (a binary search: no cursor moves). */
@@ -364,11 +379,8 @@ final class IntervalTable extends Columns implements Pairing.Sink {
         if (!sorted) {
             return find(byBegin, begin, index);
         }
-        int len = byBegin == null ? rows() : byBegin.length;
-        while (beginCursor < len && begin[id(byBegin, beginCursor)] < index) {
-            beginCursor++;
-        }
-        return beginCursor < len && begin[id(byBegin, beginCursor)] == index ? id(byBegin, beginCursor) : -1;
+        beginCursor = advance(byBegin, begin, beginCursor, index);
+        return idAt(byBegin, begin, beginCursor, index);
     }
 
     /** Kind of an interval ({@link #BLOCKED} ... {@link #GC}). */

@@ -60,7 +60,7 @@ public final class RecordFacts {
 
         @Override
         public void interval(int kind, long monitor, int b, int end, long endNs, int flags) {
-            if (end == record && end >= 0) {
+            if (end == record) {
                 int type = t.rawType(end);
                 if (type == EVENT_MONITOR_WAITED || type == EVENT_SLEPT || type == EVENT_PARKED) {
                     begin = b;
